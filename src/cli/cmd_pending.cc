@@ -1,0 +1,30 @@
+// Subcommands whose work arrives with later issues. They parse nothing and
+// say so plainly, with their own exit code, rather than pretend.
+#include <fmt/format.h>
+
+#include "src/cli/diagnostics.h"
+#include "src/cli/subcommands.h"
+
+namespace llmpo::cli {
+namespace {
+
+int NotBuilt(std::string_view name, std::string_view what) {
+  return ReportError(MakeError(ExitStatus::kNotBuilt, fmt::format("'{}' is not built yet: {}", name, what)));
+}
+
+}  // namespace
+
+int RunReport(const Invocation&) {
+  return NotBuilt("report", "report generation from a run folder arrives with the importer and report writers");
+}
+int RunImport(const Invocation&) {
+  return NotBuilt("import", "the ncu/nsys importers are the next piece of work");
+}
+int RunDoctor(const Invocation&) {
+  return NotBuilt("doctor", "the machine checks arrive with the profiling orchestration");
+}
+int RunTrace(const Invocation&) {
+  return NotBuilt("trace", "the NVTX/CUPTI tracer is a later piece of work");
+}
+
+}  // namespace llmpo::cli

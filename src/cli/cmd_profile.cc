@@ -1,0 +1,127 @@
+// `profile`: compose the config, make the run folder and its provenance
+// files, then run the enabled steps. The nsys and ncu steps themselves come
+// with the orchestration work; until then an enabled step is recorded as not
+// built, and the run says so in run.json and in its exit code.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <iostream>
+
+#include "src/cli/diagnostics.h"
+#include "src/cli/parse_args.h"
+#include "src/config/node_path.h"
+#include "src/config/yaml_io.h"
+#include "src/pipeline/environment.h"
+#include "src/pipeline/run_folder.h"
+
+namespace llmpo::cli {
+namespace {
+
+using config::Node;
+using pipeline::RunFolder;
+using pipeline::RunStatus;
+using pipeline::StepRecord;
+using pipeline::StepStatus;
+
+struct ProfileArgs {
+  ConfigArgs config;
+  std::vector<std::string> workload_argv;
+};
+
+// Splits "profile [OPTIONS/OVERRIDES] -- CMD..." at the first "--".
+std::vector<std::string> SplitWorkload(const std::vector<std::string>& args, std::vector<std::string>& workload) {
+  auto dashes = std::find(args.begin(), args.end(), "--");
+  if (dashes != args.end()) workload.assign(dashes + 1, args.end());
+  return {args.begin(), dashes};
+}
+
+bool IsEnabled(const Node& config, const std::string& key) {
+  const Node* node = config::FindPath(config, config::SplitKey(key));
+  return node != nullptr && node->is_boolean() && node->get<bool>();
+}
+
+StepRecord PlanStep(const Node& config, const std::string& name) {
+  const std::string key = fmt::format("pipeline.{}.enable", name);
+  StepRecord step;
+  step.name = name;
+  if (!IsEnabled(config, key)) {
+    step.reason = fmt::format("disabled ({}=false)", key);
+  } else {
+    step.reason = fmt::format("not built yet: running {} arrives with the profiling orchestration", name);
+    step.status = StepStatus::kFailed;
+  }
+  return step;
+}
+
+Result<std::string> RunDir(const Node& config) {
+  const Node* dir = config::FindPath(config, config::SplitKey("hydra.run.dir"));
+  if (dir == nullptr || !dir->is_string() || dir->get<std::string>().empty()) {
+    return MakeError(ExitStatus::kUsage, "hydra.run.dir must be a non-empty path")
+        .WithNote("set it with hydra.run.dir=PATH");
+  }
+  return dir->get<std::string>();
+}
+
+Node InputsDocument(const Node& config) {
+  Node workload = Node::object();
+  const Node* model = config::FindPath(config, config::SplitKey("model.name"));
+  workload["model"] = model ? *model : Node(nullptr);
+  const Node* argv = config::FindPath(config, config::SplitKey("pipeline.workload.argv"));
+  workload["argv"] = argv ? *argv : Node(nullptr);
+  return Node{{"workload", workload}};
+}
+
+Status WriteProvenance(RunFolder& run, const Node& config) {
+  RETURN_IF_ERROR(run.WriteArtifact("config.yaml", config::EmitYaml(config)));
+  RETURN_IF_ERROR(run.WriteArtifact("env.json", pipeline::DescribeEnvironment().dump(2) + "\n"));
+  RETURN_IF_ERROR(run.WriteArtifact("inputs.yaml", config::EmitYaml(InputsDocument(config))));
+  return run.WriteManifest(RunStatus::kRunning);
+}
+
+void PrintSummary(const RunFolder& run, RunStatus status) {
+  std::cout << fmt::format("run folder: {}\n", run.dir().string());
+  for (const auto& step : run.steps()) {
+    std::cout << fmt::format("  step {}: {} ({})\n", step.name, pipeline::ToString(step.status), step.reason);
+  }
+  std::cout << fmt::format("artifacts: {} run.json\n", fmt::join(run.artifacts(), " "));
+  std::cout << fmt::format("status: {}\n", pipeline::ToString(status));
+}
+
+int Execute(const ProfileArgs& args, const Invocation& inv) {
+  auto composed = ComposeFromArgs(args.config);
+  if (!composed.ok()) return ReportError(composed.error());
+  Node& config = composed->config;
+  if (!args.workload_argv.empty()) config["pipeline"]["workload"]["argv"] = args.workload_argv;
+
+  auto dir = RunDir(config);
+  if (!dir.ok()) return ReportError(dir.error());
+  auto run = RunFolder::Create(*dir, inv.command_line);
+  if (!run.ok()) return ReportError(run.error());
+  if (auto s = WriteProvenance(*run, config); !s.ok()) return ReportError(s.error());
+
+  bool any_failed = false;
+  for (const char* name : {"nsys", "ncu"}) {
+    run->AddStep(PlanStep(config, name));
+    any_failed = any_failed || run->steps().back().status == StepStatus::kFailed;
+  }
+  const RunStatus status = any_failed ? RunStatus::kPartial : RunStatus::kOk;
+  const std::string reason = any_failed ? "enabled steps are not built yet" : "";
+  if (auto s = run->WriteManifest(status, reason); !s.ok()) return ReportError(s.error());
+  PrintSummary(*run, status);
+  return ToInt(any_failed ? ExitStatus::kNotBuilt : ExitStatus::kOk);
+}
+
+}  // namespace
+
+int RunProfile(const Invocation& inv) {
+  CLI::App app{"Run the configured profiling pipeline; results go to a new run folder (hydra.run.dir).",
+               "llm-perf-opt profile"};
+  ProfileArgs args;
+  AddConfigOptions(app, args.config);
+  const std::vector<std::string> own = SplitWorkload(inv.args, args.workload_argv);
+  if (auto stop = Parse(app, own)) return *stop;
+  return Execute(args, inv);
+}
+
+}  // namespace llmpo::cli

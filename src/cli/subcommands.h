@@ -1,0 +1,38 @@
+// The subcommands, in one table that drives dispatch, help and "did you mean".
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace llmpo::cli {
+
+// Arguments after the subcommand name, and the full command line for run.json.
+struct Invocation {
+  std::vector<std::string> args;
+  std::vector<std::string> command_line;
+};
+
+using Handler = int (*)(const Invocation&);
+
+struct Subcommand {
+  std::string_view name;
+  std::string_view usage;
+  std::string_view summary;
+  Handler handler;
+};
+
+std::span<const Subcommand> AllSubcommands();
+
+int RunConfig(const Invocation& inv);
+int RunProfile(const Invocation& inv);
+int RunReport(const Invocation& inv);
+int RunImport(const Invocation& inv);
+int RunDoctor(const Invocation& inv);
+int RunTrace(const Invocation& inv);
+
+// Entry point: argv[0] excluded.
+int Main(const std::vector<std::string>& args);
+
+}  // namespace llmpo::cli

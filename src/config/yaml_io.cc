@@ -1,0 +1,129 @@
+#include "src/config/yaml_io.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "src/config/scalar.h"
+
+namespace llmpo::config {
+namespace {
+
+Error YamlError(const std::string& source, const YAML::Mark& mark, std::string_view what) {
+  return MakeError(ExitStatus::kInput,
+                   fmt::format("{}:{}:{}: {}", source, mark.line + 1, mark.column + 1, what));
+}
+
+Result<Node> Convert(const YAML::Node& y, const std::string& source);
+
+Result<Node> ConvertMap(const YAML::Node& y, const std::string& source) {
+  Node out = Node::object();
+  for (const auto& kv : y) {
+    if (!kv.first.IsScalar()) {
+      return YamlError(source, kv.first.Mark(), "mapping keys must be plain strings");
+    }
+    const std::string key = kv.first.Scalar();
+    if (out.contains(key)) {
+      return YamlError(source, kv.first.Mark(), fmt::format("duplicate key '{}'", key));
+    }
+    ASSIGN_OR_RETURN(Node value, Convert(kv.second, source));
+    out[key] = std::move(value);
+  }
+  return out;
+}
+
+Result<Node> ConvertSeq(const YAML::Node& y, const std::string& source) {
+  Node out = Node::array();
+  for (const auto& item : y) {
+    ASSIGN_OR_RETURN(Node value, Convert(item, source));
+    out.push_back(std::move(value));
+  }
+  return out;
+}
+
+Result<Node> Convert(const YAML::Node& y, const std::string& source) {
+  switch (y.Type()) {
+    case YAML::NodeType::Map:
+      return ConvertMap(y, source);
+    case YAML::NodeType::Sequence:
+      return ConvertSeq(y, source);
+    case YAML::NodeType::Scalar:
+      // yaml-cpp tags quoted scalars "!" and plain ones "?".
+      if (y.Tag() == "!" || y.Tag() == "tag:yaml.org,2002:str") return Node(y.Scalar());
+      return TypePlainScalar(y.Scalar());
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined:
+      return Node(nullptr);
+  }
+  return Node(nullptr);
+}
+
+void EmitScalar(YAML::Emitter& out, const Node& node) {
+  if (node.is_null()) {
+    out << YAML::Null;
+  } else if (node.is_string()) {
+    const auto& s = node.get_ref<const std::string&>();
+    if (s.empty() || NeedsQuotesToStayString(s)) {
+      out << YAML::SingleQuoted << s;
+    } else {
+      out << s;
+    }
+  } else {
+    out << ScalarToText(node);
+  }
+}
+
+void Emit(YAML::Emitter& out, const Node& node) {
+  if (node.is_object()) {
+    if (node.empty()) {
+      out << YAML::Flow << YAML::BeginMap << YAML::EndMap;
+      return;
+    }
+    out << YAML::BeginMap;
+    for (const auto& [key, value] : node.items()) {
+      out << YAML::Key;
+      EmitScalar(out, Node(key));
+      out << YAML::Value;
+      Emit(out, value);
+    }
+    out << YAML::EndMap;
+  } else if (node.is_array()) {
+    if (node.empty()) {
+      out << YAML::Flow << YAML::BeginSeq << YAML::EndSeq;
+      return;
+    }
+    out << YAML::BeginSeq;
+    for (const auto& item : node) Emit(out, item);
+    out << YAML::EndSeq;
+  } else {
+    EmitScalar(out, node);
+  }
+}
+
+}  // namespace
+
+Result<Node> LoadYaml(std::string_view text, const std::string& source) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    return YamlError(source, e.mark, e.msg);
+  }
+  if (root.IsNull() || !root.IsDefined()) return Node::object();
+  try {
+    return Convert(root, source);
+  } catch (const YAML::Exception& e) {
+    return YamlError(source, e.mark, e.msg);
+  }
+}
+
+std::string EmitYaml(const Node& node) {
+  YAML::Emitter out;
+  out.SetNullFormat(YAML::LowerNull);
+  out.SetIndent(2);
+  Emit(out, node);
+  std::string text = out.c_str();
+  text += '\n';
+  return text;
+}
+
+}  // namespace llmpo::config

@@ -1,0 +1,67 @@
+// The run folder and its manifest (run.json). Every file goes in atomically,
+// and run.json is rewritten after each step, so whatever stops the run, the
+// folder says what happened and lists what was made.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "src/core/result.h"
+
+namespace llmpo::pipeline {
+
+inline constexpr const char* kRunSchemaVersion = "1.0.0";
+
+enum class RunStatus { kRunning, kOk, kPartial, kFailed, kInterrupted };
+enum class StepStatus { kOk, kFailed, kSkipped, kInterrupted };
+
+std::string_view ToString(RunStatus s);
+std::string_view ToString(StepStatus s);
+
+struct StepRecord {
+  std::string name;
+  StepStatus status = StepStatus::kSkipped;
+  std::string reason;                 // why skipped or failed; empty when ok
+  std::vector<std::string> argv;      // the command, when one ran
+  std::optional<int> exit_code;
+  double duration_s = 0.0;
+  std::string log;                    // path relative to the run folder
+};
+
+class RunFolder {
+ public:
+  // Creates `dir` (and parents). Refuses a folder that already holds a run.
+  static Result<RunFolder> Create(const std::filesystem::path& dir, std::vector<std::string> command_line);
+
+  const std::filesystem::path& dir() const { return dir_; }
+
+  // Writes `relative` atomically and lists it as an artifact.
+  Status WriteArtifact(const std::string& relative, std::string_view content);
+
+  void AddStep(StepRecord step) { steps_.push_back(std::move(step)); }
+  const std::vector<StepRecord>& steps() const { return steps_; }
+  const std::vector<std::string>& artifacts() const { return artifacts_; }
+
+  // Writes run.json with the given status (end time set unless running).
+  Status WriteManifest(RunStatus status, const std::string& status_reason = "");
+
+ private:
+  RunFolder(std::filesystem::path dir, std::vector<std::string> command_line);
+  nlohmann::ordered_json ManifestJson(RunStatus status, const std::string& status_reason) const;
+
+  std::filesystem::path dir_;
+  std::vector<std::string> command_line_;
+  std::chrono::system_clock::time_point start_;
+  std::vector<StepRecord> steps_;
+  std::vector<std::string> artifacts_;
+};
+
+// ISO 8601 UTC with milliseconds, e.g. 2026-11-22T10:04:05.123Z.
+std::string IsoTimestamp(std::chrono::system_clock::time_point t);
+
+}  // namespace llmpo::pipeline
