@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "src/cli/diagnostics.h"
 #include "src/config/repository.h"
 
 namespace llmpo::cli {
@@ -25,8 +26,8 @@ std::optional<int> Parse(CLI::App& app, const std::vector<std::string>& args) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return ToInt(ExitStatus::kUsage);
+    return ReportError(MakeError(ExitStatus::kUsage, fmt::format("{}: {}", app.get_name(), e.what()))
+                           .WithNote(fmt::format("run '{} --help' for its options", app.get_name())));
   }
   return std::nullopt;
 }

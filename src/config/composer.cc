@@ -47,11 +47,19 @@ bool KindsCompatible(const Node& current, const Node& value) {
   return false;
 }
 
+// A value for a message: scalars as written, containers by their size.
+std::string Describe(const Node& n) {
+  if (n.is_object()) return fmt::format("a mapping of {} keys", n.size());
+  if (n.is_array()) return fmt::format("a list of {} items", n.size());
+  return fmt::format("{} ({})", KindName(n), n.dump());
+}
+
 Error UnknownKey(const Override& ov, const Node& config) {
   Error e = MakeError(ExitStatus::kUsage, fmt::format("override '{}': key '{}' is not in the config", ov.text, ov.key));
   if (auto near = ClosestMatch(ov.key, AllKeyPaths(config))) {
     std::move(e).WithNote(fmt::format("did you mean '{}'?", *near));
   }
+  if (ov.action == OverrideAction::kDelete) return e;
   return std::move(e).WithNote(fmt::format("to add a new key, prefix it with '+': +{}", ov.text));
 }
 
@@ -77,8 +85,8 @@ Status ApplyValueOverride(Node& config, const Override& ov) {
       if (current == nullptr) return UnknownKey(ov, config);
       if (!KindsCompatible(*current, *ov.value)) {
         return MakeError(ExitStatus::kUsage,
-                         fmt::format("override '{}': type mismatch: '{}' is {} ({}), the new value is {}", ov.text,
-                                     ov.key, KindName(*current), current->dump(), KindName(*ov.value)))
+                         fmt::format("override '{}': type mismatch: '{}' is {}, the new value is {}", ov.text,
+                                     ov.key, Describe(*current), Describe(*ov.value)))
             .WithNote(fmt::format("to replace it with a value of another type, write ++{}", ov.text));
       }
       break;
@@ -134,10 +142,9 @@ Result<SortedOverrides> ParseAll(const std::vector<std::string>& texts, const Re
 
 Result<LoadedConfig> LoadPrimary(const ComposeRequest& request, const Repository& repo) {
   auto primary = repo.Load("", request.config_name);
-  if (!primary.ok()) {
-    Error e = std::move(primary).error();
-    e.kind = ExitStatus::kUsage;
-    return std::move(e).WithNote("choose the primary config with --config-name, and its folder with --config-dir");
+  if (!primary.ok() && primary.error().kind == ExitStatus::kUsage) {  // not found, as opposed to malformed
+    return std::move(primary).error().WithNote(
+        "choose the primary config with --config-name, and its folder with --config-dir");
   }
   return primary;
 }

@@ -63,11 +63,7 @@ std::string OverrideLabel(const Override& ov) {
 
 Status CheckOption(const Override& ov, const Repository& repo) {
   auto loaded = repo.Load(ov.key, ov.value_text);
-  if (!loaded.ok()) {
-    Error e = std::move(loaded).error();
-    e.kind = ExitStatus::kUsage;
-    return std::move(e).WithContext(fmt::format("override '{}'", ov.text));
-  }
+  if (!loaded.ok()) return std::move(loaded).error().WithContext(fmt::format("override '{}'", ov.text));
   return OkStatus();
 }
 
@@ -83,9 +79,8 @@ std::string DefaultsEntry::Label() const { return package ? fmt::format("{}@{}",
 
 Result<std::vector<DefaultsEntry>> ParseDefaultsList(const Node& defaults, const std::string& source) {
   std::vector<DefaultsEntry> entries;
-  if (defaults.is_null()) return entries;
-  if (!defaults.is_array()) return MakeError(ExitStatus::kInput, fmt::format("{}: 'defaults' must be a list", source));
-  for (std::size_t i = 0; i < defaults.size(); ++i) {
+  if (!defaults.is_null() && !defaults.is_array()) return MakeError(ExitStatus::kInput, fmt::format("{}: 'defaults' must be a list", source));
+  for (std::size_t i = 0; defaults.is_array() && i < defaults.size(); ++i) {
     ASSIGN_OR_RETURN(DefaultsEntry entry, ParseEntry(defaults[i], source, i));
     entries.push_back(std::move(entry));
   }

@@ -5,6 +5,7 @@
 #include <re2/re2.h>
 
 #include "src/config/scalar.h"
+#include "src/core/utf8.h"
 
 namespace llmpo::config {
 namespace {
@@ -210,6 +211,13 @@ Result<Node> ParseOverrideValue(std::string_view text) {
 }
 
 Result<Override> ParseOverride(std::string_view text) {
+  if (auto bad = FirstInvalidUtf8(text)) {
+    return MakeError(ExitStatus::kUsage, fmt::format("bad override: byte {} is not valid UTF-8", *bad + 1))
+        .WithNote("overrides must be UTF-8 text");
+  }
+  if (auto bad = FirstControlCharacter(text)) {
+    return OverrideError(text, *bad, "control characters are not allowed in overrides");
+  }
   Override ov;
   ov.text = std::string(text);
   std::string_view rest = text;

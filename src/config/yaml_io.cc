@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "src/config/scalar.h"
+#include "src/core/utf8.h"
 
 namespace llmpo::config {
 namespace {
@@ -99,18 +100,41 @@ void Emit(YAML::Emitter& out, const Node& node) {
   }
 }
 
+
+Error BadText(std::string_view text, const std::string& source, std::size_t offset, std::string_view what) {
+  YAML::Mark mark;
+  for (std::size_t i = 0; i < offset; ++i) {
+    if (text[i] == '\n') {
+      ++mark.line;
+      mark.column = 0;
+    } else {
+      ++mark.column;
+    }
+  }
+  return YamlError(source, mark, what);
+}
+
 }  // namespace
 
 Result<Node> LoadYaml(std::string_view text, const std::string& source) {
+  if (auto bad = FirstInvalidUtf8(text)) {
+    return BadText(text, source, *bad, "the file is not valid UTF-8 text").WithNote("save it as UTF-8");
+  }
+  if (auto bad = FirstControlCharacter(text)) {
+    return BadText(text, source, *bad, fmt::format("control character 0x{:02X} is not allowed in YAML",
+                                                   static_cast<unsigned char>(text[*bad])))
+        .WithNote("remove it, or write it as an escape inside a double-quoted string");
+  }
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
     return YamlError(source, e.mark, e.msg);
   }
-  if (root.IsNull() || !root.IsDefined()) return Node::object();
   try {
-    return Convert(root, source);
+    ASSIGN_OR_RETURN(Node converted, Convert(root, source));
+    if (converted.is_null()) return Node::object();  // an empty (or null) document
+    return converted;
   } catch (const YAML::Exception& e) {
     return YamlError(source, e.mark, e.msg);
   }

@@ -97,7 +97,8 @@ Json RunFolder::ManifestJson(RunStatus status, const std::string& status_reason)
 }
 
 Status RunFolder::WriteManifest(RunStatus status, const std::string& status_reason) {
-  const std::string text = ManifestJson(status, status_reason).dump(2) + "\n";
+  // Workload arguments may hold any bytes; replace what is not UTF-8 rather than fail.
+  const std::string text = ManifestJson(status, status_reason).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
   return WriteFileAtomically(dir_ / "run.json", text);
 }
 

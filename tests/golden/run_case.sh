@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs one golden case of the real CLI and diffs what it printed and its exit
+# code against the case's `expected` file.
+#   run_case.sh BINARY CASE_DIR          compare
+#   UPDATE_GOLDEN=1 run_case.sh ...      rewrite `expected` (review the diff!)
+# A case folder holds `args` (one argument per line) and `expected`; an
+# optional `conf/` folder is passed as --config-dir via the @CASE@ token.
+set -euo pipefail
+bin=$(realpath "$1"); case_dir=$(realpath "$2")
+src_root=$(realpath "$(dirname "$0")/../..")
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+
+mapfile -t args < <(sed "s|@CASE@|$case_dir|g" "$case_dir/args")
+set +e
+(cd "$work" && env -i PATH=/usr/bin:/bin HOME="$work" TZ=UTC SOURCE_DATE_EPOCH=1700000000 \
+   "$bin" "${args[@]}" >"$work/.stdout" 2>"$work/.stderr")
+rc=$?
+set -e
+{
+  echo "exit: $rc"
+  echo "--- stdout"; cat "$work/.stdout"
+  echo "--- stderr"; cat "$work/.stderr"
+} | sed -e "s|$case_dir|@CASE@|g" -e "s|$src_root|@SRC@|g" >"$work/.actual"
+
+if [[ "${UPDATE_GOLDEN:-}" == 1 ]]; then
+  cp "$work/.actual" "$case_dir/expected"; exit 0
+fi
+diff -u "$case_dir/expected" "$work/.actual" || {
+  echo "golden case $(basename "$case_dir") differs (UPDATE_GOLDEN=1 rewrites it; review before committing)" >&2
+  exit 1
+}
