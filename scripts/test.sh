@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-cmake --preset release >/dev/null
+cmake --preset release | grep "llm-perf-opt:" || true
 cmake --build --preset release -j "$(nproc)"
 ctest --preset release -j "$(nproc)" --label-exclude gpu

@@ -22,10 +22,11 @@ constexpr Subcommand kSubcommands[] = {
 };
 
 void PrintHelp(std::ostream& out) {
-  out << fmt::format("{} {}: profile CUDA programs with Nsight Systems and Nsight Compute,\n"
-                     "scoped to NVTX regions, and report per region and per kernel.\n\n"
-                     "usage: {} SUBCOMMAND [ARGS...]\n\nsubcommands:\n",
-                     kToolName, kToolVersion, kToolName);
+  out << fmt::format(
+      "{} {}: profile CUDA programs with Nsight Systems and Nsight Compute,\n"
+      "scoped to NVTX regions, and report per region and per kernel.\n\n"
+      "usage: {} SUBCOMMAND [ARGS...]\n\nsubcommands:\n",
+      kToolName, kToolVersion, kToolName);
   for (const auto& sub : kSubcommands) out << fmt::format("  {:<46} {}\n", sub.usage, sub.summary);
   out << fmt::format("\n'{} SUBCOMMAND --help' describes one subcommand.\n\nexit codes:\n", kToolName);
   for (const auto& info : AllExitStatuses()) {

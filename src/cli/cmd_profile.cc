@@ -74,7 +74,8 @@ Node InputsDocument(const Node& config) {
 
 Status WriteProvenance(RunFolder& run, const Node& config) {
   RETURN_IF_ERROR(run.WriteArtifact("config.yaml", config::EmitYaml(config)));
-  RETURN_IF_ERROR(run.WriteArtifact("env.json", pipeline::DescribeEnvironment().dump(2, ' ', false, Node::error_handler_t::replace) + "\n"));
+  RETURN_IF_ERROR(run.WriteArtifact(
+      "env.json", pipeline::DescribeEnvironment().dump(2, ' ', false, Node::error_handler_t::replace) + "\n"));
   RETURN_IF_ERROR(run.WriteArtifact("inputs.yaml", config::EmitYaml(InputsDocument(config))));
   return run.WriteManifest(RunStatus::kRunning);
 }

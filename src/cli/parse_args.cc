@@ -1,9 +1,9 @@
 #include "src/cli/parse_args.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
-
-#include <fmt/format.h>
 
 #include "src/cli/diagnostics.h"
 #include "src/config/repository.h"
@@ -12,8 +12,7 @@ namespace llmpo::cli {
 namespace fs = std::filesystem;
 
 void AddConfigOptions(CLI::App& app, ConfigArgs& args) {
-  app.add_option("--config-dir", args.config_dir,
-                 "a folder of your own configs, searched before the built-in conf/");
+  app.add_option("--config-dir", args.config_dir, "a folder of your own configs, searched before the built-in conf/");
   app.add_option("--config-name", args.config_name, "the primary config (default: config)");
   app.add_option("overrides", args.overrides,
                  "Hydra-style overrides: key=value, +key=value, ++key=value, ~key, group@pkg=option");

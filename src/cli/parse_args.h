@@ -2,11 +2,10 @@
 // configuration options every config-driven subcommand takes.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "src/cli/subcommands.h"
 #include "src/config/composer.h"

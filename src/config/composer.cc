@@ -1,9 +1,9 @@
 #include "src/config/composer.h"
 
-#include <cstdlib>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <cstdlib>
 
 #include "src/config/defaults_list.h"
 #include "src/config/interpolation.h"
@@ -85,8 +85,8 @@ Status ApplyValueOverride(Node& config, const Override& ov) {
       if (current == nullptr) return UnknownKey(ov, config);
       if (!KindsCompatible(*current, *ov.value)) {
         return MakeError(ExitStatus::kUsage,
-                         fmt::format("override '{}': type mismatch: '{}' is {}, the new value is {}", ov.text,
-                                     ov.key, Describe(*current), Describe(*ov.value)))
+                         fmt::format("override '{}': type mismatch: '{}' is {}, the new value is {}", ov.text, ov.key,
+                                     Describe(*current), Describe(*ov.value)))
             .WithNote(fmt::format("to replace it with a value of another type, write ++{}", ov.text));
       }
       break;
@@ -110,8 +110,8 @@ Status MergeEntry(Node& config, const DefaultsEntry& entry, const Repository& re
     return std::move(loaded).error().WithContext(fmt::format("defaults list entry '{}'", entry.Label()));
   }
   if (loaded->body.contains("defaults")) {
-    return MakeError(ExitStatus::kInput, fmt::format("{}: a defaults list inside a group option is not supported",
-                                                     loaded->file.string()))
+    return MakeError(ExitStatus::kInput,
+                     fmt::format("{}: a defaults list inside a group option is not supported", loaded->file.string()))
         .WithNote("list the groups in the primary config's defaults list instead");
   }
   const std::string package = EffectivePackage(entry, loaded->package);

@@ -23,8 +23,8 @@ struct ComposeRequest {
 };
 
 struct Composition {
-  Node config;                           // resolved tree
-  std::vector<std::string> choices;      // "group@package: option", in merge order
+  Node config;                       // resolved tree
+  std::vector<std::string> choices;  // "group@package: option", in merge order
 };
 
 Result<Composition> Compose(const ComposeRequest& request);

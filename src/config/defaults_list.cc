@@ -1,13 +1,12 @@
 #include "src/config/defaults_list.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "src/core/spellcheck.h"
+#include <algorithm>
 
 #include "src/config/scalar.h"
+#include "src/core/spellcheck.h"
 
 namespace llmpo::config {
 namespace {
@@ -79,7 +78,8 @@ std::string DefaultsEntry::Label() const { return package ? fmt::format("{}@{}",
 
 Result<std::vector<DefaultsEntry>> ParseDefaultsList(const Node& defaults, const std::string& source) {
   std::vector<DefaultsEntry> entries;
-  if (!defaults.is_null() && !defaults.is_array()) return MakeError(ExitStatus::kInput, fmt::format("{}: 'defaults' must be a list", source));
+  if (!defaults.is_null() && !defaults.is_array())
+    return MakeError(ExitStatus::kInput, fmt::format("{}: 'defaults' must be a list", source));
   for (std::size_t i = 0; defaults.is_array() && i < defaults.size(); ++i) {
     ASSIGN_OR_RETURN(DefaultsEntry entry, ParseEntry(defaults[i], source, i));
     entries.push_back(std::move(entry));
@@ -94,7 +94,8 @@ Result<std::vector<DefaultsEntry>> ParseDefaultsList(const Node& defaults, const
 
 Status ApplyGroupOverride(std::vector<DefaultsEntry>& entries, const Override& ov, const Repository& repo) {
   if (!repo.IsGroup(ov.key)) {
-    Error e = MakeError(ExitStatus::kUsage, fmt::format("override '{}': there is no config group '{}'", ov.text, ov.key));
+    Error e =
+        MakeError(ExitStatus::kUsage, fmt::format("override '{}': there is no config group '{}'", ov.text, ov.key));
     const std::vector<std::string> groups = repo.Groups();
     if (auto near = ClosestMatch(ov.key, groups)) std::move(e).WithNote(fmt::format("did you mean '{}'?", *near));
     return std::move(e).WithNote(fmt::format("groups: {}", fmt::join(groups, ", ")));

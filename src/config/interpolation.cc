@@ -1,9 +1,9 @@
 #include "src/config/interpolation.h"
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "src/config/node_path.h"
 #include "src/config/scalar.h"
@@ -172,8 +172,7 @@ class Resolver {
       fallback = first == std::string::npos ? "" : fallback.substr(first);
       return fallback == "null" ? Node(nullptr) : Node(fallback);
     }
-    return MakeError(ExitStatus::kUsage,
-                     fmt::format("environment variable '{}' is not set", name))
+    return MakeError(ExitStatus::kUsage, fmt::format("environment variable '{}' is not set", name))
         .WithNote(fmt::format("set it, or give a default: ${{oc.env:{},DEFAULT}}", name));
   }
 

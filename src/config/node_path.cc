@@ -1,8 +1,8 @@
 #include "src/config/node_path.h"
 
-#include <charconv>
-
 #include <fmt/format.h>
+
+#include <charconv>
 
 namespace llmpo::config {
 namespace {
@@ -87,8 +87,7 @@ Status SetPath(Node& root, std::span<const std::string> path, Node value) {
     if (next == nullptr) {
       if (!node->is_object() && !node->is_null()) {
         return MakeError(ExitStatus::kUsage,
-                         fmt::format("'{}' is not a mapping, so it has no key '{}'",
-                                     JoinKey(path.first(i)), path[i]));
+                         fmt::format("'{}' is not a mapping, so it has no key '{}'", JoinKey(path.first(i)), path[i]));
       }
       next = &(*node)[path[i]];
       *next = Node::object();
@@ -99,17 +98,15 @@ Status SetPath(Node& root, std::span<const std::string> path, Node value) {
   if (node->is_array()) {
     auto index = AsIndex(last);
     if (!index || *index >= node->size()) {
-      return MakeError(ExitStatus::kUsage,
-                       fmt::format("'{}' is a list of {} items; '{}' is not an index in it",
-                                   JoinKey(path.first(path.size() - 1)), node->size(), last));
+      return MakeError(ExitStatus::kUsage, fmt::format("'{}' is a list of {} items; '{}' is not an index in it",
+                                                       JoinKey(path.first(path.size() - 1)), node->size(), last));
     }
     (*node)[*index] = std::move(value);
     return OkStatus();
   }
   if (!node->is_object() && !node->is_null()) {
-    return MakeError(ExitStatus::kUsage,
-                     fmt::format("'{}' is not a mapping, so it has no key '{}'",
-                                 JoinKey(path.first(path.size() - 1)), last));
+    return MakeError(ExitStatus::kUsage, fmt::format("'{}' is not a mapping, so it has no key '{}'",
+                                                     JoinKey(path.first(path.size() - 1)), last));
   }
   (*node)[last] = std::move(value);
   return OkStatus();

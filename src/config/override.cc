@@ -1,8 +1,9 @@
 #include "src/config/override.h"
-#include <cctype>
 
 #include <fmt/format.h>
 #include <re2/re2.h>
+
+#include <cctype>
 
 #include "src/config/scalar.h"
 #include "src/core/utf8.h"
@@ -116,8 +117,7 @@ class ValueParser {
     const std::size_t start = pos_++;
     std::string out;
     while (!AtEnd() && Peek() != quote) {
-      if (Peek() == '\\' && pos_ + 1 < text_.size() &&
-          (text_[pos_ + 1] == quote || text_[pos_ + 1] == '\\')) {
+      if (Peek() == '\\' && pos_ + 1 < text_.size() && (text_[pos_ + 1] == quote || text_[pos_ + 1] == '\\')) {
         ++pos_;
       }
       out += text_[pos_++];
@@ -230,9 +230,8 @@ Result<Override> ParseOverride(std::string_view text) {
   std::string key, package;
   if (!RE2::FullMatch(key_text, GroupKeyPattern(), &key, &package)) {
     std::size_t bad = 0;
-    while (bad < key_text.size() &&
-           (std::isalnum(static_cast<unsigned char>(key_text[bad])) ||
-            std::string_view("_.-/@[]").find(key_text[bad]) != std::string_view::npos)) {
+    while (bad < key_text.size() && (std::isalnum(static_cast<unsigned char>(key_text[bad])) ||
+                                     std::string_view("_.-/@[]").find(key_text[bad]) != std::string_view::npos)) {
       ++bad;
     }
     return OverrideError(text, prefix_len + bad,
@@ -243,9 +242,9 @@ Result<Override> ParseOverride(std::string_view text) {
 
   if (eq == std::string_view::npos) {
     if (ov.action != OverrideAction::kDelete) {
-      return OverrideError(text, text.size(),
-                           fmt::format("expected '=' and a value, as in {}=VALUE (or ~{} to delete it)",
-                                       text, key_text));
+      return OverrideError(
+          text, text.size(),
+          fmt::format("expected '=' and a value, as in {}=VALUE (or ~{} to delete it)", text, key_text));
     }
     return ov;
   }

@@ -22,7 +22,7 @@ enum class OverrideAction {
 };
 
 struct Override {
-  std::string text;                    // as the user wrote it
+  std::string text;  // as the user wrote it
   OverrideAction action = OverrideAction::kChange;
   std::string key;                     // without the prefix and without @package
   std::optional<std::string> package;  // text after '@' in the key

@@ -1,13 +1,12 @@
 #include "src/config/repository.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <re2/re2.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <set>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-#include <re2/re2.h>
 
 #include "src/config/yaml_io.h"
 #include "src/core/atomic_file.h"
@@ -40,8 +39,7 @@ std::vector<std::string> YamlStems(const fs::path& dir) {
 }
 
 std::string Describe(const std::string& group, const std::string& option) {
-  return group.empty() ? fmt::format("config '{}'", option)
-                       : fmt::format("option '{}' in group '{}'", option, group);
+  return group.empty() ? fmt::format("config '{}'", option) : fmt::format("option '{}' in group '{}'", option, group);
 }
 
 }  // namespace

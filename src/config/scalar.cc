@@ -1,10 +1,10 @@
 #include "src/config/scalar.h"
 
-#include <cmath>
-#include <limits>
-
 #include <fmt/format.h>
 #include <re2/re2.h>
+
+#include <cmath>
+#include <limits>
 
 namespace llmpo::config {
 namespace {
@@ -81,9 +81,7 @@ Node TypePlainScalar(std::string_view text) {
   return Node(std::string(text));
 }
 
-bool NeedsQuotesToStayString(std::string_view text) {
-  return !TypePlainScalar(text).is_string();
-}
+bool NeedsQuotesToStayString(std::string_view text) { return !TypePlainScalar(text).is_string(); }
 
 std::string ScalarToText(const Node& node) {
   if (node.is_string()) return node.get<std::string>();

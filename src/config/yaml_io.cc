@@ -10,8 +10,7 @@ namespace llmpo::config {
 namespace {
 
 Error YamlError(const std::string& source, const YAML::Mark& mark, std::string_view what) {
-  return MakeError(ExitStatus::kInput,
-                   fmt::format("{}:{}:{}: {}", source, mark.line + 1, mark.column + 1, what));
+  return MakeError(ExitStatus::kInput, fmt::format("{}:{}:{}: {}", source, mark.line + 1, mark.column + 1, what));
 }
 
 Result<Node> Convert(const YAML::Node& y, const std::string& source);
@@ -100,7 +99,6 @@ void Emit(YAML::Emitter& out, const Node& node) {
   }
 }
 
-
 Error BadText(std::string_view text, const std::string& source, std::size_t offset, std::string_view what) {
   YAML::Mark mark;
   for (std::size_t i = 0; i < offset; ++i) {
@@ -121,8 +119,9 @@ Result<Node> LoadYaml(std::string_view text, const std::string& source) {
     return BadText(text, source, *bad, "the file is not valid UTF-8 text").WithNote("save it as UTF-8");
   }
   if (auto bad = FirstControlCharacter(text)) {
-    return BadText(text, source, *bad, fmt::format("control character 0x{:02X} is not allowed in YAML",
-                                                   static_cast<unsigned char>(text[*bad])))
+    return BadText(
+               text, source, *bad,
+               fmt::format("control character 0x{:02X} is not allowed in YAML", static_cast<unsigned char>(text[*bad])))
         .WithNote("remove it, or write it as an escape inside a double-quoted string");
   }
   YAML::Node root;

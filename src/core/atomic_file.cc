@@ -1,6 +1,7 @@
 #include "src/core/atomic_file.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -8,14 +9,11 @@
 #include <fstream>
 #include <sstream>
 
-#include <fmt/format.h>
-
 namespace llmpo {
 namespace {
 
 Error IoError(const std::filesystem::path& path, std::string_view what) {
-  return MakeError(ExitStatus::kFailure,
-                   fmt::format("cannot {} '{}': {}", what, path.string(), std::strerror(errno)));
+  return MakeError(ExitStatus::kFailure, fmt::format("cannot {} '{}': {}", what, path.string(), std::strerror(errno)));
 }
 
 bool WriteAll(int fd, std::string_view content) {
@@ -57,8 +55,7 @@ Status WriteFileAtomically(const std::filesystem::path& path, std::string_view c
 Result<std::string> ReadWholeFile(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return MakeError(ExitStatus::kInput,
-                     fmt::format("cannot open '{}': {}", path.string(), std::strerror(errno)));
+    return MakeError(ExitStatus::kInput, fmt::format("cannot open '{}': {}", path.string(), std::strerror(errno)));
   }
   std::ostringstream buffer;
   buffer << in.rdbuf();

@@ -8,20 +8,14 @@ namespace {
 constexpr std::array kTable = {
     ExitStatusInfo{ExitStatus::kOk, "ok", "success"},
     ExitStatusInfo{ExitStatus::kFailure, "failure", "the run or analysis failed"},
-    ExitStatusInfo{ExitStatus::kUsage, "usage",
-                   "bad command line, override or configuration key"},
+    ExitStatusInfo{ExitStatus::kUsage, "usage", "bad command line, override or configuration key"},
     ExitStatusInfo{ExitStatus::kInput, "input",
                    "unreadable or malformed input file (config, profiler output, run folder)"},
-    ExitStatusInfo{ExitStatus::kToolMissing, "tool-missing",
-                   "a required external tool or device is not available"},
-    ExitStatusInfo{ExitStatus::kToolFailed, "tool-failed",
-                   "an external tool or the workload ran and failed"},
-    ExitStatusInfo{ExitStatus::kPartial, "partial",
-                   "the run finished but some enabled steps did not complete"},
-    ExitStatusInfo{ExitStatus::kNotBuilt, "not-built",
-                   "the requested subcommand or step is not implemented yet"},
-    ExitStatusInfo{ExitStatus::kInterrupted, "interrupted",
-                   "interrupted by SIGINT/SIGTERM; artifacts so far are kept"},
+    ExitStatusInfo{ExitStatus::kToolMissing, "tool-missing", "a required external tool or device is not available"},
+    ExitStatusInfo{ExitStatus::kToolFailed, "tool-failed", "an external tool or the workload ran and failed"},
+    ExitStatusInfo{ExitStatus::kPartial, "partial", "the run finished but some enabled steps did not complete"},
+    ExitStatusInfo{ExitStatus::kNotBuilt, "not-built", "the requested subcommand or step is not implemented yet"},
+    ExitStatusInfo{ExitStatus::kInterrupted, "interrupted", "interrupted by SIGINT/SIGTERM; artifacts so far are kept"},
 };
 
 }  // namespace

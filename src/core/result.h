@@ -40,8 +40,8 @@ inline Error MakeError(ExitStatus kind, std::string message) {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}          // NOLINT: implicit by design
-  Result(Error error) : v_(std::move(error)) {}      // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}      // NOLINT: implicit by design
+  Result(Error error) : v_(std::move(error)) {}  // NOLINT: implicit by design
 
   bool ok() const { return std::holds_alternative<T>(v_); }
   explicit operator bool() const { return ok(); }
@@ -69,17 +69,16 @@ inline Status OkStatus() { return Ok{}; }
 #define LLMPO_CONCAT(a, b) LLMPO_CONCAT_INNER(a, b)
 
 // Returns the error of `expr` (a Result or Status) from the enclosing function.
-#define RETURN_IF_ERROR(expr)                                   \
-  do {                                                          \
-    auto llmpo_status_ = (expr);                                \
+#define RETURN_IF_ERROR(expr)                                         \
+  do {                                                                \
+    auto llmpo_status_ = (expr);                                      \
     if (!llmpo_status_.ok()) return std::move(llmpo_status_).error(); \
   } while (0)
 
-#define ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr)       \
-  auto tmp = (expr);                                \
-  if (!tmp.ok()) return std::move(tmp).error();     \
+#define ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr)   \
+  auto tmp = (expr);                            \
+  if (!tmp.ok()) return std::move(tmp).error(); \
   lhs = std::move(tmp).value()
 
 // ASSIGN_OR_RETURN(auto x, Foo()); declares x from a Result or returns its error.
-#define ASSIGN_OR_RETURN(lhs, expr) \
-  ASSIGN_OR_RETURN_IMPL(LLMPO_CONCAT(llmpo_result_, __LINE__), lhs, expr)
+#define ASSIGN_OR_RETURN(lhs, expr) ASSIGN_OR_RETURN_IMPL(LLMPO_CONCAT(llmpo_result_, __LINE__), lhs, expr)

@@ -21,8 +21,7 @@ std::size_t EditDistance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-std::optional<std::string> ClosestMatch(std::string_view word,
-                                        std::span<const std::string> candidates) {
+std::optional<std::string> ClosestMatch(std::string_view word, std::span<const std::string> candidates) {
   const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
   std::optional<std::string> best;
   std::size_t best_distance = limit + 1;

@@ -13,7 +13,6 @@ std::size_t EditDistance(std::string_view a, std::string_view b);
 
 // The candidate closest to `word`, if it is close enough to be a plausible
 // typo: distance at most max(2, |word| / 3). Ties keep the first candidate.
-std::optional<std::string> ClosestMatch(std::string_view word,
-                                        std::span<const std::string> candidates);
+std::optional<std::string> ClosestMatch(std::string_view word, std::span<const std::string> candidates);
 
 }  // namespace llmpo

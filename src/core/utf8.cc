@@ -11,10 +11,20 @@ std::size_t SequenceLength(std::string_view text, std::size_t i) {
   std::size_t length = 0;
   char32_t min = 0, cp = 0;
   if (c < 0x80) return 1;
-  if ((c & 0xE0) == 0xC0) { length = 2; min = 0x80; cp = c & 0x1F; }
-  else if ((c & 0xF0) == 0xE0) { length = 3; min = 0x800; cp = c & 0x0F; }
-  else if ((c & 0xF8) == 0xF0) { length = 4; min = 0x10000; cp = c & 0x07; }
-  else return 0;
+  if ((c & 0xE0) == 0xC0) {
+    length = 2;
+    min = 0x80;
+    cp = c & 0x1F;
+  } else if ((c & 0xF0) == 0xE0) {
+    length = 3;
+    min = 0x800;
+    cp = c & 0x0F;
+  } else if ((c & 0xF8) == 0xF0) {
+    length = 4;
+    min = 0x10000;
+    cp = c & 0x07;
+  } else
+    return 0;
   if (i + length > text.size()) return 0;
   for (std::size_t k = 1; k < length; ++k) {
     const auto next = static_cast<unsigned char>(text[i + k]);

@@ -1,9 +1,9 @@
 #include "src/pipeline/run_folder.h"
 
-#include <algorithm>
-
 #include <fmt/chrono.h>
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "src/core/atomic_file.h"
 #include "src/core/version.h"
@@ -14,21 +14,30 @@ using Json = nlohmann::ordered_json;
 
 std::string_view ToString(RunStatus s) {
   switch (s) {
-    case RunStatus::kRunning: return "running";
-    case RunStatus::kOk: return "ok";
-    case RunStatus::kPartial: return "partial";
-    case RunStatus::kFailed: return "failed";
-    case RunStatus::kInterrupted: return "interrupted";
+    case RunStatus::kRunning:
+      return "running";
+    case RunStatus::kOk:
+      return "ok";
+    case RunStatus::kPartial:
+      return "partial";
+    case RunStatus::kFailed:
+      return "failed";
+    case RunStatus::kInterrupted:
+      return "interrupted";
   }
   return "unknown";
 }
 
 std::string_view ToString(StepStatus s) {
   switch (s) {
-    case StepStatus::kOk: return "ok";
-    case StepStatus::kFailed: return "failed";
-    case StepStatus::kSkipped: return "skipped";
-    case StepStatus::kInterrupted: return "interrupted";
+    case StepStatus::kOk:
+      return "ok";
+    case StepStatus::kFailed:
+      return "failed";
+    case StepStatus::kSkipped:
+      return "skipped";
+    case StepStatus::kInterrupted:
+      return "interrupted";
   }
   return "unknown";
 }
@@ -87,7 +96,8 @@ Json RunFolder::ManifestJson(RunStatus status, const std::string& status_reason)
       {"run_dir", dir_.string()},
       {"command_line", command_line_},
       {"start_time", IsoTimestamp(start_)},
-      {"end_time", status == RunStatus::kRunning ? Json(nullptr) : Json(IsoTimestamp(std::chrono::system_clock::now()))},
+      {"end_time",
+       status == RunStatus::kRunning ? Json(nullptr) : Json(IsoTimestamp(std::chrono::system_clock::now()))},
       {"status", ToString(status)},
   };
   if (!status_reason.empty()) manifest["status_reason"] = status_reason;
@@ -98,7 +108,8 @@ Json RunFolder::ManifestJson(RunStatus status, const std::string& status_reason)
 
 Status RunFolder::WriteManifest(RunStatus status, const std::string& status_reason) {
   // Workload arguments may hold any bytes; replace what is not UTF-8 rather than fail.
-  const std::string text = ManifestJson(status, status_reason).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  const std::string text =
+      ManifestJson(status, status_reason).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
   return WriteFileAtomically(dir_ / "run.json", text);
 }
 

@@ -5,11 +5,10 @@
 
 #include <chrono>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "src/core/result.h"
 
@@ -26,11 +25,11 @@ std::string_view ToString(StepStatus s);
 struct StepRecord {
   std::string name;
   StepStatus status = StepStatus::kSkipped;
-  std::string reason;                 // why skipped or failed; empty when ok
-  std::vector<std::string> argv;      // the command, when one ran
+  std::string reason;             // why skipped or failed; empty when ok
+  std::vector<std::string> argv;  // the command, when one ran
   std::optional<int> exit_code;
   double duration_s = 0.0;
-  std::string log;                    // path relative to the run folder
+  std::string log;  // path relative to the run folder
 };
 
 class RunFolder {

@@ -13,10 +13,10 @@ TEST(FirstInvalidUtf8, AcceptsWellFormedText) {
 
 TEST(FirstInvalidUtf8, FindsTheFirstBadByte) {
   EXPECT_EQ(FirstInvalidUtf8("ab\xff"), 2u);
-  EXPECT_EQ(FirstInvalidUtf8("a\xc3"), 1u);            // truncated sequence
-  EXPECT_EQ(FirstInvalidUtf8("\xc0\xaf"), 0u);         // overlong '/'
-  EXPECT_EQ(FirstInvalidUtf8("\xed\xa0\x80"), 0u);     // surrogate
-  EXPECT_EQ(FirstInvalidUtf8("\xf4\x90\x80\x80"), 0u); // past U+10FFFF
+  EXPECT_EQ(FirstInvalidUtf8("a\xc3"), 1u);             // truncated sequence
+  EXPECT_EQ(FirstInvalidUtf8("\xc0\xaf"), 0u);          // overlong '/'
+  EXPECT_EQ(FirstInvalidUtf8("\xed\xa0\x80"), 0u);      // surrogate
+  EXPECT_EQ(FirstInvalidUtf8("\xf4\x90\x80\x80"), 0u);  // past U+10FFFF
 }
 
 }  // namespace
