@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-cmake --preset release | grep "llm-perf-opt:" || true
+log=$(mktemp); trap 'rm -f "$log"' EXIT
+cmake --preset release >"$log" 2>&1 || { cat "$log"; exit 1; }
+grep "llm-perf-opt:" "$log" || true  # what optional parts are enabled, and why
 cmake --build --preset release -j "$(nproc)"
 ctest --preset release -j "$(nproc)" --label-exclude gpu
