@@ -83,7 +83,7 @@ Status WriteProvenance(RunFolder& run, const Node& config) {
 void PrintSummary(const RunFolder& run, RunStatus status) {
   std::cout << fmt::format("run folder: {}\n", run.dir().string());
   for (const auto& step : run.steps()) {
-    std::cout << fmt::format("  step {}: {} ({})\n", step.name, pipeline::ToString(step.status), step.reason);
+    std::cout << fmt::format("  step {}: {}: {}\n", step.name, pipeline::ToString(step.status), step.reason);
   }
   std::cout << fmt::format("artifacts: {} run.json\n", fmt::join(run.artifacts(), " "));
   std::cout << fmt::format("status: {}\n", pipeline::ToString(status));

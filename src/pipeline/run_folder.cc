@@ -43,8 +43,9 @@ std::string_view ToString(StepStatus s) {
 }
 
 std::string IsoTimestamp(std::chrono::system_clock::time_point t) {
-  const auto ms = std::chrono::time_point_cast<std::chrono::milliseconds>(t);
-  return fmt::format("{:%Y-%m-%dT%H:%M:%S}Z", ms);
+  const auto seconds = std::chrono::floor<std::chrono::seconds>(t);
+  const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(t - seconds).count();
+  return fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:03d}Z", seconds, millis);
 }
 
 RunFolder::RunFolder(fs::path dir, std::vector<std::string> command_line)

@@ -36,6 +36,11 @@ TEST(RunFolder, ManifestListsStepsAndArtifacts) {
   EXPECT_EQ(manifest["artifacts"][1]["bytes"], 8);
 }
 
+TEST(IsoTimestamp, UtcWithMilliseconds) {
+  const auto t = std::chrono::system_clock::from_time_t(1700000000) + std::chrono::milliseconds(42);
+  EXPECT_EQ(IsoTimestamp(t), "2023-11-14T22:13:20.042Z");
+}
+
 TEST(RunFolder, RunningManifestHasNoEndTime) {
   testing::TempDir dir;
   auto run = RunFolder::Create(dir.path() / "r", {});
