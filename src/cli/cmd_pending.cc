@@ -17,7 +17,6 @@ int NotBuilt(std::string_view name, std::string_view what) {
 int RunReport(const Invocation&) {
   return NotBuilt("report", "report generation from a run folder arrives with the importer and report writers");
 }
-int RunImport(const Invocation&) { return NotBuilt("import", "the ncu/nsys importers are the next piece of work"); }
 int RunDoctor(const Invocation&) {
   return NotBuilt("doctor", "the machine checks arrive with the profiling orchestration");
 }

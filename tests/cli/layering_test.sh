@@ -6,8 +6,12 @@ root=$1
 declare -A allowed=(
   [core]="core"
   [config]="core config"
-  [pipeline]="core config pipeline"
-  [cli]="core config pipeline cli"
+  [model]="core model"
+  [ingest]="core model ingest"
+  [analysis]="core model analysis"
+  [report]="core model analysis report"
+  [pipeline]="core config model ingest analysis report pipeline"
+  [cli]="core config model ingest analysis report pipeline cli"
 )
 status=0
 for layer in "${!allowed[@]}"; do

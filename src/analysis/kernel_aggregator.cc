@@ -1,0 +1,100 @@
+#include "src/analysis/kernel_aggregator.h"
+
+#include <algorithm>
+
+namespace llmpo::analysis {
+namespace {
+
+bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+}  // namespace
+
+std::string_view ToString(Aggregation a) { return a == Aggregation::kSum ? "sum" : "mean"; }
+
+Aggregation RuleFor(const model::Metric& metric) {
+  if (metric.section == "Launch Statistics" || metric.section == "Occupancy" ||
+      StartsWith(metric.name, "launch__") || StartsWith(metric.name, "device__")) {
+    return Aggregation::kMean;
+  }
+  switch (metric.value.dimension) {
+    case Dimension::kTime:
+    case Dimension::kBytes:
+    case Dimension::kNone:
+      return Aggregation::kSum;
+    default:
+      return Aggregation::kMean;
+  }
+}
+
+KernelAggregate& KernelAggregator::Entry(const std::string& process, const std::string& device,
+                                         const std::string& name) {
+  Key key{source_, process, device, name};
+  auto [it, inserted] = kernels_.try_emplace(key);
+  if (inserted) {
+    it->second.source = source_;
+    it->second.process = process;
+    it->second.device = device;
+    it->second.name = name;
+  }
+  return it->second;
+}
+
+void KernelAggregator::AddDuration(KernelAggregate& k, double ns) {
+  k.min_ns = k.timed_calls == 0 ? ns : std::min(k.min_ns, ns);
+  k.max_ns = k.timed_calls == 0 ? ns : std::max(k.max_ns, ns);
+  k.total_ns += ns;
+  ++k.timed_calls;
+}
+
+void KernelAggregator::OnLaunch(const model::LaunchRecord& launch) {
+  KernelAggregate& k = Entry(launch.process, launch.device, launch.kernel_name);
+  ++k.calls;
+  if (launch.duration_ns) AddDuration(k, *launch.duration_ns);
+  auto& index = metric_index_[Key{source_, launch.process, launch.device, launch.kernel_name}];
+  for (const auto& metric : launch.metrics) {
+    auto [it, inserted] = index.try_emplace({metric.section, metric.name}, k.metrics.size());
+    if (inserted) {
+      MetricAggregate m;
+      m.name = metric.name;
+      m.section = metric.section;
+      m.unit = metric.value.unit;
+      m.dimension = metric.value.dimension;
+      m.rule = RuleFor(metric);
+      k.metrics.push_back(std::move(m));
+    }
+    MetricAggregate& m = k.metrics[it->second];
+    if (!metric.value.value) {
+      ++m.missing;
+      continue;
+    }
+    const double v = *metric.value.value;
+    m.min = m.values == 0 ? v : std::min(m.min, v);
+    m.max = m.values == 0 ? v : std::max(m.max, v);
+    m.sum += v;
+    ++m.values;
+  }
+}
+
+void KernelAggregator::OnKernelSummary(const model::KernelSummaryRow& row) {
+  KernelAggregate& k = Entry(row.process, row.device, row.kernel_name);
+  const bool first = k.timed_calls == 0;
+  k.calls += static_cast<std::uint64_t>(row.calls);
+  k.timed_calls += static_cast<std::uint64_t>(row.calls);
+  k.total_ns += row.total_ns;
+  if (row.min_ns) k.min_ns = first ? *row.min_ns : std::min(k.min_ns, *row.min_ns);
+  if (row.max_ns) k.max_ns = first ? *row.max_ns : std::max(k.max_ns, *row.max_ns);
+}
+
+std::vector<KernelAggregate> KernelAggregator::Sorted() const {
+  std::vector<KernelAggregate> out;
+  out.reserve(kernels_.size());
+  for (const auto& [key, k] : kernels_) out.push_back(k);
+  std::stable_sort(out.begin(), out.end(), [](const KernelAggregate& a, const KernelAggregate& b) {
+    if (a.source != b.source) return a.source < b.source;
+    if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
+    return a.name < b.name;
+  });
+  return out;
+}
+
+}  // namespace llmpo::analysis

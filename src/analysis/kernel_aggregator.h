@@ -1,0 +1,84 @@
+// Per-kernel aggregates, built record by record (memory grows with the
+// number of distinct kernels, not with the input). Kernels are keyed by
+// (source, process, device, name): each input file and scope stays apart,
+// so importing two exports of one run never double-counts.
+//
+// Metric rule, by what the metric measures:
+//   sum  - extensive quantities: times, bytes, counts (instructions, cycles,
+//          sectors...): the total over all launches;
+//   mean - intensive quantities: percentages, rates, frequencies, ratios
+//          (units with '/'), and launch configuration or occupancy limits
+//          (sections "Launch Statistics" and "Occupancy", launch__*,
+//          device__*): the unweighted mean over launches that reported it.
+// min and max are kept either way; missing values (n/a) are counted, never
+// taken as zero.
+#pragma once
+
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "src/model/records.h"
+#include "src/model/sink.h"
+
+namespace llmpo::analysis {
+
+enum class Aggregation { kSum, kMean };
+std::string_view ToString(Aggregation a);
+
+// The rule for one metric (see the file comment).
+Aggregation RuleFor(const model::Metric& metric);
+
+struct MetricAggregate {
+  std::string name;
+  std::string section;
+  std::string unit;  // canonical unit
+  Dimension dimension = Dimension::kNone;
+  Aggregation rule = Aggregation::kSum;
+  double sum = 0;
+  double min = 0;
+  double max = 0;
+  std::uint64_t values = 0;   // launches that reported a number
+  std::uint64_t missing = 0;  // launches where it was n/a or empty
+
+  double Value() const { return rule == Aggregation::kSum ? sum : (values ? sum / values : 0); }
+};
+
+struct KernelAggregate {
+  std::string source;
+  std::string process;
+  std::string device;
+  std::string name;
+  std::uint64_t calls = 0;
+  std::uint64_t timed_calls = 0;  // calls with a known duration
+  double total_ns = 0;
+  double min_ns = 0;
+  double max_ns = 0;
+  std::vector<MetricAggregate> metrics;  // in first-seen order
+
+  double MeanNs() const { return timed_calls ? total_ns / timed_calls : 0; }
+};
+
+class KernelAggregator : public model::RecordSink {
+ public:
+  // Records pushed after this belong to `source` (an input's label).
+  void SetSource(std::string source) { source_ = std::move(source); }
+
+  void OnLaunch(const model::LaunchRecord& launch) override;
+  void OnKernelSummary(const model::KernelSummaryRow& row) override;
+
+  // Aggregates sorted by total time, largest first (ties by name).
+  std::vector<KernelAggregate> Sorted() const;
+
+ private:
+  using Key = std::tuple<std::string, std::string, std::string, std::string>;
+  KernelAggregate& Entry(const std::string& process, const std::string& device, const std::string& name);
+  void AddDuration(KernelAggregate& k, double ns);
+
+  std::string source_;
+  std::map<Key, KernelAggregate> kernels_;
+  std::map<Key, std::map<std::pair<std::string, std::string>, std::size_t>> metric_index_;
+};
+
+}  // namespace llmpo::analysis

@@ -1,0 +1,49 @@
+// An RFC 4180 CSV reader that works on a stream in chunks, so memory stays
+// bounded by the longest record, not the file. Quoted fields may hold
+// commas, doubled quotes and newlines; CRLF and LF both end records.
+#pragma once
+
+#include <cstdint>
+#include <istream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace llmpo {
+
+class CsvReader {
+ public:
+  explicit CsvReader(std::istream& in, std::size_t chunk_bytes = 1 << 20);
+
+  // Reads the next record into `fields` (views valid until the next call).
+  // Returns false at end of input.
+  bool Next(std::vector<std::string_view>& fields);
+
+  // 1-based line number where the last record started (for messages).
+  std::uint64_t record_line() const { return record_line_; }
+  // Bytes consumed so far.
+  std::uint64_t bytes_read() const { return bytes_read_; }
+  // True when the last record ended inside an unclosed quote at end of input.
+  bool last_record_truncated() const { return truncated_; }
+
+  // The raw text of the next line, without parsing it as CSV; used to skip
+  // preamble lines (==PROF== output) before the header. False at end.
+  bool NextRawLine(std::string& line);
+
+ private:
+  bool Fill();  // reads another chunk; false at end of input
+
+  std::istream& in_;
+  std::size_t chunk_bytes_;
+  std::string buffer_;
+  std::size_t pos_ = 0;
+  std::string record_;                     // unquoted field text, back to back
+  std::vector<std::size_t> field_ends_;
+  std::uint64_t line_ = 1;
+  std::uint64_t record_line_ = 0;
+  std::uint64_t bytes_read_ = 0;
+  bool truncated_ = false;
+  bool eof_ = false;
+};
+
+}  // namespace llmpo

@@ -1,0 +1,52 @@
+#include <string>
+
+#include "src/ingest/importer.h"
+#include "src/ingest/text_lines.h"
+
+namespace llmpo::ingest {
+namespace {
+
+bool Contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+
+InputFormat ClassifyHeader(std::string_view line) {
+  if (line.starts_with("\"ID\",") || line.starts_with("ID,")) {
+    return Contains(line, "Metric Name") ? InputFormat::kNcuDetailsCsv : InputFormat::kNcuRawCsv;
+  }
+  if (line.starts_with("\"Process ID\",") && Contains(line, "Invocations")) return InputFormat::kNcuSummaryCsv;
+  if (IsNsysStatsHeader(line)) return InputFormat::kNsysStatsCsv;
+  return InputFormat::kUnknown;
+}
+
+}  // namespace
+
+std::string_view ToString(InputFormat f) {
+  switch (f) {
+    case InputFormat::kUnknown: return "unknown";
+    case InputFormat::kNcuDetailsCsv: return "ncu-details-csv";
+    case InputFormat::kNcuRawCsv: return "ncu-raw-csv";
+    case InputFormat::kNcuSummaryCsv: return "ncu-summary-csv";
+    case InputFormat::kNsysStatsCsv: return "nsys-stats-csv";
+    case InputFormat::kNsysSqlite: return "nsys-sqlite";
+    case InputFormat::kNcuReport: return "ncu-report";
+  }
+  return "unknown";
+}
+
+bool IsNsysStatsHeader(std::string_view line) {
+  return Contains(line, "Total Time (ns)") || Contains(line, "Total Proj Time") ||
+         (Contains(line, "Range") && Contains(line, "Style")) || Contains(line, "Kern Inst") ||
+         (Contains(line, "API Name") && Contains(line, "Kernel Name"));
+}
+
+InputFormat DetectFormat(std::string_view head) {
+  if (head.starts_with(std::string_view("SQLite format 3\0", 16))) return InputFormat::kNsysSqlite;
+  if (head.starts_with(std::string_view("NVR\0", 4))) return InputFormat::kNcuReport;
+  if (head.find('\0') != std::string_view::npos) return InputFormat::kUnknown;  // some other binary
+  for (std::string_view line : SplitLines(head)) {
+    const InputFormat f = ClassifyHeader(line);
+    if (f != InputFormat::kUnknown) return f;
+  }
+  return InputFormat::kUnknown;
+}
+
+}  // namespace llmpo::ingest

@@ -1,0 +1,44 @@
+// Importers: one per input format, each reading bytes and pushing typed
+// records into a sink, counting bad rows in Diagnostics instead of failing.
+// An importer fails (returns an Error) only when the input is unusable as a
+// whole: no header, not the format it claimed, unreadable.
+#pragma once
+
+#include <filesystem>
+#include <istream>
+#include <string>
+#include <string_view>
+
+#include "src/core/result.h"
+#include "src/model/diagnostics.h"
+#include "src/model/sink.h"
+
+namespace llmpo::ingest {
+
+enum class InputFormat {
+  kUnknown,
+  kNcuDetailsCsv,   // ncu --csv --page details (long: one row per metric)
+  kNcuRawCsv,       // ncu --csv --page raw (wide: one row per result, units row)
+  kNcuSummaryCsv,   // ncu --print-summary per-kernel|per-nvtx|per-gpu --csv
+  kNsysStatsCsv,    // nsys stats --format csv, any report
+  kNsysSqlite,      // nsys export --type sqlite
+  kNcuReport,       // .ncu-rep binary report (needs ncu to convert)
+};
+
+std::string_view ToString(InputFormat f);
+
+struct ImportContext {
+  std::string source;  // label for messages: the file path
+  model::RecordSink& sink;
+  model::Diagnostics& diagnostics;
+};
+
+// Detects the format from the first bytes of a file (up to 64 KiB), never
+// from its name.
+InputFormat DetectFormat(std::string_view head);
+
+Status ImportNcuCsv(std::istream& in, ImportContext& ctx);        // details, raw and summary pages
+Status ImportNsysStatsCsv(std::istream& in, ImportContext& ctx);
+Status ImportNsysSqlite(const std::filesystem::path& file, ImportContext& ctx);
+
+}  // namespace llmpo::ingest

@@ -1,0 +1,90 @@
+#include <fmt/format.h>
+
+#include "src/ingest/ncu_csv_internal.h"
+#include "src/ingest/text_lines.h"
+
+namespace llmpo::ingest::ncu {
+
+IdentityColumns LocateIdentity(const std::vector<std::string>& header) {
+  IdentityColumns c;
+  c.id = FindColumn(header, "ID");
+  c.pid = FindColumn(header, "Process ID");
+  c.process_name = FindColumn(header, "Process Name");
+  c.kernel_name = FindColumn(header, "Kernel Name");
+  c.device = FindColumn(header, "Device");
+  c.block = FindColumn(header, "Block Size");
+  c.grid = FindColumn(header, "Grid Size");
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    if (header[i].starts_with("thread Domain:Push/Pop_Range")) c.nvtx_push_pop = i;
+    if (header[i].starts_with("Id:Domain:Start/Stop_Range")) c.nvtx_start_end = i;
+  }
+  return c;
+}
+
+bool IsIdentityColumn(const IdentityColumns& c, std::size_t i, const std::vector<std::string>& header) {
+  for (auto col : {c.id, c.pid, c.process_name, c.kernel_name, c.device, c.block, c.grid, c.nvtx_push_pop,
+                   c.nvtx_start_end}) {
+    if (col == i) return true;
+  }
+  static constexpr std::string_view kOthers[] = {"Host Name", "Context", "Stream", "CC", "Kernel Time"};
+  for (auto name : kOthers) {
+    if (header[i] == name) return true;
+  }
+  return false;
+}
+
+std::string_view Cell(const std::vector<std::string_view>& fields, std::optional<std::size_t> index) {
+  if (!index || *index >= fields.size()) return {};
+  return fields[*index];
+}
+
+void FillIdentity(const IdentityColumns& c, const std::vector<std::string_view>& fields,
+                  model::LaunchRecord& launch) {
+  launch.result_id = std::string(Cell(fields, c.id));
+  launch.kernel_name = std::string(Cell(fields, c.kernel_name));
+  const std::string_view name = Cell(fields, c.process_name), pid = Cell(fields, c.pid);
+  launch.process = name.empty() ? std::string(pid) : fmt::format("{} ({})", name, pid);
+  launch.device = std::string(Cell(fields, c.device));
+  launch.block_size = std::string(Cell(fields, c.block));
+  launch.grid_size = std::string(Cell(fields, c.grid));
+  launch.nvtx_push_pop = std::string(Cell(fields, c.nvtx_push_pop));
+  launch.nvtx_start_end = std::string(Cell(fields, c.nvtx_start_end));
+}
+
+std::string Where(const ImportContext& ctx, const CsvReader& reader) {
+  return fmt::format("{}:{}", ctx.source, reader.record_line());
+}
+
+void CheckValue(const model::Metric& metric, ImportContext& ctx, const CsvReader& reader) {
+  if (metric.value.unparsable) {
+    // Some metrics are words by nature (a policy, a mode); a value with
+    // digits that still does not parse is a damaged number.
+    const bool has_digit = metric.value.raw_value.find_first_of("0123456789") != std::string::npos;
+    ctx.diagnostics.Add(has_digit ? "unparsable_number" : "text_value",
+                        has_digit ? model::Severity::kDataLoss : model::Severity::kInfo,
+                        fmt::format("{}: {} = '{}' is not a number; not aggregated", Where(ctx, reader), metric.name,
+                                    metric.value.raw_value));
+  }
+  if (!metric.value.unit_known) {
+    ctx.diagnostics.Add("unknown_unit", model::Severity::kWarning,
+                        fmt::format("{}: unit '{}' of {} is not one we normalise; value kept as written",
+                                    Where(ctx, reader), metric.value.raw_unit, metric.name));
+  }
+}
+
+void TakeDuration(const model::Metric& metric, model::LaunchRecord& launch, bool& from_raw_metric,
+                  ImportContext& ctx, const CsvReader& reader) {
+  const bool raw_metric = metric.name == "gpu__time_duration.sum";
+  if (!raw_metric && (metric.name != "Duration" || from_raw_metric)) return;
+  if (metric.value.dimension != Dimension::kTime) {
+    ctx.diagnostics.Add("duration_not_a_time", model::Severity::kDataLoss,
+                        fmt::format("{}: {} has unit '{}', not a time; the launch has no duration",
+                                    Where(ctx, reader), metric.name, metric.value.raw_unit));
+    return;
+  }
+  if (!metric.value.value) return;
+  launch.duration_ns = metric.value.value;
+  from_raw_metric = raw_metric;
+}
+
+}  // namespace llmpo::ingest::ncu

@@ -1,0 +1,114 @@
+// The details page: one row per (result, section, metric), results in ID
+// order. Rows of one result are gathered and pushed as one launch when the
+// ID changes, so memory holds one result at a time.
+#include <fmt/format.h>
+
+#include <unordered_set>
+
+#include "src/ingest/ncu_csv_internal.h"
+#include "src/ingest/text_lines.h"
+
+namespace llmpo::ingest::ncu {
+namespace {
+
+struct MetricColumns {
+  std::size_t section, name, unit, value;
+  std::optional<std::size_t> rule_name, rule_type;
+};
+
+class DetailsImporter {
+ public:
+  DetailsImporter(const std::vector<std::string>& header, ImportContext& ctx, CsvReader& reader)
+      : header_(header), ctx_(ctx), reader_(reader), identity_(LocateIdentity(header)) {
+    metric_ = {*FindColumn(header, "Section Name"), *FindColumn(header, "Metric Name"),
+               *FindColumn(header, "Metric Unit"), *FindColumn(header, "Metric Value"),
+               FindColumn(header, "Rule Name"), FindColumn(header, "Rule Type")};
+  }
+
+  void Row(const std::vector<std::string_view>& fields) {
+    ctx_.diagnostics.CountRow();
+    if (reader_.last_record_truncated()) return Loss("truncated_record", "the file ends inside a quoted field");
+    if (fields.size() == 1 && fields[0].starts_with("==")) {
+      ctx_.diagnostics.Add("tool_output_lines", model::Severity::kInfo,
+                           fmt::format("{}: {}", Where(ctx_, reader_), fields[0]));
+      return;
+    }
+    if (fields.size() != header_.size()) {
+      ctx_.diagnostics.Add("ragged_rows_padded", model::Severity::kInfo,
+                           fmt::format("{}: {} fields for {} columns; missing trailing fields read as empty",
+                                       Where(ctx_, reader_), fields.size(), header_.size()));
+    }
+    const std::string_view id = Cell(fields, identity_.id);
+    if (id.empty() || id.find_first_not_of("0123456789") != std::string_view::npos) {
+      return Loss("bad_result_id", fmt::format("ID '{}' is not a result number; row skipped", id));
+    }
+    if (id != current_.result_id) StartResult(id, fields);
+    if (skipping_) return Loss("result_not_contiguous", "rows of an earlier result reappear; skipped");
+    if (fields.size() <= metric_.name) return Loss("short_row", "the row ends before its metric columns");
+    const std::string_view name = fields[metric_.name];
+    if (name.empty()) return RuleRow(fields);
+    model::Metric metric{std::string(name), std::string(Cell(fields, metric_.section)),
+                         ParseValue(Cell(fields, metric_.value), Cell(fields, metric_.unit))};
+    CheckValue(metric, ctx_, reader_);
+    TakeDuration(metric, current_, duration_from_raw_, ctx_, reader_);
+    current_.metrics.push_back(std::move(metric));
+  }
+
+  void Finish() { Flush(); }
+
+ private:
+  void StartResult(std::string_view id, const std::vector<std::string_view>& fields) {
+    Flush();
+    current_ = model::LaunchRecord{};
+    FillIdentity(identity_, fields, current_);
+    duration_from_raw_ = false;
+    skipping_ = !seen_.insert(std::string(id)).second;
+  }
+
+  void Flush() {
+    if (!current_.result_id.empty() && !skipping_) ctx_.sink.OnLaunch(current_);
+    current_.result_id.clear();
+  }
+
+  void RuleRow(const std::vector<std::string_view>& fields) {
+    if (!Cell(fields, metric_.rule_name).empty() || !Cell(fields, metric_.rule_type).empty()) {
+      ctx_.diagnostics.Add("rule_rows", model::Severity::kInfo,
+                           fmt::format("{}: rule results (not metrics) are not in the kernel tables",
+                                       Where(ctx_, reader_)));
+      return;
+    }
+    Loss("row_without_metric", "no metric name and no rule; skipped");
+  }
+
+  void Loss(const char* code, std::string detail) {
+    ctx_.diagnostics.Add(code, model::Severity::kDataLoss, fmt::format("{}: {}", Where(ctx_, reader_), detail));
+  }
+
+  const std::vector<std::string>& header_;
+  ImportContext& ctx_;
+  CsvReader& reader_;
+  IdentityColumns identity_;
+  MetricColumns metric_;
+  model::LaunchRecord current_;
+  bool duration_from_raw_ = false;
+  bool skipping_ = false;
+  std::unordered_set<std::string> seen_;
+};
+
+}  // namespace
+
+Status ImportDetails(CsvReader& reader, const std::vector<std::string>& header, ImportContext& ctx) {
+  for (const char* needed : {"ID", "Kernel Name", "Section Name", "Metric Unit", "Metric Value"}) {
+    if (!FindColumn(header, needed)) {
+      return MakeError(ExitStatus::kInput,
+                       fmt::format("{}: the ncu details header has no \"{}\" column", ctx.source, needed));
+    }
+  }
+  DetailsImporter importer(header, ctx, reader);
+  std::vector<std::string_view> fields;
+  while (reader.Next(fields)) importer.Row(fields);
+  importer.Finish();
+  return OkStatus();
+}
+
+}  // namespace llmpo::ingest::ncu

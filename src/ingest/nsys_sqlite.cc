@@ -1,0 +1,184 @@
+// `nsys export --type sqlite`: kernels from CUPTI_ACTIVITY_KIND_KERNEL with
+// names from StringIds, NVTX ranges from NVTX_EVENTS (text inline or by
+// textId; domain names from the DomainCreate events). Both the ~2020 and the
+// 2023+ schemas share these columns; tables are absent when nsys recorded
+// nothing of that kind, which is not an error.
+#include <sqlite3.h>
+
+#include <fmt/format.h>
+
+#include <map>
+#include <memory>
+
+#include "src/ingest/importer.h"
+
+namespace llmpo::ingest {
+namespace {
+
+constexpr int kPushPopRange = 59;
+constexpr int kStartEndRange = 60;
+constexpr int kDomainCreate = 75;
+
+struct DbCloser {
+  void operator()(sqlite3* db) const { sqlite3_close(db); }
+};
+struct StmtFinalizer {
+  void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
+};
+using Db = std::unique_ptr<sqlite3, DbCloser>;
+using Stmt = std::unique_ptr<sqlite3_stmt, StmtFinalizer>;
+
+Error SqlError(const ImportContext& ctx, sqlite3* db, std::string_view what) {
+  return MakeError(ExitStatus::kInput, fmt::format("{}: {}: {}", ctx.source, what, sqlite3_errmsg(db)));
+}
+
+Result<Stmt> Prepare(sqlite3* db, const std::string& sql, const ImportContext& ctx) {
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
+    return SqlError(ctx, db, "cannot query the export");
+  }
+  return Stmt(raw);
+}
+
+bool HasTable(sqlite3* db, const char* table) {
+  sqlite3_stmt* raw = nullptr;
+  sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", -1, &raw,
+                     nullptr);
+  Stmt stmt(raw);
+  sqlite3_bind_text(raw, 1, table, -1, SQLITE_STATIC);
+  return sqlite3_step(raw) == SQLITE_ROW;
+}
+
+std::optional<std::int64_t> Int(sqlite3_stmt* s, int col) {
+  if (sqlite3_column_type(s, col) == SQLITE_NULL) return std::nullopt;
+  return sqlite3_column_int64(s, col);
+}
+
+std::string Text(sqlite3_stmt* s, int col) {
+  const auto* text = sqlite3_column_text(s, col);
+  return text ? reinterpret_cast<const char*>(text) : "";
+}
+
+// globalPid/globalTid pack the PID in bits 24..47.
+std::string ProcessLabel(std::optional<std::int64_t> global_pid, const std::map<std::int64_t, std::string>& names) {
+  if (!global_pid) return "";
+  const std::int64_t pid = (*global_pid >> 24) & 0xFFFFFF;
+  auto it = names.find(*global_pid & ~std::int64_t{0xFFFFFF});
+  return it == names.end() ? std::to_string(pid) : fmt::format("{} ({})", it->second, pid);
+}
+
+std::map<std::int64_t, std::string> ProcessNames(sqlite3* db) {
+  std::map<std::int64_t, std::string> names;
+  if (!HasTable(db, "PROCESSES")) return names;
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db, "SELECT globalPid, name FROM PROCESSES", -1, &raw, nullptr) != SQLITE_OK) return names;
+  Stmt stmt(raw);
+  while (sqlite3_step(raw) == SQLITE_ROW) {
+    if (auto gpid = Int(raw, 0)) names[*gpid] = Text(raw, 1);
+  }
+  return names;
+}
+
+Status ImportKernels(sqlite3* db, ImportContext& ctx) {
+  if (!HasTable(db, "CUPTI_ACTIVITY_KIND_KERNEL")) {
+    ctx.diagnostics.Note(fmt::format("{}: no CUPTI_ACTIVITY_KIND_KERNEL table: nsys recorded no kernels "
+                                     "(was CUDA tracing on?)",
+                                     ctx.source));
+    return OkStatus();
+  }
+  const auto processes = ProcessNames(db);
+  ASSIGN_OR_RETURN(Stmt stmt, Prepare(db,
+                                      "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, k.globalPid, "
+                                      "COALESCE(d.value, s.value), k.rowid "
+                                      "FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+                                      "LEFT JOIN StringIds d ON d.id = k.demangledName "
+                                      "LEFT JOIN StringIds s ON s.id = k.shortName",
+                                      ctx));
+  sqlite3_stmt* s = stmt.get();
+  int rc = 0;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    ctx.diagnostics.CountRow();
+    model::LaunchRecord launch;
+    launch.start_ns = Int(s, 0);
+    launch.end_ns = Int(s, 1);
+    launch.kernel_name = Text(s, 6);
+    launch.result_id = Text(s, 7);
+    if (!launch.start_ns || !launch.end_ns || *launch.end_ns < *launch.start_ns || launch.kernel_name.empty()) {
+      ctx.diagnostics.Add("bad_kernel_row", model::Severity::kDataLoss,
+                          fmt::format("{}: kernel row {}: no name, or end before start; skipped", ctx.source,
+                                      launch.result_id));
+      continue;
+    }
+    launch.duration_ns = static_cast<double>(*launch.end_ns - *launch.start_ns);
+    if (auto dev = Int(s, 2)) launch.device = std::to_string(*dev);
+    launch.stream = Int(s, 3);
+    launch.correlation_id = Int(s, 4);
+    launch.process = ProcessLabel(Int(s, 5), processes);
+    ctx.sink.OnLaunch(launch);
+  }
+  if (rc != SQLITE_DONE) return SqlError(ctx, db, "reading kernels failed");
+  return OkStatus();
+}
+
+Result<std::map<std::int64_t, std::string>> DomainNames(sqlite3* db, const ImportContext& ctx) {
+  std::map<std::int64_t, std::string> domains;
+  ASSIGN_OR_RETURN(Stmt stmt, Prepare(db,
+                                      fmt::format("SELECT n.domainId, COALESCE(n.text, t.value) FROM NVTX_EVENTS n "
+                                                  "LEFT JOIN StringIds t ON t.id = n.textId WHERE n.eventType = {}",
+                                                  kDomainCreate),
+                                      ctx));
+  while (sqlite3_step(stmt.get()) == SQLITE_ROW) {
+    if (auto id = Int(stmt.get(), 0)) domains[*id] = Text(stmt.get(), 1);
+  }
+  return domains;
+}
+
+Status ImportNvtx(sqlite3* db, ImportContext& ctx) {
+  if (!HasTable(db, "NVTX_EVENTS")) return OkStatus();
+  ASSIGN_OR_RETURN(auto domains, DomainNames(db, ctx));
+  ASSIGN_OR_RETURN(Stmt stmt, Prepare(db,
+                                      fmt::format("SELECT n.start, n.end, n.eventType, n.rangeId, "
+                                                  "COALESCE(n.text, t.value), n.globalTid, n.domainId "
+                                                  "FROM NVTX_EVENTS n LEFT JOIN StringIds t ON t.id = n.textId "
+                                                  "WHERE n.eventType IN ({}, {}) ORDER BY n.start",
+                                                  kPushPopRange, kStartEndRange),
+                                      ctx));
+  sqlite3_stmt* s = stmt.get();
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    ctx.diagnostics.CountRow();
+    model::NvtxRange range;
+    range.start_ns = Int(s, 0);
+    range.end_ns = Int(s, 1);
+    range.push_pop = sqlite3_column_int(s, 2) == kPushPopRange;
+    range.range_id = Int(s, 3);
+    range.name = Text(s, 4);
+    range.global_tid = Int(s, 5);
+    if (auto domain = Int(s, 6); domain && *domain != 0) range.domain = domains[*domain];
+    if (!range.end_ns) {
+      ctx.diagnostics.Add("nvtx_range_not_closed", model::Severity::kWarning,
+                          fmt::format("{}: NVTX range '{}' has no end (the program exited inside it)", ctx.source,
+                                      range.name));
+    }
+    ctx.sink.OnNvtxRange(range);
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Status ImportNsysSqlite(const std::filesystem::path& file, ImportContext& ctx) {
+  sqlite3* raw = nullptr;
+  const int rc = sqlite3_open_v2(file.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
+  Db db(raw);
+  if (rc != SQLITE_OK) return SqlError(ctx, raw, "cannot open the SQLite export");
+  if (!HasTable(db.get(), "StringIds")) {
+    return MakeError(ExitStatus::kInput, fmt::format("{}: a SQLite database, but not an nsys export (no StringIds "
+                                                     "table)",
+                                                     ctx.source))
+        .WithNote("export one with: nsys export --type sqlite REPORT.nsys-rep");
+  }
+  RETURN_IF_ERROR(ImportKernels(db.get(), ctx));
+  return ImportNvtx(db.get(), ctx);
+}
+
+}  // namespace llmpo::ingest

@@ -1,0 +1,134 @@
+// `nsys stats --format csv` reports. The report is recognised by its
+// columns (names changed across versions: gpukernsum became
+// cuda_gpu_kern_sum, "Average" became "Avg (ns)"). Only the per-kernel GPU
+// summary feeds kernel tables; NVTX summaries become ranges; other reports
+// are recognised and noted.
+#include <fmt/format.h>
+
+#include "src/core/csv_reader.h"
+#include "src/ingest/importer.h"
+#include "src/ingest/text_lines.h"
+
+namespace llmpo::ingest {
+namespace {
+
+enum class StatsReport { kGpuKernels, kNvtxRanges, kNvtxGpuProjection, kOther };
+
+std::optional<std::size_t> FirstColumn(const std::vector<std::string>& header,
+                                       std::initializer_list<std::string_view> names) {
+  for (auto name : names) {
+    if (auto i = FindColumn(header, name)) return i;
+  }
+  return std::nullopt;
+}
+
+StatsReport Classify(const std::vector<std::string>& h) {
+  if (FindColumn(h, "Total Proj Time (ns)")) return StatsReport::kNvtxGpuProjection;
+  if (FindColumn(h, "Range") && FindColumn(h, "Instances")) return StatsReport::kNvtxRanges;
+  if (FindColumn(h, "Name") && FindColumn(h, "Instances") && FindColumn(h, "Total Time (ns)")) {
+    return StatsReport::kGpuKernels;
+  }
+  return StatsReport::kOther;
+}
+
+std::string_view Field(const std::vector<std::string_view>& f, std::optional<std::size_t> i) {
+  return (i && *i < f.size()) ? f[*i] : std::string_view();
+}
+
+// nsys writes NVTX ranges as "domain:name"; a leading ':' is the default domain.
+void SplitDomain(std::string_view text, model::NvtxRange& range) {
+  const auto colon = text.find(':');
+  if (colon == std::string_view::npos) {
+    range.name = std::string(text);
+    return;
+  }
+  range.domain = std::string(text.substr(0, colon));
+  range.name = std::string(text.substr(colon + 1));
+}
+
+class StatsImporter {
+ public:
+  StatsImporter(const std::vector<std::string>& h, ImportContext& ctx, CsvReader& reader)
+      : h_(h), ctx_(ctx), reader_(reader), kind_(Classify(h)) {}
+
+  StatsReport kind() const { return kind_; }
+
+  void Row(const std::vector<std::string_view>& f) {
+    ctx_.diagnostics.CountRow();
+    if (f.size() != h_.size()) {
+      return Loss("ragged_row", fmt::format("{} fields for {} columns; skipped", f.size(), h_.size()));
+    }
+    if (kind_ == StatsReport::kGpuKernels) return Kernel(f);
+    if (kind_ == StatsReport::kNvtxRanges || kind_ == StatsReport::kNvtxGpuProjection) return Range(f);
+  }
+
+ private:
+  void Kernel(const std::vector<std::string_view>& f) {
+    model::KernelSummaryRow row;
+    row.kernel_name = std::string(Field(f, FindColumn(h_, "Name")));
+    const auto calls = ParseNumber(Field(f, FindColumn(h_, "Instances")));
+    const auto total = ParseNumber(Field(f, FindColumn(h_, "Total Time (ns)")));
+    if (!calls || !total || row.kernel_name.empty()) {
+      return Loss("bad_kernel_row", "no name, or Instances / Total Time (ns) is not a number; skipped");
+    }
+    row.calls = static_cast<std::int64_t>(*calls);
+    row.total_ns = *total;
+    row.min_ns = ParseNumber(Field(f, FirstColumn(h_, {"Min (ns)", "Minimum (ns)", "Minimum"})));
+    row.max_ns = ParseNumber(Field(f, FirstColumn(h_, {"Max (ns)", "Maximum (ns)", "Maximum"})));
+    ctx_.sink.OnKernelSummary(row);
+  }
+
+  void Range(const std::vector<std::string_view>& f) {
+    model::NvtxRange range;
+    SplitDomain(Field(f, FindColumn(h_, "Range")), range);
+    range.push_pop = Field(f, FindColumn(h_, "Style")) != "StartEnd";
+    auto instances = ParseNumber(Field(f, FirstColumn(h_, {"Instances", "Range Instances"})));
+    if (instances) range.instances = static_cast<std::int64_t>(*instances);
+    range.total_ns = ParseNumber(Field(f, FirstColumn(h_, {"Total Time (ns)", "Total Range Time (ns)"})));
+    range.gpu_projected_ns = ParseNumber(Field(f, FindColumn(h_, "Total Proj Time (ns)")));
+    ctx_.sink.OnNvtxRange(range);
+  }
+
+  void Loss(const char* code, std::string detail) {
+    ctx_.diagnostics.Add(code, model::Severity::kDataLoss,
+                         fmt::format("{}:{}: {}", ctx_.source, reader_.record_line(), detail));
+  }
+
+  const std::vector<std::string>& h_;
+  ImportContext& ctx_;
+  CsvReader& reader_;
+  StatsReport kind_;
+};
+
+std::string_view Describe(StatsReport kind) {
+  switch (kind) {
+    case StatsReport::kGpuKernels: return "per-kernel GPU summary (cuda_gpu_kern_sum / gpukernsum)";
+    case StatsReport::kNvtxRanges: return "NVTX range summary (nvtx_sum / nvtx_pushpop_sum)";
+    case StatsReport::kNvtxGpuProjection: return "NVTX GPU projection (nvtx_gpu_proj_sum)";
+    case StatsReport::kOther: return "a report without kernel totals";
+  }
+  return "";
+}
+
+}  // namespace
+
+Status ImportNsysStatsCsv(std::istream& in, ImportContext& ctx) {
+  CsvReader reader(in);
+  std::string line;
+  while (reader.NextRawLine(line)) {
+    if (IsNsysStatsHeader(line)) break;
+    line.clear();
+  }
+  if (!IsNsysStatsHeader(line)) {
+    return MakeError(ExitStatus::kInput, fmt::format("{}: no nsys stats CSV header found", ctx.source))
+        .WithNote("export with: nsys stats --report cuda_gpu_kern_sum --format csv --output PREFIX REPORT.nsys-rep");
+  }
+  const std::vector<std::string> header = ParseCsvLine(line);
+  StatsImporter importer(header, ctx, reader);
+  std::vector<std::string_view> fields;
+  while (reader.Next(fields)) importer.Row(fields);
+  ctx.diagnostics.Note(fmt::format("{}: nsys stats report: {}", ctx.source, Describe(importer.kind())));
+  return OkStatus();
+}
+
+}  // namespace llmpo::ingest

@@ -1,0 +1,44 @@
+#include "src/model/diagnostics.h"
+
+namespace llmpo::model {
+
+std::string_view ToString(Severity s) {
+  switch (s) {
+    case Severity::kInfo: return "info";
+    case Severity::kWarning: return "warning";
+    case Severity::kDataLoss: return "data_loss";
+  }
+  return "unknown";
+}
+
+void Diagnostics::Add(const std::string& code, Severity severity, std::string example) {
+  auto& entry = entries_[code];
+  if (entry.count == 0) {
+    entry.severity = severity;
+    entry.first_example = std::move(example);
+  }
+  ++entry.count;
+}
+
+void Diagnostics::Merge(const Diagnostics& other) {
+  rows_read_ += other.rows_read_;
+  for (const auto& [code, e] : other.entries_) {
+    auto& mine = entries_[code];
+    if (mine.count == 0) {
+      mine = e;
+    } else {
+      mine.count += e.count;
+    }
+  }
+  notes_.insert(notes_.end(), other.notes_.begin(), other.notes_.end());
+}
+
+std::uint64_t Diagnostics::rows_skipped() const {
+  std::uint64_t n = 0;
+  for (const auto& [code, e] : entries_) {
+    if (e.severity == Severity::kDataLoss) n += e.count;
+  }
+  return n;
+}
+
+}  // namespace llmpo::model

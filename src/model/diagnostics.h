@@ -1,0 +1,41 @@
+// Data-quality bookkeeping: importers count what they read and what they
+// skipped, by reason, and keep the first example of each, so a report can
+// end with a "Data quality" section instead of failing on a bad row.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace llmpo::model {
+
+enum class Severity { kInfo, kWarning, kDataLoss };
+
+std::string_view ToString(Severity s);
+
+struct DiagnosticEntry {
+  Severity severity = Severity::kInfo;
+  std::uint64_t count = 0;
+  std::string first_example;  // "file:line: detail"
+};
+
+class Diagnostics {
+ public:
+  void CountRow() { ++rows_read_; }
+  void Add(const std::string& code, Severity severity, std::string example);
+  void Note(std::string note) { notes_.push_back(std::move(note)); }
+  void Merge(const Diagnostics& other);
+
+  std::uint64_t rows_read() const { return rows_read_; }
+  std::uint64_t rows_skipped() const;  // data-loss entries
+  const std::map<std::string, DiagnosticEntry>& entries() const { return entries_; }
+  const std::vector<std::string>& notes() const { return notes_; }
+
+ private:
+  std::uint64_t rows_read_ = 0;
+  std::map<std::string, DiagnosticEntry> entries_;
+  std::vector<std::string> notes_;
+};
+
+}  // namespace llmpo::model

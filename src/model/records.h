@@ -1,0 +1,65 @@
+// What the importers produce: one record per profiled kernel launch (an ncu
+// result, an nsys kernel execution), pre-aggregated per-kernel rows (nsys
+// stats), and NVTX ranges. Units are already normalised (see core/units.h).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/core/units.h"
+
+namespace llmpo::model {
+
+struct Metric {
+  std::string name;     // raw metric name where known (gpu__time_duration.sum), else the label (Duration)
+  std::string section;  // ncu section name, empty if none
+  ParsedValue value;
+};
+
+struct LaunchRecord {
+  std::string result_id;     // ncu "ID", or the row's id in an nsys export
+  std::string kernel_name;   // as the tool printed it ("range" for range replay results)
+  std::string process;       // "python3.12 (1740670)", or just a pid
+  std::string device;        // device index (or name) as text
+  std::string block_size;    // "(256, 1, 1)"
+  std::string grid_size;
+  std::optional<double> duration_ns;
+  std::vector<Metric> metrics;
+  std::string nvtx_push_pop;    // ncu's NVTX push/pop column, raw
+  std::string nvtx_start_end;   // ncu's NVTX start/end column, raw
+  std::optional<std::int64_t> start_ns;  // timeline sources only
+  std::optional<std::int64_t> end_ns;
+  std::optional<std::int64_t> stream;
+  std::optional<std::int64_t> correlation_id;
+  std::optional<std::int64_t> global_tid;
+};
+
+// One row of an nsys per-kernel summary (cuda_gpu_kern_sum and friends).
+struct KernelSummaryRow {
+  std::string kernel_name;
+  std::string process;
+  std::string device;
+  std::int64_t calls = 0;
+  double total_ns = 0;
+  std::optional<double> min_ns;
+  std::optional<double> max_ns;
+};
+
+struct NvtxRange {
+  std::string name;
+  std::string domain;             // empty: the default domain
+  bool push_pop = true;           // false: start/end
+  std::optional<std::int64_t> start_ns;
+  std::optional<std::int64_t> end_ns;
+  std::optional<std::int64_t> global_tid;
+  std::optional<std::int64_t> range_id;
+  int depth = 0;                  // push/pop nesting level where known
+  // Pre-aggregated sources (nvtx_sum, nvtx_gpu_proj_sum) fill these instead.
+  std::optional<std::int64_t> instances;
+  std::optional<double> total_ns;
+  std::optional<double> gpu_projected_ns;
+};
+
+}  // namespace llmpo::model

@@ -1,0 +1,18 @@
+// Importers push what they read into a sink, record by record, so a large
+// input never has to sit in memory: the kernel aggregator keeps one entry
+// per kernel name, a region builder keeps what regions need.
+#pragma once
+
+#include "src/model/records.h"
+
+namespace llmpo::model {
+
+class RecordSink {
+ public:
+  virtual ~RecordSink() = default;
+  virtual void OnLaunch(const LaunchRecord& launch) = 0;
+  virtual void OnKernelSummary(const KernelSummaryRow& row) = 0;
+  virtual void OnNvtxRange(const NvtxRange& /*range*/) {}
+};
+
+}  // namespace llmpo::model

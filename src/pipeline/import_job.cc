@@ -1,0 +1,118 @@
+#include "src/pipeline/import_job.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+#include "src/analysis/kernel_aggregator.h"
+#include "src/core/atomic_file.h"
+#include "src/ingest/importer.h"
+#include "src/pipeline/environment.h"
+#include "src/pipeline/process.h"
+
+namespace llmpo::pipeline {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string ReadHead(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::string head(64 * 1024, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  return head;
+}
+
+Error Unrecognised(const fs::path& file, const std::string& head) {
+  Error e = MakeError(ExitStatus::kInput, fmt::format("{}: not a profiler output this tool reads", file.string()));
+  if (head.find("==ERROR==") != std::string::npos || head.find("==PROF==") != std::string::npos) {
+    return std::move(e).WithNote("it is ncu console output with no CSV: the profiled run failed or profiled nothing");
+  }
+  return std::move(e).WithNote(
+      "expected: ncu CSV (--csv --page details|raw, --print-summary), nsys stats CSV, an nsys SQLite export, or "
+      ".ncu-rep");
+}
+
+// A binary .ncu-rep is read through `ncu --import`, whose CSV is kept beside
+// the reports so the numbers can be traced back.
+Result<fs::path> ConvertNcuReport(const fs::path& file, const fs::path& out_dir) {
+  if (!FindOnPath("ncu")) {
+    return MakeError(ExitStatus::kToolMissing,
+                     fmt::format("{}: a binary Nsight Compute report; reading it needs ncu, which is not on PATH",
+                                 file.string()))
+        .WithNote("install Nsight Compute (or add it to PATH), or export CSV where ncu exists: ncu --import " +
+                  file.string() + " --csv --page details --print-units base > report.csv");
+  }
+  const fs::path csv = out_dir / (file.stem().string() + ".details.csv");
+  const fs::path log = out_dir / (file.stem().string() + ".import.log");
+  ASSIGN_OR_RETURN(ProcessResult run, RunToFiles({"ncu", "--import", file.string(), "--csv", "--page", "details",
+                                                  "--print-units", "base"},
+                                                 csv, log));
+  if (run.exit_code != 0) {
+    return MakeError(ExitStatus::kToolFailed,
+                     fmt::format("ncu --import {} exited with {}; see {}", file.string(), run.exit_code, log.string()));
+  }
+  return csv;
+}
+
+Status ImportOne(const fs::path& file, const fs::path& out_dir, ingest::ImportContext& ctx,
+                 report::SourceInfo& info) {
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) {
+    return MakeError(ExitStatus::kInput, fmt::format("{}: no such file", file.string()));
+  }
+  const std::string head = ReadHead(file);
+  const ingest::InputFormat format = ingest::DetectFormat(head);
+  info.format = std::string(ingest::ToString(format));
+  switch (format) {
+    case ingest::InputFormat::kUnknown:
+      return Unrecognised(file, head);
+    case ingest::InputFormat::kNsysSqlite:
+      return ingest::ImportNsysSqlite(file, ctx);
+    case ingest::InputFormat::kNcuReport: {
+      ASSIGN_OR_RETURN(fs::path csv, ConvertNcuReport(file, out_dir));
+      std::ifstream in(csv, std::ios::binary);
+      return ingest::ImportNcuCsv(in, ctx);
+    }
+    case ingest::InputFormat::kNsysStatsCsv: {
+      std::ifstream in(file, std::ios::binary);
+      return ingest::ImportNsysStatsCsv(in, ctx);
+    }
+    default: {
+      std::ifstream in(file, std::ios::binary);
+      return ingest::ImportNcuCsv(in, ctx);
+    }
+  }
+}
+
+}  // namespace
+
+Result<ImportOutcome> RunImport(const ImportRequest& request) {
+  std::error_code ec;
+  fs::create_directories(request.out_dir, ec);
+  if (ec) {
+    return MakeError(ExitStatus::kFailure,
+                     fmt::format("cannot create output folder '{}': {}", request.out_dir.string(), ec.message()));
+  }
+  ImportOutcome outcome;
+  analysis::KernelAggregator aggregator;
+  for (const auto& file : request.inputs) {
+    report::SourceInfo info{file.string(), "unknown", "ok"};
+    aggregator.SetSource(info.path);
+    ingest::ImportContext ctx{info.path, aggregator, outcome.report.diagnostics};
+    Status status = ImportOne(file, request.out_dir, ctx, info);
+    if (!status.ok()) {
+      info.status = "failed: " + status.error().message;
+      outcome.failures.push_back(std::move(status).error());
+    }
+    outcome.report.sources.push_back(std::move(info));
+  }
+  outcome.report.kernels = aggregator.Sorted();
+  RETURN_IF_ERROR(WriteFileAtomically(request.out_dir / "kernels.md",
+                                      report::KernelsMarkdown(outcome.report, request.top_k)));
+  RETURN_IF_ERROR(WriteFileAtomically(request.out_dir / "kernels.json", report::KernelsJson(outcome.report)));
+  outcome.written = {"kernels.md", "kernels.json"};
+  return outcome;
+}
+
+}  // namespace llmpo::pipeline

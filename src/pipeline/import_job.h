@@ -1,0 +1,30 @@
+// `import`: read existing profiler outputs, whatever their format, and write
+// kernels.md and kernels.json into an output folder. A bad input is reported
+// and skipped; the others still make it into the reports.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "src/core/result.h"
+#include "src/report/kernels_report.h"
+
+namespace llmpo::pipeline {
+
+struct ImportRequest {
+  std::vector<std::filesystem::path> inputs;
+  std::filesystem::path out_dir;
+  std::size_t top_k = 50;
+};
+
+struct ImportOutcome {
+  report::KernelsReport report;
+  std::vector<std::string> written;  // files written under out_dir
+  std::vector<Error> failures;       // one per input that could not be imported
+};
+
+// Fails only when the reports cannot be written.
+Result<ImportOutcome> RunImport(const ImportRequest& request);
+
+}  // namespace llmpo::pipeline

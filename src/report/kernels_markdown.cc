@@ -1,0 +1,137 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <optional>
+
+#include "src/report/kernels_report.h"
+
+namespace llmpo::report {
+namespace {
+
+constexpr std::size_t kNameWidth = 100;
+
+// Table cells: no '|' or newlines, long template names shortened (the JSON
+// keeps them whole).
+std::string Cell(std::string_view text, std::size_t width = kNameWidth) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  if (out.size() > width) out = out.substr(0, width - 3) + "...";
+  return out;
+}
+
+std::string Ms(double ns) { return fmt::format("{:.4f}", ns / 1e6); }
+
+// Well-known metrics shown per kernel when the input has them; each column
+// lists the names it accepts (raw metric name first, then the details-page label).
+struct KeyMetric {
+  std::string_view title;
+  std::array<std::string_view, 2> names;
+};
+constexpr std::array kKeyMetrics = {
+    KeyMetric{"SM throughput %", {"sm__throughput.avg.pct_of_peak_sustained_elapsed", "Compute (SM) Throughput"}},
+    KeyMetric{"DRAM throughput %", {"dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM Throughput"}},
+    KeyMetric{"Achieved occupancy %", {"sm__warps_active.avg.pct_of_peak_sustained_active", "Achieved Occupancy"}},
+    KeyMetric{"Registers/thread", {"launch__registers_per_thread", "Registers Per Thread"}},
+};
+
+std::optional<double> FindMetric(const analysis::KernelAggregate& k, const KeyMetric& key) {
+  for (auto name : key.names) {
+    for (const auto& m : k.metrics) {
+      if (m.name == name && m.values > 0) return m.Value();
+    }
+  }
+  return std::nullopt;
+}
+
+void KernelTable(std::string& out, const std::vector<const analysis::KernelAggregate*>& kernels, std::size_t top_k) {
+  out += "| # | Kernel | Calls | Total (ms) | Mean (ms) | Min (ms) | Max (ms) | Device | Process |\n";
+  out += "|---:|---|---:|---:|---:|---:|---:|---|---|\n";
+  for (std::size_t i = 0; i < kernels.size() && i < top_k; ++i) {
+    const auto& k = *kernels[i];
+    const bool timed = k.timed_calls > 0;
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", i + 1, Cell(k.name), k.calls,
+                       Ms(k.total_ns), timed ? Ms(k.MeanNs()) : "n/a", timed ? Ms(k.min_ns) : "n/a",
+                       timed ? Ms(k.max_ns) : "n/a", Cell(k.device, 40), Cell(k.process, 40));
+  }
+}
+
+void KeyMetricsTable(std::string& out, const std::vector<const analysis::KernelAggregate*>& kernels,
+                     std::size_t top_k) {
+  std::vector<const KeyMetric*> present;
+  for (const auto& key : kKeyMetrics) {
+    if (std::any_of(kernels.begin(), kernels.end(), [&](auto* k) { return FindMetric(*k, key).has_value(); })) {
+      present.push_back(&key);
+    }
+  }
+  if (present.empty()) return;
+  out += "\n### Key metrics (mean over launches)\n\n| # | Kernel |";
+  for (auto* key : present) out += fmt::format(" {} |", key->title);
+  out += "\n|---:|---|";
+  for (std::size_t i = 0; i < present.size(); ++i) out += "---:|";
+  out += "\n";
+  for (std::size_t i = 0; i < kernels.size() && i < top_k; ++i) {
+    out += fmt::format("| {} | {} |", i + 1, Cell(kernels[i]->name));
+    for (auto* key : present) {
+      auto v = FindMetric(*kernels[i], *key);
+      out += v ? fmt::format(" {:.2f} |", *v) : " n/a |";
+    }
+    out += "\n";
+  }
+}
+
+void SourceSection(std::string& out, const SourceInfo& source, const KernelsReport& report, std::size_t top_k) {
+  std::vector<const analysis::KernelAggregate*> kernels;
+  double total = 0;
+  std::uint64_t calls = 0;
+  for (const auto& k : report.kernels) {
+    if (k.source != source.path) continue;
+    kernels.push_back(&k);
+    total += k.total_ns;
+    calls += k.calls;
+  }
+  out += fmt::format("\n## {}\n\nFormat: {}. Kernels: {}; launches: {}; GPU time: {} ms.", Cell(source.path, 200),
+                     source.format, kernels.size(), calls, Ms(total));
+  if (kernels.size() > top_k) out += fmt::format(" Top {} shown; kernels.json has all.", top_k);
+  out += "\n\n";
+  if (kernels.empty()) {
+    out += source.status == "ok" ? "No kernel records in this input.\n" : fmt::format("Not imported: {}\n", source.status);
+    return;
+  }
+  KernelTable(out, kernels, top_k);
+  KeyMetricsTable(out, kernels, top_k);
+}
+
+void DataQuality(std::string& out, const model::Diagnostics& d) {
+  out += fmt::format("\n## Data quality\n\nRows read: {}. Rows skipped: {}.\n", d.rows_read(), d.rows_skipped());
+  if (!d.entries().empty()) {
+    out += "\n| Check | Severity | Count | First case |\n|---|---|---:|---|\n";
+    for (const auto& [code, e] : d.entries()) {
+      out += fmt::format("| {} | {} | {} | {} |\n", code, model::ToString(e.severity), e.count,
+                         Cell(e.first_example, 200));
+    }
+  }
+  if (!d.notes().empty()) {
+    out += "\n";
+    for (const auto& note : d.notes()) out += fmt::format("- {}\n", note);
+  }
+}
+
+}  // namespace
+
+std::string KernelsMarkdown(const KernelsReport& report, std::size_t top_k) {
+  std::string out = "# Kernel Summary\n\nTimes in milliseconds. Per input: kernels by total GPU time, largest first.\n";
+  for (const auto& source : report.sources) SourceSection(out, source, report, top_k);
+  DataQuality(out, report.diagnostics);
+  return out;
+}
+
+}  // namespace llmpo::report
