@@ -44,8 +44,8 @@ Status ImportNcuCsv(std::istream& in, ImportContext& ctx) {
                                     ctx.source, preamble));
   }
   const std::vector<std::string> header = ParseCsvLine(line);
-  if (FindColumn(header, "Metric Name")) return ncu::ImportDetails(reader, header, ctx);
   if (FindColumn(header, "Invocations")) return ncu::ImportSummary(reader, header, ctx);
+  if (FindColumn(header, "Metric Name")) return ncu::ImportDetails(reader, header, ctx);
   return ncu::ImportRaw(reader, header, ctx);
 }
 

@@ -57,9 +57,12 @@ std::string Where(const ImportContext& ctx, const CsvReader& reader) {
 
 void CheckValue(const model::Metric& metric, ImportContext& ctx, const CsvReader& reader) {
   if (metric.value.unparsable) {
-    // Some metrics are words by nature (a policy, a mode); a value with
-    // digits that still does not parse is a damaged number.
-    const bool has_digit = metric.value.raw_value.find_first_of("0123456789") != std::string::npos;
+    // Some metrics are words by nature (a policy, a mode, a device name); a
+    // value made only of number characters that still does not parse is a
+    // damaged number.
+    const std::string& raw = metric.value.raw_value;
+    const bool has_digit = raw.find_first_of("0123456789") != std::string::npos &&
+                           raw.find_first_not_of("0123456789.,+-eE ") == std::string::npos;
     ctx.diagnostics.Add(has_digit ? "unparsable_number" : "text_value",
                         has_digit ? model::Severity::kDataLoss : model::Severity::kInfo,
                         fmt::format("{}: {} = '{}' is not a number; not aggregated", Where(ctx, reader), metric.name,

@@ -7,6 +7,7 @@
 #include "src/analysis/kernel_aggregator.h"
 #include "src/core/atomic_file.h"
 #include "src/ingest/importer.h"
+#include "src/ingest/text_lines.h"
 #include "src/pipeline/environment.h"
 #include "src/pipeline/process.h"
 
@@ -26,7 +27,18 @@ std::string ReadHead(const fs::path& file) {
 Error Unrecognised(const fs::path& file, const std::string& head) {
   Error e = MakeError(ExitStatus::kInput, fmt::format("{}: not a profiler output this tool reads", file.string()));
   if (head.find("==ERROR==") != std::string::npos || head.find("==PROF==") != std::string::npos) {
-    return std::move(e).WithNote("it is ncu console output with no CSV: the profiled run failed or profiled nothing");
+    std::move(e).WithNote("it is ncu console output with no CSV: the profiled run failed or profiled nothing");
+    std::size_t shown = 0;
+    for (std::string_view line : ingest::SplitLines(head)) {
+      if ((line.starts_with("==ERROR==") || line.starts_with("==WARNING==")) && shown++ < 3) {
+        std::move(e).WithNote(fmt::format("ncu said: {}", line));
+      }
+    }
+    if (head.find("No kernels were profiled") != std::string::npos) {
+      std::move(e).WithNote("no kernel matched the filters: check --kernel-name, --nvtx-include (push/pop ranges "
+                            "need a trailing '/'), --launch-skip/--launch-count");
+    }
+    return e;
   }
   return std::move(e).WithNote(
       "expected: ncu CSV (--csv --page details|raw, --print-summary), nsys stats CSV, an nsys SQLite export, or "
