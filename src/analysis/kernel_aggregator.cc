@@ -12,8 +12,8 @@ bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0
 std::string_view ToString(Aggregation a) { return a == Aggregation::kSum ? "sum" : "mean"; }
 
 Aggregation RuleFor(const model::Metric& metric) {
-  if (metric.section == "Launch Statistics" || metric.section == "Occupancy" ||
-      StartsWith(metric.name, "launch__") || StartsWith(metric.name, "device__")) {
+  if (metric.section == "Launch Statistics" || metric.section == "Occupancy" || StartsWith(metric.name, "launch__") ||
+      StartsWith(metric.name, "device__")) {
     return Aggregation::kMean;
   }
   switch (metric.value.dimension) {

@@ -15,7 +15,9 @@ int NotBuilt(std::string_view name, std::string_view what) {
 }  // namespace
 
 int RunReport(const Invocation&) {
-  return NotBuilt("report", "regenerating a run's reports arrives with the profiling orchestration; for profiler files use 'import'");
+  return NotBuilt(
+      "report",
+      "regenerating a run's reports arrives with the profiling orchestration; for profiler files use 'import'");
 }
 int RunDoctor(const Invocation&) {
   return NotBuilt("doctor", "the machine checks arrive with the profiling orchestration");

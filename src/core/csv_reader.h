@@ -37,7 +37,7 @@ class CsvReader {
   std::size_t chunk_bytes_;
   std::string buffer_;
   std::size_t pos_ = 0;
-  std::string record_;                     // unquoted field text, back to back
+  std::string record_;  // unquoted field text, back to back
   std::vector<std::size_t> field_ends_;
   std::uint64_t line_ = 1;
   std::uint64_t record_line_ = 0;

@@ -1,12 +1,13 @@
 #include "src/core/units.h"
 
+#include <re2/re2.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
 #include <string>
-
-#include <re2/re2.h>
+#include <unordered_map>
 
 namespace llmpo {
 namespace {
@@ -18,26 +19,39 @@ struct UnitEntry {
 };
 
 constexpr std::array kUnits = {
-    UnitEntry{"ns", Dimension::kTime, 1.0},           UnitEntry{"nsecond", Dimension::kTime, 1.0},
-    UnitEntry{"us", Dimension::kTime, 1e3},           UnitEntry{"usecond", Dimension::kTime, 1e3},
-    UnitEntry{"ms", Dimension::kTime, 1e6},           UnitEntry{"msecond", Dimension::kTime, 1e6},
-    UnitEntry{"s", Dimension::kTime, 1e9},            UnitEntry{"second", Dimension::kTime, 1e9},
-    UnitEntry{"byte", Dimension::kBytes, 1.0},        UnitEntry{"b", Dimension::kBytes, 1.0},
-    UnitEntry{"kbyte", Dimension::kBytes, 1e3},       UnitEntry{"kb", Dimension::kBytes, 1e3},
-    UnitEntry{"mbyte", Dimension::kBytes, 1e6},       UnitEntry{"mb", Dimension::kBytes, 1e6},
-    UnitEntry{"gbyte", Dimension::kBytes, 1e9},       UnitEntry{"gb", Dimension::kBytes, 1e9},
-    UnitEntry{"tbyte", Dimension::kBytes, 1e12},      UnitEntry{"tb", Dimension::kBytes, 1e12},
-    UnitEntry{"hz", Dimension::kFrequency, 1.0},      UnitEntry{"khz", Dimension::kFrequency, 1e3},
-    UnitEntry{"mhz", Dimension::kFrequency, 1e6},     UnitEntry{"ghz", Dimension::kFrequency, 1e9},
-    UnitEntry{"cycle/second", Dimension::kFrequency, 1.0}, UnitEntry{"cycle/nsecond", Dimension::kFrequency, 1e9},
-    UnitEntry{"cycle/usecond", Dimension::kFrequency, 1e6}, UnitEntry{"cycle/ns", Dimension::kFrequency, 1e9},
+    UnitEntry{"ns", Dimension::kTime, 1.0},
+    UnitEntry{"nsecond", Dimension::kTime, 1.0},
+    UnitEntry{"us", Dimension::kTime, 1e3},
+    UnitEntry{"usecond", Dimension::kTime, 1e3},
+    UnitEntry{"ms", Dimension::kTime, 1e6},
+    UnitEntry{"msecond", Dimension::kTime, 1e6},
+    UnitEntry{"s", Dimension::kTime, 1e9},
+    UnitEntry{"second", Dimension::kTime, 1e9},
+    UnitEntry{"byte", Dimension::kBytes, 1.0},
+    UnitEntry{"b", Dimension::kBytes, 1.0},
+    UnitEntry{"kbyte", Dimension::kBytes, 1e3},
+    UnitEntry{"kb", Dimension::kBytes, 1e3},
+    UnitEntry{"mbyte", Dimension::kBytes, 1e6},
+    UnitEntry{"mb", Dimension::kBytes, 1e6},
+    UnitEntry{"gbyte", Dimension::kBytes, 1e9},
+    UnitEntry{"gb", Dimension::kBytes, 1e9},
+    UnitEntry{"tbyte", Dimension::kBytes, 1e12},
+    UnitEntry{"tb", Dimension::kBytes, 1e12},
+    UnitEntry{"hz", Dimension::kFrequency, 1.0},
+    UnitEntry{"khz", Dimension::kFrequency, 1e3},
+    UnitEntry{"mhz", Dimension::kFrequency, 1e6},
+    UnitEntry{"ghz", Dimension::kFrequency, 1e9},
+    UnitEntry{"cycle/second", Dimension::kFrequency, 1.0},
+    UnitEntry{"cycle/nsecond", Dimension::kFrequency, 1e9},
+    UnitEntry{"cycle/usecond", Dimension::kFrequency, 1e6},
+    UnitEntry{"cycle/ns", Dimension::kFrequency, 1e9},
     UnitEntry{"%", Dimension::kPercent, 1.0},
 };
 
 // Count-like units: the number is a plain quantity.
-constexpr std::array<std::string_view, 14> kCountUnits = {
-    "", "inst", "warp", "block", "thread", "cycle", "sector", "request", "branches", "cluster", "sm",
-    "pass", "sample", "sectors"};
+constexpr std::array<std::string_view, 14> kCountUnits = {"",      "inst",   "warp",    "block",    "thread",
+                                                          "cycle", "sector", "request", "branches", "cluster",
+                                                          "sm",    "pass",   "sample",  "sectors"};
 
 std::string Lower(std::string_view s) {
   std::string out(s);
@@ -55,9 +69,22 @@ std::optional<UnitInfo> LookupSimple(const std::string& lower) {
   return std::nullopt;
 }
 
+UnitInfo LookupUnitUncached(std::string_view unit);
+
 }  // namespace
 
 UnitInfo LookupUnit(std::string_view unit) {
+  // A profile uses a few dozen unit spellings over millions of rows.
+  thread_local std::unordered_map<std::string, UnitInfo> cache;
+  if (auto it = cache.find(std::string(unit)); it != cache.end()) return it->second;
+  UnitInfo info = LookupUnitUncached(unit);
+  if (cache.size() < 4096) cache.emplace(std::string(unit), info);
+  return info;
+}
+
+namespace {
+
+UnitInfo LookupUnitUncached(std::string_view unit) {
   const std::string lower = Lower(unit);
   if (auto simple = LookupSimple(lower)) return *simple;
   // Byte rates: <bytes>/<time> as "Gbyte/s", "byte/second", "Mbyte/usecond".
@@ -77,10 +104,19 @@ UnitInfo LookupUnit(std::string_view unit) {
   return UnitInfo{Dimension::kOther, 1.0, std::string(unit), false};
 }
 
+}  // namespace
+
 std::optional<double> ParseNumber(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
   if (text.empty() || text == "n/a" || text == "N/A") return std::nullopt;
+  {  // fast path: a plain number, the common case
+    double value = 0;
+    const char* begin = text.data() + (text.front() == '+' ? 1 : 0);
+    const char* end = text.data() + text.size();
+    auto [ptr, ec] = std::from_chars(begin, end, value);
+    if (ec == std::errc() && ptr == end) return value;
+  }
   static const RE2 comma_grouped("[-+]?\\d{1,3}(,\\d{3})+(\\.\\d+)?");
   static const RE2 dot_grouped("[-+]?\\d{1,3}(\\.\\d{3}){2,}");
   std::string cleaned(text);

@@ -11,13 +11,13 @@
 namespace llmpo {
 
 enum class Dimension {
-  kNone,        // a count or a dimensionless number (unit "" or e.g. "inst", "warp")
-  kTime,        // canonical unit "ns"
-  kBytes,       // "byte"
-  kByteRate,    // "byte/s"
-  kFrequency,   // "hz"
-  kPercent,     // "%"
-  kOther,       // a unit we keep as written (e.g. "inst/cycle", "register/thread")
+  kNone,       // a count or a dimensionless number (unit "" or e.g. "inst", "warp")
+  kTime,       // canonical unit "ns"
+  kBytes,      // "byte"
+  kByteRate,   // "byte/s"
+  kFrequency,  // "hz"
+  kPercent,    // "%"
+  kOther,      // a unit we keep as written (e.g. "inst/cycle", "register/thread")
 };
 
 struct UnitInfo {

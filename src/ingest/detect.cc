@@ -21,13 +21,20 @@ InputFormat ClassifyHeader(std::string_view line) {
 
 std::string_view ToString(InputFormat f) {
   switch (f) {
-    case InputFormat::kUnknown: return "unknown";
-    case InputFormat::kNcuDetailsCsv: return "ncu-details-csv";
-    case InputFormat::kNcuRawCsv: return "ncu-raw-csv";
-    case InputFormat::kNcuSummaryCsv: return "ncu-summary-csv";
-    case InputFormat::kNsysStatsCsv: return "nsys-stats-csv";
-    case InputFormat::kNsysSqlite: return "nsys-sqlite";
-    case InputFormat::kNcuReport: return "ncu-report";
+    case InputFormat::kUnknown:
+      return "unknown";
+    case InputFormat::kNcuDetailsCsv:
+      return "ncu-details-csv";
+    case InputFormat::kNcuRawCsv:
+      return "ncu-raw-csv";
+    case InputFormat::kNcuSummaryCsv:
+      return "ncu-summary-csv";
+    case InputFormat::kNsysStatsCsv:
+      return "nsys-stats-csv";
+    case InputFormat::kNsysSqlite:
+      return "nsys-sqlite";
+    case InputFormat::kNcuReport:
+      return "ncu-report";
   }
   return "unknown";
 }

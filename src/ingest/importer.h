@@ -17,12 +17,12 @@ namespace llmpo::ingest {
 
 enum class InputFormat {
   kUnknown,
-  kNcuDetailsCsv,   // ncu --csv --page details (long: one row per metric)
-  kNcuRawCsv,       // ncu --csv --page raw (wide: one row per result, units row)
-  kNcuSummaryCsv,   // ncu --print-summary per-kernel|per-nvtx|per-gpu --csv
-  kNsysStatsCsv,    // nsys stats --format csv, any report
-  kNsysSqlite,      // nsys export --type sqlite
-  kNcuReport,       // .ncu-rep binary report (needs ncu to convert)
+  kNcuDetailsCsv,  // ncu --csv --page details (long: one row per metric)
+  kNcuRawCsv,      // ncu --csv --page raw (wide: one row per result, units row)
+  kNcuSummaryCsv,  // ncu --print-summary per-kernel|per-nvtx|per-gpu --csv
+  kNsysStatsCsv,   // nsys stats --format csv, any report
+  kNsysSqlite,     // nsys export --type sqlite
+  kNcuReport,      // .ncu-rep binary report (needs ncu to convert)
 };
 
 std::string_view ToString(InputFormat f);
@@ -37,7 +37,7 @@ struct ImportContext {
 // from its name.
 InputFormat DetectFormat(std::string_view head);
 
-Status ImportNcuCsv(std::istream& in, ImportContext& ctx);        // details, raw and summary pages
+Status ImportNcuCsv(std::istream& in, ImportContext& ctx);  // details, raw and summary pages
 Status ImportNsysStatsCsv(std::istream& in, ImportContext& ctx);
 Status ImportNsysSqlite(const std::filesystem::path& file, ImportContext& ctx);
 

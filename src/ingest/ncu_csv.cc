@@ -14,8 +14,8 @@ bool IsNcuHeader(const std::string& line) {
 }
 
 Error NoHeader(const ImportContext& ctx, const std::string& first_error) {
-  Error e = MakeError(ExitStatus::kInput, fmt::format("{}: no ncu CSV header (a line starting with \"ID\")",
-                                                      ctx.source));
+  Error e =
+      MakeError(ExitStatus::kInput, fmt::format("{}: no ncu CSV header (a line starting with \"ID\")", ctx.source));
   if (!first_error.empty()) {
     std::move(e).WithNote(fmt::format("ncu reported: {}", first_error));
     std::move(e).WithNote("the profiled run failed or profiled nothing; fix that and profile again");
@@ -39,9 +39,9 @@ Status ImportNcuCsv(std::istream& in, ImportContext& ctx) {
   }
   if (!IsNcuHeader(line)) return NoHeader(ctx, first_error);
   if (preamble > 0) {
-    ctx.diagnostics.Add("preamble_lines_skipped", model::Severity::kInfo,
-                        fmt::format("{}: {} line(s) before the CSV header (==PROF== or program output)",
-                                    ctx.source, preamble));
+    ctx.diagnostics.Add(
+        "preamble_lines_skipped", model::Severity::kInfo,
+        fmt::format("{}: {} line(s) before the CSV header (==PROF== or program output)", ctx.source, preamble));
   }
   const std::vector<std::string> header = ParseCsvLine(line);
   if (FindColumn(header, "Invocations")) return ncu::ImportSummary(reader, header, ctx);

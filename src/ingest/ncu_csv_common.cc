@@ -22,8 +22,8 @@ IdentityColumns LocateIdentity(const std::vector<std::string>& header) {
 }
 
 bool IsIdentityColumn(const IdentityColumns& c, std::size_t i, const std::vector<std::string>& header) {
-  for (auto col : {c.id, c.pid, c.process_name, c.kernel_name, c.device, c.block, c.grid, c.nvtx_push_pop,
-                   c.nvtx_start_end}) {
+  for (auto col :
+       {c.id, c.pid, c.process_name, c.kernel_name, c.device, c.block, c.grid, c.nvtx_push_pop, c.nvtx_start_end}) {
     if (col == i) return true;
   }
   static constexpr std::string_view kOthers[] = {"Host Name", "Context", "Stream", "CC", "Kernel Time"};
@@ -38,8 +38,7 @@ std::string_view Cell(const std::vector<std::string_view>& fields, std::optional
   return fields[*index];
 }
 
-void FillIdentity(const IdentityColumns& c, const std::vector<std::string_view>& fields,
-                  model::LaunchRecord& launch) {
+void FillIdentity(const IdentityColumns& c, const std::vector<std::string_view>& fields, model::LaunchRecord& launch) {
   launch.result_id = std::string(Cell(fields, c.id));
   launch.kernel_name = std::string(Cell(fields, c.kernel_name));
   const std::string_view name = Cell(fields, c.process_name), pid = Cell(fields, c.pid);
@@ -75,14 +74,14 @@ void CheckValue(const model::Metric& metric, ImportContext& ctx, const CsvReader
   }
 }
 
-void TakeDuration(const model::Metric& metric, model::LaunchRecord& launch, bool& from_raw_metric,
-                  ImportContext& ctx, const CsvReader& reader) {
+void TakeDuration(const model::Metric& metric, model::LaunchRecord& launch, bool& from_raw_metric, ImportContext& ctx,
+                  const CsvReader& reader) {
   const bool raw_metric = metric.name == "gpu__time_duration.sum";
   if (!raw_metric && (metric.name != "Duration" || from_raw_metric)) return;
   if (metric.value.dimension != Dimension::kTime) {
     ctx.diagnostics.Add("duration_not_a_time", model::Severity::kDataLoss,
-                        fmt::format("{}: {} has unit '{}', not a time; the launch has no duration",
-                                    Where(ctx, reader), metric.name, metric.value.raw_unit));
+                        fmt::format("{}: {} has unit '{}', not a time; the launch has no duration", Where(ctx, reader),
+                                    metric.name, metric.value.raw_unit));
     return;
   }
   if (!metric.value.value) return;

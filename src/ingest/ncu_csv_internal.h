@@ -32,8 +32,8 @@ std::string Where(const ImportContext& ctx, const CsvReader& reader);
 
 // Sets launch.duration_ns from a metric when it is the kernel duration:
 // gpu__time_duration.sum always wins over the details page's "Duration".
-void TakeDuration(const model::Metric& metric, model::LaunchRecord& launch, bool& from_raw_metric,
-                  ImportContext& ctx, const CsvReader& reader);
+void TakeDuration(const model::Metric& metric, model::LaunchRecord& launch, bool& from_raw_metric, ImportContext& ctx,
+                  const CsvReader& reader);
 
 // Counts what ParseValue reported about one value.
 void CheckValue(const model::Metric& metric, ImportContext& ctx, const CsvReader& reader);

@@ -3,7 +3,7 @@
 // ID changes, so memory holds one result at a time.
 #include <fmt/format.h>
 
-#include <unordered_set>
+#include <charconv>
 
 #include "src/ingest/ncu_csv_internal.h"
 #include "src/ingest/text_lines.h"
@@ -21,8 +21,8 @@ class DetailsImporter {
   DetailsImporter(const std::vector<std::string>& header, ImportContext& ctx, CsvReader& reader)
       : header_(header), ctx_(ctx), reader_(reader), identity_(LocateIdentity(header)) {
     metric_ = {*FindColumn(header, "Section Name"), *FindColumn(header, "Metric Name"),
-               *FindColumn(header, "Metric Unit"), *FindColumn(header, "Metric Value"),
-               FindColumn(header, "Rule Name"), FindColumn(header, "Rule Type")};
+               *FindColumn(header, "Metric Unit"),  *FindColumn(header, "Metric Value"),
+               FindColumn(header, "Rule Name"),     FindColumn(header, "Rule Type")};
   }
 
   void Row(const std::vector<std::string_view>& fields) {
@@ -57,12 +57,19 @@ class DetailsImporter {
   void Finish() { Flush(); }
 
  private:
+  // ncu numbers results in order, so an ID at or below the highest one seen
+  // means rows of an earlier result reappear; tracking the maximum keeps this
+  // check O(1) in memory.
   void StartResult(std::string_view id, const std::vector<std::string_view>& fields) {
     Flush();
     current_ = model::LaunchRecord{};
     FillIdentity(identity_, fields, current_);
     duration_from_raw_ = false;
-    skipping_ = !seen_.insert(std::string(id)).second;
+    std::uint64_t number = 0;
+    std::from_chars(id.data(), id.data() + id.size(), number);
+    skipping_ = any_result_ && number <= max_id_;
+    if (!skipping_) max_id_ = number;
+    any_result_ = true;
   }
 
   void Flush() {
@@ -72,9 +79,9 @@ class DetailsImporter {
 
   void RuleRow(const std::vector<std::string_view>& fields) {
     if (!Cell(fields, metric_.rule_name).empty() || !Cell(fields, metric_.rule_type).empty()) {
-      ctx_.diagnostics.Add("rule_rows", model::Severity::kInfo,
-                           fmt::format("{}: rule results (not metrics) are not in the kernel tables",
-                                       Where(ctx_, reader_)));
+      ctx_.diagnostics.Add(
+          "rule_rows", model::Severity::kInfo,
+          fmt::format("{}: rule results (not metrics) are not in the kernel tables", Where(ctx_, reader_)));
       return;
     }
     Loss("row_without_metric", "no metric name and no rule; skipped");
@@ -92,7 +99,8 @@ class DetailsImporter {
   model::LaunchRecord current_;
   bool duration_from_raw_ = false;
   bool skipping_ = false;
-  std::unordered_set<std::string> seen_;
+  bool any_result_ = false;
+  std::uint64_t max_id_ = 0;
 };
 
 }  // namespace

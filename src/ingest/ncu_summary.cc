@@ -48,8 +48,8 @@ Status ImportSummary(CsvReader& reader, const std::vector<std::string>& header, 
     if (fields.size() == 1 && fields[0].starts_with("==")) continue;
     model::LaunchRecord ident;
     FillIdentity(id, fields, ident);
-    Key key{ident.process, ident.device, ident.kernel_name, ident.block_size, ident.grid_size,
-            std::string(Cell(fields, range))};
+    Key key{ident.process,    ident.device,    ident.kernel_name,
+            ident.block_size, ident.grid_size, std::string(Cell(fields, range))};
     auto [it, inserted] = groups.try_emplace(key);
     Group& g = it->second;
     if (inserted) {
@@ -59,9 +59,9 @@ Status ImportSummary(CsvReader& reader, const std::vector<std::string>& header, 
       g.row.device = ident.device;
       auto calls = ParseNumber(Cell(fields, invocations));
       if (!calls) {
-        ctx.diagnostics.Add("bad_invocations", model::Severity::kDataLoss,
-                            fmt::format("{}: Invocations '{}' is not a number", Where(ctx, reader),
-                                        Cell(fields, invocations)));
+        ctx.diagnostics.Add(
+            "bad_invocations", model::Severity::kDataLoss,
+            fmt::format("{}: Invocations '{}' is not a number", Where(ctx, reader), Cell(fields, invocations)));
       }
       g.row.calls = calls ? static_cast<std::int64_t>(*calls) : 0;
     }
@@ -79,9 +79,9 @@ Status ImportSummary(CsvReader& reader, const std::vector<std::string>& header, 
   for (const auto& key : order) {
     const Group& g = groups[key];
     if (!g.timed) {
-      ctx.diagnostics.Add("summary_without_duration", model::Severity::kWarning,
-                          fmt::format("{}: '{}' has no duration metric; its total time reads 0", ctx.source,
-                                      g.row.kernel_name));
+      ctx.diagnostics.Add(
+          "summary_without_duration", model::Severity::kWarning,
+          fmt::format("{}: '{}' has no duration metric; its total time reads 0", ctx.source, g.row.kernel_name));
     }
     ctx.sink.OnKernelSummary(g.row);
   }

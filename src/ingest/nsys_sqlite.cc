@@ -3,9 +3,8 @@
 // textId; domain names from the DomainCreate events). Both the ~2020 and the
 // 2023+ schemas share these columns; tables are absent when nsys recorded
 // nothing of that kind, which is not an error.
-#include <sqlite3.h>
-
 #include <fmt/format.h>
+#include <sqlite3.h>
 
 #include <map>
 #include <memory>
@@ -42,8 +41,7 @@ Result<Stmt> Prepare(sqlite3* db, const std::string& sql, const ImportContext& c
 
 bool HasTable(sqlite3* db, const char* table) {
   sqlite3_stmt* raw = nullptr;
-  sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", -1, &raw,
-                     nullptr);
+  sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", -1, &raw, nullptr);
   Stmt stmt(raw);
   sqlite3_bind_text(raw, 1, table, -1, SQLITE_STATIC);
   return sqlite3_step(raw) == SQLITE_ROW;
@@ -81,9 +79,10 @@ std::map<std::int64_t, std::string> ProcessNames(sqlite3* db) {
 
 Status ImportKernels(sqlite3* db, ImportContext& ctx) {
   if (!HasTable(db, "CUPTI_ACTIVITY_KIND_KERNEL")) {
-    ctx.diagnostics.Note(fmt::format("{}: no CUPTI_ACTIVITY_KIND_KERNEL table: nsys recorded no kernels "
-                                     "(was CUDA tracing on?)",
-                                     ctx.source));
+    ctx.diagnostics.Note(
+        fmt::format("{}: no CUPTI_ACTIVITY_KIND_KERNEL table: nsys recorded no kernels "
+                    "(was CUDA tracing on?)",
+                    ctx.source));
     return OkStatus();
   }
   const auto processes = ProcessNames(db);
@@ -104,9 +103,9 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx) {
     launch.kernel_name = Text(s, 6);
     launch.result_id = Text(s, 7);
     if (!launch.start_ns || !launch.end_ns || *launch.end_ns < *launch.start_ns || launch.kernel_name.empty()) {
-      ctx.diagnostics.Add("bad_kernel_row", model::Severity::kDataLoss,
-                          fmt::format("{}: kernel row {}: no name, or end before start; skipped", ctx.source,
-                                      launch.result_id));
+      ctx.diagnostics.Add(
+          "bad_kernel_row", model::Severity::kDataLoss,
+          fmt::format("{}: kernel row {}: no name, or end before start; skipped", ctx.source, launch.result_id));
       continue;
     }
     launch.duration_ns = static_cast<double>(*launch.end_ns - *launch.start_ns);
@@ -155,9 +154,9 @@ Status ImportNvtx(sqlite3* db, ImportContext& ctx) {
     range.global_tid = Int(s, 5);
     if (auto domain = Int(s, 6); domain && *domain != 0) range.domain = domains[*domain];
     if (!range.end_ns) {
-      ctx.diagnostics.Add("nvtx_range_not_closed", model::Severity::kWarning,
-                          fmt::format("{}: NVTX range '{}' has no end (the program exited inside it)", ctx.source,
-                                      range.name));
+      ctx.diagnostics.Add(
+          "nvtx_range_not_closed", model::Severity::kWarning,
+          fmt::format("{}: NVTX range '{}' has no end (the program exited inside it)", ctx.source, range.name));
     }
     ctx.sink.OnNvtxRange(range);
   }

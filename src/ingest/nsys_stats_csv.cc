@@ -102,10 +102,14 @@ class StatsImporter {
 
 std::string_view Describe(StatsReport kind) {
   switch (kind) {
-    case StatsReport::kGpuKernels: return "per-kernel GPU summary (cuda_gpu_kern_sum / gpukernsum)";
-    case StatsReport::kNvtxRanges: return "NVTX range summary (nvtx_sum / nvtx_pushpop_sum)";
-    case StatsReport::kNvtxGpuProjection: return "NVTX GPU projection (nvtx_gpu_proj_sum)";
-    case StatsReport::kOther: return "a report without kernel totals";
+    case StatsReport::kGpuKernels:
+      return "per-kernel GPU summary (cuda_gpu_kern_sum / gpukernsum)";
+    case StatsReport::kNvtxRanges:
+      return "NVTX range summary (nvtx_sum / nvtx_pushpop_sum)";
+    case StatsReport::kNvtxGpuProjection:
+      return "NVTX GPU projection (nvtx_gpu_proj_sum)";
+    case StatsReport::kOther:
+      return "a report without kernel totals";
   }
   return "";
 }

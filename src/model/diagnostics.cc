@@ -4,9 +4,12 @@ namespace llmpo::model {
 
 std::string_view ToString(Severity s) {
   switch (s) {
-    case Severity::kInfo: return "info";
-    case Severity::kWarning: return "warning";
-    case Severity::kDataLoss: return "data_loss";
+    case Severity::kInfo:
+      return "info";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kDataLoss:
+      return "data_loss";
   }
   return "unknown";
 }

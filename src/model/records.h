@@ -19,16 +19,16 @@ struct Metric {
 };
 
 struct LaunchRecord {
-  std::string result_id;     // ncu "ID", or the row's id in an nsys export
-  std::string kernel_name;   // as the tool printed it ("range" for range replay results)
-  std::string process;       // "python3.12 (1740670)", or just a pid
-  std::string device;        // device index (or name) as text
-  std::string block_size;    // "(256, 1, 1)"
+  std::string result_id;    // ncu "ID", or the row's id in an nsys export
+  std::string kernel_name;  // as the tool printed it ("range" for range replay results)
+  std::string process;      // "python3.12 (1740670)", or just a pid
+  std::string device;       // device index (or name) as text
+  std::string block_size;   // "(256, 1, 1)"
   std::string grid_size;
   std::optional<double> duration_ns;
   std::vector<Metric> metrics;
-  std::string nvtx_push_pop;    // ncu's NVTX push/pop column, raw
-  std::string nvtx_start_end;   // ncu's NVTX start/end column, raw
+  std::string nvtx_push_pop;             // ncu's NVTX push/pop column, raw
+  std::string nvtx_start_end;            // ncu's NVTX start/end column, raw
   std::optional<std::int64_t> start_ns;  // timeline sources only
   std::optional<std::int64_t> end_ns;
   std::optional<std::int64_t> stream;
@@ -49,13 +49,13 @@ struct KernelSummaryRow {
 
 struct NvtxRange {
   std::string name;
-  std::string domain;             // empty: the default domain
-  bool push_pop = true;           // false: start/end
+  std::string domain;    // empty: the default domain
+  bool push_pop = true;  // false: start/end
   std::optional<std::int64_t> start_ns;
   std::optional<std::int64_t> end_ns;
   std::optional<std::int64_t> global_tid;
   std::optional<std::int64_t> range_id;
-  int depth = 0;                  // push/pop nesting level where known
+  int depth = 0;  // push/pop nesting level where known
   // Pre-aggregated sources (nvtx_sum, nvtx_gpu_proj_sum) fill these instead.
   std::optional<std::int64_t> instances;
   std::optional<double> total_ns;

@@ -35,8 +35,9 @@ Error Unrecognised(const fs::path& file, const std::string& head) {
       }
     }
     if (head.find("No kernels were profiled") != std::string::npos) {
-      std::move(e).WithNote("no kernel matched the filters: check --kernel-name, --nvtx-include (push/pop ranges "
-                            "need a trailing '/'), --launch-skip/--launch-count");
+      std::move(e).WithNote(
+          "no kernel matched the filters: check --kernel-name, --nvtx-include (push/pop ranges "
+          "need a trailing '/'), --launch-skip/--launch-count");
     }
     return e;
   }
@@ -57,9 +58,9 @@ Result<fs::path> ConvertNcuReport(const fs::path& file, const fs::path& out_dir)
   }
   const fs::path csv = out_dir / (file.stem().string() + ".details.csv");
   const fs::path log = out_dir / (file.stem().string() + ".import.log");
-  ASSIGN_OR_RETURN(ProcessResult run, RunToFiles({"ncu", "--import", file.string(), "--csv", "--page", "details",
-                                                  "--print-units", "base"},
-                                                 csv, log));
+  ASSIGN_OR_RETURN(
+      ProcessResult run,
+      RunToFiles({"ncu", "--import", file.string(), "--csv", "--page", "details", "--print-units", "base"}, csv, log));
   if (run.exit_code != 0) {
     return MakeError(ExitStatus::kToolFailed,
                      fmt::format("ncu --import {} exited with {}; see {}", file.string(), run.exit_code, log.string()));
@@ -67,8 +68,7 @@ Result<fs::path> ConvertNcuReport(const fs::path& file, const fs::path& out_dir)
   return csv;
 }
 
-Status ImportOne(const fs::path& file, const fs::path& out_dir, ingest::ImportContext& ctx,
-                 report::SourceInfo& info) {
+Status ImportOne(const fs::path& file, const fs::path& out_dir, ingest::ImportContext& ctx, report::SourceInfo& info) {
   std::error_code ec;
   if (!fs::is_regular_file(file, ec)) {
     return MakeError(ExitStatus::kInput, fmt::format("{}: no such file", file.string()));
@@ -120,8 +120,8 @@ Result<ImportOutcome> RunImport(const ImportRequest& request) {
     outcome.report.sources.push_back(std::move(info));
   }
   outcome.report.kernels = aggregator.Sorted();
-  RETURN_IF_ERROR(WriteFileAtomically(request.out_dir / "kernels.md",
-                                      report::KernelsMarkdown(outcome.report, request.top_k)));
+  RETURN_IF_ERROR(
+      WriteFileAtomically(request.out_dir / "kernels.md", report::KernelsMarkdown(outcome.report, request.top_k)));
   RETURN_IF_ERROR(WriteFileAtomically(request.out_dir / "kernels.json", report::KernelsJson(outcome.report)));
   outcome.written = {"kernels.md", "kernels.json"};
   return outcome;

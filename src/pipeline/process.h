@@ -12,7 +12,7 @@
 namespace llmpo::pipeline {
 
 struct ProcessResult {
-  int exit_code = -1;   // the program's exit status, or 128+signal if it was killed
+  int exit_code = -1;  // the program's exit status, or 128+signal if it was killed
   double duration_s = 0;
 };
 

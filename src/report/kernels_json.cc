@@ -23,9 +23,14 @@ Json MetricJson(const analysis::MetricAggregate& m) {
 }
 
 Json KernelJson(const analysis::KernelAggregate& k) {
-  Json j = {{"name", k.name},       {"source", k.source},         {"process", k.process},
-            {"device", k.device},   {"calls", k.calls},           {"timed_calls", k.timed_calls},
-            {"total_ms", k.total_ns / 1e6}, {"mean_ms", k.MeanNs() / 1e6}};
+  Json j = {{"name", k.name},
+            {"source", k.source},
+            {"process", k.process},
+            {"device", k.device},
+            {"calls", k.calls},
+            {"timed_calls", k.timed_calls},
+            {"total_ms", k.total_ns / 1e6},
+            {"mean_ms", k.MeanNs() / 1e6}};
   j["min_ms"] = k.timed_calls ? Json(k.min_ns / 1e6) : Json(nullptr);
   j["max_ms"] = k.timed_calls ? Json(k.max_ns / 1e6) : Json(nullptr);
   Json metrics = Json::array();
@@ -42,15 +47,15 @@ Json DiagnosticsJson(const model::Diagnostics& d) {
                        {"count", e.count},
                        {"first_example", e.first_example}});
   }
-  return {{"rows_read", d.rows_read()}, {"rows_skipped", d.rows_skipped()}, {"entries", entries},
-          {"notes", d.notes()}};
+  return {{"rows_read", d.rows_read()}, {"rows_skipped", d.rows_skipped()}, {"entries", entries}, {"notes", d.notes()}};
 }
 
 }  // namespace
 
 std::string KernelsJson(const KernelsReport& report) {
   Json sources = Json::array();
-  for (const auto& s : report.sources) sources.push_back({{"path", s.path}, {"format", s.format}, {"status", s.status}});
+  for (const auto& s : report.sources)
+    sources.push_back({{"path", s.path}, {"format", s.format}, {"status", s.status}});
   Json kernels = Json::array();
   for (const auto& k : report.kernels) kernels.push_back(KernelJson(k));
   Json root = {{"schema_version", kKernelsSchemaVersion},

@@ -58,9 +58,9 @@ void KernelTable(std::string& out, const std::vector<const analysis::KernelAggre
   for (std::size_t i = 0; i < kernels.size() && i < top_k; ++i) {
     const auto& k = *kernels[i];
     const bool timed = k.timed_calls > 0;
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", i + 1, Cell(k.name), k.calls,
-                       Ms(k.total_ns), timed ? Ms(k.MeanNs()) : "n/a", timed ? Ms(k.min_ns) : "n/a",
-                       timed ? Ms(k.max_ns) : "n/a", Cell(k.device, 40), Cell(k.process, 40));
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", i + 1, Cell(k.name), k.calls, Ms(k.total_ns),
+                       timed ? Ms(k.MeanNs()) : "n/a", timed ? Ms(k.min_ns) : "n/a", timed ? Ms(k.max_ns) : "n/a",
+                       Cell(k.device, 40), Cell(k.process, 40));
   }
 }
 
@@ -103,7 +103,8 @@ void SourceSection(std::string& out, const SourceInfo& source, const KernelsRepo
   if (kernels.size() > top_k) out += fmt::format(" Top {} shown; kernels.json has all.", top_k);
   out += "\n\n";
   if (kernels.empty()) {
-    out += source.status == "ok" ? "No kernel records in this input.\n" : fmt::format("Not imported: {}\n", source.status);
+    out +=
+        source.status == "ok" ? "No kernel records in this input.\n" : fmt::format("Not imported: {}\n", source.status);
     return;
   }
   KernelTable(out, kernels, top_k);

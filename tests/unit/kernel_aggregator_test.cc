@@ -1,0 +1,80 @@
+#include "src/analysis/kernel_aggregator.h"
+
+#include <gtest/gtest.h>
+
+namespace llmpo::analysis {
+namespace {
+
+model::Metric M(const char* name, const char* section, const char* value, const char* unit) {
+  return model::Metric{name, section, ParseValue(value, unit)};
+}
+
+model::LaunchRecord Launch(const char* name, std::optional<double> ns, std::vector<model::Metric> metrics = {}) {
+  model::LaunchRecord l;
+  l.kernel_name = name;
+  l.process = "p (1)";
+  l.device = "0";
+  l.duration_ns = ns;
+  l.metrics = std::move(metrics);
+  return l;
+}
+
+TEST(RuleFor, ExtensiveSumIntensiveMean) {
+  EXPECT_EQ(RuleFor(M("Duration", "SOL", "1", "us")), Aggregation::kSum);
+  EXPECT_EQ(RuleFor(M("dram__bytes_read.sum", "", "1", "Mbyte")), Aggregation::kSum);
+  EXPECT_EQ(RuleFor(M("smsp__inst_executed.sum", "", "1", "inst")), Aggregation::kSum);
+  EXPECT_EQ(RuleFor(M("DRAM Throughput", "SOL", "1", "%")), Aggregation::kMean);
+  EXPECT_EQ(RuleFor(M("Memory Throughput", "MWA", "1", "Gbyte/s")), Aggregation::kMean);
+  EXPECT_EQ(RuleFor(M("SM Frequency", "SOL", "1", "Ghz")), Aggregation::kMean);
+  EXPECT_EQ(RuleFor(M("Executed Ipc Active", "", "1", "inst/cycle")), Aggregation::kMean);
+  EXPECT_EQ(RuleFor(M("Grid Size", "Launch Statistics", "64", "")), Aggregation::kMean);
+  EXPECT_EQ(RuleFor(M("launch__grid_size", "", "64", "")), Aggregation::kMean);
+}
+
+TEST(KernelAggregator, LaunchesAggregatePerKernel) {
+  KernelAggregator agg;
+  agg.SetSource("f.csv");
+  agg.OnLaunch(Launch("gemm", 3000, {M("DRAM Throughput", "SOL", "40", "%"), M("bytes", "", "1", "Kbyte")}));
+  agg.OnLaunch(Launch("gemm", 1000, {M("DRAM Throughput", "SOL", "n/a", "%"), M("bytes", "", "2", "Kbyte")}));
+  agg.OnLaunch(Launch("relu", std::nullopt));
+  const auto kernels = agg.Sorted();
+  ASSERT_EQ(kernels.size(), 2u);
+  const KernelAggregate& gemm = kernels[0];
+  EXPECT_EQ(gemm.name, "gemm");
+  EXPECT_EQ(gemm.calls, 2u);
+  EXPECT_DOUBLE_EQ(gemm.total_ns, 4000);
+  EXPECT_DOUBLE_EQ(gemm.MeanNs(), 2000);
+  EXPECT_DOUBLE_EQ(gemm.min_ns, 1000);
+  EXPECT_DOUBLE_EQ(gemm.max_ns, 3000);
+  ASSERT_EQ(gemm.metrics.size(), 2u);
+  EXPECT_DOUBLE_EQ(gemm.metrics[0].Value(), 40);  // mean over the launch that had it
+  EXPECT_EQ(gemm.metrics[0].missing, 1u);
+  EXPECT_DOUBLE_EQ(gemm.metrics[1].Value(), 3000);  // bytes summed
+  EXPECT_EQ(kernels[1].calls, 1u);
+  EXPECT_EQ(kernels[1].timed_calls, 0u);
+}
+
+TEST(KernelAggregator, SourcesStayApart) {
+  KernelAggregator agg;
+  agg.SetSource("a");
+  agg.OnLaunch(Launch("k", 10));
+  agg.SetSource("b");
+  agg.OnLaunch(Launch("k", 20));
+  EXPECT_EQ(agg.Sorted().size(), 2u);
+}
+
+TEST(KernelAggregator, SummaryRowsAdd) {
+  KernelAggregator agg;
+  model::KernelSummaryRow row{"k", "", "", 3, 300.0, 90.0, 110.0};
+  agg.OnKernelSummary(row);
+  row.min_ns = 80.0;
+  agg.OnKernelSummary(row);
+  const auto k = agg.Sorted().at(0);
+  EXPECT_EQ(k.calls, 6u);
+  EXPECT_DOUBLE_EQ(k.total_ns, 600);
+  EXPECT_DOUBLE_EQ(k.min_ns, 80);
+  EXPECT_DOUBLE_EQ(k.max_ns, 110);
+}
+
+}  // namespace
+}  // namespace llmpo::analysis
