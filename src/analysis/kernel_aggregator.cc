@@ -40,8 +40,8 @@ KernelAggregate& KernelAggregator::Entry(const std::string& process, const std::
 }
 
 void KernelAggregator::AddDuration(KernelAggregate& k, double ns) {
-  k.min_ns = k.timed_calls == 0 ? ns : std::min(k.min_ns, ns);
-  k.max_ns = k.timed_calls == 0 ? ns : std::max(k.max_ns, ns);
+  k.min_ns = k.min_ns ? std::min(*k.min_ns, ns) : ns;
+  k.max_ns = k.max_ns ? std::max(*k.max_ns, ns) : ns;
   k.total_ns += ns;
   ++k.timed_calls;
 }
@@ -77,12 +77,16 @@ void KernelAggregator::OnLaunch(const model::LaunchRecord& launch) {
 
 void KernelAggregator::OnKernelSummary(const model::KernelSummaryRow& row) {
   KernelAggregate& k = Entry(row.process, row.device, row.kernel_name);
-  const bool first = k.timed_calls == 0;
   k.calls += static_cast<std::uint64_t>(row.calls);
   k.timed_calls += static_cast<std::uint64_t>(row.calls);
   k.total_ns += row.total_ns;
-  if (row.min_ns) k.min_ns = first ? *row.min_ns : std::min(k.min_ns, *row.min_ns);
-  if (row.max_ns) k.max_ns = first ? *row.max_ns : std::max(k.max_ns, *row.max_ns);
+  // A row without a minimum leaves the kernel's minimum unknown: a partial
+  // minimum would look exact and be wrong.
+  const bool first = k.calls == static_cast<std::uint64_t>(row.calls);
+  k.min_ns = (row.min_ns && (first || k.min_ns)) ? std::optional(first ? *row.min_ns : std::min(*k.min_ns, *row.min_ns))
+                                                 : std::nullopt;
+  k.max_ns = (row.max_ns && (first || k.max_ns)) ? std::optional(first ? *row.max_ns : std::max(*k.max_ns, *row.max_ns))
+                                                 : std::nullopt;
 }
 
 std::vector<KernelAggregate> KernelAggregator::Sorted() const {

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -53,8 +54,8 @@ struct KernelAggregate {
   std::uint64_t calls = 0;
   std::uint64_t timed_calls = 0;  // calls with a known duration
   double total_ns = 0;
-  double min_ns = 0;
-  double max_ns = 0;
+  std::optional<double> min_ns;  // unknown when no source gave one
+  std::optional<double> max_ns;
   std::vector<MetricAggregate> metrics;  // in first-seen order
 
   double MeanNs() const { return timed_calls ? total_ns / timed_calls : 0; }

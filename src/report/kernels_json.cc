@@ -31,8 +31,8 @@ Json KernelJson(const analysis::KernelAggregate& k) {
             {"timed_calls", k.timed_calls},
             {"total_ms", k.total_ns / 1e6},
             {"mean_ms", k.MeanNs() / 1e6}};
-  j["min_ms"] = k.timed_calls ? Json(k.min_ns / 1e6) : Json(nullptr);
-  j["max_ms"] = k.timed_calls ? Json(k.max_ns / 1e6) : Json(nullptr);
+  j["min_ms"] = k.min_ns ? Json(*k.min_ns / 1e6) : Json(nullptr);
+  j["max_ms"] = k.max_ns ? Json(*k.max_ns / 1e6) : Json(nullptr);
   Json metrics = Json::array();
   for (const auto& m : k.metrics) metrics.push_back(MetricJson(m));
   j["metrics"] = std::move(metrics);

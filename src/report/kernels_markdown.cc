@@ -59,8 +59,8 @@ void KernelTable(std::string& out, const std::vector<const analysis::KernelAggre
     const auto& k = *kernels[i];
     const bool timed = k.timed_calls > 0;
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", i + 1, Cell(k.name), k.calls, Ms(k.total_ns),
-                       timed ? Ms(k.MeanNs()) : "n/a", timed ? Ms(k.min_ns) : "n/a", timed ? Ms(k.max_ns) : "n/a",
-                       Cell(k.device, 40), Cell(k.process, 40));
+                       timed ? Ms(k.MeanNs()) : "n/a", k.min_ns ? Ms(*k.min_ns) : "n/a",
+                       k.max_ns ? Ms(*k.max_ns) : "n/a", Cell(k.device, 40), Cell(k.process, 40));
   }
 }
 

@@ -44,8 +44,8 @@ TEST(KernelAggregator, LaunchesAggregatePerKernel) {
   EXPECT_EQ(gemm.calls, 2u);
   EXPECT_DOUBLE_EQ(gemm.total_ns, 4000);
   EXPECT_DOUBLE_EQ(gemm.MeanNs(), 2000);
-  EXPECT_DOUBLE_EQ(gemm.min_ns, 1000);
-  EXPECT_DOUBLE_EQ(gemm.max_ns, 3000);
+  EXPECT_DOUBLE_EQ(*gemm.min_ns, 1000);
+  EXPECT_DOUBLE_EQ(*gemm.max_ns, 3000);
   ASSERT_EQ(gemm.metrics.size(), 2u);
   EXPECT_DOUBLE_EQ(gemm.metrics[0].Value(), 40);  // mean over the launch that had it
   EXPECT_EQ(gemm.metrics[0].missing, 1u);
@@ -72,8 +72,17 @@ TEST(KernelAggregator, SummaryRowsAdd) {
   const auto k = agg.Sorted().at(0);
   EXPECT_EQ(k.calls, 6u);
   EXPECT_DOUBLE_EQ(k.total_ns, 600);
-  EXPECT_DOUBLE_EQ(k.min_ns, 80);
-  EXPECT_DOUBLE_EQ(k.max_ns, 110);
+  EXPECT_DOUBLE_EQ(*k.min_ns, 80);
+  EXPECT_DOUBLE_EQ(*k.max_ns, 110);
+}
+
+TEST(KernelAggregator, UnknownMinimumStaysUnknown) {
+  KernelAggregator agg;
+  agg.OnKernelSummary(model::KernelSummaryRow{"k", "", "", 3, 300.0, std::nullopt, 110.0});
+  agg.OnKernelSummary(model::KernelSummaryRow{"k", "", "", 1, 50.0, 50.0, 50.0});
+  const auto k = agg.Sorted().at(0);
+  EXPECT_FALSE(k.min_ns.has_value());
+  EXPECT_DOUBLE_EQ(*k.max_ns, 110);
 }
 
 }  // namespace
