@@ -39,44 +39,47 @@ KernelAggregate& KernelAggregator::Entry(const std::string& process, const std::
   return it->second;
 }
 
-void KernelAggregator::AddDuration(KernelAggregate& k, double ns) {
+namespace {
+
+void AddDuration(KernelAggregate& k, double ns) {
   k.min_ns = k.min_ns ? std::min(*k.min_ns, ns) : ns;
   k.max_ns = k.max_ns ? std::max(*k.max_ns, ns) : ns;
   k.total_ns += ns;
   ++k.timed_calls;
 }
 
-void KernelAggregator::OnLaunch(const model::LaunchRecord& launch) {
-  KernelAggregate& k = Entry(launch.process, launch.device, launch.kernel_name);
-  ++k.calls;
-  if (launch.duration_ns) AddDuration(k, *launch.duration_ns);
-  auto& index = metric_index_[Key{source_, launch.process, launch.device, launch.kernel_name}];
-  for (const auto& metric : launch.metrics) {
-    auto [it, inserted] = index.try_emplace({metric.section, metric.name}, k.metrics.size());
-    if (inserted) {
-      MetricAggregate m;
-      m.name = metric.name;
-      m.section = metric.section;
-      m.unit = metric.value.unit;
-      m.dimension = metric.value.dimension;
-      m.rule = RuleFor(metric);
-      k.metrics.push_back(std::move(m));
-    }
-    MetricAggregate& m = k.metrics[it->second];
-    if (!metric.value.value) {
-      ++m.missing;
-      continue;
-    }
-    const double v = *metric.value.value;
-    m.min = m.values == 0 ? v : std::min(m.min, v);
-    m.max = m.values == 0 ? v : std::max(m.max, v);
-    m.sum += v;
-    ++m.values;
+void AddMetric(KernelAggregate& k, const model::Metric& metric) {
+  auto [it, inserted] = k.metric_index.try_emplace({metric.section, metric.name}, k.metrics.size());
+  if (inserted) {
+    MetricAggregate m;
+    m.name = metric.name;
+    m.section = metric.section;
+    m.unit = metric.value.unit;
+    m.dimension = metric.value.dimension;
+    m.rule = RuleFor(metric);
+    k.metrics.push_back(std::move(m));
   }
+  MetricAggregate& m = k.metrics[it->second];
+  if (!metric.value.value) {
+    ++m.missing;
+    return;
+  }
+  const double v = *metric.value.value;
+  m.min = m.values == 0 ? v : std::min(m.min, v);
+  m.max = m.values == 0 ? v : std::max(m.max, v);
+  m.sum += v;
+  ++m.values;
 }
 
-void KernelAggregator::OnKernelSummary(const model::KernelSummaryRow& row) {
-  KernelAggregate& k = Entry(row.process, row.device, row.kernel_name);
+}  // namespace
+
+void AddLaunch(KernelAggregate& k, const model::LaunchRecord& launch) {
+  ++k.calls;
+  if (launch.duration_ns) AddDuration(k, *launch.duration_ns);
+  for (const auto& metric : launch.metrics) AddMetric(k, metric);
+}
+
+void AddSummary(KernelAggregate& k, const model::KernelSummaryRow& row) {
   k.calls += static_cast<std::uint64_t>(row.calls);
   k.timed_calls += static_cast<std::uint64_t>(row.calls);
   k.total_ns += row.total_ns;
@@ -87,6 +90,21 @@ void KernelAggregator::OnKernelSummary(const model::KernelSummaryRow& row) {
                                                  : std::nullopt;
   k.max_ns = (row.max_ns && (first || k.max_ns)) ? std::optional(first ? *row.max_ns : std::max(*k.max_ns, *row.max_ns))
                                                  : std::nullopt;
+}
+
+void KernelAggregator::OnLaunch(const model::LaunchRecord& launch) {
+  AddLaunch(Entry(launch.process, launch.device, launch.kernel_name), launch);
+}
+
+void KernelAggregator::OnKernelSummary(const model::KernelSummaryRow& row) {
+  AddSummary(Entry(row.process, row.device, row.kernel_name), row);
+}
+
+void SortByTime(std::vector<KernelAggregate>& kernels) {
+  std::stable_sort(kernels.begin(), kernels.end(), [](const KernelAggregate& a, const KernelAggregate& b) {
+    if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
+    return a.name < b.name;
+  });
 }
 
 std::vector<KernelAggregate> KernelAggregator::Sorted() const {

@@ -57,9 +57,17 @@ struct KernelAggregate {
   std::optional<double> min_ns;  // unknown when no source gave one
   std::optional<double> max_ns;
   std::vector<MetricAggregate> metrics;  // in first-seen order
+  std::map<std::pair<std::string, std::string>, std::size_t> metric_index;  // (section, name) -> metrics[i]
 
   double MeanNs() const { return timed_calls ? total_ns / timed_calls : 0; }
 };
+
+// Adds one launch (duration and metrics) or one pre-aggregated row to a kernel.
+void AddLaunch(KernelAggregate& k, const model::LaunchRecord& launch);
+void AddSummary(KernelAggregate& k, const model::KernelSummaryRow& row);
+
+// Sorts by total time, largest first, ties by name.
+void SortByTime(std::vector<KernelAggregate>& kernels);
 
 class KernelAggregator : public model::RecordSink {
  public:
@@ -75,11 +83,9 @@ class KernelAggregator : public model::RecordSink {
  private:
   using Key = std::tuple<std::string, std::string, std::string, std::string>;
   KernelAggregate& Entry(const std::string& process, const std::string& device, const std::string& name);
-  void AddDuration(KernelAggregate& k, double ns);
 
   std::string source_;
   std::map<Key, KernelAggregate> kernels_;
-  std::map<Key, std::map<std::pair<std::string, std::string>, std::size_t>> metric_index_;
 };
 
 }  // namespace llmpo::analysis

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "src/ingest/ncu_csv_internal.h"
+#include "src/ingest/nvtx_columns.h"
 #include "src/ingest/text_lines.h"
 
 namespace llmpo::ingest::ncu {
@@ -46,8 +47,9 @@ void FillIdentity(const IdentityColumns& c, const std::vector<std::string_view>&
   launch.device = std::string(Cell(fields, c.device));
   launch.block_size = std::string(Cell(fields, c.block));
   launch.grid_size = std::string(Cell(fields, c.grid));
-  launch.nvtx_push_pop = std::string(Cell(fields, c.nvtx_push_pop));
-  launch.nvtx_start_end = std::string(Cell(fields, c.nvtx_start_end));
+  launch.has_nvtx = c.nvtx_push_pop.has_value() || c.nvtx_start_end.has_value();
+  launch.nvtx_stack = ParsePushPopColumn(Cell(fields, c.nvtx_push_pop));
+  launch.nvtx_start_end = ParseStartEndColumn(Cell(fields, c.nvtx_start_end));
 }
 
 std::string Where(const ImportContext& ctx, const CsvReader& reader) {

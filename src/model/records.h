@@ -18,6 +18,15 @@ struct Metric {
   ParsedValue value;
 };
 
+// One NVTX range a launch ran inside.
+struct NvtxFrame {
+  std::string domain;  // empty: the default domain
+  std::string name;
+  std::optional<std::int64_t> instance;  // which occurrence, where the source says (range id, row id)
+
+  bool operator==(const NvtxFrame&) const = default;
+};
+
 struct LaunchRecord {
   std::string result_id;    // ncu "ID", or the row's id in an nsys export
   std::string kernel_name;  // as the tool printed it ("range" for range replay results)
@@ -27,8 +36,9 @@ struct LaunchRecord {
   std::string grid_size;
   std::optional<double> duration_ns;
   std::vector<Metric> metrics;
-  std::string nvtx_push_pop;             // ncu's NVTX push/pop column, raw
-  std::string nvtx_start_end;            // ncu's NVTX start/end column, raw
+  std::vector<NvtxFrame> nvtx_stack;      // push/pop ranges around the launch, outermost first
+  std::vector<NvtxFrame> nvtx_start_end;  // start/end ranges the launch ran inside
+  bool has_nvtx = false;                  // the source records NVTX state for launches
   std::optional<std::int64_t> start_ns;  // timeline sources only
   std::optional<std::int64_t> end_ns;
   std::optional<std::int64_t> stream;
