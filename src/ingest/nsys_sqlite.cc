@@ -18,6 +18,46 @@ constexpr int kPushPopRange = 59;
 constexpr int kStartEndRange = 60;
 constexpr int kDomainCreate = 75;
 
+// NVTX ranges of one thread, by start time, for attributing kernels to the
+// ranges their launching API call ran inside (nsys' "GPU projection" rule).
+struct ThreadRange {
+  std::int64_t start = 0;
+  std::int64_t end = 0;
+  bool push_pop = true;
+  model::NvtxFrame frame;
+};
+using RangesByThread = std::map<std::int64_t, std::vector<ThreadRange>>;
+
+// Walks kernels in (thread, launch time) order and keeps the ranges open at
+// each launch time.
+class RangeSweep {
+ public:
+  explicit RangeSweep(const RangesByThread& ranges) : ranges_(ranges) {}
+
+  void Attribute(std::int64_t tid, std::int64_t t, model::LaunchRecord& launch) {
+    if (tid != tid_) {
+      tid_ = tid;
+      auto it = ranges_.find(tid);
+      current_ = it == ranges_.end() ? nullptr : &it->second;
+      next_ = 0;
+      active_.clear();
+    }
+    if (current_ == nullptr) return;
+    while (next_ < current_->size() && (*current_)[next_].start <= t) active_.push_back(&(*current_)[next_++]);
+    std::erase_if(active_, [t](const ThreadRange* r) { return r->end < t; });
+    for (const ThreadRange* r : active_) {
+      (r->push_pop ? launch.nvtx_stack : launch.nvtx_start_end).push_back(r->frame);
+    }
+  }
+
+ private:
+  const RangesByThread& ranges_;
+  std::int64_t tid_ = -1;
+  const std::vector<ThreadRange>* current_ = nullptr;
+  std::size_t next_ = 0;
+  std::vector<const ThreadRange*> active_;  // by start: outer push/pop ranges first
+};
+
 struct DbCloser {
   void operator()(sqlite3* db) const { sqlite3_close(db); }
 };
@@ -77,22 +117,37 @@ std::map<std::int64_t, std::string> ProcessNames(sqlite3* db) {
   return names;
 }
 
-Status ImportKernels(sqlite3* db, ImportContext& ctx) {
+std::string KernelQuery(bool with_runtime) {
+  const std::string runtime = with_runtime ? "r.globalTid, r.start" : "NULL, NULL";
+  std::string sql = "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, k.globalPid, "
+                    "COALESCE(d.value, s.value), k.rowid, " + runtime +
+                    " FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+                    "LEFT JOIN StringIds d ON d.id = k.demangledName "
+                    "LEFT JOIN StringIds s ON s.id = k.shortName ";
+  if (with_runtime) {
+    // The API call that launched the kernel: same correlation id, same process.
+    sql += "LEFT JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId "
+           "AND (r.globalTid & ~16777215) = k.globalPid ORDER BY r.globalTid, r.start";
+  }
+  return sql;
+}
+
+Status ImportKernels(sqlite3* db, ImportContext& ctx, const RangesByThread* ranges) {
   if (!HasTable(db, "CUPTI_ACTIVITY_KIND_KERNEL")) {
-    ctx.diagnostics.Note(
-        fmt::format("{}: no CUPTI_ACTIVITY_KIND_KERNEL table: nsys recorded no kernels "
-                    "(was CUDA tracing on?)",
-                    ctx.source));
+    ctx.diagnostics.Note(fmt::format("{}: no CUPTI_ACTIVITY_KIND_KERNEL table: nsys recorded no kernels "
+                                     "(was CUDA tracing on?)",
+                                     ctx.source));
     return OkStatus();
   }
+  const bool with_runtime = ranges != nullptr && HasTable(db, "CUPTI_ACTIVITY_KIND_RUNTIME");
+  if (ranges != nullptr && !with_runtime) {
+    ctx.diagnostics.Note(fmt::format("{}: NVTX ranges but no CUDA API trace (CUPTI_ACTIVITY_KIND_RUNTIME): kernels "
+                                     "cannot be attributed to ranges",
+                                     ctx.source));
+  }
   const auto processes = ProcessNames(db);
-  ASSIGN_OR_RETURN(Stmt stmt, Prepare(db,
-                                      "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, k.globalPid, "
-                                      "COALESCE(d.value, s.value), k.rowid "
-                                      "FROM CUPTI_ACTIVITY_KIND_KERNEL k "
-                                      "LEFT JOIN StringIds d ON d.id = k.demangledName "
-                                      "LEFT JOIN StringIds s ON s.id = k.shortName",
-                                      ctx));
+  ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, KernelQuery(with_runtime), ctx));
+  RangeSweep sweep(ranges ? *ranges : RangesByThread{});
   sqlite3_stmt* s = stmt.get();
   int rc = 0;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -103,9 +158,9 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx) {
     launch.kernel_name = Text(s, 6);
     launch.result_id = Text(s, 7);
     if (!launch.start_ns || !launch.end_ns || *launch.end_ns < *launch.start_ns || launch.kernel_name.empty()) {
-      ctx.diagnostics.Add(
-          "bad_kernel_row", model::Severity::kDataLoss,
-          fmt::format("{}: kernel row {}: no name, or end before start; skipped", ctx.source, launch.result_id));
+      ctx.diagnostics.Add("bad_kernel_row", model::Severity::kDataLoss,
+                          fmt::format("{}: kernel row {}: no name, or end before start; skipped", ctx.source,
+                                      launch.result_id));
       continue;
     }
     launch.duration_ns = static_cast<double>(*launch.end_ns - *launch.start_ns);
@@ -113,6 +168,15 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx) {
     launch.stream = Int(s, 3);
     launch.correlation_id = Int(s, 4);
     launch.process = ProcessLabel(Int(s, 5), processes);
+    launch.has_nvtx = with_runtime;
+    launch.global_tid = Int(s, 8);
+    if (with_runtime && launch.global_tid) {
+      sweep.Attribute(*launch.global_tid, Int(s, 9).value_or(0), launch);
+    } else if (with_runtime) {
+      ctx.diagnostics.Add("kernel_without_launch_call", model::Severity::kWarning,
+                          fmt::format("{}: kernel row {} has no matching CUDA API call; it is outside every range",
+                                      ctx.source, launch.result_id));
+    }
     ctx.sink.OnLaunch(launch);
   }
   if (rc != SQLITE_DONE) return SqlError(ctx, db, "reading kernels failed");
@@ -132,12 +196,12 @@ Result<std::map<std::int64_t, std::string>> DomainNames(sqlite3* db, const Impor
   return domains;
 }
 
-Status ImportNvtx(sqlite3* db, ImportContext& ctx) {
+Status ImportNvtx(sqlite3* db, ImportContext& ctx, RangesByThread& ranges) {
   if (!HasTable(db, "NVTX_EVENTS")) return OkStatus();
   ASSIGN_OR_RETURN(auto domains, DomainNames(db, ctx));
   ASSIGN_OR_RETURN(Stmt stmt, Prepare(db,
                                       fmt::format("SELECT n.start, n.end, n.eventType, n.rangeId, "
-                                                  "COALESCE(n.text, t.value), n.globalTid, n.domainId "
+                                                  "COALESCE(n.text, t.value), n.globalTid, n.domainId, n.rowid "
                                                   "FROM NVTX_EVENTS n LEFT JOIN StringIds t ON t.id = n.textId "
                                                   "WHERE n.eventType IN ({}, {}) ORDER BY n.start",
                                                   kPushPopRange, kStartEndRange),
@@ -157,6 +221,10 @@ Status ImportNvtx(sqlite3* db, ImportContext& ctx) {
       ctx.diagnostics.Add(
           "nvtx_range_not_closed", model::Severity::kWarning,
           fmt::format("{}: NVTX range '{}' has no end (the program exited inside it)", ctx.source, range.name));
+    } else if (range.start_ns && range.global_tid) {
+      ranges[*range.global_tid].push_back(
+          ThreadRange{*range.start_ns, *range.end_ns, range.push_pop,
+                      model::NvtxFrame{range.domain, range.name, sqlite3_column_int64(s, 7)}});
     }
     ctx.sink.OnNvtxRange(range);
   }
@@ -176,8 +244,9 @@ Status ImportNsysSqlite(const std::filesystem::path& file, ImportContext& ctx) {
                                                      ctx.source))
         .WithNote("export one with: nsys export --type sqlite REPORT.nsys-rep");
   }
-  RETURN_IF_ERROR(ImportKernels(db.get(), ctx));
-  return ImportNvtx(db.get(), ctx);
+  RangesByThread ranges;
+  RETURN_IF_ERROR(ImportNvtx(db.get(), ctx, ranges));
+  return ImportKernels(db.get(), ctx, HasTable(db.get(), "NVTX_EVENTS") ? &ranges : nullptr);
 }
 
 }  // namespace llmpo::ingest

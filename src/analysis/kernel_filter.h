@@ -1,0 +1,45 @@
+// Which kernels a region reports: include and exclude patterns, globally and
+// per region. A pattern is a glob (fnmatch: * ? [...]) matched against the
+// whole kernel name, or "regex:EXPR" (RE2), found anywhere in the name.
+// Exclude wins; no include pattern means every kernel. Per-region includes
+// replace the global ones for that region; excludes add up.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "src/core/result.h"
+
+namespace llmpo::analysis {
+
+struct PatternSet {
+  std::vector<std::string> include;
+  std::vector<std::string> exclude;
+};
+
+class KernelFilter {
+ public:
+  KernelFilter();  // selects everything
+  ~KernelFilter();
+  KernelFilter(KernelFilter&&) noexcept;
+  KernelFilter& operator=(KernelFilter&&) noexcept;
+
+  // Fails on a malformed regex, naming the pattern.
+  static Result<KernelFilter> Create(PatternSet global, std::map<std::string, PatternSet> per_region);
+
+  // `region` is the region's label ("A", "LLM@prefill"); "" for no region.
+  bool Selects(const std::string& region, const std::string& kernel) const;
+
+  // Patterns that never matched a kernel they were tried on: "include 'x' (region A)".
+  std::vector<std::string> UnusedPatterns() const;
+
+  bool empty() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace llmpo::analysis
