@@ -147,7 +147,8 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const RangesByThread* rang
   }
   const auto processes = ProcessNames(db);
   ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, KernelQuery(with_runtime), ctx));
-  RangeSweep sweep(ranges ? *ranges : RangesByThread{});
+  static const RangesByThread kNoRanges;
+  RangeSweep sweep(ranges != nullptr ? *ranges : kNoRanges);
   sqlite3_stmt* s = stmt.get();
   int rc = 0;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {

@@ -2,15 +2,12 @@
 
 #include "src/core/version.h"
 #include "src/report/kernels_report.h"
+#include "src/report/text_format.h"
 
 namespace llmpo::report {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-// Times leave in milliseconds; everything else in its canonical unit.
-double OutValue(const analysis::MetricAggregate& m, double v) { return m.dimension == Dimension::kTime ? v / 1e6 : v; }
-std::string OutUnit(const analysis::MetricAggregate& m) { return m.dimension == Dimension::kTime ? "ms" : m.unit; }
 
 Json MetricJson(const analysis::MetricAggregate& m) {
   Json j = {{"name", m.name}, {"section", m.section}, {"unit", OutUnit(m)}, {"aggregation", ToString(m.rule)}};

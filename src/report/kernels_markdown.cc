@@ -5,30 +5,10 @@
 #include <optional>
 
 #include "src/report/kernels_report.h"
+#include "src/report/text_format.h"
 
 namespace llmpo::report {
 namespace {
-
-constexpr std::size_t kNameWidth = 100;
-
-// Table cells: no '|' or newlines, long template names shortened (the JSON
-// keeps them whole).
-std::string Cell(std::string_view text, std::size_t width = kNameWidth) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  if (out.size() > width) out = out.substr(0, width - 3) + "...";
-  return out;
-}
-
-std::string Ms(double ns) { return fmt::format("{:.4f}", ns / 1e6); }
 
 // Well-known metrics shown per kernel when the input has them; each column
 // lists the names it accepts (raw metric name first, then the details-page label).
@@ -58,9 +38,9 @@ void KernelTable(std::string& out, const std::vector<const analysis::KernelAggre
   for (std::size_t i = 0; i < kernels.size() && i < top_k; ++i) {
     const auto& k = *kernels[i];
     const bool timed = k.timed_calls > 0;
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", i + 1, Cell(k.name), k.calls, Ms(k.total_ns),
-                       timed ? Ms(k.MeanNs()) : "n/a", k.min_ns ? Ms(*k.min_ns) : "n/a",
-                       k.max_ns ? Ms(*k.max_ns) : "n/a", Cell(k.device, 40), Cell(k.process, 40));
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", i + 1, MdCell(k.name), k.calls, MsText(k.total_ns),
+                       timed ? MsText(k.MeanNs()) : "n/a", k.min_ns ? MsText(*k.min_ns) : "n/a",
+                       k.max_ns ? MsText(*k.max_ns) : "n/a", MdCell(k.device, 40), MdCell(k.process, 40));
   }
 }
 
@@ -79,7 +59,7 @@ void KeyMetricsTable(std::string& out, const std::vector<const analysis::KernelA
   for (std::size_t i = 0; i < present.size(); ++i) out += "---:|";
   out += "\n";
   for (std::size_t i = 0; i < kernels.size() && i < top_k; ++i) {
-    out += fmt::format("| {} | {} |", i + 1, Cell(kernels[i]->name));
+    out += fmt::format("| {} | {} |", i + 1, MdCell(kernels[i]->name));
     for (auto* key : present) {
       auto v = FindMetric(*kernels[i], *key);
       out += v ? fmt::format(" {:.2f} |", *v) : " n/a |";
@@ -98,8 +78,8 @@ void SourceSection(std::string& out, const SourceInfo& source, const KernelsRepo
     total += k.total_ns;
     calls += k.calls;
   }
-  out += fmt::format("\n## {}\n\nFormat: {}. Kernels: {}; launches: {}; GPU time: {} ms.", Cell(source.path, 200),
-                     source.format, kernels.size(), calls, Ms(total));
+  out += fmt::format("\n## {}\n\nFormat: {}. Kernels: {}; launches: {}; GPU time: {} ms.", MdCell(source.path, 200),
+                     source.format, kernels.size(), calls, MsText(total));
   if (kernels.size() > top_k) out += fmt::format(" Top {} shown; kernels.json has all.", top_k);
   out += "\n\n";
   if (kernels.empty()) {
@@ -111,27 +91,12 @@ void SourceSection(std::string& out, const SourceInfo& source, const KernelsRepo
   KeyMetricsTable(out, kernels, top_k);
 }
 
-void DataQuality(std::string& out, const model::Diagnostics& d) {
-  out += fmt::format("\n## Data quality\n\nRows read: {}. Rows skipped: {}.\n", d.rows_read(), d.rows_skipped());
-  if (!d.entries().empty()) {
-    out += "\n| Check | Severity | Count | First case |\n|---|---|---:|---|\n";
-    for (const auto& [code, e] : d.entries()) {
-      out += fmt::format("| {} | {} | {} | {} |\n", code, model::ToString(e.severity), e.count,
-                         Cell(e.first_example, 200));
-    }
-  }
-  if (!d.notes().empty()) {
-    out += "\n";
-    for (const auto& note : d.notes()) out += fmt::format("- {}\n", note);
-  }
-}
-
 }  // namespace
 
 std::string KernelsMarkdown(const KernelsReport& report, std::size_t top_k) {
   std::string out = "# Kernel Summary\n\nTimes in milliseconds. Per input: kernels by total GPU time, largest first.\n";
   for (const auto& source : report.sources) SourceSection(out, source, report, top_k);
-  DataQuality(out, report.diagnostics);
+  DataQualityMd(out, report.diagnostics);
   return out;
 }
 

@@ -1,0 +1,102 @@
+#include <fmt/format.h>
+
+#include "src/report/regions_report.h"
+#include "src/report/text_format.h"
+
+namespace llmpo::report {
+namespace {
+
+using analysis::Region;
+
+std::string Instances(const Region& r) {
+  if (r.measured.count > 0 && r.kind != analysis::RegionKind::kSummary) {
+    return fmt::format("{} (min {} / mean {} / max {} ms)", r.measured.count, MsText(r.measured.min_ns),
+                       MsText(r.measured.total_ns / r.measured.count), MsText(r.measured.max_ns));
+  }
+  if (r.measured.count > 0) return fmt::format("{}", r.measured.count);
+  if (!r.instance_ns.empty()) {
+    double lo = r.instance_ns.begin()->second, hi = lo, sum = 0;
+    for (const auto& [id, ns] : r.instance_ns) {
+      lo = std::min(lo, ns);
+      hi = std::max(hi, ns);
+      sum += ns;
+    }
+    return fmt::format("{} (min {} / mean {} / max {} ms)", r.instance_ns.size(), MsText(lo),
+                       MsText(sum / r.instance_ns.size()), MsText(hi));
+  }
+  return "not recorded by this source";
+}
+
+void Tree(std::string& out, const std::vector<RegionEntry>& entries) {
+  out += "## Region tree\n\n```\n";
+  for (const auto& e : entries) {
+    const Region& r = e.region;
+    out += fmt::format("{}{}  total {} ms, exclusive {} ms, {} launches\n", std::string(2 * r.depth, ' '), r.label,
+                       MsText(r.TotalNs()), MsText(r.exclusive_ns), r.launches);
+  }
+  out += "```\n";
+}
+
+void RegionSection(std::string& out, const RegionEntry& e, const analysis::MetricSelection& selection) {
+  const Region& r = e.region;
+  out += fmt::format("\n## {}\n\n", MdCell(r.label, 200));
+  out += fmt::format("- Path: {}\n- Kind: {}; depth {}; parent: {}\n", MdCell(JoinPath(r.path), 300),
+                     analysis::ToString(r.kind), r.depth, e.parent_label ? MdCell(*e.parent_label) : "none");
+  out += fmt::format("- Total: {} ms{}; exclusive: {} ms\n", MsText(r.TotalNs()),
+                     r.derived_total ? " (sum of its children; not measured itself)" : "", MsText(r.exclusive_ns));
+  out += fmt::format("- Kernel launches: {}{}\n- Instances: {}\n", r.launches,
+                     r.excluded ? fmt::format(" ({} left out by the kernel filter)", r.excluded) : "", Instances(r));
+  if (!e.folder.empty()) out += fmt::format("- Folder: `{}/`\n", e.folder);
+  if (!r.kernels.empty()) {
+    out += "\n";
+    KernelTableMd(out, r.kernels, selection);
+  } else if (r.launches == 0 && r.measured.count == 0) {
+    out += "\nNo kernel of this region passed the kernel selection.\n";
+  }
+}
+
+}  // namespace
+
+std::string RegionsMarkdown(const RegionsReport& report) {
+  std::string out = "# NCU Region Reports\n\n";
+  for (const auto& s : report.sources) out += fmt::format("- Input: `{}` ({})\n", s.path, s.format);
+  out += fmt::format("- Launches with NVTX state: {}; outside every range: {}\n", report.launches_with_nvtx,
+                     report.launches_outside);
+  out += fmt::format("- Scopes (process, device): {}; aggregate: {}\n", report.scopes.size(),
+                     report.aggregate ? "on" : "off");
+  const std::vector<RegionEntry>* main = report.aggregate ? &*report.aggregate : nullptr;
+  if ((main && main->empty()) || (!main && report.scopes.empty())) {
+    out += "\nNo NVTX region matched.\n\n";
+  }
+  if (!report.notes.empty()) {
+    out += "\n## Notes\n\n";
+    for (const auto& note : report.notes) out += (note.starts_with("- ") ? note : "- " + note) + "\n";
+  }
+  if (main && !main->empty()) {
+    out += "\n";
+    Tree(out, *main);
+    for (const auto& e : *main) RegionSection(out, e, report.selection);
+  }
+  for (const auto& scope : report.scopes) {
+    out += fmt::format("\n## Scope: process {}, device {}\n\n", MdCell(scope.process.empty() ? "?" : scope.process),
+                       MdCell(scope.device.empty() ? "?" : scope.device));
+    out += "| Region | Depth | Total (ms) | Exclusive (ms) | Launches |\n|---|---:|---:|---:|---:|\n";
+    for (const auto& e : scope.regions) {
+      out += fmt::format("| {} | {} | {} | {} | {} |\n", MdCell(JoinPath(e.region.path)), e.region.depth,
+                         MsText(e.region.TotalNs()), MsText(e.region.exclusive_ns), e.region.launches);
+    }
+    if (!report.aggregate) {
+      for (const auto& e : scope.regions) RegionSection(out, e, report.selection);
+    }
+  }
+  DataQualityMd(out, report.diagnostics);
+  return out;
+}
+
+std::string RegionMarkdown(const RegionEntry& entry, const analysis::MetricSelection& selection) {
+  std::string out = fmt::format("# Region {}\n", MdCell(entry.region.label, 200));
+  RegionSection(out, entry, selection);
+  return out;
+}
+
+}  // namespace llmpo::report

@@ -1,0 +1,103 @@
+#include <fmt/format.h>
+
+#include <set>
+
+#include "src/report/regions_report.h"
+
+namespace llmpo::report {
+namespace {
+
+std::vector<RegionEntry> Entries(const analysis::RegionTree& tree) {
+  std::vector<RegionEntry> out;
+  for (const auto& r : tree.regions()) {
+    RegionEntry e{r, std::nullopt, ""};
+    if (r.parent) e.parent_label = tree.regions()[*r.parent].label;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+void AssignFolders(std::vector<RegionEntry>& entries, const std::string& prefix) {
+  std::set<std::string> used;
+  for (auto& e : entries) {
+    const std::string base = SanitizeFolderName(e.region.path);
+    std::string name = base;
+    for (int n = 2; used.count(name); ++n) name = fmt::format("{}-{}", base, n);
+    used.insert(name);
+    e.folder = prefix + name;
+  }
+}
+
+std::vector<std::string> NoMatchCauses() {
+  return {
+      "No launch ran inside an NVTX range. Likely causes:",
+      "- push/pop ranges are matched by ncu only with a trailing '/': --nvtx-include 'A/' (config: "
+      "pipeline.ncu.ncu_cli.nvtx.include='A/')",
+      "- the ranges are in a named domain: write DOMAIN@RANGE/ (Python's nvtx package uses the domain NVTX)",
+      "- nsys records registered strings only with NSYS_NVTX_PROFILER_REGISTER_ONLY=0",
+      "- the program emitted no NVTX ranges around its kernels (or emitted them on another thread than the launches)",
+  };
+}
+
+}  // namespace
+
+std::string SanitizeFolderName(const std::vector<std::string>& path) {
+  std::string raw;
+  for (const auto& part : path) raw += (raw.empty() ? "" : "__") + part;
+  std::string out;
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    const char c = raw[i];
+    if (c == ':' && i + 1 < raw.size() && raw[i + 1] == ':') {
+      out += "__";
+      ++i;
+    } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_') {
+      out += c;
+    } else if (out.empty() || out.back() != '_') {
+      out += '_';
+    }
+  }
+  while (!out.empty() && (out.front() == '.' || out.front() == '_')) out.erase(0, 1);
+  while (!out.empty() && (out.back() == '.' || out.back() == '_')) out.pop_back();
+  if (out.size() > 80) out.resize(80);
+  return out.empty() ? "region" : out;
+}
+
+RegionsReport BuildRegionsReport(const analysis::RegionBuilder& builder, std::vector<SourceInfo> sources,
+                                 analysis::MetricSelection selection, bool aggregate,
+                                 const model::Diagnostics& diagnostics) {
+  RegionsReport report;
+  report.sources = std::move(sources);
+  report.selection = std::move(selection);
+  report.launches_with_nvtx = builder.launches_seen();
+  report.launches_outside = builder.launches_outside();
+  report.diagnostics = diagnostics;
+  if (aggregate) {
+    report.aggregate = Entries(builder.aggregate());
+    AssignFolders(*report.aggregate, "");
+  }
+  for (const auto& [scope, tree] : builder.scopes()) {
+    ScopeEntry s{scope.process, scope.device, Entries(tree)};
+    if (!aggregate) {
+      AssignFolders(s.regions, SanitizeFolderName({scope.process.empty() ? "process" : scope.process,
+                                                   "device" + scope.device}) + "/");
+    }
+    report.scopes.push_back(std::move(s));
+  }
+  std::vector<const analysis::MetricAggregate*> present;
+  for (const auto& [scope, tree] : builder.scopes()) {
+    for (const auto& r : tree.regions()) {
+      for (const auto& [name, k] : r.kernels) {
+        for (const auto& m : k.metrics) present.push_back(&m);
+      }
+      for (const auto& m : r.range_metrics.metrics) present.push_back(&m);
+    }
+  }
+  if (!present.empty()) report.notes = report.selection.Check(present);
+  if (builder.aggregate().regions().empty()) {
+    const auto causes = NoMatchCauses();
+    report.notes.insert(report.notes.end(), causes.begin(), causes.end());
+  }
+  return report;
+}
+
+}  // namespace llmpo::report

@@ -1,0 +1,62 @@
+// The NVTX region report: a finished model built from the region trees, and
+// its writers. ncu/regions/report.{md,json} (or regions/ for `import`) hold
+// every region; each region also gets a folder with report.md, report.json,
+// kernels.csv and, when sections were requested, sections_report.txt.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/analysis/metric_selection.h"
+#include "src/analysis/region_tree.h"
+#include "src/model/diagnostics.h"
+#include "src/report/kernels_report.h"
+
+namespace llmpo::report {
+
+inline constexpr const char* kRegionsSchemaVersion = "1.0.0";
+
+struct RegionEntry {
+  analysis::Region region;
+  std::optional<std::string> parent_label;
+  std::string folder;  // relative to the regions folder; empty when the scope has no folders
+};
+
+struct ScopeEntry {
+  std::string process;
+  std::string device;
+  std::vector<RegionEntry> regions;
+};
+
+struct RegionsReport {
+  std::vector<SourceInfo> sources;
+  std::optional<std::vector<RegionEntry>> aggregate;  // absent when the aggregate is turned off
+  std::vector<ScopeEntry> scopes;
+  analysis::MetricSelection selection;
+  std::uint64_t launches_with_nvtx = 0;
+  std::uint64_t launches_outside = 0;
+  std::vector<std::string> notes;  // selection checks, unused patterns, no-match causes
+  model::Diagnostics diagnostics;
+};
+
+// Builds the model; regions get folders (sanitized, unique) in the
+// aggregate, or in each scope when the aggregate is off.
+RegionsReport BuildRegionsReport(const analysis::RegionBuilder& builder, std::vector<SourceInfo> sources,
+                                 analysis::MetricSelection selection, bool aggregate,
+                                 const model::Diagnostics& diagnostics);
+
+// A folder name from a region path: [A-Za-z0-9._-] kept, '::' -> '__', other
+// characters -> '_', runs collapsed, no leading dots, at most 80 characters.
+std::string SanitizeFolderName(const std::vector<std::string>& path);
+
+std::string RegionsMarkdown(const RegionsReport& report);
+std::string RegionsJson(const RegionsReport& report);
+
+// Per-region files.
+std::string RegionMarkdown(const RegionEntry& entry, const analysis::MetricSelection& selection);
+std::string RegionJson(const RegionEntry& entry, const analysis::MetricSelection& selection);
+std::string RegionKernelsCsv(const RegionEntry& entry, const analysis::MetricSelection& selection);
+std::string RegionSectionsText(const RegionEntry& entry, const analysis::MetricSelection& selection);
+
+}  // namespace llmpo::report

@@ -1,0 +1,88 @@
+#include "src/report/text_format.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace llmpo::report {
+
+std::string MdCell(std::string_view text, std::size_t width) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  if (out.size() > width) out = out.substr(0, width - 3) + "...";
+  return out;
+}
+
+std::string MsText(double ns) { return fmt::format("{:.4f}", ns / 1e6); }
+
+std::string JoinPath(const std::vector<std::string>& path) {
+  std::string out;
+  for (const auto& p : path) out += (out.empty() ? "" : " > ") + p;
+  return out;
+}
+
+double OutValue(const analysis::MetricAggregate& m, double v) { return m.dimension == Dimension::kTime ? v / 1e6 : v; }
+std::string OutUnit(const analysis::MetricAggregate& m) { return m.dimension == Dimension::kTime ? "ms" : m.unit; }
+
+std::string CsvField(std::string_view text) {
+  if (text.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (char c : text) out += (c == '"') ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+void KernelTableMd(std::string& out, const std::map<std::string, analysis::KernelAggregate>& kernels,
+                   const analysis::MetricSelection& selection) {
+  std::vector<const analysis::KernelAggregate*> sorted;
+  for (const auto& [name, k] : kernels) sorted.push_back(&k);
+  std::stable_sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->total_ns > b->total_ns; });
+  std::vector<std::pair<std::string, std::string>> columns;  // (section, name) of up to 4 shown metrics
+  for (const auto* k : sorted) {
+    for (const auto& m : k->metrics) {
+      if (columns.size() < 4 && selection.Shows(m) && m.values > 0 &&
+          std::find(columns.begin(), columns.end(), std::pair(m.section, m.name)) == columns.end()) {
+        columns.emplace_back(m.section, m.name);
+      }
+    }
+  }
+  out += "| Kernel | Calls | Total (ms) | Mean (ms) |";
+  for (const auto& c : columns) out += fmt::format(" {} |", MdCell(c.second, 40));
+  out += "\n|---|---:|---:|---:|";
+  for (std::size_t i = 0; i < columns.size(); ++i) out += "---:|";
+  out += "\n";
+  for (const auto* k : sorted) {
+    out += fmt::format("| {} | {} | {} | {} |", MdCell(k->name), k->calls, MsText(k->total_ns),
+                       k->timed_calls ? MsText(k->MeanNs()) : "n/a");
+    for (const auto& c : columns) {
+      auto it = k->metric_index.find(c);
+      const auto* m = it == k->metric_index.end() ? nullptr : &k->metrics[it->second];
+      out += (m && m->values) ? fmt::format(" {:.4g} {} |", OutValue(*m, m->Value()), OutUnit(*m)) : " n/a |";
+    }
+    out += "\n";
+  }
+}
+
+void DataQualityMd(std::string& out, const model::Diagnostics& d) {
+  out += fmt::format("\n## Data quality\n\nRows read: {}. Rows skipped: {}.\n", d.rows_read(), d.rows_skipped());
+  if (!d.entries().empty()) {
+    out += "\n| Check | Severity | Count | First case |\n|---|---|---:|---|\n";
+    for (const auto& [code, e] : d.entries()) {
+      out += fmt::format("| {} | {} | {} | {} |\n", code, model::ToString(e.severity), e.count,
+                         MdCell(e.first_example, 200));
+    }
+  }
+  if (!d.notes().empty()) {
+    out += "\n";
+    for (const auto& note : d.notes()) out += fmt::format("- {}\n", note);
+  }
+}
+
+}  // namespace llmpo::report

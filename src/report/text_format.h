@@ -1,0 +1,30 @@
+// Formatting shared by the Markdown and CSV writers.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/analysis/kernel_aggregator.h"
+#include "src/analysis/metric_selection.h"
+#include "src/model/diagnostics.h"
+
+namespace llmpo::report {
+
+// A table cell: '|' escaped, newlines flattened, long text shortened.
+std::string MdCell(std::string_view text, std::size_t width = 100);
+// Nanoseconds as milliseconds with 4 decimals.
+std::string MsText(double ns);
+std::string JoinPath(const std::vector<std::string>& path);
+// A metric value in output units (times in ms).
+double OutValue(const analysis::MetricAggregate& m, double v);
+std::string OutUnit(const analysis::MetricAggregate& m);
+std::string CsvField(std::string_view text);
+
+// Kernel table (largest total first) with up to four selected metric columns.
+void KernelTableMd(std::string& out, const std::map<std::string, analysis::KernelAggregate>& kernels,
+                   const analysis::MetricSelection& selection);
+void DataQualityMd(std::string& out, const model::Diagnostics& d);
+
+}  // namespace llmpo::report
