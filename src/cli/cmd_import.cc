@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "src/cli/diagnostics.h"
@@ -20,12 +21,29 @@ int RunImport(const Invocation& inv) {
   app.add_option("inputs", inputs, "profiler output files")->required();
   app.add_option("--out,-o", out, "output folder for kernels.md and kernels.json")->required();
   app.add_option("--top", top, "kernels per table in kernels.md (kernels.json has all)")->check(CLI::PositiveNumber);
+  ConfigArgs config;
+  app.add_option("--config-dir", config.config_dir, "a folder of your own configs, searched before conf/");
+  app.add_option("--config-name", config.config_name, "the primary config (default: config)");
+  app.add_option("--set", config.overrides,
+                 "config overrides for the region report (repeatable), e.g. --set "
+                 "'pipeline.ncu.ncu_cli.kernels.include=[gemm*]'");
   if (auto stop = Parse(app, inv.args)) return *stop;
+  auto composed = ComposeFromArgs(config);
+  if (!composed.ok()) return ReportError(composed.error());
+  auto regions = pipeline::RegionOptionsFromConfig(composed->config);
+  if (!regions.ok()) return ReportError(regions.error());
 
   pipeline::ImportRequest request;
   request.inputs.assign(inputs.begin(), inputs.end());
   request.out_dir = out;
   request.top_k = top;
+  request.regions = std::move(regions).value();
+  // The preset's sections and metrics describe what `profile` collects; for
+  // files made elsewhere, show everything unless the user chose.
+  const bool chose = std::any_of(config.overrides.begin(), config.overrides.end(), [](const std::string& o) {
+    return o.find("ncu_cli.sections") != std::string::npos || o.find("ncu_cli.metrics") != std::string::npos;
+  });
+  if (!chose) request.regions.selection = {};
   auto outcome = pipeline::RunImport(request);
   if (!outcome.ok()) return ReportError(outcome.error());
 

@@ -5,6 +5,8 @@
 #include <fstream>
 
 #include "src/analysis/kernel_aggregator.h"
+#include "src/analysis/region_tree.h"
+#include "src/report/regions_report.h"
 #include "src/core/atomic_file.h"
 #include "src/ingest/importer.h"
 #include "src/ingest/text_lines.h"
@@ -97,6 +99,55 @@ Status ImportOne(const fs::path& file, const fs::path& out_dir, ingest::ImportCo
   }
 }
 
+// Feeds every record to both the kernel table and the region builder.
+class TeeSink : public model::RecordSink {
+ public:
+  TeeSink(model::RecordSink& a, model::RecordSink& b) : a_(a), b_(b) {}
+  void OnLaunch(const model::LaunchRecord& l) override {
+    a_.OnLaunch(l);
+    b_.OnLaunch(l);
+  }
+  void OnKernelSummary(const model::KernelSummaryRow& r) override {
+    a_.OnKernelSummary(r);
+    b_.OnKernelSummary(r);
+  }
+  void OnNvtxRange(const model::NvtxRange& r) override {
+    a_.OnNvtxRange(r);
+    b_.OnNvtxRange(r);
+  }
+
+ private:
+  model::RecordSink& a_;
+  model::RecordSink& b_;
+};
+
+Status WriteRegionFiles(const fs::path& dir, const report::RegionsReport& report, std::vector<std::string>& written) {
+  auto write = [&](const std::string& relative, const std::string& text) -> Status {
+    const fs::path path = dir / relative;
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    RETURN_IF_ERROR(WriteFileAtomically(path, text));
+    written.push_back("regions/" + relative);
+    return OkStatus();
+  };
+  RETURN_IF_ERROR(write("report.md", report::RegionsMarkdown(report)));
+  RETURN_IF_ERROR(write("report.json", report::RegionsJson(report)));
+  auto per_region = [&](const std::vector<report::RegionEntry>& entries) -> Status {
+    for (const auto& e : entries) {
+      RETURN_IF_ERROR(write(e.folder + "/report.md", report::RegionMarkdown(e, report.selection)));
+      RETURN_IF_ERROR(write(e.folder + "/report.json", report::RegionJson(e, report.selection)));
+      RETURN_IF_ERROR(write(e.folder + "/kernels.csv", report::RegionKernelsCsv(e, report.selection)));
+      if (!report.selection.sections.empty()) {
+        RETURN_IF_ERROR(write(e.folder + "/sections_report.txt", report::RegionSectionsText(e, report.selection)));
+      }
+    }
+    return OkStatus();
+  };
+  if (report.aggregate) return per_region(*report.aggregate);
+  for (const auto& scope : report.scopes) RETURN_IF_ERROR(per_region(scope.regions));
+  return OkStatus();
+}
+
 }  // namespace
 
 Result<ImportOutcome> RunImport(const ImportRequest& request) {
@@ -108,10 +159,15 @@ Result<ImportOutcome> RunImport(const ImportRequest& request) {
   }
   ImportOutcome outcome;
   analysis::KernelAggregator aggregator;
+  ASSIGN_OR_RETURN(analysis::KernelFilter filter,
+                   analysis::KernelFilter::Create(request.regions.kernels, request.regions.per_region));
+  model::Diagnostics region_diagnostics;
+  analysis::RegionBuilder regions(filter, region_diagnostics);
+  TeeSink tee(aggregator, regions);
   for (const auto& file : request.inputs) {
     report::SourceInfo info{file.string(), "unknown", "ok"};
     aggregator.SetSource(info.path);
-    ingest::ImportContext ctx{info.path, aggregator, outcome.report.diagnostics};
+    ingest::ImportContext ctx{info.path, tee, outcome.report.diagnostics};
     Status status = ImportOne(file, request.out_dir, ctx, info);
     if (!status.ok()) {
       info.status = "failed: " + status.error().message;
@@ -124,6 +180,17 @@ Result<ImportOutcome> RunImport(const ImportRequest& request) {
       WriteFileAtomically(request.out_dir / "kernels.md", report::KernelsMarkdown(outcome.report, request.top_k)));
   RETURN_IF_ERROR(WriteFileAtomically(request.out_dir / "kernels.json", report::KernelsJson(outcome.report)));
   outcome.written = {"kernels.md", "kernels.json"};
+  if (regions.saw_nvtx()) {
+    regions.Finish();
+    model::Diagnostics merged = outcome.report.diagnostics;
+    merged.Merge(region_diagnostics);
+    report::RegionsReport region_report = report::BuildRegionsReport(
+        regions, outcome.report.sources, request.regions.selection, request.regions.aggregate, merged);
+    for (const auto& unused : filter.UnusedPatterns()) {
+      region_report.notes.push_back(fmt::format("kernel pattern {} matched no kernel", unused));
+    }
+    RETURN_IF_ERROR(WriteRegionFiles(request.out_dir / "regions", region_report, outcome.written));
+  }
   return outcome;
 }
 

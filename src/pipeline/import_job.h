@@ -1,6 +1,7 @@
 // `import`: read existing profiler outputs, whatever their format, and write
-// kernels.md and kernels.json into an output folder. A bad input is reported
-// and skipped; the others still make it into the reports.
+// kernels.md and kernels.json into an output folder, plus the NVTX region
+// report under regions/ when an input carries NVTX data. A bad input is
+// reported and skipped; the others still make it into the reports.
 #pragma once
 
 #include <filesystem>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "src/core/result.h"
+#include "src/pipeline/region_options.h"
 #include "src/report/kernels_report.h"
 
 namespace llmpo::pipeline {
@@ -16,6 +18,7 @@ struct ImportRequest {
   std::vector<std::filesystem::path> inputs;
   std::filesystem::path out_dir;
   std::size_t top_k = 50;
+  RegionOptions regions;
 };
 
 struct ImportOutcome {

@@ -19,6 +19,7 @@ Exit codes: 0 all passed, 1 some check failed, 2 usage error, 77 skipped.
 import argparse
 import csv
 import json
+from collections import defaultdict
 import math
 import re
 import shutil
@@ -322,6 +323,52 @@ def expect_nsys_sqlite(path):
     return expectation
 
 
+def expect_nsys_regions(path):
+    """Push/pop NVTX regions of an nsys SQLite export, by range name.
+
+    A kernel belongs to a range when the CUDA API call that launched it
+    (same correlationId, same process) started inside the range on the same
+    thread; its GPU duration then counts for that range. Returns
+    {name: (launches, total_ms)}, or None when the export has no NVTX ranges,
+    kernels or API trace.
+    """
+    connection = sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
+    try:
+        needed = ("NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME")
+        if not all(sqlite_columns(connection, t) for t in needed):
+            return None
+        query = (
+            "SELECT COALESCE(n.text, s.value), COUNT(k.rowid), SUM(k.\"end\" - k.start) "
+            "FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId "
+            "JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.globalTid = n.globalTid "
+            "  AND r.start BETWEEN n.start AND n.\"end\" "
+            "JOIN CUPTI_ACTIVITY_KIND_KERNEL k ON k.correlationId = r.correlationId "
+            "  AND k.globalPid = (r.globalTid & ~16777215) "
+            "WHERE n.eventType = 59 GROUP BY 1")
+        return {name: (count, total_ns / 1e6) for name, count, total_ns in connection.execute(query)}
+    finally:
+        connection.close()
+
+
+def compare_regions(expected, outdir):
+    """Our regions/report.json aggregate against `expected` (by range name)."""
+    report_path = Path(outdir) / "regions" / "report.json"
+    if not report_path.is_file():
+        return ["regions/report.json missing although the export has NVTX ranges"]
+    report = json.loads(report_path.read_text())
+    actual = defaultdict(lambda: [0, 0.0])
+    for region in report.get("regions", []):
+        actual[region["range"]][0] += region["kernel_count"]
+        actual[region["range"]][1] += region["total_ms"]
+    problems = []
+    for name, (count, total_ms) in expected.items():
+        got_count, got_ms = actual.get(name, (0, 0.0))
+        if got_count != count or not close_enough(got_ms, total_ms, REL_TOL):
+            problems.append(f"region {name!r}: expected {count} launches / {total_ms:.6f} ms, "
+                            f"got {got_count} / {got_ms:.6f}")
+    return problems
+
+
 # --------------------------------------------------------------------------
 # Fixture discovery
 # --------------------------------------------------------------------------
@@ -479,6 +526,10 @@ def check_file(binary, path, kind, outdir):
         return problems, None
     actual = reported_kernels(report)
     problems += compare_kernels(expectation.kernels, actual, REL_TOL)
+    if kind == "nsys-sqlite":
+        regions = expect_nsys_regions(path)
+        if regions:
+            problems += compare_regions(regions, outdir)
     return problems, actual
 
 
