@@ -1,0 +1,457 @@
+#!/usr/bin/env python3
+"""Import benchmark: llm-perf-opt vs `wc -l` vs the straightforward Python reference.
+
+    python3 bench/run_bench.py --write-results     # full run, writes bench/RESULTS.md
+    python3 bench/run_bench.py --quick             # smoke run, small inputs (< 1 minute)
+
+Generates the inputs into a scratch folder (reused when already there with
+the same arguments and generator), then, in one run, measures each input
+--reps times (default 3) and reports the median:
+
+  (a) `wc -l FILE`                          wall time (the read-the-bytes floor)
+  (b) `llm-perf-opt import FILE --out DIR`  wall time and peak RSS
+  (c) `python3 bench/reference_import.py`   wall time and peak RSS
+
+plus our import on half-size inputs (does peak memory grow with the file?),
+and checks that our kernels.json and the reference agree on kernel count,
+total calls and total milliseconds.  Peak RSS is the measured
+command's own ru_maxrss, reported by GNU time (/usr/bin/time -f %M).  See bench/README.md.
+"""
+
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import platform
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+BENCH = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(BENCH)
+
+# Targets (fixed; do not tune them to the results).
+TARGET_VS_REFERENCE = 50.0  # reference_time / our_time >= 50
+TARGET_VS_WC = 3.0  # our_time / wc_time <= 3
+FLAT_REL = 0.10  # "flat" memory: peak RSS at full size <= half-size RSS + max(10%, 8 MiB)
+FLAT_ABS_KB = 8 * 1024
+TOTAL_MS_REL = 1e-6
+
+
+def sizes(quick):
+    if quick:
+        return {
+            "ncu": ("ncu", {"launches": 5000, "metrics": 40}),
+            "ncu-half": ("ncu", {"launches": 2500, "metrics": 40}),
+            "nsys": ("nsys", {"kernels": 50000, "ranges": 5000}),
+            "nsys-half": ("nsys", {"kernels": 25000, "ranges": 2500}),
+        }
+    return {
+        "ncu": ("ncu", {"launches": 100000, "metrics": 40}),
+        "ncu-half": ("ncu", {"launches": 50000, "metrics": 40}),
+        "nsys": ("nsys", {"kernels": 1000000, "ranges": 100000}),
+        "nsys-half": ("nsys", {"kernels": 500000, "ranges": 50000}),
+    }
+
+
+GENERATORS = {
+    "ncu": ("gen_ncu_details.py", lambda a: f"ncu_details_L{a['launches']}_M{a['metrics']}.csv"),
+    "nsys": ("gen_nsys_sqlite.py", lambda a: f"nsys_K{a['kernels']}_R{a['ranges']}.sqlite"),
+}
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def file_sha(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()[:16]
+
+
+def ensure_input(scratch, kind, args, regen):
+    """Generate one input unless a matching one is already in scratch."""
+    script, namer = GENERATORS[kind]
+    path = os.path.join(scratch, namer(args))
+    meta_path = path + ".meta.json"
+    gen_sha = file_sha(os.path.join(BENCH, script))
+    if not regen and os.path.exists(path) and os.path.exists(meta_path):
+        try:
+            with open(meta_path) as f:
+                meta = json.load(f)
+            if meta.get("args") == args and meta.get("generator_sha") == gen_sha and \
+                    meta.get("size") == os.path.getsize(path):
+                return path, meta, True
+        except (OSError, ValueError):
+            pass
+    cmd = [sys.executable, os.path.join(BENCH, script), "--out", path]
+    for k, v in args.items():
+        cmd += [f"--{k}", str(v)]
+    log(f"generating {path} ...")
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True)
+    meta = {"args": args, "generator": script, "generator_sha": gen_sha, "size": os.path.getsize(path),
+            "generated_s": round(time.perf_counter() - t0, 2),
+            "command": " ".join(shlex.quote(c) for c in [os.path.relpath(c, ROOT) if c.startswith(ROOT) else c
+                                                        for c in cmd])}
+    with open(meta_path, "w") as f:
+        json.dump(meta, f, indent=1)
+    return path, meta, False
+
+
+GNU_TIME = "/usr/bin/time"
+
+
+def measure(cmd, stdout_path, stderr_path):
+    """Run cmd; wall time, CPU time and peak RSS (KiB) of that command alone.
+
+    Peak RSS comes from GNU time (`%M`, the child's ru_maxrss).  Not from
+    os.wait4 on a child of this script: on Linux a child spawned from Python
+    inherits the spawning process's RSS high-water mark at exec, so every
+    reading would be floored at this script's ~20 MiB.  GNU time is tiny, so
+    its floor is ~1-2 MiB.  Without /usr/bin/time, fall back to os.wait4.
+    """
+    stats_path = stdout_path + ".time"
+    use_time = os.access(GNU_TIME, os.X_OK)
+    full = [GNU_TIME, "-f", "%e %U %S %M", "-o", stats_path] + cmd if use_time else cmd
+    with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(full, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    m = {"wall_s": wall, "user_s": ru.ru_utime, "sys_s": ru.ru_stime, "maxrss_kb": ru.ru_maxrss,
+         "rc": p.returncode, "rss_by": "os.wait4 (floored at the bench's own RSS)"}
+    if use_time:
+        try:
+            with open(stats_path) as f:
+                last = f.read().strip().splitlines()[-1].split()
+            m.update(user_s=float(last[1]), sys_s=float(last[2]), maxrss_kb=int(last[3]), rss_by="GNU time %M")
+        except (OSError, IndexError, ValueError):
+            m["rc"] = m["rc"] or -1
+    return m
+
+
+def ours_by_name(kernels_json):
+    """kernels.json entries are per (source, process, device, name): fold by name."""
+    with open(kernels_json) as f:
+        data = json.load(f)
+    per = {}
+    for k in data.get("kernels", []):
+        e = per.setdefault(k["name"], {"calls": 0, "total_ms": 0.0})
+        e["calls"] += k.get("calls", 0)
+        e["total_ms"] += k.get("total_ms") or 0.0
+    return per, len(data.get("kernels", []))
+
+
+def rel_diff(a, b):
+    if a == b:
+        return 0.0
+    return abs(a - b) / max(abs(a), abs(b))
+
+
+def compare(label, ours_json, ref_out):
+    """Agreement of our kernels.json and the reference's JSON; returns a dict."""
+    res = {"input": label, "ok": False, "details": []}
+    try:
+        per, entries = ours_by_name(ours_json)
+        with open(ref_out) as f:
+            ref = json.load(f)
+    except (OSError, ValueError, KeyError) as e:
+        res["details"].append(f"cannot read results: {e}")
+        return res
+    ours_calls = sum(e["calls"] for e in per.values())
+    ours_ms = sum(e["total_ms"] for e in per.values())
+    res.update(ours_kernels=len(per), ours_entries=entries, ref_kernels=ref["kernels"], ours_calls=ours_calls,
+               ref_calls=ref["calls"], ours_ms=ours_ms, ref_ms=ref["total_ms"], ms_rel=rel_diff(ours_ms, ref["total_ms"]))
+    res["ok"] = (len(per) == ref["kernels"] and ours_calls == ref["calls"] and res["ms_rel"] <= TOTAL_MS_REL)
+    if not res["ok"]:
+        ref_per = ref.get("per_kernel", {})
+        for name in sorted(set(per) | set(ref_per)):
+            o, r = per.get(name), ref_per.get(name)
+            if o is None or r is None or o["calls"] != r["calls"] or rel_diff(o["total_ms"], r["total_ms"]) > TOTAL_MS_REL:
+                res["details"].append(f"{name[:100]!r}: ours={o} reference={r}")
+            if len(res["details"]) >= 10:
+                break
+    return res
+
+
+def machine_info():
+    info = {"nproc": os.cpu_count(), "cpu": "?", "ram_gib": "?", "kernel": platform.release(),
+            "python": platform.python_version()}
+    try:
+        info["nproc_usable"] = len(os.sched_getaffinity(0))
+    except AttributeError:
+        pass
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    info["cpu"] = line.split(":", 1)[1].strip()
+                    break
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    info["ram_gib"] = f"{int(line.split()[1]) / 1024 / 1024:.1f}"
+                    break
+    except OSError:
+        pass
+    return info
+
+
+def git_info():
+    try:
+        head = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True).stdout.strip()
+        return head + (" (with uncommitted changes)" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "?"
+
+
+def loadavg():
+    try:
+        with open("/proc/loadavg") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return "?"
+
+
+def med(runs, key):
+    vals = [r[key] for r in runs if r["rc"] == 0]
+    return statistics.median(vals) if vals else None
+
+
+def fmt(v, spec=".3f", none="n/a"):
+    return none if v is None else format(v, spec)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="small inputs (5k launches, 50k kernels): a smoke run")
+    ap.add_argument("--skip-python", action="store_true", help="do not run the Python reference")
+    ap.add_argument("--write-results", action="store_true",
+                    help="also write the report to bench/RESULTS.md (bench/RESULTS-quick.md with --quick)")
+    ap.add_argument("--scratch", default="/tmp/llmpo-bench", help="where inputs and outputs go (default %(default)s)")
+    ap.add_argument("--binary", default=os.path.join(ROOT, "build", "release", "llm-perf-opt"))
+    ap.add_argument("--reps", type=int, default=3, help="runs per measurement; the median is reported")
+    ap.add_argument("--regen", action="store_true", help="regenerate the inputs even if present")
+    a = ap.parse_args()
+
+    if not os.access(a.binary, os.X_OK):
+        raise SystemExit(f"no executable at {a.binary}: build it first (cmake --preset release && "
+                         "cmake --build --preset release)")
+    os.makedirs(a.scratch, exist_ok=True)
+    # Measure a private copy: the build tree may be rebuilt while we run.
+    binary_src = a.binary
+    binary_mtime = os.path.getmtime(binary_src)
+    binary_sha = file_sha(binary_src)
+    a.binary = os.path.join(a.scratch, "llm-perf-opt.bench-copy")
+    shutil.copy2(binary_src, a.binary)
+    started = datetime.datetime.now().astimezone()
+    load_before = loadavg()
+
+    # ---- inputs
+    inputs = {}
+    for label, (kind, args) in sizes(a.quick).items():
+        path, meta, reused = ensure_input(a.scratch, kind, args, a.regen)
+        inputs[label] = {"path": path, "kind": kind, "args": args, "size": os.path.getsize(path), "meta": meta,
+                         "reused": reused}
+
+    # ---- warm the page cache (and count lines); not timed
+    for label, inp in inputs.items():
+        out = subprocess.run(["wc", "-l", inp["path"]], capture_output=True, text=True, check=True).stdout
+        inp["lines"] = int(out.split()[0])
+
+    logs = os.path.join(a.scratch, "logs")
+    os.makedirs(logs, exist_ok=True)
+    runs = {}  # (label, tool) -> [measurement]
+
+    def run(label, tool, rep):
+        inp = inputs[label]
+        stem = os.path.join(logs, f"{label}.{tool}.{rep}")
+        if tool == "wc":
+            cmd = ["wc", "-l", inp["path"]]
+        elif tool == "ours":
+            outdir = os.path.join(a.scratch, "out", f"{label}.{rep}")
+            shutil.rmtree(outdir, ignore_errors=True)
+            cmd = [a.binary, "import", inp["path"], "--out", outdir]
+        else:
+            cmd = [sys.executable, os.path.join(BENCH, "reference_import.py"), inp["path"], "--per-kernel"]
+        m = measure(cmd, stem + ".out", stem + ".err")
+        m["rep"] = rep
+        if tool == "ours":
+            m["kernels_json"] = os.path.join(outdir, "kernels.json")
+        m["stdout"] = stem + ".out"
+        m["stderr"] = stem + ".err"
+        runs.setdefault((label, tool), []).append(m)
+        log(f"  {label:9} {tool:4} rep {rep}: {m['wall_s']:8.3f} s  peak RSS {m['maxrss_kb'] / 1024:8.1f} MiB"
+            + ("" if m["rc"] == 0 else f"  EXIT STATUS {m['rc']} (see {stem}.err)"))
+
+    # Interleaved: one rep of every measurement, then the next rep, so that
+    # load from other work on the machine spreads over all of them alike.
+    for rep in range(1, a.reps + 1):
+        log(f"rep {rep}/{a.reps}")
+        for main_label, half_label in (("ncu", "ncu-half"), ("nsys", "nsys-half")):
+            run(main_label, "wc", rep)
+            run(main_label, "ours", rep)
+            if not a.skip_python:
+                run(main_label, "ref", rep)
+            run(half_label, "ours", rep)
+    finished = datetime.datetime.now().astimezone()
+    load_after = loadavg()
+
+    # ---- agreement
+    agreement = []
+    if not a.skip_python:
+        for label in ("ncu", "nsys"):
+            ours_ok = [m for m in runs[(label, "ours")] if m["rc"] == 0]
+            ref_ok = [m for m in runs[(label, "ref")] if m["rc"] == 0]
+            if not ours_ok or not ref_ok:
+                agreement.append({"input": label, "ok": False, "details": ["a run failed; nothing to compare"]})
+                continue
+            agreement.append(compare(label, ours_ok[0]["kernels_json"], ref_ok[0]["stdout"]))
+
+    # ---- summary numbers
+    rows = []
+    for label in ("ncu", "nsys", "ncu-half", "nsys-half"):
+        inp = inputs[label]
+        mb = inp["size"] / 1e6
+        r = {"label": label, "mb": mb}
+        for tool in ("wc", "ours", "ref"):
+            ms = runs.get((label, tool))
+            r[tool] = med(ms, "wall_s") if ms else None
+            r[tool + "_cpu"] = statistics.median([m["user_s"] + m["sys_s"] for m in ms]) if ms else None
+            r[tool + "_rss"] = med(ms, "maxrss_kb") if ms else None
+            r[tool + "_mbps"] = mb / r[tool] if r[tool] else None
+        rows.append(r)
+    by = {r["label"]: r for r in rows}
+
+    checks = []  # (target, input, value text, goal text, passed or None)
+    for label in ("ncu", "nsys"):
+        r = by[label]
+        if a.skip_python:
+            checks.append(("reference / ours (time)", label, "skipped", f">= {TARGET_VS_REFERENCE:g}", None))
+        else:
+            v = r["ref"] / r["ours"] if r["ref"] and r["ours"] else None
+            checks.append(("reference / ours (time)", label, fmt(v, ".1f"), f">= {TARGET_VS_REFERENCE:g}",
+                           v is not None and v >= TARGET_VS_REFERENCE))
+        v = r["ours"] / r["wc"] if r["ours"] and r["wc"] else None
+        checks.append(("ours / wc -l (time)", label, fmt(v, ".1f"), f"<= {TARGET_VS_WC:g}",
+                       v is not None and v <= TARGET_VS_WC))
+        half = by[label + "-half"]
+        if r["ours_rss"] and half["ours_rss"]:
+            growth = r["ours_rss"] - half["ours_rss"]
+            allowed = max(FLAT_REL * half["ours_rss"], FLAT_ABS_KB)
+            checks.append(("peak RSS full vs half size", label,
+                           f"{half['ours_rss'] / 1024:.1f} -> {r['ours_rss'] / 1024:.1f} MiB "
+                           f"(x{r['ours_rss'] / half['ours_rss']:.2f})",
+                           f"flat (growth <= {allowed / 1024:.1f} MiB)", growth <= allowed))
+        else:
+            checks.append(("peak RSS full vs half size", label, "n/a (a run failed)", "flat", False))
+    for ag in agreement:
+        checks.append(("kernels.json agrees with reference", ag["input"], "agree" if ag["ok"] else "MISMATCH",
+                       f"count, calls exact; total_ms rel <= {TOTAL_MS_REL:g}", ag["ok"]))
+    failed_runs = [(k, m) for k, ms in runs.items() for m in ms if m["rc"] != 0]
+
+    # ---- report
+    mi = machine_info()
+    L = []
+    L.append(f"# llm-perf-opt import benchmark{' (QUICK smoke run: small inputs)' if a.quick else ''}")
+    L.append("")
+    L.append(f"- Date: {started:%Y-%m-%d %H:%M:%S %Z} (finished {finished:%H:%M:%S})")
+    L.append(f"- Machine: {mi['nproc']} CPUs ({mi.get('nproc_usable', '?')} usable), {mi['cpu']}, "
+             f"{mi['ram_gib']} GiB RAM, Linux {mi['kernel']}, Python {mi['python']}")
+    L.append(f"- Load average (1/5/15 min): {load_before} before, {load_after} after")
+    L.append(f"- Command: `{' '.join(shlex.quote(x) for x in ['python3', os.path.relpath(sys.argv[0], ROOT)] + sys.argv[1:])}`")
+    L.append(f"- Binary: `{os.path.relpath(binary_src, ROOT) if binary_src.startswith(ROOT) else binary_src}` "
+             f"({os.path.getsize(a.binary):,} bytes, sha256 {binary_sha}..., built "
+             f"{datetime.datetime.fromtimestamp(binary_mtime):%Y-%m-%d %H:%M}; a copy in the scratch folder was "
+             f"measured), repo at {git_info()}")
+    L.append(f"- Each measurement run {a.reps} times, interleaved; tables show the median. Page cache warm "
+             f"(each file read once by an untimed `wc -l` first). Peak RSS from {runs[('ncu', 'ours')][0]['rss_by']}.")
+    L.append("")
+    L.append("## Inputs")
+    L.append("")
+    L.append("| input | file | bytes | MB | lines | generator | generated |")
+    L.append("|---|---|---:|---:|---:|---|---|")
+    for label, inp in inputs.items():
+        gen = " ".join(f"--{k} {v}" for k, v in inp["args"].items())
+        how = "reused from scratch" if inp["reused"] else f"now, {inp['meta'].get('generated_s', '?')} s"
+        L.append(f"| {label} | `{inp['path']}` | {inp['size']:,} | {inp['size'] / 1e6:.1f} | {inp['lines']:,} | "
+                 f"`{inp['meta']['generator']} {gen}` | {how} |")
+    L.append("")
+    L.append(f"## Results (median of {a.reps})")
+    L.append("")
+    L.append("| input | MB | wc -l s | ours s | ours MB/s | ours CPU s | ours peak RSS MiB | reference s | "
+             "reference MB/s | reference peak RSS MiB |")
+    L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        L.append(f"| {r['label']} | {r['mb']:.1f} | {fmt(r['wc'])} | {fmt(r['ours'])} | {fmt(r['ours_mbps'], '.0f')} | "
+                 f"{fmt(r['ours_cpu'])} | {fmt(r['ours_rss'] and r['ours_rss'] / 1024, '.1f')} | "
+                 f"{fmt(r['ref'], '.2f', '-')} | {fmt(r['ref_mbps'], '.1f', '-')} | "
+                 f"{fmt(r['ref_rss'] and r['ref_rss'] / 1024, '.1f', '-')} |")
+    L.append("")
+    L.append("## Targets")
+    L.append("")
+    L.append("| target | input | measured | goal | result |")
+    L.append("|---|---|---|---|---|")
+    for name, label, value, goal, passed in checks:
+        res = "skipped" if passed is None else ("PASS" if passed else "**FAIL**")
+        L.append(f"| {name} | {label} | {value} | {goal} | {res} |")
+    L.append("")
+    if agreement:
+        L.append("## Agreement: our kernels.json vs the Python reference")
+        L.append("")
+        L.append("| input | kernels ours (json entries) / ref | calls ours / ref | total ms ours / ref | rel. diff | |")
+        L.append("|---|---|---|---|---:|---|")
+        for ag in agreement:
+            if "ours_kernels" in ag:
+                L.append(f"| {ag['input']} | {ag['ours_kernels']} ({ag['ours_entries']}) / {ag['ref_kernels']} | "
+                         f"{ag['ours_calls']:,} / {ag['ref_calls']:,} | {ag['ours_ms']:.6f} / {ag['ref_ms']:.6f} | "
+                         f"{ag['ms_rel']:.2e} | {'agree' if ag['ok'] else '**MISMATCH**'} |")
+            else:
+                L.append(f"| {ag['input']} | | | | | **MISMATCH** |")
+            for d in ag["details"]:
+                L.append(f"|  | {d} | | | | |")
+        L.append("")
+    L.append("## Raw timings")
+    L.append("")
+    L.append("| input | tool | rep | wall s | user s | sys s | peak RSS KiB | exit |")
+    L.append("|---|---|---:|---:|---:|---:|---:|---:|")
+    for (label, tool), ms in sorted(runs.items()):
+        for m in ms:
+            L.append(f"| {label} | {tool} | {m['rep']} | {m['wall_s']:.3f} | {m['user_s']:.3f} | {m['sys_s']:.3f} | "
+                     f"{m['maxrss_kb']:,} | {m['rc']} |")
+    L.append("")
+    L.append("Tools: `wc` = `wc -l FILE`; `ours` = `llm-perf-opt import FILE --out DIR`; "
+             "`ref` = `python3 bench/reference_import.py FILE --per-kernel`.")
+    if failed_runs:
+        L.append("")
+        L.append("**Failed runs:** " + "; ".join(f"{k[0]} {k[1]} rep {m['rep']} exit {m['rc']} ({m['stderr']})"
+                                                 for k, m in failed_runs))
+    report = "\n".join(L) + "\n"
+    print(report)
+    if a.write_results:
+        dest = os.path.join(BENCH, "RESULTS-quick.md" if a.quick else "RESULTS.md")
+        with open(dest, "w") as f:
+            f.write(report)
+        log(f"wrote {dest}")
+    bad = [ag for ag in agreement if not ag["ok"]]
+    if bad:
+        banner = "!" * 72
+        log(f"\n{banner}\nMISMATCH: our kernels.json and the Python reference disagree on: "
+            f"{', '.join(ag['input'] for ag in bad)}\n" + "\n".join(d for ag in bad for d in ag["details"]) +
+            f"\n{banner}")
+    if failed_runs:
+        log(f"FAILED RUNS: {len(failed_runs)} (see the report)")
+    return 1 if bad or failed_runs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
