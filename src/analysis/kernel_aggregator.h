@@ -56,7 +56,7 @@ struct KernelAggregate {
   double total_ns = 0;
   std::optional<double> min_ns;  // unknown when no source gave one
   std::optional<double> max_ns;
-  std::vector<MetricAggregate> metrics;  // in first-seen order
+  std::vector<MetricAggregate> metrics;                                     // in first-seen order
   std::map<std::pair<std::string, std::string>, std::size_t> metric_index;  // (section, name) -> metrics[i]
 
   double MeanNs() const { return timed_calls ? total_ns / timed_calls : 0; }

@@ -1,8 +1,7 @@
 #include "src/analysis/kernel_filter.h"
 
-#include <fnmatch.h>
-
 #include <fmt/format.h>
+#include <fnmatch.h>
 #include <re2/re2.h>
 
 namespace llmpo::analysis {
@@ -23,8 +22,7 @@ class Pattern {
     return p;
   }
   bool Matches(const std::string& kernel) const {
-    const bool hit =
-        regex_ ? RE2::PartialMatch(kernel, *regex_) : fnmatch(text_.c_str(), kernel.c_str(), 0) == 0;
+    const bool hit = regex_ ? RE2::PartialMatch(kernel, *regex_) : fnmatch(text_.c_str(), kernel.c_str(), 0) == 0;
     if (hit) ++hits_;
     return hit;
   }

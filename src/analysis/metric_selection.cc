@@ -63,16 +63,17 @@ std::vector<std::string> MetricSelection::Check(const std::vector<const MetricAg
     notes.push_back(std::move(note));
   }
   std::vector<std::string> ids;
-  for (const auto& [id, name] : kSections) {
-    if (section_names.count(std::string(name)) || section_names.count(std::string(id))) ids.emplace_back(id);
-  }
+  for (const auto& [id, name] : kSections) ids.emplace_back(id);
   for (const auto& id : sections) {
     const std::string display(SectionDisplayName(id));
     if (section_names.count(id) || (!display.empty() && section_names.count(display))) continue;
-    std::string note = fmt::format("section '{}' is not in the data", id);
-    if (auto near = ClosestMatch(id, ids)) note += fmt::format("; did you mean '{}'?", *near);
-    if (display.empty()) note += " (not a standard section identifier)";
-    notes.push_back(std::move(note));
+    if (display.empty()) {
+      std::string note = fmt::format("section '{}' is not a standard ncu section identifier", id);
+      if (auto near = ClosestMatch(id, ids)) note += fmt::format("; did you mean '{}'?", *near);
+      notes.push_back(std::move(note));
+    } else {
+      notes.push_back(fmt::format("section '{}' ({}) is not in the data: was it collected?", id, display));
+    }
   }
   return notes;
 }

@@ -6,9 +6,12 @@ namespace llmpo::analysis {
 
 std::string_view ToString(RegionKind k) {
   switch (k) {
-    case RegionKind::kPushPop: return "push_pop";
-    case RegionKind::kStartEnd: return "start_end";
-    case RegionKind::kSummary: return "summary";
+    case RegionKind::kPushPop:
+      return "push_pop";
+    case RegionKind::kStartEnd:
+      return "start_end";
+    case RegionKind::kSummary:
+      return "summary";
   }
   return "unknown";
 }
@@ -49,6 +52,13 @@ void RegionTree::Finish() {
   // Children come after their parents, so a reverse pass sees children first.
   for (std::size_t i = regions_.size(); i-- > 0;) {
     Region& r = regions_[i];
+    if (r.measured.count > 0 && r.kind != RegionKind::kSummary) {
+      // A measured region's own time is what its children do not account for.
+      double children = 0;
+      for (std::size_t c : r.children) children += regions_[c].TotalNs();
+      r.exclusive_ns = std::max(0.0, r.measured.total_ns - children);
+      continue;
+    }
     if (r.measured.count > 0 || r.children.empty()) continue;
     double sum = 0;
     bool any = false;
@@ -107,7 +117,8 @@ void RegionBuilder::AddKernelLaunch(RegionTree& tree, const model::LaunchRecord&
   for (std::size_t d = 0; d < stack.size(); ++d) {
     const std::size_t id = tree.Find(stack, d, RegionKind::kPushPop);
     Account(tree.regions()[id], launch, d + 1 == stack.size());
-    if (stack[d].instance && launch.duration_ns) tree.regions()[id].instance_ns[*stack[d].instance] += *launch.duration_ns;
+    if (stack[d].instance && launch.duration_ns)
+      tree.regions()[id].instance_ns[*stack[d].instance] += *launch.duration_ns;
   }
   for (std::size_t i = 0; i < launch.nvtx_start_end.size(); ++i) {
     const std::vector<model::NvtxFrame> one{launch.nvtx_start_end[i]};

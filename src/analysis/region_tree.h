@@ -44,10 +44,10 @@ struct Region {
   std::vector<std::size_t> children;
   int depth = 0;
 
-  double inclusive_ns = 0;        // selected launches anywhere inside
-  double exclusive_ns = 0;        // selected launches whose innermost region this is
-  std::uint64_t launches = 0;     // selected launches (inclusive)
-  std::uint64_t excluded = 0;     // launches the kernel filter left out
+  double inclusive_ns = 0;                         // selected launches anywhere inside
+  double exclusive_ns = 0;                         // selected launches whose innermost region this is
+  std::uint64_t launches = 0;                      // selected launches (inclusive)
+  std::uint64_t excluded = 0;                      // launches the kernel filter left out
   std::map<std::string, KernelAggregate> kernels;  // selected kernels, inclusive
 
   std::map<std::int64_t, double> instance_ns;  // per occurrence, when the source numbers them

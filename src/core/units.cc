@@ -73,13 +73,21 @@ UnitInfo LookupUnitUncached(std::string_view unit);
 
 }  // namespace
 
-UnitInfo LookupUnit(std::string_view unit) {
-  // A profile uses a few dozen unit spellings over millions of rows.
+const UnitInfo& LookupUnit(std::string_view unit) {
+  // A profile uses a few dozen unit spellings over millions of rows; the
+  // last one looked up is usually the next one too.
   thread_local std::unordered_map<std::string, UnitInfo> cache;
-  if (auto it = cache.find(std::string(unit)); it != cache.end()) return it->second;
-  UnitInfo info = LookupUnitUncached(unit);
-  if (cache.size() < 4096) cache.emplace(std::string(unit), info);
-  return info;
+  thread_local std::string last_key = "\x01";
+  thread_local const UnitInfo* last = nullptr;
+  if (last != nullptr && unit == last_key) return *last;
+  auto it = cache.find(std::string(unit));
+  if (it == cache.end()) {
+    if (cache.size() >= 4096) cache.clear();  // bounded; refills on demand
+    it = cache.emplace(std::string(unit), LookupUnitUncached(unit)).first;
+  }
+  last_key.assign(unit);
+  last = &it->second;
+  return *last;
 }
 
 namespace {
@@ -133,20 +141,25 @@ std::optional<double> ParseNumber(std::string_view text) {
   return value;
 }
 
-ParsedValue ParseValue(std::string_view raw_value, std::string_view raw_unit) {
-  ParsedValue out;
-  out.raw_value = std::string(raw_value);
-  out.raw_unit = std::string(raw_unit);
-  const UnitInfo unit = LookupUnit(raw_unit);
-  out.unit = unit.canonical;
+void ParseValueInto(ParsedValue& out, std::string_view raw_value, std::string_view raw_unit) {
+  out.raw_value.assign(raw_value);
+  out.raw_unit.assign(raw_unit);
+  const UnitInfo& unit = LookupUnit(raw_unit);
+  out.unit.assign(unit.canonical);
   out.dimension = unit.dimension;
   out.unit_known = unit.known;
+  out.unparsable = false;
+  out.value.reset();
   if (auto number = ParseNumber(raw_value)) {
     out.value = *number * unit.scale;
   } else {
-    const std::string lower = Lower(raw_value);
-    out.unparsable = !(lower.empty() || lower == "n/a");
+    out.unparsable = !(raw_value.empty() || raw_value == "n/a" || raw_value == "N/A");
   }
+}
+
+ParsedValue ParseValue(std::string_view raw_value, std::string_view raw_unit) {
+  ParsedValue out;
+  ParseValueInto(out, raw_value, raw_unit);
   return out;
 }
 

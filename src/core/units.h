@@ -30,7 +30,8 @@ struct UnitInfo {
 // Looks up a unit spelling: ns/us/ms/s and nsecond/usecond/msecond/second,
 // byte/Kbyte/Mbyte/Gbyte/Tbyte (also KB/MB/GB), their /s and /second rates,
 // hz/khz/mhz/ghz (any case), %, and plain count units.
-UnitInfo LookupUnit(std::string_view unit);
+// The result stays valid until the next call on this thread.
+const UnitInfo& LookupUnit(std::string_view unit);
 
 struct ParsedValue {
   std::optional<double> value;  // nullopt: missing (n/a, empty) or unparsable
@@ -45,6 +46,8 @@ struct ParsedValue {
 // Parses a number with optional thousands grouping ("10,240,000",
 // "599,747,068.80", European "27.595.520") and applies the unit's scale.
 ParsedValue ParseValue(std::string_view raw_value, std::string_view raw_unit);
+// The same, into an existing value (its strings keep their buffers).
+void ParseValueInto(ParsedValue& out, std::string_view raw_value, std::string_view raw_unit);
 
 // Just the number: grouping removed; nullopt for n/a, empty or garbage.
 std::optional<double> ParseNumber(std::string_view text);

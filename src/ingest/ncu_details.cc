@@ -29,14 +29,15 @@ class DetailsImporter {
     ctx_.diagnostics.CountRow();
     if (reader_.last_record_truncated()) return Loss("truncated_record", "the file ends inside a quoted field");
     if (fields.size() == 1 && fields[0].starts_with("==")) {
-      ctx_.diagnostics.Add("tool_output_lines", model::Severity::kInfo,
-                           fmt::format("{}: {}", Where(ctx_, reader_), fields[0]));
+      ctx_.diagnostics.AddLazy("tool_output_lines", model::Severity::kInfo,
+                               [&] { return fmt::format("{}: {}", Where(ctx_, reader_), fields[0]); });
       return;
     }
     if (fields.size() != header_.size()) {
-      ctx_.diagnostics.Add("ragged_rows_padded", model::Severity::kInfo,
-                           fmt::format("{}: {} fields for {} columns; missing trailing fields read as empty",
-                                       Where(ctx_, reader_), fields.size(), header_.size()));
+      ctx_.diagnostics.AddLazy("ragged_rows_padded", model::Severity::kInfo, [&] {
+        return fmt::format("{}: {} fields for {} columns; missing trailing fields read as empty", Where(ctx_, reader_),
+                           fields.size(), header_.size());
+      });
     }
     const std::string_view id = Cell(fields, identity_.id);
     if (id.empty() || id.find_first_not_of("0123456789") != std::string_view::npos) {
@@ -47,11 +48,15 @@ class DetailsImporter {
     if (fields.size() <= metric_.name) return Loss("short_row", "the row ends before its metric columns");
     const std::string_view name = fields[metric_.name];
     if (name.empty()) return RuleRow(fields);
-    model::Metric metric{std::string(name), std::string(Cell(fields, metric_.section)),
-                         ParseValue(Cell(fields, metric_.value), Cell(fields, metric_.unit))};
+    // Metric objects are reused from launch to launch, so their strings keep
+    // their buffers: no allocation per row in the common case.
+    if (metric_count_ == current_.metrics.size()) current_.metrics.emplace_back();
+    model::Metric& metric = current_.metrics[metric_count_++];
+    metric.name.assign(name);
+    metric.section.assign(Cell(fields, metric_.section));
+    ParseValueInto(metric.value, Cell(fields, metric_.value), Cell(fields, metric_.unit));
     CheckValue(metric, ctx_, reader_);
     TakeDuration(metric, current_, duration_from_raw_, ctx_, reader_);
-    current_.metrics.push_back(std::move(metric));
   }
 
   void Finish() { Flush(); }
@@ -62,7 +67,8 @@ class DetailsImporter {
   // check O(1) in memory.
   void StartResult(std::string_view id, const std::vector<std::string_view>& fields) {
     Flush();
-    current_ = model::LaunchRecord{};
+    current_.duration_ns.reset();
+    metric_count_ = 0;
     FillIdentity(identity_, fields, current_);
     duration_from_raw_ = false;
     std::uint64_t number = 0;
@@ -73,15 +79,18 @@ class DetailsImporter {
   }
 
   void Flush() {
-    if (!current_.result_id.empty() && !skipping_) ctx_.sink.OnLaunch(current_);
+    if (!current_.result_id.empty() && !skipping_) {
+      current_.metrics.resize(metric_count_);
+      ctx_.sink.OnLaunch(current_);
+    }
     current_.result_id.clear();
   }
 
   void RuleRow(const std::vector<std::string_view>& fields) {
     if (!Cell(fields, metric_.rule_name).empty() || !Cell(fields, metric_.rule_type).empty()) {
-      ctx_.diagnostics.Add(
-          "rule_rows", model::Severity::kInfo,
-          fmt::format("{}: rule results (not metrics) are not in the kernel tables", Where(ctx_, reader_)));
+      ctx_.diagnostics.AddLazy("rule_rows", model::Severity::kInfo, [&] {
+        return fmt::format("{}: rule results (not metrics) are not in the kernel tables", Where(ctx_, reader_));
+      });
       return;
     }
     Loss("row_without_metric", "no metric name and no rule; skipped");
@@ -97,6 +106,7 @@ class DetailsImporter {
   IdentityColumns identity_;
   MetricColumns metric_;
   model::LaunchRecord current_;
+  std::size_t metric_count_ = 0;  // metrics of current_ in use
   bool duration_from_raw_ = false;
   bool skipping_ = false;
   bool any_result_ = false;

@@ -119,31 +119,36 @@ std::map<std::int64_t, std::string> ProcessNames(sqlite3* db) {
 
 std::string KernelQuery(bool with_runtime) {
   const std::string runtime = with_runtime ? "r.globalTid, r.start" : "NULL, NULL";
-  std::string sql = "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, k.globalPid, "
-                    "COALESCE(d.value, s.value), k.rowid, " + runtime +
-                    " FROM CUPTI_ACTIVITY_KIND_KERNEL k "
-                    "LEFT JOIN StringIds d ON d.id = k.demangledName "
-                    "LEFT JOIN StringIds s ON s.id = k.shortName ";
+  std::string sql =
+      "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, k.globalPid, "
+      "COALESCE(d.value, s.value), k.rowid, " +
+      runtime +
+      " FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+      "LEFT JOIN StringIds d ON d.id = k.demangledName "
+      "LEFT JOIN StringIds s ON s.id = k.shortName ";
   if (with_runtime) {
     // The API call that launched the kernel: same correlation id, same process.
-    sql += "LEFT JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId "
-           "AND (r.globalTid & ~16777215) = k.globalPid ORDER BY r.globalTid, r.start";
+    sql +=
+        "LEFT JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId "
+        "AND (r.globalTid & ~16777215) = k.globalPid ORDER BY r.globalTid, r.start";
   }
   return sql;
 }
 
 Status ImportKernels(sqlite3* db, ImportContext& ctx, const RangesByThread* ranges) {
   if (!HasTable(db, "CUPTI_ACTIVITY_KIND_KERNEL")) {
-    ctx.diagnostics.Note(fmt::format("{}: no CUPTI_ACTIVITY_KIND_KERNEL table: nsys recorded no kernels "
-                                     "(was CUDA tracing on?)",
-                                     ctx.source));
+    ctx.diagnostics.Note(
+        fmt::format("{}: no CUPTI_ACTIVITY_KIND_KERNEL table: nsys recorded no kernels "
+                    "(was CUDA tracing on?)",
+                    ctx.source));
     return OkStatus();
   }
   const bool with_runtime = ranges != nullptr && HasTable(db, "CUPTI_ACTIVITY_KIND_RUNTIME");
   if (ranges != nullptr && !with_runtime) {
-    ctx.diagnostics.Note(fmt::format("{}: NVTX ranges but no CUDA API trace (CUPTI_ACTIVITY_KIND_RUNTIME): kernels "
-                                     "cannot be attributed to ranges",
-                                     ctx.source));
+    ctx.diagnostics.Note(
+        fmt::format("{}: NVTX ranges but no CUDA API trace (CUPTI_ACTIVITY_KIND_RUNTIME): kernels "
+                    "cannot be attributed to ranges",
+                    ctx.source));
   }
   const auto processes = ProcessNames(db);
   ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, KernelQuery(with_runtime), ctx));
@@ -159,9 +164,9 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const RangesByThread* rang
     launch.kernel_name = Text(s, 6);
     launch.result_id = Text(s, 7);
     if (!launch.start_ns || !launch.end_ns || *launch.end_ns < *launch.start_ns || launch.kernel_name.empty()) {
-      ctx.diagnostics.Add("bad_kernel_row", model::Severity::kDataLoss,
-                          fmt::format("{}: kernel row {}: no name, or end before start; skipped", ctx.source,
-                                      launch.result_id));
+      ctx.diagnostics.Add(
+          "bad_kernel_row", model::Severity::kDataLoss,
+          fmt::format("{}: kernel row {}: no name, or end before start; skipped", ctx.source, launch.result_id));
       continue;
     }
     launch.duration_ns = static_cast<double>(*launch.end_ns - *launch.start_ns);

@@ -14,8 +14,10 @@ std::string_view ToString(Severity s) {
   return "unknown";
 }
 
-void Diagnostics::Add(const std::string& code, Severity severity, std::string example) {
-  auto& entry = entries_[code];
+void Diagnostics::Add(std::string_view code, Severity severity, std::string example) {
+  auto it = entries_.find(code);
+  if (it == entries_.end()) it = entries_.emplace(std::string(code), DiagnosticEntry{}).first;
+  auto& entry = it->second;
   if (entry.count == 0) {
     entry.severity = severity;
     entry.first_example = std::move(example);
@@ -26,7 +28,7 @@ void Diagnostics::Add(const std::string& code, Severity severity, std::string ex
 void Diagnostics::Merge(const Diagnostics& other) {
   rows_read_ += other.rows_read_;
   for (const auto& [code, e] : other.entries_) {
-    auto& mine = entries_[code];
+    auto& mine = entries_.try_emplace(code).first->second;
     if (mine.count == 0) {
       mine = e;
     } else {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace llmpo::model {
@@ -23,18 +24,28 @@ struct DiagnosticEntry {
 class Diagnostics {
  public:
   void CountRow() { ++rows_read_; }
-  void Add(const std::string& code, Severity severity, std::string example);
+  void Add(std::string_view code, Severity severity, std::string example);
+  // For checks that can fire on every row: the example is only built the
+  // first time the code is seen.
+  template <typename MakeExample>
+  void AddLazy(std::string_view code, Severity severity, MakeExample&& make_example) {
+    if (auto it = entries_.find(code); it != entries_.end()) {
+      ++it->second.count;
+      return;
+    }
+    Add(code, severity, make_example());
+  }
   void Note(std::string note) { notes_.push_back(std::move(note)); }
   void Merge(const Diagnostics& other);
 
   std::uint64_t rows_read() const { return rows_read_; }
   std::uint64_t rows_skipped() const;  // data-loss entries
-  const std::map<std::string, DiagnosticEntry>& entries() const { return entries_; }
+  const std::map<std::string, DiagnosticEntry, std::less<>>& entries() const { return entries_; }
   const std::vector<std::string>& notes() const { return notes_; }
 
  private:
   std::uint64_t rows_read_ = 0;
-  std::map<std::string, DiagnosticEntry> entries_;
+  std::map<std::string, DiagnosticEntry, std::less<>> entries_;
   std::vector<std::string> notes_;
 };
 

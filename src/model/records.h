@@ -39,7 +39,7 @@ struct LaunchRecord {
   std::vector<NvtxFrame> nvtx_stack;      // push/pop ranges around the launch, outermost first
   std::vector<NvtxFrame> nvtx_start_end;  // start/end ranges the launch ran inside
   bool has_nvtx = false;                  // the source records NVTX state for launches
-  std::optional<std::int64_t> start_ns;  // timeline sources only
+  std::optional<std::int64_t> start_ns;   // timeline sources only
   std::optional<std::int64_t> end_ns;
   std::optional<std::int64_t> stream;
   std::optional<std::int64_t> correlation_id;

@@ -6,12 +6,12 @@
 
 #include "src/analysis/kernel_aggregator.h"
 #include "src/analysis/region_tree.h"
-#include "src/report/regions_report.h"
 #include "src/core/atomic_file.h"
 #include "src/ingest/importer.h"
 #include "src/ingest/text_lines.h"
 #include "src/pipeline/environment.h"
 #include "src/pipeline/process.h"
+#include "src/report/regions_report.h"
 
 namespace llmpo::pipeline {
 namespace fs = std::filesystem;

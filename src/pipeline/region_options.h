@@ -12,10 +12,10 @@
 namespace llmpo::pipeline {
 
 struct RegionOptions {
-  analysis::PatternSet kernels;                          // pipeline.ncu.ncu_cli.kernels
+  analysis::PatternSet kernels;                            // pipeline.ncu.ncu_cli.kernels
   std::map<std::string, analysis::PatternSet> per_region;  // pipeline.regions.kernels
-  analysis::MetricSelection selection;                   // pipeline.ncu.ncu_cli.sections / metrics
-  bool aggregate = true;                                 // pipeline.regions.aggregate
+  analysis::MetricSelection selection;                     // pipeline.ncu.ncu_cli.sections / metrics
+  bool aggregate = true;                                   // pipeline.regions.aggregate
 };
 
 // Missing keys keep the defaults; a key of the wrong type is a usage error

@@ -38,8 +38,8 @@ void KernelTable(std::string& out, const std::vector<const analysis::KernelAggre
   for (std::size_t i = 0; i < kernels.size() && i < top_k; ++i) {
     const auto& k = *kernels[i];
     const bool timed = k.timed_calls > 0;
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", i + 1, MdCell(k.name), k.calls, MsText(k.total_ns),
-                       timed ? MsText(k.MeanNs()) : "n/a", k.min_ns ? MsText(*k.min_ns) : "n/a",
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", i + 1, MdCell(k.name), k.calls,
+                       MsText(k.total_ns), timed ? MsText(k.MeanNs()) : "n/a", k.min_ns ? MsText(*k.min_ns) : "n/a",
                        k.max_ns ? MsText(*k.max_ns) : "n/a", MdCell(k.device, 40), MdCell(k.process, 40));
   }
 }

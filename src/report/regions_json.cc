@@ -16,8 +16,8 @@ Json MetricsJson(const analysis::KernelAggregate& k, const analysis::MetricSelec
   Json metrics = Json::array();
   for (const auto& m : k.metrics) {
     if (!selection.Shows(m)) continue;
-    Json j = {{"name", m.name}, {"section", m.section}, {"unit", OutUnit(m)},
-              {"aggregation", analysis::ToString(m.rule)}};
+    Json j = {
+        {"name", m.name}, {"section", m.section}, {"unit", OutUnit(m)}, {"aggregation", analysis::ToString(m.rule)}};
     j["value"] = m.values ? Json(OutValue(m, m.Value())) : Json(nullptr);
     j["launches"] = m.values;
     j["missing"] = m.missing;
@@ -96,7 +96,8 @@ Json RegionList(const std::vector<RegionEntry>& entries, const std::string& proc
 
 std::string RegionsJson(const RegionsReport& report) {
   Json sources = Json::array();
-  for (const auto& s : report.sources) sources.push_back({{"path", s.path}, {"format", s.format}, {"status", s.status}});
+  for (const auto& s : report.sources)
+    sources.push_back({{"path", s.path}, {"format", s.format}, {"status", s.status}});
   Json root = {{"schema_version", kRegionsSchemaVersion},
                {"tool", {{"name", kToolName}, {"version", kToolVersion}}},
                {"sources", sources},

@@ -44,6 +44,9 @@ void RegionSection(std::string& out, const RegionEntry& e, const analysis::Metri
                      analysis::ToString(r.kind), r.depth, e.parent_label ? MdCell(*e.parent_label) : "none");
   out += fmt::format("- Total: {} ms{}; exclusive: {} ms\n", MsText(r.TotalNs()),
                      r.derived_total ? " (sum of its children; not measured itself)" : "", MsText(r.exclusive_ns));
+  if (r.measured.count > 0 && r.kind != analysis::RegionKind::kSummary) {
+    out += fmt::format("- Range-replay results: {} (whole-range measurements)\n", r.measured.count);
+  }
   out += fmt::format("- Kernel launches: {}{}\n- Instances: {}\n", r.launches,
                      r.excluded ? fmt::format(" ({} left out by the kernel filter)", r.excluded) : "", Instances(r));
   if (!e.folder.empty()) out += fmt::format("- Folder: `{}/`\n", e.folder);

@@ -78,8 +78,9 @@ RegionsReport BuildRegionsReport(const analysis::RegionBuilder& builder, std::ve
   for (const auto& [scope, tree] : builder.scopes()) {
     ScopeEntry s{scope.process, scope.device, Entries(tree)};
     if (!aggregate) {
-      AssignFolders(s.regions, SanitizeFolderName({scope.process.empty() ? "process" : scope.process,
-                                                   "device" + scope.device}) + "/");
+      AssignFolders(
+          s.regions,
+          SanitizeFolderName({scope.process.empty() ? "process" : scope.process, "device" + scope.device}) + "/");
     }
     report.scopes.push_back(std::move(s));
   }

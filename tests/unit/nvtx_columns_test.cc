@@ -34,8 +34,8 @@ TEST(ParseStartEndColumn, IdsBecomeInstances) {
   const auto bare = ParseStartEndColumn("4:<default domain>:warmup:none:none:none:none:none:none");
   ASSERT_EQ(bare.size(), 1u);
   EXPECT_EQ(bare[0], (NvtxFrame{"", "warmup", 4}));
-  const auto quoted = ParseStartEndColumn(
-      R"("1:D:a:none:none:none:none:none:none" "2:D:b:none:none:none:none:none:none")");
+  const auto quoted =
+      ParseStartEndColumn(R"("1:D:a:none:none:none:none:none:none" "2:D:b:none:none:none:none:none:none")");
   ASSERT_EQ(quoted.size(), 2u);
   EXPECT_EQ(quoted[1], (NvtxFrame{"D", "b", 2}));
 }
