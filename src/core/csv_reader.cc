@@ -39,80 +39,114 @@ bool CsvReader::NextRawLine(std::string& line) {
   }
 }
 
-// Scans in spans (memchr / a short loop to the next special character) and
-// appends whole spans, which is what makes large files fast.
+// One pass over the record at pos_: field spans (offsets, so a refill that
+// moves the buffer does not invalidate them) and where the record ends.
+// Fields are short, so plain loops beat memchr's setup cost here.
+CsvReader::Scan CsvReader::ScanRecord(bool at_eof) {
+  spans_.clear();
+  newlines_ = 0;
+  const char* data = buffer_.data();
+  const std::size_t size = buffer_.size();
+  std::size_t i = pos_;
+  while (true) {
+    Span span{i, i, false};
+    if (i < size && data[i] == '"') {
+      std::size_t j = i + 1;
+      while (true) {
+        while (j < size && data[j] != '"') {
+          newlines_ += data[j] == '\n';
+          ++j;
+        }
+        if (j + 1 >= size && !at_eof) return Scan::kNeedMore;  // the quote's successor is not read yet
+        if (j >= size) {                                       // end of input inside quotes
+          truncated_ = true;
+          spans_.push_back(Span{i + 1, size, false});
+          record_end_ = size;
+          return Scan::kDone;
+        }
+        if (j + 1 < size && data[j + 1] == '"') {  // a doubled quote
+          span.unescape = true;
+          j += 2;
+          continue;
+        }
+        break;
+      }
+      span = span.unescape ? Span{i, j + 1, true} : Span{i + 1, j, false};
+      i = j + 1;
+      if (i < size && data[i] == '\r') {  // CRLF after a closing quote
+        if (i + 1 >= size && !at_eof) return Scan::kNeedMore;
+        if (i + 1 < size && data[i + 1] == '\n') ++i;
+      }
+      if (i < size && data[i] != ',' && data[i] != '\n') {
+        const std::size_t open = span.unescape ? span.begin : span.begin - 1;
+        while (i < size && data[i] != ',' && data[i] != '\n') ++i;  // text after the closing quote
+        if (i >= size && !at_eof) return Scan::kNeedMore;
+        span = Span{open, i, true};
+        if (i < size && data[i] == '\n' && data[i - 1] == '\r') span.end = i - 1;
+      }
+    } else {
+      while (i < size && data[i] != ',' && data[i] != '\n') ++i;
+      if (i >= size && !at_eof) return Scan::kNeedMore;
+      span.end = i;
+      if (i < size && data[i] == '\n' && span.end > span.begin && data[span.end - 1] == '\r') --span.end;  // CRLF
+    }
+    spans_.push_back(span);
+    if (i >= size) {
+      record_end_ = size;
+      return Scan::kDone;
+    }
+    if (data[i] == '\n') {
+      ++newlines_;
+      record_end_ = i + 1;
+      return Scan::kDone;
+    }
+    ++i;  // the comma
+  }
+}
+
+// Decodes a quoted field with doubled quotes, or with text after its
+// closing quote; the span starts at the opening quote.
+std::string_view CsvReader::Unescape(const Span& span) {
+  const char* data = buffer_.data();
+  const std::size_t begin = scratch_.size();
+  std::size_t i = span.begin + 1;  // past the opening quote
+  bool quoted = true;
+  while (i < span.end) {
+    const char c = data[i];
+    if (quoted && c == '"') {
+      if (i + 1 < span.end && data[i + 1] == '"') {
+        scratch_ += '"';
+        i += 2;
+        continue;
+      }
+      quoted = false;
+      ++i;
+      continue;
+    }
+    scratch_ += c;
+    ++i;
+  }
+  return std::string_view(scratch_.data() + begin, scratch_.size() - begin);
+}
+
 bool CsvReader::Next(std::vector<std::string_view>& fields) {
-  record_.clear();
-  field_ends_.clear();
   fields.clear();
+  scratch_.clear();
   truncated_ = false;
   record_line_ = line_;
-  enum class State { kFieldStart, kUnquoted, kQuoted, kQuoteInQuoted } state = State::kFieldStart;
-  bool any = false;
+  bool at_eof = false;
   while (true) {
-    if (pos_ >= buffer_.size() && !Fill()) {
-      if (!any) return false;
-      truncated_ = state == State::kQuoted;
-      break;
-    }
-    any = true;
-    const char* data = buffer_.data();
-    const std::size_t size = buffer_.size();
-    if (state == State::kQuoted) {
-      const void* hit = std::memchr(data + pos_, '"', size - pos_);
-      const std::size_t stop = hit ? static_cast<std::size_t>(static_cast<const char*>(hit) - data) : size;
-      line_ += static_cast<std::uint64_t>(std::count(data + pos_, data + stop, '\n'));
-      record_.append(data + pos_, stop - pos_);
-      pos_ = stop;
-      if (hit) {
-        ++pos_;
-        state = State::kQuoteInQuoted;
-      }
-      continue;
-    }
-    const char c = data[pos_];
-    if (state == State::kQuoteInQuoted && c == '"') {  // a doubled quote
-      record_ += '"';
-      ++pos_;
-      state = State::kQuoted;
-      continue;
-    }
-    if (c == ',') {
-      ++pos_;
-      field_ends_.push_back(record_.size());
-      state = State::kFieldStart;
-    } else if (c == '\n') {
-      ++pos_;
-      ++line_;
-      break;
-    } else if (c == '\r') {
-      // CR of a CRLF ends the record with the LF; a lone CR is kept as text.
-      ++pos_;
-      if (pos_ >= buffer_.size()) Fill();
-      if (pos_ < buffer_.size() && buffer_[pos_] == '\n') continue;
-      record_ += '\r';
-    } else if (c == '"' && state == State::kFieldStart) {
-      ++pos_;
-      state = State::kQuoted;
-    } else {
-      // Plain text up to the next special character; a stray quote after a
-      // closing quote is kept as text.
-      std::size_t stop = pos_ + 1;
-      while (stop < size && data[stop] != ',' && data[stop] != '\n' && data[stop] != '\r' && data[stop] != '"') {
-        ++stop;
-      }
-      if (stop < size && data[stop] == '"') ++stop;
-      record_.append(data + pos_, stop - pos_);
-      pos_ = stop;
-      state = State::kUnquoted;
-    }
+    if (pos_ >= buffer_.size() && !Fill()) return false;
+    if (ScanRecord(at_eof) == Scan::kDone) break;
+    if (!Fill()) at_eof = true;  // Fill keeps pos_..end and appends; rescan from pos_
   }
-  field_ends_.push_back(record_.size());
-  std::size_t begin = 0;
-  for (std::size_t end : field_ends_) {
-    fields.emplace_back(record_.data() + begin, end - begin);
-    begin = end;
+  scratch_.reserve(record_end_ - pos_);  // views into scratch_ must not move
+  const char* data = buffer_.data();
+  for (const Span& span : spans_) {
+    fields.push_back(span.unescape ? Unescape(span) : std::string_view(data + span.begin, span.end - span.begin));
   }
+  line_ += newlines_;
+  pos_ = record_end_;
   return true;
 }
 

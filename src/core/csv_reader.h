@@ -15,8 +15,8 @@ class CsvReader {
  public:
   explicit CsvReader(std::istream& in, std::size_t chunk_bytes = 1 << 20);
 
-  // Reads the next record into `fields` (views valid until the next call).
-  // Returns false at end of input.
+  // Reads the next record into `fields` (views valid until the next call of
+  // Next or NextRawLine). Returns false at end of input.
   bool Next(std::vector<std::string_view>& fields);
 
   // 1-based line number where the last record started (for messages).
@@ -32,13 +32,22 @@ class CsvReader {
 
  private:
   bool Fill();  // reads another chunk; false at end of input
+  enum class Scan { kDone, kNeedMore };
+  struct Span {
+    std::size_t begin, end;  // offsets into buffer_
+    bool unescape;           // decode doubled quotes (begin is then at the opening quote)
+  };
+  Scan ScanRecord(bool at_eof);
+  std::string_view Unescape(const Span& span);
 
   std::istream& in_;
   std::size_t chunk_bytes_;
   std::string buffer_;
   std::size_t pos_ = 0;
-  std::string record_;  // unquoted field text, back to back
-  std::vector<std::size_t> field_ends_;
+  std::string scratch_;  // unescaped text of fields with doubled quotes
+  std::vector<Span> spans_;
+  std::size_t record_end_ = 0;
+  std::uint64_t newlines_ = 0;
   std::uint64_t line_ = 1;
   std::uint64_t record_line_ = 0;
   std::uint64_t bytes_read_ = 0;

@@ -73,3 +73,16 @@ TEST(CsvReader, EmptyInput) { EXPECT_TRUE(ReadAll("").empty()); }
 
 }  // namespace
 }  // namespace llmpo
+
+namespace llmpo {
+namespace {
+
+TEST(CsvReader, DoubledQuotesAcrossChunkEdgesAndNewlines) {
+  const std::string text = "a,\"x \"\"q\"\" y,\nz\",b\nnext,row\n";
+  for (std::size_t chunk = 1; chunk < text.size() + 2; ++chunk) {
+    EXPECT_EQ(ReadAll(text, chunk), (Rows{{"a", "x \"q\" y,\nz", "b"}, {"next", "row"}})) << "chunk " << chunk;
+  }
+}
+
+}  // namespace
+}  // namespace llmpo
