@@ -48,23 +48,28 @@ void AddDuration(KernelAggregate& k, double ns) {
   ++k.timed_calls;
 }
 
-void AddMetric(KernelAggregate& k, const model::Metric& metric) {
-  auto [it, inserted] = k.metric_index.try_emplace({metric.section, metric.name}, k.metrics.size());
-  if (inserted) {
-    MetricAggregate m;
-    m.name = metric.name;
-    m.section = metric.section;
-    m.unit = metric.value.unit;
-    m.dimension = metric.value.dimension;
-    m.rule = RuleFor(metric);
-    k.metrics.push_back(std::move(m));
+bool SameMetric(const MetricAggregate& m, const model::Metric& metric) {
+  return m.name == metric.name && m.section == metric.section;
+}
+
+// Launches of one kernel list their metrics in the same order, so the
+// metric's position in the launch is tried first; a scan is the fallback.
+MetricAggregate& MetricSlot(KernelAggregate& k, const model::Metric& metric, std::size_t hint) {
+  if (hint < k.metrics.size() && SameMetric(k.metrics[hint], metric)) return k.metrics[hint];
+  for (auto& m : k.metrics) {
+    if (SameMetric(m, metric)) return m;
   }
-  MetricAggregate& m = k.metrics[it->second];
-  if (!metric.value.value) {
-    ++m.missing;
-    return;
-  }
-  const double v = *metric.value.value;
+  MetricAggregate m;
+  m.name = metric.name;
+  m.section = metric.section;
+  m.unit = metric.value.unit;
+  m.dimension = metric.value.dimension;
+  m.rule = RuleFor(metric);
+  k.metrics.push_back(std::move(m));
+  return k.metrics.back();
+}
+
+void AddValue(MetricAggregate& m, double v) {
   m.min = m.values == 0 ? v : std::min(m.min, v);
   m.max = m.values == 0 ? v : std::max(m.max, v);
   m.sum += v;
@@ -76,7 +81,48 @@ void AddMetric(KernelAggregate& k, const model::Metric& metric) {
 void AddLaunch(KernelAggregate& k, const model::LaunchRecord& launch) {
   ++k.calls;
   if (launch.duration_ns) AddDuration(k, *launch.duration_ns);
-  for (const auto& metric : launch.metrics) AddMetric(k, metric);
+  for (std::size_t i = 0; i < launch.metrics.size(); ++i) {
+    const model::Metric& metric = launch.metrics[i];
+    MetricAggregate& m = MetricSlot(k, metric, i);
+    if (metric.value.value) {
+      AddValue(m, *metric.value.value);
+    } else {
+      ++m.missing;
+    }
+  }
+}
+
+const MetricAggregate* KernelAggregate::FindMetric(std::string_view section, std::string_view name) const {
+  for (const auto& m : metrics) {
+    if (m.section == section && m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+void MergeKernel(KernelAggregate& dst, const KernelAggregate& src) {
+  if (dst.name.empty()) dst.name = src.name;
+  dst.calls += src.calls;
+  dst.timed_calls += src.timed_calls;
+  dst.total_ns += src.total_ns;
+  if (src.min_ns) dst.min_ns = dst.min_ns ? std::min(*dst.min_ns, *src.min_ns) : *src.min_ns;
+  if (src.max_ns) dst.max_ns = dst.max_ns ? std::max(*dst.max_ns, *src.max_ns) : *src.max_ns;
+  for (const auto& m : src.metrics) {
+    MetricAggregate* mine = nullptr;
+    for (auto& d : dst.metrics) {
+      if (d.section == m.section && d.name == m.name) mine = &d;
+    }
+    if (mine == nullptr) {
+      dst.metrics.push_back(m);
+      continue;
+    }
+    if (m.values > 0) {
+      mine->min = mine->values == 0 ? m.min : std::min(mine->min, m.min);
+      mine->max = mine->values == 0 ? m.max : std::max(mine->max, m.max);
+    }
+    mine->sum += m.sum;
+    mine->values += m.values;
+    mine->missing += m.missing;
+  }
 }
 
 void AddSummary(KernelAggregate& k, const model::KernelSummaryRow& row) {

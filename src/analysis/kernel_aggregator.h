@@ -56,15 +56,17 @@ struct KernelAggregate {
   double total_ns = 0;
   std::optional<double> min_ns;  // unknown when no source gave one
   std::optional<double> max_ns;
-  std::vector<MetricAggregate> metrics;                                     // in first-seen order
-  std::map<std::pair<std::string, std::string>, std::size_t> metric_index;  // (section, name) -> metrics[i]
+  std::vector<MetricAggregate> metrics;  // in first-seen order
 
   double MeanNs() const { return timed_calls ? total_ns / timed_calls : 0; }
+  const MetricAggregate* FindMetric(std::string_view section, std::string_view name) const;
 };
 
 // Adds one launch (duration and metrics) or one pre-aggregated row to a kernel.
 void AddLaunch(KernelAggregate& k, const model::LaunchRecord& launch);
 void AddSummary(KernelAggregate& k, const model::KernelSummaryRow& row);
+// Adds everything `src` holds (another scope's view of the same kernel).
+void MergeKernel(KernelAggregate& dst, const KernelAggregate& src);
 
 // Sorts by total time, largest first, ties by name.
 void SortByTime(std::vector<KernelAggregate>& kernels);

@@ -48,6 +48,40 @@ std::size_t RegionTree::Find(const std::vector<model::NvtxFrame>& frames, std::s
   return id;
 }
 
+void RegionTree::Merge(const Region& other) {
+  auto [it, inserted] = index_.try_emplace({other.kind, other.path}, regions_.size());
+  if (inserted) {
+    Region r;
+    r.label = other.label;
+    r.name = other.name;
+    r.domain = other.domain;
+    r.kind = other.kind;
+    r.path = other.path;
+    r.depth = other.depth;
+    if (other.path.size() > 1) {
+      const std::vector<std::string> parent(other.path.begin(), other.path.end() - 1);
+      r.parent = index_.at({other.kind, parent});
+      regions_[*r.parent].children.push_back(regions_.size());
+    }
+    regions_.push_back(std::move(r));
+  }
+  Region& r = regions_[it->second];
+  r.inclusive_ns += other.inclusive_ns;
+  r.exclusive_ns += other.exclusive_ns;
+  r.launches += other.launches;
+  r.excluded += other.excluded;
+  r.derived_total = r.derived_total || other.derived_total;
+  for (const auto& [name, k] : other.kernels) MergeKernel(r.kernels[name], k);
+  for (const auto& [id, ns] : other.instance_ns) r.instance_ns[id] += ns;
+  if (other.measured.count > 0) {
+    r.measured.min_ns = r.measured.count ? std::min(r.measured.min_ns, other.measured.min_ns) : other.measured.min_ns;
+    r.measured.max_ns = r.measured.count ? std::max(r.measured.max_ns, other.measured.max_ns) : other.measured.max_ns;
+    r.measured.count += other.measured.count;
+    r.measured.total_ns += other.measured.total_ns;
+  }
+  MergeKernel(r.range_metrics, other.range_metrics);
+}
+
 void RegionTree::Finish() {
   // Children come after their parents, so a reverse pass sees children first.
   for (std::size_t i = regions_.size(); i-- > 0;) {
@@ -87,7 +121,6 @@ void RegionBuilder::OnLaunch(const model::LaunchRecord& launch) {
     return;
   }
   AddToTree(scopes_[Scope{launch.process, launch.device}], launch);
-  AddToTree(aggregate_, launch);
 }
 
 void RegionBuilder::AddToTree(RegionTree& tree, const model::LaunchRecord& launch) {
@@ -151,16 +184,19 @@ void RegionBuilder::OnNvtxRange(const model::NvtxRange& range) {
   if (!range.instances || !(range.gpu_projected_ns || range.total_ns)) return;
   saw_nvtx_ = true;
   const std::vector<model::NvtxFrame> one{model::NvtxFrame{range.domain, range.name, std::nullopt}};
-  for (RegionTree* tree : {&scopes_[Scope{}], &aggregate_}) {
-    Region& r = tree->regions()[tree->Find(one, 0, RegionKind::kSummary)];
-    const double ns = range.gpu_projected_ns ? *range.gpu_projected_ns : *range.total_ns;
-    r.measured.count += static_cast<std::uint64_t>(*range.instances);
-    r.measured.total_ns += ns;
-  }
+  RegionTree& tree = scopes_[Scope{}];
+  Region& r = tree.regions()[tree.Find(one, 0, RegionKind::kSummary)];
+  r.measured.count += static_cast<std::uint64_t>(*range.instances);
+  r.measured.total_ns += range.gpu_projected_ns ? *range.gpu_projected_ns : *range.total_ns;
 }
 
 void RegionBuilder::Finish() {
   for (auto& [scope, tree] : scopes_) tree.Finish();
+  if (scopes_.size() < 2) return;
+  aggregate_ = RegionTree();
+  for (const auto& [scope, tree] : scopes_) {
+    for (const auto& region : tree.regions()) aggregate_.Merge(region);
+  }
   aggregate_.Finish();
 }
 

@@ -65,6 +65,10 @@ class RegionTree {
   std::vector<Region>& regions() { return regions_; }
   const std::vector<Region>& regions() const { return regions_; }
 
+  // Adds another tree's region (same kind and path) into this one; parents
+  // must be merged before their children.
+  void Merge(const Region& other);
+
   // Parents without their own measurement but with measured children get
   // the children's sum (marked derived).
   void Finish();
@@ -94,10 +98,11 @@ class RegionBuilder : public model::RecordSink {
   std::uint64_t launches_outside() const { return outside_; }
   std::uint64_t launches_seen() const { return launches_; }
   const std::map<Scope, RegionTree>& scopes() const { return scopes_; }
-  const RegionTree& aggregate() const { return aggregate_; }
+  // All scopes merged (after Finish); with a single scope, that scope itself.
+  const RegionTree& aggregate() const { return scopes_.size() == 1 ? scopes_.begin()->second : aggregate_; }
 
  private:
-  void AddToTree(RegionTree& tree, const model::LaunchRecord& launch);
+  void AddToTree(RegionTree& tree, const model::LaunchRecord& launch);  // a scope's tree
   void AddKernelLaunch(RegionTree& tree, const model::LaunchRecord& launch);
   void AddRangeResult(RegionTree& tree, const model::LaunchRecord& launch);
   void Account(Region& region, const model::LaunchRecord& launch, bool innermost);
@@ -105,7 +110,7 @@ class RegionBuilder : public model::RecordSink {
   const KernelFilter& filter_;
   model::Diagnostics& diagnostics_;
   std::map<Scope, RegionTree> scopes_;
-  RegionTree aggregate_;
+  RegionTree aggregate_;  // built in Finish, only when there are several scopes
   bool saw_nvtx_ = false;
   std::uint64_t outside_ = 0;
   std::uint64_t launches_ = 0;

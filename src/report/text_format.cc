@@ -62,8 +62,7 @@ void KernelTableMd(std::string& out, const std::map<std::string, analysis::Kerne
     out += fmt::format("| {} | {} | {} | {} |", MdCell(k->name), k->calls, MsText(k->total_ns),
                        k->timed_calls ? MsText(k->MeanNs()) : "n/a");
     for (const auto& c : columns) {
-      auto it = k->metric_index.find(c);
-      const auto* m = it == k->metric_index.end() ? nullptr : &k->metrics[it->second];
+      const auto* m = k->FindMetric(c.first, c.second);
       out += (m && m->values) ? fmt::format(" {:.4g} {} |", OutValue(*m, m->Value()), OutUnit(*m)) : " n/a |";
     }
     out += "\n";
