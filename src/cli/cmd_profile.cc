@@ -12,8 +12,10 @@
 #include "src/cli/parse_args.h"
 #include "src/config/node_path.h"
 #include "src/config/yaml_io.h"
+#include "src/pipeline/commands.h"
 #include "src/pipeline/environment.h"
 #include "src/pipeline/run_folder.h"
+#include "src/pipeline/workload.h"
 
 namespace llmpo::cli {
 namespace {
@@ -27,6 +29,7 @@ using pipeline::StepStatus;
 struct ProfileArgs {
   ConfigArgs config;
   std::vector<std::string> workload_argv;
+  bool dry_run = false;
 };
 
 // Splits "profile [OPTIONS/OVERRIDES] -- CMD..." at the first "--".
@@ -41,10 +44,13 @@ bool IsEnabled(const Node& config, const std::string& key) {
   return node != nullptr && node->is_boolean() && node->get<bool>();
 }
 
-StepRecord PlanStep(const Node& config, const std::string& name) {
+StepRecord PlanStep(const Node& config, const std::string& name, const std::vector<pipeline::PlannedCommand>& plan) {
   const std::string key = fmt::format("pipeline.{}.enable", name);
   StepRecord step;
   step.name = name;
+  for (const auto& cmd : plan) {
+    if (cmd.step == name) step.argv = cmd.argv;
+  }
   if (!IsEnabled(config, key)) {
     step.reason = fmt::format("disabled ({}=false)", key);
   } else {
@@ -89,6 +95,26 @@ void PrintSummary(const RunFolder& run, RunStatus status) {
   std::cout << fmt::format("status: {}\n", pipeline::ToString(status));
 }
 
+int DryRun(const std::string& dir, const pipeline::Workload& workload,
+           const std::vector<pipeline::PlannedCommand>& plan) {
+  std::cout << fmt::format(
+      "# llm-perf-opt profile --dry-run: the commands a run would execute, in order\n"
+      "# run folder: {}\n",
+      dir);
+  if (workload.bundled && !workload.exists) {
+    std::cout << fmt::format("# note: the bundled workload {} is not built yet\n", workload.argv[0]);
+  }
+  if (plan.empty()) {
+    std::cout << "# nothing to run: pipeline.nsys.enable and pipeline.ncu.enable are both false\n";
+  }
+  for (const auto& cmd : plan) {
+    std::cout << fmt::format("# step {}{}\n{}\n", cmd.step,
+                             cmd.stdout_to.empty() ? "" : fmt::format(" (stdout to {}/{})", dir, cmd.stdout_to),
+                             pipeline::ShellQuote(cmd.argv));
+  }
+  return 0;
+}
+
 int Execute(const ProfileArgs& args, const Invocation& inv) {
   auto composed = ComposeFromArgs(args.config);
   if (!composed.ok()) return ReportError(composed.error());
@@ -97,13 +123,20 @@ int Execute(const ProfileArgs& args, const Invocation& inv) {
 
   auto dir = RunDir(config);
   if (!dir.ok()) return ReportError(dir.error());
+  auto workload = pipeline::ResolveWorkload(config);
+  if (!workload.ok()) return ReportError(workload.error());
+  std::error_code ec;
+  const pipeline::CommandContext ctx{std::filesystem::absolute(*dir, ec), workload->argv, std::nullopt};
+  auto plan = pipeline::PlanProfile(config, ctx);
+  if (!plan.ok()) return ReportError(plan.error());
+  if (args.dry_run) return DryRun(ctx.run_dir.string(), *workload, *plan);
   auto run = RunFolder::Create(*dir, inv.command_line);
   if (!run.ok()) return ReportError(run.error());
   if (auto s = WriteProvenance(*run, config); !s.ok()) return ReportError(s.error());
 
   bool any_failed = false;
   for (const char* name : {"nsys", "ncu"}) {
-    run->AddStep(PlanStep(config, name));
+    run->AddStep(PlanStep(config, name, *plan));
     any_failed = any_failed || run->steps().back().status == StepStatus::kFailed;
   }
   const RunStatus status = any_failed ? RunStatus::kPartial : RunStatus::kOk;
@@ -119,6 +152,7 @@ int RunProfile(const Invocation& inv) {
   CLI::App app{"Run the configured profiling pipeline; results go to a new run folder (hydra.run.dir).",
                "llm-perf-opt profile"};
   ProfileArgs args;
+  app.add_flag("--dry-run", args.dry_run, "print the commands the run would execute, in order, and stop");
   AddConfigOptions(app, args.config);
   const std::vector<std::string> own = SplitWorkload(inv.args, args.workload_argv);
   if (auto stop = Parse(app, own)) return *stop;
