@@ -19,9 +19,6 @@ int RunReport(const Invocation&) {
       "report",
       "regenerating a run's reports arrives with the profiling orchestration; for profiler files use 'import'");
 }
-int RunDoctor(const Invocation&) {
-  return NotBuilt("doctor", "the machine checks arrive with the profiling orchestration");
-}
 int RunTrace(const Invocation&) { return NotBuilt("trace", "the NVTX/CUPTI tracer is a later piece of work"); }
 
 }  // namespace llmpo::cli

@@ -1,0 +1,141 @@
+#include "src/pipeline/doctor.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "src/core/atomic_file.h"
+#include "src/pipeline/environment.h"
+#include "src/pipeline/process.h"
+
+namespace llmpo::pipeline {
+namespace fs = std::filesystem;
+namespace {
+
+// Runs `argv` and returns the first non-empty line of its output, or "".
+std::string FirstLine(const std::vector<std::string>& argv, int* exit_code) {
+  const fs::path dir = fs::temp_directory_path();
+  const fs::path out = dir / fmt::format("llmpo-doctor-{}.out", ::getpid());
+  const fs::path err = dir / fmt::format("llmpo-doctor-{}.err", ::getpid());
+  auto result = RunToFiles(argv, out, err);
+  *exit_code = result.ok() ? result->exit_code : -1;
+  std::string first;
+  for (const auto& file : {out, err}) {
+    std::ifstream in(file);
+    std::string line;
+    while (first.empty() && std::getline(in, line)) {
+      if (line.find_first_not_of(" \t\r") != std::string::npos) first = line;
+    }
+  }
+  std::error_code ec;
+  fs::remove(out, ec);
+  fs::remove(err, ec);
+  return first;
+}
+
+// The last line that mentions a version ("Version 2025.1.1", "release 13.0").
+std::string VersionLine(const std::vector<std::string>& argv, int* exit_code) {
+  const fs::path out = fs::temp_directory_path() / fmt::format("llmpo-doctor-{}.ver", ::getpid());
+  auto result = RunToFiles(argv, out, out.string() + ".err");
+  *exit_code = result.ok() ? result->exit_code : -1;
+  std::ifstream in(out);
+  std::string line, found;
+  while (std::getline(in, line)) {
+    if (line.find("ersion") != std::string::npos || line.find("release") != std::string::npos) found = line;
+  }
+  std::error_code ec;
+  fs::remove(out, ec);
+  fs::remove(out.string() + ".err", ec);
+  return found;
+}
+
+Check ToolCheck(const std::string& tool, const std::string& fix) {
+  Check c{tool, false, "", fix};
+  auto path = FindOnPath(tool);
+  if (!path) {
+    c.detail = "not found on PATH";
+    return c;
+  }
+  int code = 0;
+  const std::string version = VersionLine({tool, "--version"}, &code);
+  c.ok = code == 0;
+  c.detail = fmt::format("{}{}", path->string(), version.empty() ? "" : " (" + version + ")");
+  if (!c.ok) c.detail += fmt::format("; '{} --version' exited with {}", tool, code);
+  return c;
+}
+
+Check GpuCheck() {
+  Check c{"GPU and driver", false, "", "install the NVIDIA driver (nvidia-smi), or run on a machine with a GPU"};
+  if (!FindOnPath("nvidia-smi")) {
+    c.detail = "nvidia-smi not found: no NVIDIA driver here";
+    return c;
+  }
+  int code = 0;
+  const std::string line =
+      FirstLine({"nvidia-smi", "--query-gpu=name,driver_version,compute_cap", "--format=csv,noheader"}, &code);
+  c.ok = code == 0 && !line.empty();
+  c.detail = c.ok ? line : fmt::format("nvidia-smi failed (exit {}): {}", code, line);
+  return c;
+}
+
+// NVIDIA's driver restricts GPU performance counters to admins unless
+// RmProfilingAdminOnly is 0; ncu then fails with ERR_NVGPUCTRPERM.
+Check CounterPermissionCheck() {
+  Check c{"GPU counter permission", false, "",
+          "run as root, or set 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' and reload the driver"};
+  std::ifstream params("/proc/driver/nvidia/params");
+  if (!params) {
+    c.detail = "unknown: /proc/driver/nvidia/params is not readable (no NVIDIA driver loaded)";
+    return c;
+  }
+  std::string line;
+  while (std::getline(params, line)) {
+    if (line.starts_with("RmProfilingAdminOnly:")) {
+      const bool admin_only = line.find('1') != std::string::npos;
+      c.ok = !admin_only || ::geteuid() == 0;
+      c.detail = admin_only ? (::geteuid() == 0 ? "restricted to admins; running as root" : "restricted to admins")
+                            : "open to all users";
+      return c;
+    }
+  }
+  c.detail = "unknown: RmProfilingAdminOnly not listed";
+  return c;
+}
+
+}  // namespace
+
+DoctorReport RunDoctor() {
+  DoctorReport r;
+  r.checks.push_back(GpuCheck());
+  r.checks.push_back(CounterPermissionCheck());
+  r.checks.push_back(ToolCheck("nvcc", "install the CUDA toolkit (needed to build the bundled workloads)"));
+  r.checks.push_back(ToolCheck("ncu", "install Nsight Compute and put its folder on PATH"));
+  r.checks.push_back(ToolCheck("nsys", "install Nsight Systems and put its folder on PATH"));
+  const bool gpu = r.checks[0].ok, counters = r.checks[1].ok, ncu = r.checks[3].ok, nsys = r.checks[4].ok;
+  r.verdicts.push_back(
+      fmt::format("ncu profiling (pipeline.ncu.enable=true): {}", gpu && ncu && counters ? "will work"
+                                                                  : !gpu                 ? "will not work: no GPU"
+                                                                  : !ncu                 ? "will not work: ncu missing"
+                                                                         : "may fail: counter access is restricted"));
+  r.verdicts.push_back(
+      fmt::format("nsys timeline (pipeline.nsys.enable=true): {}", gpu && nsys ? "will work"
+                                                                   : !gpu      ? "will not work: no GPU"
+                                                                               : "will not work: nsys missing"));
+  r.verdicts.push_back("import of existing ncu/nsys files (CSV, SQLite): works everywhere; .ncu-rep needs ncu");
+  r.verdicts.push_back("profile --dry-run (print the commands): works everywhere");
+  return r;
+}
+
+std::string FormatDoctor(const DoctorReport& r) {
+  std::string out = "llm-perf-opt doctor\n\n";
+  for (const auto& c : r.checks) {
+    out += fmt::format("  [{}] {}: {}\n", c.ok ? "ok" : "--", c.name, c.detail);
+    if (!c.ok) out += fmt::format("       fix: {}\n", c.fix);
+  }
+  out += "\n";
+  for (const auto& v : r.verdicts) out += fmt::format("  {}\n", v);
+  return out;
+}
+
+}  // namespace llmpo::pipeline

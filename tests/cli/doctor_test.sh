@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# doctor with fake tools on PATH reports them found with their versions; with
+# an empty PATH it reports each missing with a fix, and exits 0 either way.
+set -euo pipefail
+bin=$(realpath "$1")
+fakes=$(cd "$(dirname "$0")/fake_tools" && pwd)
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+out=$(PATH="$fakes:/usr/bin:/bin" "$bin" doctor)
+grep -q "\[ok\] GPU and driver: NVIDIA H100 80GB HBM3, 580.65.06, 9.0" <<<"$out" || fail "GPU line: $out"
+grep -q "\[ok\] ncu: $fakes/ncu (Version 2025.1.1.0" <<<"$out" || fail "ncu line: $out"
+grep -q "\[ok\] nsys: $fakes/nsys (NVIDIA Nsight Systems version 2025.3.1" <<<"$out" || fail "nsys line: $out"
+
+empty=$(mktemp -d); trap 'rm -rf "$empty"' EXIT
+out=$(PATH="$empty" "$bin" doctor)
+grep -q "\[--\] ncu: not found on PATH" <<<"$out" || fail "missing ncu: $out"
+grep -q "fix: install Nsight Compute" <<<"$out" || fail "ncu fix: $out"
+grep -q "ncu profiling (pipeline.ncu.enable=true): will not work: no GPU" <<<"$out" || fail "verdict: $out"
+echo ok
