@@ -1,7 +1,5 @@
 // `profile`: compose the config, make the run folder and its provenance
-// files, then run the enabled steps. The nsys and ncu steps themselves come
-// with the orchestration work; until then an enabled step is recorded as not
-// built, and the run says so in run.json and in its exit code.
+// files, then run the enabled steps (profile_job) and import what they made.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -14,6 +12,8 @@
 #include "src/config/yaml_io.h"
 #include "src/pipeline/commands.h"
 #include "src/pipeline/environment.h"
+#include "src/pipeline/profile_job.h"
+#include "src/pipeline/region_options.h"
 #include "src/pipeline/run_folder.h"
 #include "src/pipeline/workload.h"
 
@@ -44,20 +44,17 @@ bool IsEnabled(const Node& config, const std::string& key) {
   return node != nullptr && node->is_boolean() && node->get<bool>();
 }
 
-StepRecord PlanStep(const Node& config, const std::string& name, const std::vector<pipeline::PlannedCommand>& plan) {
-  const std::string key = fmt::format("pipeline.{}.enable", name);
-  StepRecord step;
-  step.name = name;
-  for (const auto& cmd : plan) {
-    if (cmd.step == name) step.argv = cmd.argv;
-  }
-  if (!IsEnabled(config, key)) {
+// A disabled tool's step, listed so run.json says why it did not run.
+void AddDisabledSteps(RunFolder& run, const Node& config) {
+  for (const char* name : {"nsys", "ncu"}) {
+    const std::string key = fmt::format("pipeline.{}.enable", name);
+    if (IsEnabled(config, key)) continue;
+    StepRecord step;
+    step.name = name;
+    step.status = StepStatus::kSkipped;
     step.reason = fmt::format("disabled ({}=false)", key);
-  } else {
-    step.reason = fmt::format("not built yet: running {} arrives with the profiling orchestration", name);
-    step.status = StepStatus::kFailed;
+    run.AddStep(step);
   }
-  return step;
 }
 
 Result<std::string> RunDir(const Node& config) {
@@ -89,7 +86,8 @@ Status WriteProvenance(RunFolder& run, const Node& config) {
 void PrintSummary(const RunFolder& run, RunStatus status) {
   std::cout << fmt::format("run folder: {}\n", run.dir().string());
   for (const auto& step : run.steps()) {
-    std::cout << fmt::format("  step {}: {}: {}\n", step.name, pipeline::ToString(step.status), step.reason);
+    std::cout << fmt::format("  step {}: {}{}\n", step.name, pipeline::ToString(step.status),
+                             step.reason.empty() ? "" : ": " + step.reason);
   }
   std::cout << fmt::format("artifacts: {} run.json\n", fmt::join(run.artifacts(), " "));
   std::cout << fmt::format("status: {}\n", pipeline::ToString(status));
@@ -134,16 +132,21 @@ int Execute(const ProfileArgs& args, const Invocation& inv) {
   if (!run.ok()) return ReportError(run.error());
   if (auto s = WriteProvenance(*run, config); !s.ok()) return ReportError(s.error());
 
-  bool any_failed = false;
-  for (const char* name : {"nsys", "ncu"}) {
-    run->AddStep(PlanStep(config, name, *plan));
-    any_failed = any_failed || run->steps().back().status == StepStatus::kFailed;
+  auto regions = pipeline::RegionOptionsFromConfig(config);
+  if (!regions.ok()) {
+    (void)run->WriteManifest(RunStatus::kFailed, regions.error().message);
+    return ReportError(regions.error());
   }
-  const RunStatus status = any_failed ? RunStatus::kPartial : RunStatus::kOk;
-  const std::string reason = any_failed ? "enabled steps are not built yet" : "";
-  if (auto s = run->WriteManifest(status, reason); !s.ok()) return ReportError(s.error());
-  PrintSummary(*run, status);
-  return ToInt(any_failed ? ExitStatus::kNotBuilt : ExitStatus::kOk);
+  AddDisabledSteps(*run, config);
+  const pipeline::ProfileOutcome outcome = pipeline::ExecuteProfile(*run, *plan, *workload, *regions);
+  if (auto s = run->WriteManifest(outcome.status, outcome.reason); !s.ok()) return ReportError(s.error());
+  PrintSummary(*run, outcome.status);
+  if (outcome.exit != ExitStatus::kOk) {
+    return ReportError(
+        MakeError(outcome.exit, fmt::format("profile run {}: {}", pipeline::ToString(outcome.status), outcome.reason))
+            .WithNote(fmt::format("artifacts so far are listed in {}/run.json", run->dir().string())));
+  }
+  return 0;
 }
 
 }  // namespace

@@ -121,13 +121,14 @@ class TeeSink : public model::RecordSink {
   model::RecordSink& b_;
 };
 
-Status WriteRegionFiles(const fs::path& dir, const report::RegionsReport& report, std::vector<std::string>& written) {
+Status WriteRegionFiles(const fs::path& dir, const std::string& subdir, const report::RegionsReport& report,
+                        std::vector<std::string>& written) {
   auto write = [&](const std::string& relative, const std::string& text) -> Status {
     const fs::path path = dir / relative;
     std::error_code ec;
     fs::create_directories(path.parent_path(), ec);
     RETURN_IF_ERROR(WriteFileAtomically(path, text));
-    written.push_back("regions/" + relative);
+    written.push_back(subdir + "/" + relative);
     return OkStatus();
   };
   RETURN_IF_ERROR(write("report.md", report::RegionsMarkdown(report)));
@@ -189,7 +190,8 @@ Result<ImportOutcome> RunImport(const ImportRequest& request) {
     for (const auto& unused : filter.UnusedPatterns()) {
       region_report.notes.push_back(fmt::format("kernel pattern {} matched no kernel", unused));
     }
-    RETURN_IF_ERROR(WriteRegionFiles(request.out_dir / "regions", region_report, outcome.written));
+    RETURN_IF_ERROR(WriteRegionFiles(request.out_dir / request.regions_subdir, request.regions_subdir, region_report,
+                                     outcome.written));
   }
   return outcome;
 }

@@ -19,6 +19,7 @@ struct ImportRequest {
   std::filesystem::path out_dir;
   std::size_t top_k = 50;
   RegionOptions regions;
+  std::string regions_subdir = "regions";  // under out_dir; a run folder uses ncu/regions
 };
 
 struct ImportOutcome {

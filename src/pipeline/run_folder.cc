@@ -74,6 +74,12 @@ Status RunFolder::WriteArtifact(const std::string& relative, std::string_view co
   return OkStatus();
 }
 
+void RunFolder::RecordArtifact(const std::string& relative) {
+  std::error_code ec;
+  if (!fs::exists(dir_ / relative, ec)) return;
+  if (std::find(artifacts_.begin(), artifacts_.end(), relative) == artifacts_.end()) artifacts_.push_back(relative);
+}
+
 Json RunFolder::ManifestJson(RunStatus status, const std::string& status_reason) const {
   Json steps = Json::array();
   for (const auto& step : steps_) {

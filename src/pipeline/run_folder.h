@@ -42,6 +42,9 @@ class RunFolder {
   // Writes `relative` atomically and lists it as an artifact.
   Status WriteArtifact(const std::string& relative, std::string_view content);
 
+  // Lists a file something else wrote under the run folder.
+  void RecordArtifact(const std::string& relative);
+
   void AddStep(StepRecord step) { steps_.push_back(std::move(step)); }
   const std::vector<StepRecord>& steps() const { return steps_; }
   const std::vector<std::string>& artifacts() const { return artifacts_; }

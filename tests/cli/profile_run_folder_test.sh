@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `profile` makes a run folder with config.yaml, env.json, inputs.yaml and a
-# run.json that lists steps and artifacts; an enabled step that is not built
-# yet gives status partial and exit code 7; a reused folder is refused.
+# run.json that lists steps and artifacts; an enabled tool that is not
+# installed gives status failed and exit code 4; a reused folder is refused.
 set -euo pipefail
 bin=$(realpath "$1")
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
@@ -33,15 +33,15 @@ assert "dir: runs/a" in cfg and "- ./my_app" in cfg, cfg
 PY
 
 set +e
-"$bin" profile hydra.run.dir=runs/b pipeline.ncu.enable=true >out.txt 2>err.txt
+PATH=/usr/bin:/bin "$bin" profile hydra.run.dir=runs/b pipeline.ncu.enable=true -- ./app >out.txt 2>err.txt
 rc=$?
 set -e
-[[ $rc -eq 7 ]] || fail "enabled-but-unbuilt step: expected exit 7, got $rc"
+[[ $rc -eq 4 ]] || fail "enabled tool not installed: expected exit 4, got $rc"
 python3 -c "
 import json; m = json.load(open('runs/b/run.json'))
-assert m['status'] == 'partial', m['status']
+assert m['status'] == 'failed', m['status']
 ncu = [s for s in m['steps'] if s['name'] == 'ncu'][0]
-assert ncu['status'] == 'failed' and 'not built yet' in ncu['reason'], ncu
+assert ncu['status'] == 'skipped' and 'not found on PATH' in ncu['reason'], ncu
 "
 
 set +e

@@ -1,0 +1,240 @@
+#include "src/pipeline/profile_job.h"
+
+#include <fmt/format.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "src/core/atomic_file.h"
+#include "src/pipeline/environment.h"
+#include "src/pipeline/import_job.h"
+#include "src/pipeline/process.h"
+
+namespace llmpo::pipeline {
+namespace fs = std::filesystem;
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+// The child shares our process group, so Ctrl-C reaches it too; we only note
+// that it happened and stop after the current command.
+void OnSignal(int) { g_interrupted = true; }
+
+class SignalGuard {
+ public:
+  SignalGuard() {
+    struct sigaction sa {};
+    sa.sa_handler = OnSignal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+    g_interrupted = false;
+  }
+  ~SignalGuard() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
+
+std::string ToolOf(const std::string& step) { return step.substr(0, step.find('-')); }
+
+bool FileMentions(const fs::path& file, std::string_view text) {
+  std::ifstream in(file);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str().find(text) != std::string::npos;
+}
+
+class Executor {
+ public:
+  Executor(RunFolder& run, const RegionOptions& regions) : run_(run), regions_(regions) {}
+
+  void Run(const std::vector<PlannedCommand>& plan, const Workload& workload) {
+    SignalGuard guard;
+    for (std::size_t i = 0; i < plan.size(); ++i) {
+      const PlannedCommand& cmd = plan[i];
+      const std::string tool = ToolOf(cmd.step);
+      if (cmd.step == tool) WriteCmdTxt(cmd);  // the main command of a tool, as cmd.txt
+      if (std::string why = Blocker(cmd, tool, workload); !why.empty()) {
+        Skip(cmd, why, tool);
+        continue;
+      }
+      RunOne(cmd, tool);
+      if (g_interrupted) {
+        for (std::size_t j = i + 1; j < plan.size(); ++j) Skip(plan[j], "not run: interrupted", "");
+        break;
+      }
+    }
+    ImportOutputs();
+    RecordEverything();
+  }
+
+  ProfileOutcome outcome() const { return outcome_; }
+
+ private:
+  // Why a command cannot run, or "".
+  std::string Blocker(const PlannedCommand& cmd, const std::string& tool, const Workload& workload) {
+    if (failed_tools_.count(tool)) return fmt::format("not run: an earlier {} step did not complete", tool);
+    if (!FindOnPath(tool)) {
+      Fail(ExitStatus::kToolMissing, fmt::format("{} is not on PATH", tool));
+      failed_tools_.insert(tool);
+      return fmt::format(
+          "{} not found on PATH: install it or add it to PATH (llm-perf-opt doctor checks); the "
+          "command is in {}/cmd.txt",
+          tool, tool);
+    }
+    if (cmd.step == tool && workload.bundled && !workload.exists) {
+      Fail(ExitStatus::kToolMissing, "the bundled workload is not built");
+      failed_tools_.insert(tool);
+      return fmt::format(
+          "the bundled workload {} is not built: build the workloads, or give your program with "
+          "`profile -- CMD ARGS...`",
+          workload.argv[0]);
+    }
+    return "";
+  }
+
+  void RunOne(const PlannedCommand& cmd, const std::string& tool) {
+    std::error_code ec;
+    fs::create_directories(run_.dir() / tool, ec);
+    const std::string out = cmd.stdout_to.empty() ? fmt::format("{}/{}.stdout.log", tool, cmd.step) : cmd.stdout_to;
+    const std::string err = fmt::format("{}/{}.stderr.log", tool, cmd.step);
+    StepRecord step;
+    step.name = cmd.step;
+    step.argv = cmd.argv;
+    step.log = err;
+    auto result = RunToFiles(cmd.argv, run_.dir() / out, run_.dir() / err);
+    run_.RecordArtifact(out);
+    run_.RecordArtifact(err);
+    if (!result.ok()) {
+      step.status = StepStatus::kFailed;
+      step.reason = result.error().message;
+      Fail(ExitStatus::kToolMissing, step.reason);
+      failed_tools_.insert(tool);
+    } else {
+      step.exit_code = result->exit_code;
+      step.duration_s = result->duration_s;
+      if (g_interrupted) {
+        step.status = StepStatus::kInterrupted;
+        step.reason = "interrupted by a signal";
+      } else if (result->exit_code != 0) {
+        step.status = StepStatus::kFailed;
+        step.reason = FailureReason(cmd, tool, result->exit_code, run_.dir() / out, run_.dir() / err);
+        Fail(ExitStatus::kToolFailed, step.reason);
+        failed_tools_.insert(tool);
+      } else {
+        step.status = StepStatus::kOk;
+        succeeded_.insert(cmd.step);
+      }
+    }
+    run_.AddStep(step);
+    (void)run_.WriteManifest(RunStatus::kRunning);
+  }
+
+  static std::string FailureReason(const PlannedCommand& cmd, const std::string& tool, int code, const fs::path& out,
+                                   const fs::path& err) {
+    std::string reason = fmt::format("{} exited with {}", cmd.step, code);
+    if (FileMentions(out, "No kernels were profiled") || FileMentions(err, "No kernels were profiled")) {
+      reason +=
+          ": ncu profiled no kernel. Check the kernel and NVTX filters (push/pop ranges need a trailing '/', "
+          "named domains DOMAIN@range/) and launch-skip/count";
+    } else if (FileMentions(out, "No ranges were profiled") || FileMentions(err, "No ranges were profiled")) {
+      reason += ": no range matched. Range replay needs NVTX includes that match ranges around CUDA work";
+    } else if (FileMentions(out, "ERR_NVGPUCTRPERM") || FileMentions(err, "ERR_NVGPUCTRPERM")) {
+      reason += ": no permission for GPU performance counters (see llm-perf-opt doctor)";
+    } else {
+      reason += fmt::format("; see {}/{}.stderr.log", tool, cmd.step);
+    }
+    return reason;
+  }
+
+  void Skip(const PlannedCommand& cmd, const std::string& why, const std::string& tool) {
+    StepRecord step;
+    step.name = cmd.step;
+    step.argv = cmd.argv;
+    step.status = StepStatus::kSkipped;
+    step.reason = why;
+    run_.AddStep(step);
+    if (g_interrupted && outcome_.status != RunStatus::kInterrupted) {
+      outcome_ = {RunStatus::kInterrupted, ExitStatus::kInterrupted, "interrupted by a signal"};
+    }
+    (void)tool;
+  }
+
+  void WriteCmdTxt(const PlannedCommand& cmd) {
+    const std::string tool = ToolOf(cmd.step);
+    (void)run_.WriteArtifact(tool + "/cmd.txt", ShellQuote(cmd.argv) + "\n");
+  }
+
+  void Fail(ExitStatus code, const std::string& reason) {
+    if (outcome_.exit == ExitStatus::kOk) outcome_ = {RunStatus::kFailed, code, reason};
+  }
+
+  void ImportOutputs() {
+    std::vector<fs::path> inputs;
+    if (succeeded_.count("nsys-export")) inputs.push_back(run_.dir() / "nsys" / "run.sqlite");
+    if (succeeded_.count("ncu-export-details")) inputs.push_back(run_.dir() / "ncu" / "details.csv");
+    if (g_interrupted) outcome_ = {RunStatus::kInterrupted, ExitStatus::kInterrupted, "interrupted by a signal"};
+    if (inputs.empty()) return;
+    ImportRequest request;
+    request.inputs = inputs;
+    request.out_dir = run_.dir();
+    request.regions = regions_;
+    request.regions_subdir = "ncu/regions";
+    auto imported = RunImport(request);
+    StepRecord step;
+    step.name = "report";
+    if (!imported.ok()) {
+      step.status = StepStatus::kFailed;
+      step.reason = imported.error().Render();
+      Fail(ExitStatus::kFailure, step.reason);
+    } else {
+      step.status = imported->failures.empty() ? StepStatus::kOk : StepStatus::kFailed;
+      for (const auto& f : imported->failures) step.reason += f.message + "; ";
+      for (const auto& file : imported->written) run_.RecordArtifact(file);
+      if (!imported->failures.empty()) Fail(ExitStatus::kInput, step.reason);
+    }
+    run_.AddStep(step);
+    // Some steps ran and produced reports although others failed: partial.
+    if (outcome_.status == RunStatus::kFailed && !succeeded_.empty()) outcome_.status = RunStatus::kPartial;
+  }
+
+  // Whatever the tools wrote (reports, exports) joins the artifact list.
+  void RecordEverything() {
+    std::error_code ec;
+    std::vector<std::string> found;
+    for (auto it = fs::recursive_directory_iterator(run_.dir(), ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec)) {
+      if (it->is_regular_file()) found.push_back(fs::relative(it->path(), run_.dir()).string());
+    }
+    std::sort(found.begin(), found.end());
+    for (const auto& f : found) {
+      if (f != "run.json") run_.RecordArtifact(f);
+    }
+  }
+
+  RunFolder& run_;
+  const RegionOptions& regions_;
+  ProfileOutcome outcome_;
+  std::set<std::string> failed_tools_;
+  std::set<std::string> succeeded_;
+};
+
+}  // namespace
+
+ProfileOutcome ExecuteProfile(RunFolder& run, const std::vector<PlannedCommand>& plan, const Workload& workload,
+                              const RegionOptions& regions) {
+  Executor executor(run, regions);
+  executor.Run(plan, workload);
+  return executor.outcome();
+}
+
+}  // namespace llmpo::pipeline

@@ -1,0 +1,29 @@
+// Runs the planned profile commands in order, step by step: each command's
+// output goes to files in the run folder, each step's argv, exit code,
+// duration and log land in run.json (rewritten after every step), and the
+// ncu/nsys outputs are imported into kernels.md/json and the region report.
+// A missing tool, a failing command or Ctrl-C stops what depends on it; what
+// was made so far stays and is listed.
+#pragma once
+
+#include <vector>
+
+#include "src/config/node.h"
+#include "src/core/exit_status.h"
+#include "src/pipeline/commands.h"
+#include "src/pipeline/region_options.h"
+#include "src/pipeline/run_folder.h"
+#include "src/pipeline/workload.h"
+
+namespace llmpo::pipeline {
+
+struct ProfileOutcome {
+  RunStatus status = RunStatus::kOk;
+  ExitStatus exit = ExitStatus::kOk;
+  std::string reason;
+};
+
+ProfileOutcome ExecuteProfile(RunFolder& run, const std::vector<PlannedCommand>& plan, const Workload& workload,
+                              const RegionOptions& regions);
+
+}  // namespace llmpo::pipeline

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The profile pipeline through the process interface, with the fake tools of
+# fake_tools/ on PATH: the exact ncu command lines, what each outcome does to
+# run.json and the exit code (ok, tool missing, tool failed, interrupted,
+# bundled workload not built), and that the reports come from the exports.
+set -euo pipefail
+bin=$(realpath "$1")
+fakes=$(cd "$(dirname "$0")/fake_tools" && pwd)
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+cd "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+export FAKE_TOOLS_LOG="$work/tools.log"
+status_of() { python3 -c "import json,sys; m=json.load(open(sys.argv[1])); print(m['status'])" "$1"; }
+step_of() {
+  python3 -c "import json,sys; m=json.load(open(sys.argv[1])); s=[x for x in m['steps'] if x['name']==sys.argv[2]][0]; print(s['status'] + '|' + s.get('reason',''))" "$1" "$2"
+}
+
+# 1. ncu succeeds: every step ok, reports from the exported CSV.
+PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=ok pipeline.ncu.enable=true \
+  'pipeline.ncu.ncu_cli.nvtx.include=A' -- ./app --steps 2 >out.txt || fail "ok run exited $?"
+[[ $(status_of ok/run.json) == ok ]] || fail "ok run status"
+grep -q -- "--nvtx --nvtx-include A/ --export $work/ok/ncu/profile --force-overwrite ./app --steps 2" tools.log ||
+  fail "ncu argv: $(cat tools.log)"
+grep -q -- "--import $work/ok/ncu/profile.ncu-rep --csv --page details --print-units base --nvtx" tools.log ||
+  fail "export argv"
+for f in ncu/cmd.txt ncu/profile.ncu-rep ncu/details.csv kernels.md kernels.json ncu/regions/report.md \
+         ncu/regions/A/kernels.csv; do
+  [[ -f ok/$f ]] || fail "ok/$f missing"
+  grep -q "\"path\": \"$f\"" ok/run.json || fail "$f not listed in run.json"
+done
+grep -q "^ncu --config-file off" ok/ncu/cmd.txt || fail "cmd.txt"
+grep -q "# NCU Region Reports" ok/ncu/regions/report.md || fail "region report heading"
+
+# 2. ncu missing: exit 4, nothing run, the command kept in cmd.txt.
+set +e
+PATH="/usr/bin:/bin" "$bin" profile hydra.run.dir=missing pipeline.ncu.enable=true -- ./app >out.txt 2>err.txt
+rc=$?
+set -e
+[[ $rc -eq 4 ]] || fail "missing ncu: exit $rc"
+[[ $(status_of missing/run.json) == failed ]] || fail "missing status"
+[[ $(step_of missing/run.json ncu) == "skipped|ncu not found on PATH"* ]] || fail "missing step: $(step_of missing/run.json ncu)"
+[[ -f missing/ncu/cmd.txt ]] || fail "missing: cmd.txt not written"
+grep -q "ncu is not on PATH" err.txt || fail "missing: message: $(cat err.txt)"
+
+# 3. ncu profiles nothing: exit 5 with the likely causes; exports not run.
+set +e
+FAKE_NCU_FAIL=1 PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=nothing pipeline.ncu.enable=true -- ./app \
+  >out.txt 2>err.txt
+rc=$?
+set -e
+[[ $rc -eq 5 ]] || fail "no kernels: exit $rc"
+[[ $(step_of nothing/run.json ncu) == "failed|ncu exited with 1: ncu profiled no kernel"* ]] || fail "no kernels reason"
+[[ $(step_of nothing/run.json ncu-export-details) == skipped* ]] || fail "export should be skipped"
+[[ -f nothing/ncu/ncu.stdout.log ]] || fail "log kept"
+
+# 4. bundled workload not built: exit 4.
+set +e
+PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=bundled pipeline.ncu.enable=true >out.txt 2>err.txt
+rc=$?
+set -e
+[[ $rc -eq 4 ]] || fail "bundled: exit $rc"
+grep -q "bundled workload" bundled/run.json || fail "bundled: reason"
+
+# 5. Ctrl-C during ncu: exit 130, status interrupted, what ran is kept.
+FAKE_NCU_SLEEP=2 PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=intr pipeline.ncu.enable=true -- ./app \
+  >out.txt 2>err.txt &
+pid=$!
+sleep 0.7
+kill -INT "$pid"
+set +e
+wait "$pid"
+rc=$?
+set -e
+[[ $rc -eq 130 ]] || fail "interrupt: exit $rc"
+[[ $(status_of intr/run.json) == interrupted ]] || fail "interrupt status: $(status_of intr/run.json)"
+[[ $(step_of intr/run.json ncu-export-details) == "skipped|not run: interrupted" ]] || fail "interrupt skip"
+echo ok
