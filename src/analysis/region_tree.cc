@@ -48,6 +48,14 @@ std::size_t RegionTree::Find(const std::vector<model::NvtxFrame>& frames, std::s
   return id;
 }
 
+const std::vector<std::size_t>& RegionTree::StackIds(const std::vector<model::NvtxFrame>& stack) {
+  if (stack == last_stack_ && !last_ids_.empty()) return last_ids_;
+  last_ids_.clear();
+  for (std::size_t d = 0; d < stack.size(); ++d) last_ids_.push_back(Find(stack, d, RegionKind::kPushPop));
+  last_stack_ = stack;
+  return last_ids_;
+}
+
 void RegionTree::Merge(const Region& other) {
   auto [it, inserted] = index_.try_emplace({other.kind, other.path}, regions_.size());
   if (inserted) {
@@ -147,11 +155,11 @@ void RegionBuilder::Account(Region& region, const model::LaunchRecord& launch, b
 
 void RegionBuilder::AddKernelLaunch(RegionTree& tree, const model::LaunchRecord& launch) {
   const auto& stack = launch.nvtx_stack;
+  const std::vector<std::size_t>& ids = tree.StackIds(stack);  // Account never calls Find
   for (std::size_t d = 0; d < stack.size(); ++d) {
-    const std::size_t id = tree.Find(stack, d, RegionKind::kPushPop);
-    Account(tree.regions()[id], launch, d + 1 == stack.size());
-    if (stack[d].instance && launch.duration_ns)
-      tree.regions()[id].instance_ns[*stack[d].instance] += *launch.duration_ns;
+    Region& region = tree.regions()[ids[d]];
+    Account(region, launch, d + 1 == stack.size());
+    if (stack[d].instance && launch.duration_ns) region.instance_ns[*stack[d].instance] += *launch.duration_ns;
   }
   for (std::size_t i = 0; i < launch.nvtx_start_end.size(); ++i) {
     const std::vector<model::NvtxFrame> one{launch.nvtx_start_end[i]};

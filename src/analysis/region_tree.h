@@ -62,6 +62,9 @@ struct Region {
 class RegionTree {
  public:
   std::size_t Find(const std::vector<model::NvtxFrame>& frames, std::size_t depth, RegionKind kind);
+  // The ids of every push/pop region of a stack, outermost first. Launches
+  // come in runs with the same stack, so the last answer is kept.
+  const std::vector<std::size_t>& StackIds(const std::vector<model::NvtxFrame>& stack);
   std::vector<Region>& regions() { return regions_; }
   const std::vector<Region>& regions() const { return regions_; }
 
@@ -76,6 +79,8 @@ class RegionTree {
  private:
   std::vector<Region> regions_;
   std::map<std::pair<RegionKind, std::vector<std::string>>, std::size_t> index_;
+  std::vector<model::NvtxFrame> last_stack_;
+  std::vector<std::size_t> last_ids_;
 };
 
 struct Scope {

@@ -127,12 +127,18 @@ Status WriteRegionFiles(const fs::path& dir, const std::string& subdir, const re
     const fs::path path = dir / relative;
     std::error_code ec;
     fs::create_directories(path.parent_path(), ec);
-    RETURN_IF_ERROR(WriteFileAtomically(path, text));
+    RETURN_IF_ERROR(WriteFileAtomically(path, text, Durability::kUnsynced));
     written.push_back(subdir + "/" + relative);
     return OkStatus();
   };
-  RETURN_IF_ERROR(write("report.md", report::RegionsMarkdown(report)));
-  RETURN_IF_ERROR(write("report.json", report::RegionsJson(report)));
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  RETURN_IF_ERROR(
+      WriteFileAtomically(dir / "report.md", [&](std::ostream& out) { report::WriteRegionsMarkdown(report, out); }));
+  written.push_back(subdir + "/report.md");
+  RETURN_IF_ERROR(
+      WriteFileAtomically(dir / "report.json", [&](std::ostream& out) { report::WriteRegionsJson(report, out); }));
+  written.push_back(subdir + "/report.json");
   auto per_region = [&](const std::vector<report::RegionEntry>& entries) -> Status {
     for (const auto& e : entries) {
       RETURN_IF_ERROR(write(e.folder + "/report.md", report::RegionMarkdown(e, report.selection)));

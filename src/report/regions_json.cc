@@ -50,7 +50,7 @@ Json InstancesJson(const Region& r) {
 
 Json RegionObject(const RegionEntry& e, const std::string& process, const std::string& device,
                   const analysis::MetricSelection& selection) {
-  const Region& r = e.region;
+  const Region& r = *e.region;
   Json kernels = Json::array();
   std::vector<const analysis::KernelAggregate*> sorted;
   for (const auto& [name, k] : r.kernels) sorted.push_back(&k);
@@ -85,37 +85,86 @@ Json RegionObject(const RegionEntry& e, const std::string& process, const std::s
   return j;
 }
 
-Json RegionList(const std::vector<RegionEntry>& entries, const std::string& process, const std::string& device,
-                const analysis::MetricSelection& selection) {
-  Json list = Json::array();
-  for (const auto& e : entries) list.push_back(RegionObject(e, process, device, selection));
-  return list;
+// Writes `value` as nlohmann's dump(2) would inside a container nested
+// `depth` levels deep, so the streamed file equals one big dump.
+// `text` with `pad` after every newline, written in one piece.
+void WriteIndented(std::ostream& out, const std::string& text, const std::string& pad) {
+  std::string indented;
+  indented.reserve(text.size() + text.size() / 8);
+  for (char c : text) {
+    indented += c;
+    if (c == '\n') indented += pad;
+  }
+  out << indented;
+}
+
+void WriteNested(std::ostream& out, const Json& value, int depth) {
+  const std::string pad(static_cast<std::size_t>(2 * depth), ' ');
+  out << pad;
+  WriteIndented(out, value.dump(2, ' ', false, Json::error_handler_t::replace), pad);
+}
+
+void WriteRegionArray(std::ostream& out, const std::vector<RegionEntry>& entries, const std::string& process,
+                      const std::string& device, const analysis::MetricSelection& selection, int depth) {
+  if (entries.empty()) {
+    out << "[]";
+    return;
+  }
+  out << "[\n";
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    WriteNested(out, RegionObject(entries[i], process, device, selection), depth + 1);
+    out << (i + 1 < entries.size() ? ",\n" : "\n");
+  }
+  out << std::string(static_cast<std::size_t>(2 * depth), ' ') << "]";
+}
+
+// A "key": value member at depth 1, with the value dumped as dump(2) would.
+void WriteMember(std::ostream& out, const char* key, const Json& value, bool& first) {
+  out << (first ? "\n" : ",\n") << "  \"" << key << "\": ";
+  first = false;
+  WriteIndented(out, value.dump(2, ' ', false, Json::error_handler_t::replace), "  ");
 }
 
 }  // namespace
 
-std::string RegionsJson(const RegionsReport& report) {
+// Region by region, so memory holds one region's JSON at a time however many
+// regions there are.
+void WriteRegionsJson(const RegionsReport& report, std::ostream& out) {
   Json sources = Json::array();
   for (const auto& s : report.sources)
     sources.push_back({{"path", s.path}, {"format", s.format}, {"status", s.status}});
-  Json root = {{"schema_version", kRegionsSchemaVersion},
-               {"tool", {{"name", kToolName}, {"version", kToolVersion}}},
-               {"sources", sources},
-               {"selection", {{"sections", report.selection.sections}, {"metrics", report.selection.metrics}}},
-               {"launches_with_nvtx", report.launches_with_nvtx},
-               {"launches_outside_ranges", report.launches_outside}};
-  if (report.aggregate) root["regions"] = RegionList(*report.aggregate, "all", "all", report.selection);
-  Json scopes = Json::array();
-  for (const auto& s : report.scopes) {
-    scopes.push_back({{"process", s.process},
-                      {"device", s.device},
-                      {"regions", RegionList(s.regions, s.process, s.device, report.selection)}});
+  bool first = true;
+  out << "{";
+  WriteMember(out, "schema_version", kRegionsSchemaVersion, first);
+  WriteMember(out, "tool", {{"name", kToolName}, {"version", kToolVersion}}, first);
+  WriteMember(out, "sources", sources, first);
+  WriteMember(out, "selection", {{"sections", report.selection.sections}, {"metrics", report.selection.metrics}},
+              first);
+  WriteMember(out, "launches_with_nvtx", report.launches_with_nvtx, first);
+  WriteMember(out, "launches_outside_ranges", report.launches_outside, first);
+  if (report.aggregate) {
+    out << ",\n  \"regions\": ";
+    WriteRegionArray(out, *report.aggregate, "all", "all", report.selection, 1);
   }
-  root["scopes"] = std::move(scopes);
-  root["notes"] = report.notes;
-  root["diagnostics"] = {{"rows_read", report.diagnostics.rows_read()},
-                         {"rows_skipped", report.diagnostics.rows_skipped()}};
-  return root.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  out << ",\n  \"scopes\": ";
+  if (report.scopes.empty()) {
+    out << "[]";
+  } else {
+    out << "[\n";
+    for (std::size_t i = 0; i < report.scopes.size(); ++i) {
+      const auto& s = report.scopes[i];
+      out << "    {\n      \"process\": " << Json(s.process).dump() << ",\n      \"device\": " << Json(s.device).dump()
+          << ",\n      \"regions\": ";
+      WriteRegionArray(out, s.regions, s.process, s.device, report.selection, 3);
+      out << "\n    }" << (i + 1 < report.scopes.size() ? ",\n" : "\n");
+    }
+    out << "  ]";
+  }
+  WriteMember(out, "notes", report.notes, first);
+  WriteMember(out, "diagnostics",
+              {{"rows_read", report.diagnostics.rows_read()}, {"rows_skipped", report.diagnostics.rows_skipped()}},
+              first);
+  out << "\n}\n";
 }
 
 std::string RegionJson(const RegionEntry& entry, const analysis::MetricSelection& selection) {
@@ -126,7 +175,7 @@ std::string RegionJson(const RegionEntry& entry, const analysis::MetricSelection
 
 std::string RegionKernelsCsv(const RegionEntry& entry, const analysis::MetricSelection& selection) {
   std::string out = "kernel,calls,total_ms,mean_ms,metric_section,metric_name,metric_unit,aggregation,value\n";
-  for (const auto& [name, k] : entry.region.kernels) {
+  for (const auto& [name, k] : entry.region->kernels) {
     const std::string head = fmt::format("{},{},{},{}", CsvField(name), k.calls, k.total_ns / 1e6, k.MeanNs() / 1e6);
     bool any = false;
     for (const auto& m : k.metrics) {
@@ -141,8 +190,8 @@ std::string RegionKernelsCsv(const RegionEntry& entry, const analysis::MetricSel
 }
 
 std::string RegionSectionsText(const RegionEntry& entry, const analysis::MetricSelection& selection) {
-  std::string out = fmt::format("Region {} - selected sections and metrics, per kernel\n", entry.region.label);
-  for (const auto& [name, k] : entry.region.kernels) {
+  std::string out = fmt::format("Region {} - selected sections and metrics, per kernel\n", entry.region->label);
+  for (const auto& [name, k] : entry.region->kernels) {
     out += fmt::format("\n{}  ({} calls, {} ms)\n", name, k.calls, MsText(k.total_ns));
     std::string section = "\x01";
     for (const auto& m : k.metrics) {

@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <ostream>
+
 #include "src/report/regions_report.h"
 #include "src/report/text_format.h"
 
@@ -30,7 +32,7 @@ std::string Instances(const Region& r) {
 void Tree(std::string& out, const std::vector<RegionEntry>& entries) {
   out += "## Region tree\n\n```\n";
   for (const auto& e : entries) {
-    const Region& r = e.region;
+    const Region& r = *e.region;
     out += fmt::format("{}{}  total {} ms, exclusive {} ms, {} launches\n", std::string(2 * r.depth, ' '), r.label,
                        MsText(r.TotalNs()), MsText(r.exclusive_ns), r.launches);
   }
@@ -38,7 +40,7 @@ void Tree(std::string& out, const std::vector<RegionEntry>& entries) {
 }
 
 void RegionSection(std::string& out, const RegionEntry& e, const analysis::MetricSelection& selection) {
-  const Region& r = e.region;
+  const Region& r = *e.region;
   out += fmt::format("\n## {}\n\n", MdCell(r.label, 200));
   out += fmt::format("- Path: {}\n- Kind: {}; depth {}; parent: {}\n", MdCell(JoinPath(r.path), 300),
                      analysis::ToString(r.kind), r.depth, e.parent_label ? MdCell(*e.parent_label) : "none");
@@ -60,7 +62,8 @@ void RegionSection(std::string& out, const RegionEntry& e, const analysis::Metri
 
 }  // namespace
 
-std::string RegionsMarkdown(const RegionsReport& report) {
+// Written section by section (a report can hold thousands of regions).
+void WriteRegionsMarkdown(const RegionsReport& report, std::ostream& stream) {
   std::string out = "# NCU Region Reports\n\n";
   for (const auto& s : report.sources) out += fmt::format("- Input: `{}` ({})\n", s.path, s.format);
   out += fmt::format("- Launches with NVTX state: {}; outside every range: {}\n", report.launches_with_nvtx,
@@ -75,29 +78,40 @@ std::string RegionsMarkdown(const RegionsReport& report) {
     out += "\n## Notes\n\n";
     for (const auto& note : report.notes) out += (note.starts_with("- ") ? note : "- " + note) + "\n";
   }
+  auto flush = [&] {
+    stream << out;
+    out.clear();
+  };
   if (main && !main->empty()) {
     out += "\n";
     Tree(out, *main);
-    for (const auto& e : *main) RegionSection(out, e, report.selection);
+    for (const auto& e : *main) {
+      RegionSection(out, e, report.selection);
+      flush();
+    }
   }
   for (const auto& scope : report.scopes) {
     out += fmt::format("\n## Scope: process {}, device {}\n\n", MdCell(scope.process.empty() ? "?" : scope.process),
                        MdCell(scope.device.empty() ? "?" : scope.device));
     out += "| Region | Depth | Total (ms) | Exclusive (ms) | Launches |\n|---|---:|---:|---:|---:|\n";
     for (const auto& e : scope.regions) {
-      out += fmt::format("| {} | {} | {} | {} | {} |\n", MdCell(JoinPath(e.region.path)), e.region.depth,
-                         MsText(e.region.TotalNs()), MsText(e.region.exclusive_ns), e.region.launches);
+      out += fmt::format("| {} | {} | {} | {} | {} |\n", MdCell(JoinPath(e.region->path)), e.region->depth,
+                         MsText(e.region->TotalNs()), MsText(e.region->exclusive_ns), e.region->launches);
     }
+    flush();
     if (!report.aggregate) {
-      for (const auto& e : scope.regions) RegionSection(out, e, report.selection);
+      for (const auto& e : scope.regions) {
+        RegionSection(out, e, report.selection);
+        flush();
+      }
     }
   }
   DataQualityMd(out, report.diagnostics);
-  return out;
+  flush();
 }
 
 std::string RegionMarkdown(const RegionEntry& entry, const analysis::MetricSelection& selection) {
-  std::string out = fmt::format("# Region {}\n", MdCell(entry.region.label, 200));
+  std::string out = fmt::format("# Region {}\n", MdCell(entry.region->label, 200));
   RegionSection(out, entry, selection);
   return out;
 }

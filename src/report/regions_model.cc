@@ -10,7 +10,7 @@ namespace {
 std::vector<RegionEntry> Entries(const analysis::RegionTree& tree) {
   std::vector<RegionEntry> out;
   for (const auto& r : tree.regions()) {
-    RegionEntry e{r, std::nullopt, ""};
+    RegionEntry e{&r, std::nullopt, ""};
     if (r.parent) e.parent_label = tree.regions()[*r.parent].label;
     out.push_back(std::move(e));
   }
@@ -20,7 +20,7 @@ std::vector<RegionEntry> Entries(const analysis::RegionTree& tree) {
 void AssignFolders(std::vector<RegionEntry>& entries, const std::string& prefix) {
   std::set<std::string> used;
   for (auto& e : entries) {
-    const std::string base = SanitizeFolderName(e.region.path);
+    const std::string base = SanitizeFolderName(e.region->path);
     std::string name = base;
     for (int n = 2; used.count(name); ++n) name = fmt::format("{}-{}", base, n);
     used.insert(name);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,7 @@ namespace llmpo::report {
 inline constexpr const char* kRegionsSchemaVersion = "1.0.0";
 
 struct RegionEntry {
-  analysis::Region region;
+  const analysis::Region* region;  // owned by the RegionBuilder, which outlives the report
   std::optional<std::string> parent_label;
   std::string folder;  // relative to the regions folder; empty when the scope has no folders
 };
@@ -50,8 +51,9 @@ RegionsReport BuildRegionsReport(const analysis::RegionBuilder& builder, std::ve
 // characters -> '_', runs collapsed, no leading dots, at most 80 characters.
 std::string SanitizeFolderName(const std::vector<std::string>& path);
 
-std::string RegionsMarkdown(const RegionsReport& report);
-std::string RegionsJson(const RegionsReport& report);
+// Streamed: a report over thousands of regions is never held whole in memory.
+void WriteRegionsMarkdown(const RegionsReport& report, std::ostream& out);
+void WriteRegionsJson(const RegionsReport& report, std::ostream& out);
 
 // Per-region files.
 std::string RegionMarkdown(const RegionEntry& entry, const analysis::MetricSelection& selection);
