@@ -18,7 +18,10 @@ int RunImport(const Invocation& inv) {
   std::vector<std::string> inputs;
   std::string out;
   std::size_t top = 50;
-  app.add_option("inputs", inputs, "profiler output files")->required();
+  std::vector<std::pair<std::string, std::string>> captures;
+  app.add_option("inputs", inputs, "profiler output files");
+  app.add_option("--capture", captures,
+                 "REGION FILE: FILE is a capture of the NVTX region REGION alone (one ncu run per region); repeatable");
   app.add_option("--out,-o", out, "output folder for kernels.md and kernels.json")->required();
   app.add_option("--top", top, "kernels per table in kernels.md (kernels.json has all)")->check(CLI::PositiveNumber);
   ConfigArgs config;
@@ -35,6 +38,14 @@ int RunImport(const Invocation& inv) {
 
   pipeline::ImportRequest request;
   request.inputs.assign(inputs.begin(), inputs.end());
+  for (const auto& [region, file] : captures) {
+    request.inputs.emplace_back(file);
+    request.capture_regions[file] = region;
+  }
+  if (request.inputs.empty()) {
+    return ReportError(MakeError(ExitStatus::kUsage, "import: no input files")
+                           .WithNote("give profiler outputs as arguments, or --capture REGION FILE"));
+  }
   request.out_dir = out;
   request.top_k = top;
   request.regions = std::move(regions).value();

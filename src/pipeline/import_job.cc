@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <optional>
 
 #include "src/analysis/kernel_aggregator.h"
 #include "src/analysis/region_tree.h"
@@ -121,13 +122,41 @@ class TeeSink : public model::RecordSink {
   model::RecordSink& b_;
 };
 
+// Puts every launch of a per-region capture inside that region (outermost),
+// keeping whatever NVTX stack the capture recorded beneath it.
+class RegionTagSink : public model::RecordSink {
+ public:
+  RegionTagSink(model::RecordSink& next, const std::string& label) : next_(next) {
+    const auto at = label.find('@');
+    frame_ = at == std::string::npos ? model::NvtxFrame{"", label, std::nullopt}
+                                     : model::NvtxFrame{label.substr(0, at), label.substr(at + 1), std::nullopt};
+  }
+  void OnLaunch(const model::LaunchRecord& launch) override {
+    model::LaunchRecord tagged = launch;
+    tagged.has_nvtx = true;
+    if (tagged.nvtx_stack.empty() || !(tagged.nvtx_stack.front() == frame_)) {
+      tagged.nvtx_stack.insert(tagged.nvtx_stack.begin(), frame_);
+    }
+    next_.OnLaunch(tagged);
+  }
+  void OnKernelSummary(const model::KernelSummaryRow& row) override { next_.OnKernelSummary(row); }
+  void OnNvtxRange(const model::NvtxRange& range) override { next_.OnNvtxRange(range); }
+
+ private:
+  model::RecordSink& next_;
+  model::NvtxFrame frame_;
+};
+
 Status WriteRegionFiles(const fs::path& dir, const std::string& subdir, const report::RegionsReport& report,
                         std::vector<std::string>& written) {
+  // Per-region files are new files in a new folder, written once: plain
+  // writes, no temp file and rename (thousands of regions make that cost
+  // seconds). The two top files above are written atomically.
   auto write = [&](const std::string& relative, const std::string& text) -> Status {
     const fs::path path = dir / relative;
-    std::error_code ec;
-    fs::create_directories(path.parent_path(), ec);
-    RETURN_IF_ERROR(WriteFileAtomically(path, text, Durability::kUnsynced));
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.flush()) return MakeError(ExitStatus::kFailure, fmt::format("cannot write '{}'", path.string()));
     written.push_back(subdir + "/" + relative);
     return OkStatus();
   };
@@ -141,6 +170,12 @@ Status WriteRegionFiles(const fs::path& dir, const std::string& subdir, const re
   written.push_back(subdir + "/report.json");
   auto per_region = [&](const std::vector<report::RegionEntry>& entries) -> Status {
     for (const auto& e : entries) {
+      std::error_code dir_ec;
+      fs::create_directories(dir / e.folder, dir_ec);
+      if (dir_ec) {
+        return MakeError(ExitStatus::kFailure,
+                         fmt::format("cannot create '{}': {}", (dir / e.folder).string(), dir_ec.message()));
+      }
       RETURN_IF_ERROR(write(e.folder + "/report.md", report::RegionMarkdown(e, report.selection)));
       RETURN_IF_ERROR(write(e.folder + "/report.json", report::RegionJson(e, report.selection)));
       RETURN_IF_ERROR(write(e.folder + "/kernels.csv", report::RegionKernelsCsv(e, report.selection)));
@@ -174,7 +209,11 @@ Result<ImportOutcome> RunImport(const ImportRequest& request) {
   for (const auto& file : request.inputs) {
     report::SourceInfo info{file.string(), "unknown", "ok"};
     aggregator.SetSource(info.path);
-    ingest::ImportContext ctx{info.path, tee, outcome.report.diagnostics};
+    const auto capture = request.capture_regions.find(file.string());
+    std::optional<RegionTagSink> tagged;
+    if (capture != request.capture_regions.end()) tagged.emplace(tee, capture->second);
+    model::RecordSink& sink = tagged ? static_cast<model::RecordSink&>(*tagged) : tee;
+    ingest::ImportContext ctx{info.path, sink, outcome.report.diagnostics};
     Status status = ImportOne(file, request.out_dir, ctx, info);
     if (!status.ok()) {
       info.status = "failed: " + status.error().message;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,10 @@ namespace llmpo::pipeline {
 
 struct ImportRequest {
   std::vector<std::filesystem::path> inputs;
+  // Inputs captured for one region each (the seeds' one-ncu-run-per-region
+  // plan): path -> region label ("A", "LLM@decode"). Their launches count in
+  // that region even without NVTX columns.
+  std::map<std::string, std::string> capture_regions;
   std::filesystem::path out_dir;
   std::size_t top_k = 50;
   RegionOptions regions;
