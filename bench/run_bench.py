@@ -61,7 +61,35 @@ def sizes(quick):
 GENERATORS = {
     "ncu": ("gen_ncu_details.py", lambda a: f"ncu_details_L{a['launches']}_M{a['metrics']}.csv"),
     "nsys": ("gen_nsys_sqlite.py", lambda a: f"nsys_K{a['kernels']}_R{a['ranges']}.sqlite"),
+    # used by run_region_bench.py
+    "regions": ("gen_ncu_regions.py", lambda a: f"ncu_regions_R{a['regions']}_K{a['results']}.csv"),
 }
+
+# RESULTS.md holds this bench's report and, between these markers, the
+# region bench's section (run_region_bench.py).  Each harness rewrites only
+# its own part and keeps the other.
+REGION_BEGIN = "<!-- region-bench:begin -->"
+REGION_END = "<!-- region-bench:end -->"
+
+
+def region_section_span(text):
+    """(start, end) of the marked region-bench section in text, or None."""
+    i = text.find(REGION_BEGIN)
+    j = text.find(REGION_END, i + 1) if i >= 0 else -1
+    if i < 0 or j < 0:
+        return None
+    return i, j + len(REGION_END)
+
+
+def kept_region_section(dest):
+    """The region-bench section of an existing results file, or ""."""
+    try:
+        with open(dest) as f:
+            text = f.read()
+    except OSError:
+        return ""
+    span = region_section_span(text)
+    return text[span[0]:span[1]] + "\n" if span else ""
 
 
 def log(msg):
@@ -439,8 +467,9 @@ def main():
     print(report)
     if a.write_results:
         dest = os.path.join(BENCH, "RESULTS-quick.md" if a.quick else "RESULTS.md")
+        kept = kept_region_section(dest)  # the region bench's part, if any, stays
         with open(dest, "w") as f:
-            f.write(report)
+            f.write(report + ("\n" + kept if kept else ""))
         log(f"wrote {dest}")
     bad = [ag for ag in agreement if not ag["ok"]]
     if bad:
