@@ -32,6 +32,10 @@ Result<Workload> ResolveWorkload(const config::Node& c) {
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   const fs::path path = exe.parent_path() / "workloads" / name->get<std::string>();
   w.argv = {path.string()};
+  // model.workload_args: the sizes and flags the model config passes to it.
+  if (const auto* args = config::FindPath(c, config::SplitKey("model.workload_args")); args && args->is_array()) {
+    for (const auto& a : *args) w.argv.push_back(config::ScalarToText(a));
+  }
   w.bundled = true;
   w.exists = fs::is_regular_file(path, ec);
   return w;

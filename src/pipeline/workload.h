@@ -1,6 +1,7 @@
 // The program a profile run measures: pipeline.workload.argv when set (or
-// `profile -- CMD...`), else the bundled workload the model config names,
-// looked up beside the binary (workloads/<name>).
+// `profile -- CMD...`), else the bundled workload the model config names
+// (model.workload), looked up beside the binary (workloads/<name>), with
+// model.workload_args appended.
 #pragma once
 
 #include <string>
