@@ -14,11 +14,6 @@ int NotBuilt(std::string_view name, std::string_view what) {
 
 }  // namespace
 
-int RunReport(const Invocation&) {
-  return NotBuilt(
-      "report",
-      "regenerating a run's reports arrives with the profiling orchestration; for profiler files use 'import'");
-}
 int RunTrace(const Invocation&) { return NotBuilt("trace", "the NVTX/CUPTI tracer is a later piece of work"); }
 
 }  // namespace llmpo::cli

@@ -66,20 +66,20 @@ Result<std::string> RunDir(const Node& config) {
   return dir->get<std::string>();
 }
 
-Node InputsDocument(const Node& config) {
+Node InputsDocument(const Node& config, const pipeline::Workload& w) {
   Node workload = Node::object();
   const Node* model = config::FindPath(config, config::SplitKey("model.name"));
-  workload["model"] = model ? *model : Node(nullptr);
-  const Node* argv = config::FindPath(config, config::SplitKey("pipeline.workload.argv"));
-  workload["argv"] = argv ? *argv : Node(nullptr);
+  workload["model"] = (w.bundled && model) ? *model : Node(nullptr);
+  workload["bundled"] = w.bundled;
+  workload["argv"] = w.argv;
   return Node{{"workload", workload}};
 }
 
-Status WriteProvenance(RunFolder& run, const Node& config) {
+Status WriteProvenance(RunFolder& run, const Node& config, const pipeline::Workload& workload) {
   RETURN_IF_ERROR(run.WriteArtifact("config.yaml", config::EmitYaml(config)));
   RETURN_IF_ERROR(run.WriteArtifact(
       "env.json", pipeline::DescribeEnvironment().dump(2, ' ', false, Node::error_handler_t::replace) + "\n"));
-  RETURN_IF_ERROR(run.WriteArtifact("inputs.yaml", config::EmitYaml(InputsDocument(config))));
+  RETURN_IF_ERROR(run.WriteArtifact("inputs.yaml", config::EmitYaml(InputsDocument(config, workload))));
   return run.WriteManifest(RunStatus::kRunning);
 }
 
@@ -130,7 +130,7 @@ int Execute(const ProfileArgs& args, const Invocation& inv) {
   if (args.dry_run) return DryRun(ctx.run_dir.string(), *workload, *plan);
   auto run = RunFolder::Create(*dir, inv.command_line);
   if (!run.ok()) return ReportError(run.error());
-  if (auto s = WriteProvenance(*run, config); !s.ok()) return ReportError(s.error());
+  if (auto s = WriteProvenance(*run, config, *workload); !s.ok()) return ReportError(s.error());
 
   auto regions = pipeline::RegionOptionsFromConfig(config);
   if (!regions.ok()) {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "src/core/version.h"
+#include "src/pipeline/doctor.h"
 
 namespace llmpo::pipeline {
 namespace fs = std::filesystem;
@@ -41,6 +42,13 @@ Json DescribeEnvironment() {
     tools[name] = found ? Json(found->string()) : Json(nullptr);
   }
   env["tools_on_path"] = std::move(tools);
+  env["gpu"] = nullptr;
+  Json checks = Json::array();
+  for (const auto& check : RunDoctor().checks) {
+    if (check.name == "GPU and driver" && check.ok) env["gpu"] = check.detail;
+    checks.push_back({{"name", check.name}, {"ok", check.ok}, {"detail", check.detail}});
+  }
+  env["checks"] = std::move(checks);  // the same findings as `llm-perf-opt doctor`, versions included
   Json vars = Json::object();
   for (const char* name : {"CUDA_VISIBLE_DEVICES", "CUDA_HOME", "NSYS_NVTX_PROFILER_REGISTER_ONLY"}) {
     const char* value = std::getenv(name);

@@ -192,7 +192,7 @@ Status WriteRegionFiles(const fs::path& dir, const std::string& subdir, const re
 
 }  // namespace
 
-Result<ImportOutcome> RunImport(const ImportRequest& request) {
+Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports& extra) {
   std::error_code ec;
   fs::create_directories(request.out_dir, ec);
   if (ec) {
@@ -207,7 +207,13 @@ Result<ImportOutcome> RunImport(const ImportRequest& request) {
   analysis::RegionBuilder regions(filter, region_diagnostics);
   TeeSink tee(aggregator, regions);
   for (const auto& file : request.inputs) {
-    report::SourceInfo info{file.string(), "unknown", "ok"};
+    std::string label = file.string();
+    if (request.label_base) {
+      std::error_code rel_ec;
+      const fs::path rel = fs::relative(file, *request.label_base, rel_ec);
+      if (!rel_ec && !rel.empty() && *rel.begin() != "..") label = rel.string();
+    }
+    report::SourceInfo info{label, "unknown", "ok"};
     aggregator.SetSource(info.path);
     const auto capture = request.capture_regions.find(file.string());
     std::optional<RegionTagSink> tagged;
@@ -237,6 +243,15 @@ Result<ImportOutcome> RunImport(const ImportRequest& request) {
     }
     RETURN_IF_ERROR(WriteRegionFiles(request.out_dir / request.regions_subdir, request.regions_subdir, region_report,
                                      outcome.written));
+    if (extra) {
+      ASSIGN_OR_RETURN(auto files, extra(outcome.report, &region_report));
+      outcome.written.insert(outcome.written.end(), files.begin(), files.end());
+    }
+    return outcome;
+  }
+  if (extra) {
+    ASSIGN_OR_RETURN(auto files, extra(outcome.report, nullptr));
+    outcome.written.insert(outcome.written.end(), files.begin(), files.end());
   }
   return outcome;
 }

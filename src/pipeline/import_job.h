@@ -5,13 +5,16 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "src/core/result.h"
 #include "src/pipeline/region_options.h"
 #include "src/report/kernels_report.h"
+#include "src/report/regions_report.h"
 
 namespace llmpo::pipeline {
 
@@ -25,6 +28,9 @@ struct ImportRequest {
   std::size_t top_k = 50;
   RegionOptions regions;
   std::string regions_subdir = "regions";  // under out_dir; a run folder uses ncu/regions
+  // When set, inputs under this folder are named relative to it in the
+  // reports (a run folder's reports then do not depend on where it lives).
+  std::optional<std::filesystem::path> label_base;
 };
 
 struct ImportOutcome {
@@ -33,7 +39,13 @@ struct ImportOutcome {
   std::vector<Error> failures;       // one per input that could not be imported
 };
 
+// Called after kernels.md/json and the region report are written, with the
+// finished models (the region report is null without NVTX data); returns the
+// extra files it wrote (relative to out_dir).
+using ExtraReports =
+    std::function<Result<std::vector<std::string>>(const report::KernelsReport&, const report::RegionsReport*)>;
+
 // Fails only when the reports cannot be written.
-Result<ImportOutcome> RunImport(const ImportRequest& request);
+Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports& extra = nullptr);
 
 }  // namespace llmpo::pipeline

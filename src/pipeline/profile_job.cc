@@ -11,8 +11,8 @@
 
 #include "src/core/atomic_file.h"
 #include "src/pipeline/environment.h"
-#include "src/pipeline/import_job.h"
 #include "src/pipeline/process.h"
+#include "src/pipeline/run_reports.h"
 
 namespace llmpo::pipeline {
 namespace fs = std::filesystem;
@@ -179,28 +179,19 @@ class Executor {
   }
 
   void ImportOutputs() {
-    std::vector<fs::path> inputs;
-    if (succeeded_.count("nsys-export")) inputs.push_back(run_.dir() / "nsys" / "run.sqlite");
-    if (succeeded_.count("ncu-export-details")) inputs.push_back(run_.dir() / "ncu" / "details.csv");
     if (g_interrupted) outcome_ = {RunStatus::kInterrupted, ExitStatus::kInterrupted, "interrupted by a signal"};
-    if (inputs.empty()) return;
-    ImportRequest request;
-    request.inputs = inputs;
-    request.out_dir = run_.dir();
-    request.regions = regions_;
-    request.regions_subdir = "ncu/regions";
-    auto imported = RunImport(request);
+    if (!succeeded_.count("nsys-export") && !succeeded_.count("ncu-export-details")) return;
+    (void)run_.WriteManifest(RunStatus::kRunning);  // the reports read the steps from run.json
+    auto written = BuildRunReports(run_.dir(), regions_);
     StepRecord step;
     step.name = "report";
-    if (!imported.ok()) {
+    if (!written.ok()) {
       step.status = StepStatus::kFailed;
-      step.reason = imported.error().Render();
-      Fail(ExitStatus::kFailure, step.reason);
+      step.reason = written.error().Render();
+      Fail(written.error().kind, step.reason);
     } else {
-      step.status = imported->failures.empty() ? StepStatus::kOk : StepStatus::kFailed;
-      for (const auto& f : imported->failures) step.reason += f.message + "; ";
-      for (const auto& file : imported->written) run_.RecordArtifact(file);
-      if (!imported->failures.empty()) Fail(ExitStatus::kInput, step.reason);
+      step.status = StepStatus::kOk;
+      for (const auto& file : *written) run_.RecordArtifact(file);
     }
     run_.AddStep(step);
     // Some steps ran and produced reports although others failed: partial.

@@ -30,6 +30,19 @@ for f in ncu/cmd.txt ncu/profile.ncu-rep ncu/details.csv kernels.md kernels.json
 done
 grep -q "^ncu --config-file off" ok/ncu/cmd.txt || fail "cmd.txt"
 grep -q "# NCU Region Reports" ok/ncu/regions/report.md || fail "region report heading"
+for f in stakeholder_summary.md report.md; do grep -q "\"path\": \"$f\"" ok/run.json || fail "$f not listed"; done
+grep -q "^## Top Kernels" ok/stakeholder_summary.md || fail "stakeholder summary"
+
+# 1b. `report RUN_DIR` rebuilds every report byte for byte.
+cp -r ok ok.before
+"$bin" report ok >out.txt || fail "report exited $?"
+diff -r ok.before ok >/dev/null || fail "report RUN_DIR is not byte-identical: $(diff -r ok.before ok | head -5)"
+set +e
+"$bin" report nowhere >out.txt 2>err.txt
+rc=$?
+set -e
+[[ $rc -eq 3 ]] || fail "report on a non-run folder: exit $rc"
+grep -q "is not a run folder" err.txt || fail "report: message"
 
 # 2. ncu missing: exit 4, nothing run, the command kept in cmd.txt.
 set +e

@@ -1,0 +1,35 @@
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "src/cli/diagnostics.h"
+#include "src/cli/parse_args.h"
+#include "src/pipeline/run_reports.h"
+
+namespace llmpo::cli {
+
+int RunReport(const Invocation& inv) {
+  CLI::App app{"Regenerate every report of a run from its folder (byte-identical to what the run wrote).",
+               "llm-perf-opt report"};
+  std::string dir;
+  app.add_option("run_dir", dir, "the run folder (it holds run.json)")->required();
+  if (auto stop = Parse(app, inv.args)) return *stop;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(std::filesystem::path(dir) / "run.json", ec)) {
+    return ReportError(MakeError(ExitStatus::kInput, fmt::format("'{}' is not a run folder: it has no run.json", dir))
+                           .WithNote("give the folder a profile run wrote, e.g. tmp/profile-output/<run_id>"));
+  }
+  auto regions = pipeline::RunRegionOptions(dir);
+  if (!regions.ok()) return ReportError(std::move(regions).error().WithContext("reading the run's config.yaml"));
+  auto written = pipeline::BuildRunReports(dir, *regions);
+  if (!written.ok()) return ReportError(written.error());
+  for (const auto& file : *written) {
+    if (!file.starts_with("ncu/regions/") || file == "ncu/regions/report.md" || file == "ncu/regions/report.json") {
+      std::cout << fmt::format("wrote {}/{}\n", dir, file);
+    }
+  }
+  return 0;
+}
+
+}  // namespace llmpo::cli

@@ -1,0 +1,85 @@
+#include "src/pipeline/run_reports.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "src/config/node_path.h"
+#include "src/config/scalar.h"
+#include "src/config/yaml_io.h"
+#include "src/core/atomic_file.h"
+#include "src/pipeline/import_job.h"
+#include "src/report/summary_report.h"
+
+namespace llmpo::pipeline {
+namespace fs = std::filesystem;
+namespace {
+
+Result<nlohmann::json> ReadJson(const fs::path& file) {
+  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(file));
+  auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) return MakeError(ExitStatus::kInput, fmt::format("{}: not valid JSON", file.string()));
+  return json;
+}
+
+Result<report::RunContext> ReadRunContext(const fs::path& run_dir) {
+  report::RunContext run;
+  run.run_name = run_dir.filename().string();
+  ASSIGN_OR_RETURN(nlohmann::json manifest, ReadJson(run_dir / "run.json"));
+  for (const auto& step : manifest.value("steps", nlohmann::json::array())) {
+    const std::string name = step.value("name", "");
+    if (name == "report") continue;  // written after these reports
+    report::RunContext::Step s{name, step.value("status", ""), step.value("reason", ""), std::nullopt};
+    if (step.contains("exit_code") && step["exit_code"].is_number_integer()) s.exit_code = step["exit_code"].get<int>();
+    run.steps.push_back(std::move(s));
+  }
+  if (auto env = ReadJson(run_dir / "env.json"); env.ok() && env->contains("gpu") && (*env)["gpu"].is_string()) {
+    run.gpu = (*env)["gpu"].get<std::string>();
+  }
+  ASSIGN_OR_RETURN(std::string inputs_text, ReadWholeFile(run_dir / "inputs.yaml"));
+  ASSIGN_OR_RETURN(config::Node inputs, config::LoadYaml(inputs_text, (run_dir / "inputs.yaml").string()));
+  if (const auto* argv = config::FindPath(inputs, config::SplitKey("workload.argv")); argv && argv->is_array()) {
+    for (const auto& a : *argv) run.workload.push_back(config::ScalarToText(a));
+  }
+  return run;
+}
+
+bool StepSucceeded(const report::RunContext& run, const std::string& name) {
+  for (const auto& s : run.steps) {
+    if (s.name == name) return s.status == "ok";
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<RegionOptions> RunRegionOptions(const fs::path& run_dir) {
+  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(run_dir / "config.yaml"));
+  ASSIGN_OR_RETURN(config::Node config, config::LoadYaml(text, (run_dir / "config.yaml").string()));
+  return RegionOptionsFromConfig(config);
+}
+
+Result<std::vector<std::string>> BuildRunReports(const fs::path& run_dir, const RegionOptions& regions) {
+  ASSIGN_OR_RETURN(report::RunContext run, ReadRunContext(run_dir));
+  ImportRequest request;
+  if (StepSucceeded(run, "nsys-export")) request.inputs.push_back(run_dir / "nsys" / "run.sqlite");
+  if (StepSucceeded(run, "ncu-export-details")) request.inputs.push_back(run_dir / "ncu" / "details.csv");
+  request.out_dir = run_dir;
+  request.regions = regions;
+  request.regions_subdir = "ncu/regions";
+  request.label_base = run_dir;
+  auto extra = [&](const report::KernelsReport& kernels,
+                   const report::RegionsReport* region_report) -> Result<std::vector<std::string>> {
+    run.files = {"kernels.md", "kernels.json", "stakeholder_summary.md"};
+    if (region_report != nullptr) run.files.push_back("ncu/regions/report.md");
+    RETURN_IF_ERROR(WriteFileAtomically(run_dir / "stakeholder_summary.md",
+                                        report::StakeholderSummary(run, kernels, region_report)));
+    RETURN_IF_ERROR(WriteFileAtomically(run_dir / "report.md", report::RunReportMarkdown(run, kernels, region_report)));
+    return std::vector<std::string>{"stakeholder_summary.md", "report.md"};
+  };
+  ASSIGN_OR_RETURN(ImportOutcome outcome, RunImport(request, extra));
+  if (!outcome.failures.empty()) return outcome.failures.front();
+  return outcome.written;
+}
+
+}  // namespace llmpo::pipeline

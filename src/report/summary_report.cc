@@ -1,0 +1,166 @@
+#include "src/report/summary_report.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+
+#include "src/report/text_format.h"
+
+namespace llmpo::report {
+namespace {
+
+constexpr std::size_t kTopKernels = 10;
+constexpr double kBoundMargin = 5.0;  // percentage points, the original tool's rule
+
+double TotalNs(const KernelsReport& k) {
+  double total = 0;
+  for (const auto& kernel : k.kernels) total += kernel.total_ns;
+  return total;
+}
+
+std::optional<double> MetricMean(const analysis::KernelAggregate& k, std::initializer_list<std::string_view> names) {
+  for (auto name : names) {
+    for (const auto& m : k.metrics) {
+      if (m.name == name && m.values > 0) return m.Value();
+    }
+  }
+  return std::nullopt;
+}
+
+// SM vs DRAM throughput (% of peak): more than 5 points apart decides.
+std::string Boundness(const analysis::KernelAggregate& k) {
+  auto sm = MetricMean(k, {"sm__throughput.avg.pct_of_peak_sustained_elapsed", "Compute (SM) Throughput"});
+  auto dram = MetricMean(k, {"dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM Throughput"});
+  if (!sm || !dram) return "unknown";
+  if (*sm - *dram > kBoundMargin) return "compute-bound";
+  if (*dram - *sm > kBoundMargin) return "memory-bound";
+  return "balanced";
+}
+
+// Kernels by name over all inputs and scopes, largest total first.
+std::vector<analysis::KernelAggregate> TopKernels(const KernelsReport& k) {
+  std::map<std::string, analysis::KernelAggregate> by_name;
+  for (const auto& kernel : k.kernels) analysis::MergeKernel(by_name[kernel.name], kernel);
+  std::vector<analysis::KernelAggregate> all;
+  for (auto& [name, kernel] : by_name) all.push_back(std::move(kernel));
+  analysis::SortByTime(all);
+  if (all.size() > kTopKernels) all.resize(kTopKernels);
+  return all;
+}
+
+void Stages(std::string& out, const RegionsReport* regions) {
+  out += "\n## Per-Stage Timings\n\n";
+  if (regions == nullptr || !regions->aggregate || regions->aggregate->empty()) {
+    out += "No NVTX regions in this run: add ranges around the phases (prefill, decode, layers) to see them here.\n";
+    return;
+  }
+  double top_total = 0;
+  for (const auto& e : *regions->aggregate) {
+    if (e.region->depth == 0) top_total += e.region->TotalNs();
+  }
+  out += "Top-level NVTX regions, GPU time of the kernels inside each (regions may overlap).\n\n";
+  out += "| Region | Total (ms) | Share | Launches |\n|---|---:|---:|---:|\n";
+  for (const auto& e : *regions->aggregate) {
+    if (e.region->depth != 0) continue;
+    const double share = top_total > 0 ? 100.0 * e.region->TotalNs() / top_total : 0;
+    out += fmt::format("| {} | {} | {:.1f} % | {} |\n", MdCell(e.region->label), MsText(e.region->TotalNs()), share,
+                       e.region->launches);
+  }
+}
+
+void Recommendations(std::string& out, const KernelsReport& kernels, const RegionsReport* regions) {
+  out += "\n## Recommendations\n\n";
+  const double total = TotalNs(kernels);
+  const auto top = TopKernels(kernels);
+  std::vector<std::string> lines;
+  if (!top.empty() && total > 0) {
+    const double share = 100.0 * top[0].total_ns / total;
+    lines.push_back(
+        fmt::format("Start with `{}`: {:.1f} % of GPU time ({} calls).", MdCell(top[0].name, 80), share, top[0].calls));
+  }
+  std::size_t memory = 0, compute = 0;
+  for (const auto& k : top) {
+    const std::string b = Boundness(k);
+    memory += b == "memory-bound";
+    compute += b == "compute-bound";
+  }
+  if (memory > 0) {
+    lines.push_back(
+        fmt::format("{} of the top kernels are memory-bound: cut bytes moved (fuse elementwise ops, "
+                    "lower precision, reuse data in shared memory/L2).",
+                    memory));
+  }
+  if (compute > 0) {
+    lines.push_back(
+        fmt::format("{} of the top kernels are compute-bound: use tensor cores (bf16/fp16/fp8 GEMMs) and "
+                    "check occupancy.",
+                    compute));
+  }
+  if (memory == 0 && compute == 0) {
+    lines.push_back("Collect SpeedOfLight (SM and DRAM throughput) to classify kernels as compute- or memory-bound.");
+  }
+  if (regions == nullptr || !regions->aggregate || regions->aggregate->empty()) {
+    lines.push_back("Add NVTX ranges (prefill, decode, per layer) to attribute time to phases.");
+  }
+  lines.push_back(
+      "Confirm findings over at least three runs; ncu serialises kernels and may lock clocks, so compare "
+      "ncu times with ncu times only.");
+  for (const auto& l : lines) out += "- " + l + "\n";
+}
+
+}  // namespace
+
+std::string StakeholderSummary(const RunContext& run, const KernelsReport& kernels, const RegionsReport* regions) {
+  std::string out = "# Stakeholder Summary\n\n## Environment\n\n";
+  out += fmt::format("- Run: {}\n- GPU: {}\n- Workload: `{}`\n", run.run_name, run.gpu.empty() ? "unknown" : run.gpu,
+                     fmt::join(run.workload, " "));
+  const double total = TotalNs(kernels);
+  std::uint64_t calls = 0;
+  for (const auto& k : kernels.kernels) calls += k.calls;
+  out += fmt::format(
+      "\n## Aggregates\n\n| Metric | Value |\n|---|---:|\n| GPU kernel time (ms) | {} |\n| Kernel "
+      "launches | {} |\n| Distinct kernels | {} |\n",
+      MsText(total), calls, kernels.kernels.size());
+  Stages(out, regions);
+  out +=
+      "\n## MFU\n\nNot computed: it needs the model's FLOPs per token and the GPU's peak throughput, which this run "
+      "does not record.\n";
+  out += "\n## Top Kernels\n\n";
+  const auto top = TopKernels(kernels);
+  if (top.empty()) {
+    out += "No kernel records in this run.\n";
+  } else {
+    out += "| Kernel | Total (ms) | Share | Calls | Mean (ms) | Bound |\n|---|---:|---:|---:|---:|---|\n";
+    for (const auto& k : top) {
+      out += fmt::format("| {} | {} | {:.1f} % | {} | {} | {} |\n", MdCell(k.name, 80), MsText(k.total_ns),
+                         total > 0 ? 100.0 * k.total_ns / total : 0.0, k.calls,
+                         k.timed_calls ? MsText(k.MeanNs()) : "n/a", Boundness(k));
+    }
+    out += fmt::format(
+        "\nBound: SM vs DRAM throughput (% of peak); more than {:.0f} points apart decides, else "
+        "balanced; unknown without both metrics.\n",
+        kBoundMargin);
+  }
+  Recommendations(out, kernels, regions);
+  return out;
+}
+
+std::string RunReportMarkdown(const RunContext& run, const KernelsReport& kernels, const RegionsReport* regions) {
+  std::string out = fmt::format("# Deep Profiling Report\n\n- Run: {}\n- Workload: `{}`\n", run.run_name,
+                                fmt::join(run.workload, " "));
+  out += "\n## Steps\n\n| Step | Status | Exit | Note |\n|---|---|---:|---|\n";
+  for (const auto& s : run.steps) {
+    out += fmt::format("| {} | {} | {} | {} |\n", s.name, s.status, s.exit_code ? std::to_string(*s.exit_code) : "",
+                       MdCell(s.reason, 200));
+  }
+  out += fmt::format("\n## Results\n\n- GPU kernel time: {} ms over {} distinct kernels\n", MsText(TotalNs(kernels)),
+                     kernels.kernels.size());
+  if (regions && regions->aggregate) out += fmt::format("- NVTX regions: {}\n", regions->aggregate->size());
+  out += "\n## Reports\n\n";
+  for (const auto& f : run.files) out += fmt::format("- [{}]({})\n", f, f);
+  return out;
+}
+
+}  // namespace llmpo::report

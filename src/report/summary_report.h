@@ -1,0 +1,28 @@
+// stakeholder_summary.md and the run's report.md: short, decision-oriented
+// pages built from the kernel table and the region tree (no raw counters).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "src/report/kernels_report.h"
+#include "src/report/regions_report.h"
+
+namespace llmpo::report {
+
+struct RunContext {
+  std::string run_name;               // the run folder's name
+  std::vector<std::string> workload;  // argv
+  std::string gpu;                    // from env.json, "" if unknown
+  struct Step {
+    std::string name, status, reason;
+    std::optional<int> exit_code;
+  };
+  std::vector<Step> steps;
+  std::vector<std::string> files;  // report files, relative to the run folder
+};
+
+std::string StakeholderSummary(const RunContext& run, const KernelsReport& kernels, const RegionsReport* regions);
+std::string RunReportMarkdown(const RunContext& run, const KernelsReport& kernels, const RegionsReport* regions);
+
+}  // namespace llmpo::report
