@@ -138,7 +138,14 @@ int Execute(const ProfileArgs& args, const Invocation& inv) {
     return ReportError(regions.error());
   }
   AddDisabledSteps(*run, config);
-  const pipeline::ProfileOutcome outcome = pipeline::ExecuteProfile(*run, *plan, *workload, *regions);
+  auto top = pipeline::TopKernelCount(config);
+  const pipeline::NcuRebuilder rebuild = [&](const std::string& regex) {
+    pipeline::CommandContext with_regex = ctx;
+    with_regex.kernel_regex = regex;
+    return pipeline::BuildNcuCommand(config, with_regex);
+  };
+  const pipeline::ProfileOutcome outcome =
+      pipeline::ExecuteProfile(*run, *plan, *workload, *regions, top.ok() ? *top : 0, rebuild);
   if (auto s = run->WriteManifest(outcome.status, outcome.reason); !s.ok()) return ReportError(s.error());
   PrintSummary(*run, outcome.status);
   if (outcome.exit != ExitStatus::kOk) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <re2/re2.h>
 
 #include <array>
 
@@ -199,7 +200,32 @@ std::vector<PlannedCommand> BuildNsysPostprocessing(const CommandContext& ctx) {
   };
 }
 
-Result<std::vector<PlannedCommand>> PlanProfile(const Node& c, const CommandContext& ctx) {
+Result<int> TopKernelCount(const Node& c) {
+  const Node* n = At(c, "pipeline.ncu.top_kernels");
+  if (n == nullptr || n->is_null()) return 0;
+  if (!n->is_number_integer() || n->get<int>() < 0) {
+    return MakeError(ExitStatus::kUsage, "pipeline.ncu.top_kernels must be a count (or null)");
+  }
+  const int count = n->get<int>();
+  if (count > 0 && !Flag(c, "pipeline.nsys.enable", false)) {
+    return MakeError(ExitStatus::kUsage, "pipeline.ncu.top_kernels needs pipeline.nsys.enable=true")
+        .WithNote("the top kernels come from the nsys timeline; enable it, or set pipeline.ncu.top_kernels=null");
+  }
+  return count;
+}
+
+std::string KernelNamesRegex(const std::vector<std::string>& names) {
+  std::string out = "^(";
+  for (std::size_t i = 0; i < names.size(); ++i) out += (i ? "|" : "") + RE2::QuoteMeta(names[i]);
+  return out + ")$";
+}
+
+Result<std::vector<PlannedCommand>> PlanProfile(const Node& c, const CommandContext& ctx_in) {
+  ASSIGN_OR_RETURN(int top, TopKernelCount(c));
+  CommandContext ctx = ctx_in;
+  if (top > 0 && !ctx.kernel_regex) {
+    ctx.kernel_regex = fmt::format("<the top {} kernels by GPU time in nsys/summary_cuda_gpu_kern_sum.csv>", top);
+  }
   std::vector<PlannedCommand> plan;
   if (Flag(c, "pipeline.nsys.enable", false)) {
     ASSIGN_OR_RETURN(Argv nsys, BuildNsysCommand(c, ctx));

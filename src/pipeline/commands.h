@@ -42,7 +42,15 @@ std::vector<PlannedCommand> BuildNcuExports(const config::Node& config, const Co
 Result<Argv> BuildNsysCommand(const config::Node& config, const CommandContext& ctx);
 std::vector<PlannedCommand> BuildNsysPostprocessing(const CommandContext& ctx);
 
-// Every command of a profile run, in order (enabled steps only).
+// pipeline.ncu.top_kernels as a count (0: off). Needs nsys enabled.
+Result<int> TopKernelCount(const config::Node& config);
+
+// The --kernel-name regex that matches exactly these kernel names.
+std::string KernelNamesRegex(const std::vector<std::string>& names);
+
+// Every command of a profile run, in order (enabled steps only). With
+// top_kernels the ncu command carries a placeholder regex until the nsys
+// summary exists (the run rebuilds it then).
 Result<std::vector<PlannedCommand>> PlanProfile(const config::Node& config, const CommandContext& ctx);
 
 // One argv as a POSIX shell would need it typed (for cmd.txt and --dry-run).

@@ -9,7 +9,9 @@
 #include <set>
 #include <sstream>
 
+#include "src/analysis/kernel_aggregator.h"
 #include "src/core/atomic_file.h"
+#include "src/ingest/importer.h"
 #include "src/pipeline/environment.h"
 #include "src/pipeline/process.h"
 #include "src/pipeline/run_reports.h"
@@ -53,15 +55,38 @@ bool FileMentions(const fs::path& file, std::string_view text) {
   return buffer.str().find(text) != std::string::npos;
 }
 
+// The names of the `count` kernels with the most GPU time in nsys' summary.
+Result<std::vector<std::string>> TopKernelNames(const fs::path& summary, int count) {
+  std::ifstream in(summary, std::ios::binary);
+  if (!in) return MakeError(ExitStatus::kInput, fmt::format("cannot read {}", summary.string()));
+  analysis::KernelAggregator kernels;
+  model::Diagnostics diagnostics;
+  ingest::ImportContext ctx{summary.string(), kernels, diagnostics};
+  RETURN_IF_ERROR(ingest::ImportNsysStatsCsv(in, ctx));
+  std::vector<std::string> names;
+  for (const auto& k : kernels.Sorted()) {
+    if (static_cast<int>(names.size()) == count) break;
+    names.push_back(k.name);
+  }
+  if (names.empty()) return MakeError(ExitStatus::kInput, fmt::format("{} lists no kernels", summary.string()));
+  return names;
+}
+
 class Executor {
  public:
-  Executor(RunFolder& run, const RegionOptions& regions) : run_(run), regions_(regions) {}
+  Executor(RunFolder& run, const RegionOptions& regions, int top_kernels, const NcuRebuilder& rebuild_ncu)
+      : run_(run), regions_(regions), top_kernels_(top_kernels), rebuild_ncu_(rebuild_ncu) {}
 
   void Run(const std::vector<PlannedCommand>& plan, const Workload& workload) {
     SignalGuard guard;
     for (std::size_t i = 0; i < plan.size(); ++i) {
-      const PlannedCommand& cmd = plan[i];
+      PlannedCommand cmd = plan[i];
       const std::string tool = ToolOf(cmd.step);
+      if (cmd.step == "ncu" && top_kernels_ > 0 && !ChooseTopKernels(cmd)) {
+        Skip(cmd, top_reason_, tool);
+        failed_tools_.insert(tool);
+        continue;
+      }
       if (cmd.step == tool) WriteCmdTxt(cmd);  // the main command of a tool, as cmd.txt
       if (std::string why = Blocker(cmd, tool, workload); !why.empty()) {
         Skip(cmd, why, tool);
@@ -80,6 +105,24 @@ class Executor {
   ProfileOutcome outcome() const { return outcome_; }
 
  private:
+  // Puts the top kernels of the nsys summary into the ncu command.
+  bool ChooseTopKernels(PlannedCommand& cmd) {
+    if (!succeeded_.count("nsys-stats")) {
+      top_reason_ = "not run: pipeline.ncu.top_kernels needs the nsys summary, which was not made";
+      Fail(ExitStatus::kToolFailed, top_reason_);
+      return false;
+    }
+    auto names = TopKernelNames(run_.dir() / "nsys" / "summary_cuda_gpu_kern_sum.csv", top_kernels_);
+    Result<Argv> argv = names.ok() ? rebuild_ncu_(KernelNamesRegex(*names)) : Result<Argv>(names.error());
+    if (!argv.ok()) {
+      top_reason_ = "not run: choosing the top kernels failed: " + argv.error().message;
+      Fail(argv.error().kind, top_reason_);
+      return false;
+    }
+    cmd.argv = std::move(argv).value();
+    return true;
+  }
+
   // Why a command cannot run, or "".
   std::string Blocker(const PlannedCommand& cmd, const std::string& tool, const Workload& workload) {
     if (failed_tools_.count(tool)) return fmt::format("not run: an earlier {} step did not complete", tool);
@@ -214,6 +257,9 @@ class Executor {
 
   RunFolder& run_;
   const RegionOptions& regions_;
+  int top_kernels_;
+  const NcuRebuilder& rebuild_ncu_;
+  std::string top_reason_;
   ProfileOutcome outcome_;
   std::set<std::string> failed_tools_;
   std::set<std::string> succeeded_;
@@ -222,8 +268,8 @@ class Executor {
 }  // namespace
 
 ProfileOutcome ExecuteProfile(RunFolder& run, const std::vector<PlannedCommand>& plan, const Workload& workload,
-                              const RegionOptions& regions) {
-  Executor executor(run, regions);
+                              const RegionOptions& regions, int top_kernels, const NcuRebuilder& rebuild_ncu) {
+  Executor executor(run, regions, top_kernels, rebuild_ncu);
   executor.Run(plan, workload);
   return executor.outcome();
 }

@@ -6,6 +6,7 @@
 // was made so far stays and is listed.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "src/config/node.h"
@@ -23,7 +24,11 @@ struct ProfileOutcome {
   std::string reason;
 };
 
+// Rebuilds the ncu argv with a kernel-name regex (for pipeline.ncu.top_kernels).
+using NcuRebuilder = std::function<Result<Argv>(const std::string& regex)>;
+
 ProfileOutcome ExecuteProfile(RunFolder& run, const std::vector<PlannedCommand>& plan, const Workload& workload,
-                              const RegionOptions& regions);
+                              const RegionOptions& regions, int top_kernels = 0,
+                              const NcuRebuilder& rebuild_ncu = nullptr);
 
 }  // namespace llmpo::pipeline

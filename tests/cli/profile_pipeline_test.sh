@@ -44,6 +44,23 @@ set -e
 [[ $rc -eq 3 ]] || fail "report on a non-run folder: exit $rc"
 grep -q "is not a run folder" err.txt || fail "report: message"
 
+# 1c. nsys then ncu on the top kernels of the nsys summary.
+PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=top pipeline.nsys.enable=true pipeline.ncu.enable=true \
+  pipeline.ncu.top_kernels=1 -- ./app >out.txt || fail "top-kernels run exited $?"
+grep -q -- "--kernel-name-base demangled --kernel-name regex:^(volta_sgemm_128x64_nn)\$ " tools.log ||
+  fail "top-kernels regex: $(grep '^ncu --config' tools.log | tail -1)"
+for f in nsys/run.nsys-rep nsys/summary_cuda_gpu_kern_sum.csv nsys/run.sqlite nsys/cmd.txt; do
+  [[ -f top/$f ]] || fail "top/$f missing"
+done
+grep -q '"source": "nsys/run.sqlite"' top/kernels.json || fail "nsys kernels not in kernels.json"
+set +e
+PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=top2 pipeline.ncu.enable=true pipeline.ncu.top_kernels=3 \
+  -- ./app >out.txt 2>err.txt
+rc=$?
+set -e
+[[ $rc -eq 2 ]] || fail "top_kernels without nsys: exit $rc"
+grep -q "needs pipeline.nsys.enable=true" err.txt || fail "top_kernels without nsys: message"
+
 # 2. ncu missing: exit 4, nothing run, the command kept in cmd.txt.
 set +e
 PATH="/usr/bin:/bin" "$bin" profile hydra.run.dir=missing pipeline.ncu.enable=true -- ./app >out.txt 2>err.txt
