@@ -85,7 +85,7 @@ set -e
 
 # 4. bundled workload not built: exit 4.
 set +e
-PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=bundled pipeline.ncu.enable=true >out.txt 2>err.txt
+PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=bundled pipeline.ncu.enable=true model.workload=not_built >out.txt 2>err.txt
 rc=$?
 set -e
 [[ $rc -eq 4 ]] || fail "bundled: exit $rc"
