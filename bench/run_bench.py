@@ -259,6 +259,21 @@ def fmt(v, spec=".3f", none="n/a"):
     return none if v is None else format(v, spec)
 
 
+
+def raw_timing_lines(heading, runs, failed_runs, tools_line):
+    """The raw-timings table, the tools legend and any failed runs, as Markdown lines."""
+    lines = [heading, "", "| input | tool | rep | wall s | user s | sys s | peak RSS KiB | exit |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for (label, tool), ms in sorted(runs.items()):
+        for m in ms:
+            lines.append(f"| {label} | {tool} | {m['rep']} | {m['wall_s']:.3f} | {m['user_s']:.3f} | "
+                         f"{m['sys_s']:.3f} | {m['maxrss_kb']:,} | {m['rc']} |")
+    lines += ["", tools_line]
+    if failed_runs:
+        lines += ["", "**Failed runs:** " + "; ".join(f"{k[0]} {k[1]} rep {m['rep']} exit {m['rc']} ({m['stderr']})"
+                                                     for k, m in failed_runs)]
+    return lines
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="small inputs (5k launches, 50k kernels): a smoke run")
@@ -448,21 +463,9 @@ def main():
             for d in ag["details"]:
                 L.append(f"|  | {d} | | | | |")
         L.append("")
-    L.append("## Raw timings")
-    L.append("")
-    L.append("| input | tool | rep | wall s | user s | sys s | peak RSS KiB | exit |")
-    L.append("|---|---|---:|---:|---:|---:|---:|---:|")
-    for (label, tool), ms in sorted(runs.items()):
-        for m in ms:
-            L.append(f"| {label} | {tool} | {m['rep']} | {m['wall_s']:.3f} | {m['user_s']:.3f} | {m['sys_s']:.3f} | "
-                     f"{m['maxrss_kb']:,} | {m['rc']} |")
-    L.append("")
-    L.append("Tools: `wc` = `wc -l FILE`; `ours` = `llm-perf-opt import FILE --out DIR`; "
-             "`ref` = `python3 bench/reference_import.py FILE --per-kernel`.")
-    if failed_runs:
-        L.append("")
-        L.append("**Failed runs:** " + "; ".join(f"{k[0]} {k[1]} rep {m['rep']} exit {m['rc']} ({m['stderr']})"
-                                                 for k, m in failed_runs))
+    L += raw_timing_lines("## Raw timings", runs, failed_runs,
+                          "Tools: `wc` = `wc -l FILE`; `ours` = `llm-perf-opt import FILE --out DIR`; "
+                          "`ref` = `python3 bench/reference_import.py FILE --per-kernel`.")
     report = "\n".join(L) + "\n"
     print(report)
     if a.write_results:

@@ -403,21 +403,10 @@ def main():
             L.append(f"- MISMATCH: {d}")
         if ag["details"]:
             L.append("")
-    L.append("### Raw timings")
-    L.append("")
-    L.append("| input | tool | rep | wall s | user s | sys s | peak RSS KiB | exit |")
-    L.append("|---|---|---:|---:|---:|---:|---:|---:|")
-    for (label, tool), ms in sorted(runs.items()):
-        for m in ms:
-            L.append(f"| {label} | {tool} | {m['rep']} | {m['wall_s']:.3f} | {m['user_s']:.3f} | {m['sys_s']:.3f} | "
-                     f"{m['maxrss_kb']:,} | {m['rc']} |")
-    L.append("")
-    L.append("Tools: `wc` = `wc -l FILE`; `ours` = `llm-perf-opt import FILE --out DIR` (kernels.json/.md and "
-             "regions/); `ref` = `python3 bench/reference_regions.py FILE --top 5 --per-region`.")
-    if failed_runs:
-        L.append("")
-        L.append("**Failed runs:** " + "; ".join(f"{k[0]} {k[1]} rep {m['rep']} exit {m['rc']} ({m['stderr']})"
-                                                 for k, m in failed_runs))
+    L += rb.raw_timing_lines("### Raw timings", runs, failed_runs,
+                             "Tools: `wc` = `wc -l FILE`; `ours` = `llm-perf-opt import FILE --out DIR` "
+                             "(kernels.json/.md and regions/); `ref` = `python3 bench/reference_regions.py FILE "
+                             "--top 5 --per-region`.")
     L.append(rb.REGION_END)
     section = "\n".join(L) + "\n"
     print(section)
