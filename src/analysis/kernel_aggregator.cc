@@ -99,6 +99,15 @@ const MetricAggregate* KernelAggregate::FindMetric(std::string_view section, std
   return nullptr;
 }
 
+std::optional<double> KernelAggregate::FirstValue(std::span<const std::string_view> names) const {
+  for (auto name : names) {
+    for (const auto& m : metrics) {
+      if (m.name == name && m.values > 0) return m.Value();
+    }
+  }
+  return std::nullopt;
+}
+
 void MergeKernel(KernelAggregate& dst, const KernelAggregate& src) {
   if (dst.name.empty()) dst.name = src.name;
   dst.calls += src.calls;

@@ -14,9 +14,12 @@
 // taken as zero.
 #pragma once
 
+#include <array>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -60,7 +63,20 @@ struct KernelAggregate {
 
   double MeanNs() const { return timed_calls ? total_ns / timed_calls : 0; }
   const MetricAggregate* FindMetric(std::string_view section, std::string_view name) const;
+  // The value of the first of `names` (any section) that has one.
+  std::optional<double> FirstValue(std::span<const std::string_view> names) const;
 };
+
+// Well-known metrics under both spellings ncu uses: the raw metric name
+// (raw page, --metrics) and the details-page label.
+inline constexpr std::array<std::string_view, 2> kSmThroughputPct = {"sm__throughput.avg.pct_of_peak_sustained_elapsed",
+                                                                     "Compute (SM) Throughput"};
+inline constexpr std::array<std::string_view, 2> kDramThroughputPct = {
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM Throughput"};
+inline constexpr std::array<std::string_view, 2> kAchievedOccupancyPct = {
+    "sm__warps_active.avg.pct_of_peak_sustained_active", "Achieved Occupancy"};
+inline constexpr std::array<std::string_view, 2> kRegistersPerThread = {"launch__registers_per_thread",
+                                                                        "Registers Per Thread"};
 
 // Adds one launch (duration and metrics) or one pre-aggregated row to a kernel.
 void AddLaunch(KernelAggregate& k, const model::LaunchRecord& launch);

@@ -27,6 +27,15 @@ void InstanceStats::Add(double ns) {
   ++count;
 }
 
+std::optional<InstanceStats> Region::Instances(bool* has_extremes) const {
+  *has_extremes = kind != RegionKind::kSummary;
+  if (measured.count > 0) return measured;
+  if (instance_ns.empty()) return std::nullopt;
+  InstanceStats stats;
+  for (const auto& [id, ns] : instance_ns) stats.Add(ns);
+  return stats;
+}
+
 std::size_t RegionTree::Find(const std::vector<model::NvtxFrame>& frames, std::size_t depth, RegionKind kind) {
   std::vector<std::string> path;
   for (std::size_t i = 0; i <= depth; ++i) path.push_back(RegionLabel(frames[i]));

@@ -56,6 +56,10 @@ struct Region {
   bool derived_total = false;                  // total is the sum of children (no own measurement)
 
   double TotalNs() const { return measured.count ? measured.total_ns : inclusive_ns; }
+  // Per-instance statistics where the source numbers instances (measured
+  // results, or numbered ranges); summary regions know only count and total,
+  // so their min/max are left at 0 and `has_extremes` is false.
+  std::optional<InstanceStats> Instances(bool* has_extremes) const;
 };
 
 // One scope's regions (a process on a device), or the aggregate.

@@ -10,26 +10,20 @@
 namespace llmpo::report {
 namespace {
 
-// Well-known metrics shown per kernel when the input has them; each column
-// lists the names it accepts (raw metric name first, then the details-page label).
+// Well-known metrics shown per kernel when the input has them.
 struct KeyMetric {
   std::string_view title;
-  std::array<std::string_view, 2> names;
+  std::span<const std::string_view> names;
 };
 constexpr std::array kKeyMetrics = {
-    KeyMetric{"SM throughput %", {"sm__throughput.avg.pct_of_peak_sustained_elapsed", "Compute (SM) Throughput"}},
-    KeyMetric{"DRAM throughput %", {"dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM Throughput"}},
-    KeyMetric{"Achieved occupancy %", {"sm__warps_active.avg.pct_of_peak_sustained_active", "Achieved Occupancy"}},
-    KeyMetric{"Registers/thread", {"launch__registers_per_thread", "Registers Per Thread"}},
+    KeyMetric{"SM throughput %", analysis::kSmThroughputPct},
+    KeyMetric{"DRAM throughput %", analysis::kDramThroughputPct},
+    KeyMetric{"Achieved occupancy %", analysis::kAchievedOccupancyPct},
+    KeyMetric{"Registers/thread", analysis::kRegistersPerThread},
 };
 
 std::optional<double> FindMetric(const analysis::KernelAggregate& k, const KeyMetric& key) {
-  for (auto name : key.names) {
-    for (const auto& m : k.metrics) {
-      if (m.name == name && m.values > 0) return m.Value();
-    }
-  }
-  return std::nullopt;
+  return k.FirstValue(key.names);
 }
 
 void KernelTable(std::string& out, const std::vector<const analysis::KernelAggregate*>& kernels, std::size_t top_k) {

@@ -27,25 +27,15 @@ Json MetricsJson(const analysis::KernelAggregate& k, const analysis::MetricSelec
 }
 
 Json InstancesJson(const Region& r) {
-  if (r.measured.count > 0) {
-    Json j = {{"count", r.measured.count}, {"mean_ms", r.measured.total_ns / r.measured.count / 1e6}};
-    if (r.kind != analysis::RegionKind::kSummary) {
-      j["min_ms"] = r.measured.min_ns / 1e6;
-      j["max_ms"] = r.measured.max_ns / 1e6;
-    }
-    return j;
+  bool extremes = false;
+  const auto stats = r.Instances(&extremes);
+  if (!stats) return nullptr;
+  Json j = {{"count", stats->count}, {"mean_ms", stats->total_ns / stats->count / 1e6}};
+  if (extremes) {
+    j["min_ms"] = stats->min_ns / 1e6;
+    j["max_ms"] = stats->max_ns / 1e6;
   }
-  if (r.instance_ns.empty()) return nullptr;
-  double lo = r.instance_ns.begin()->second, hi = lo, sum = 0;
-  for (const auto& [id, ns] : r.instance_ns) {
-    lo = std::min(lo, ns);
-    hi = std::max(hi, ns);
-    sum += ns;
-  }
-  return {{"count", r.instance_ns.size()},
-          {"mean_ms", sum / r.instance_ns.size() / 1e6},
-          {"min_ms", lo / 1e6},
-          {"max_ms", hi / 1e6}};
+  return j;
 }
 
 Json RegionObject(const RegionEntry& e, const std::string& process, const std::string& device,

@@ -11,22 +11,12 @@ namespace {
 using analysis::Region;
 
 std::string Instances(const Region& r) {
-  if (r.measured.count > 0 && r.kind != analysis::RegionKind::kSummary) {
-    return fmt::format("{} (min {} / mean {} / max {} ms)", r.measured.count, MsText(r.measured.min_ns),
-                       MsText(r.measured.total_ns / r.measured.count), MsText(r.measured.max_ns));
-  }
-  if (r.measured.count > 0) return fmt::format("{}", r.measured.count);
-  if (!r.instance_ns.empty()) {
-    double lo = r.instance_ns.begin()->second, hi = lo, sum = 0;
-    for (const auto& [id, ns] : r.instance_ns) {
-      lo = std::min(lo, ns);
-      hi = std::max(hi, ns);
-      sum += ns;
-    }
-    return fmt::format("{} (min {} / mean {} / max {} ms)", r.instance_ns.size(), MsText(lo),
-                       MsText(sum / r.instance_ns.size()), MsText(hi));
-  }
-  return "not recorded by this source";
+  bool extremes = false;
+  const auto stats = r.Instances(&extremes);
+  if (!stats) return "not recorded by this source";
+  if (!extremes) return fmt::format("{}", stats->count);
+  return fmt::format("{} (min {} / mean {} / max {} ms)", stats->count, MsText(stats->min_ns),
+                     MsText(stats->total_ns / stats->count), MsText(stats->max_ns));
 }
 
 void Tree(std::string& out, const std::vector<RegionEntry>& entries) {

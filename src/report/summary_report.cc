@@ -20,19 +20,10 @@ double TotalNs(const KernelsReport& k) {
   return total;
 }
 
-std::optional<double> MetricMean(const analysis::KernelAggregate& k, std::initializer_list<std::string_view> names) {
-  for (auto name : names) {
-    for (const auto& m : k.metrics) {
-      if (m.name == name && m.values > 0) return m.Value();
-    }
-  }
-  return std::nullopt;
-}
-
 // SM vs DRAM throughput (% of peak): more than 5 points apart decides.
 std::string Boundness(const analysis::KernelAggregate& k) {
-  auto sm = MetricMean(k, {"sm__throughput.avg.pct_of_peak_sustained_elapsed", "Compute (SM) Throughput"});
-  auto dram = MetricMean(k, {"dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM Throughput"});
+  const auto sm = k.FirstValue(analysis::kSmThroughputPct);
+  const auto dram = k.FirstValue(analysis::kDramThroughputPct);
   if (!sm || !dram) return "unknown";
   if (*sm - *dram > kBoundMargin) return "compute-bound";
   if (*dram - *sm > kBoundMargin) return "memory-bound";
