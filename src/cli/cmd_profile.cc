@@ -2,6 +2,7 @@
 // files, then run the enabled steps (profile_job) and import what they made.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <iostream>
@@ -138,14 +139,19 @@ int Execute(const ProfileArgs& args, const Invocation& inv) {
     return ReportError(regions.error());
   }
   AddDisabledSteps(*run, config);
+  pipeline::ExecuteOptions options;
   auto top = pipeline::TopKernelCount(config);
-  const pipeline::NcuRebuilder rebuild = [&](const std::string& regex) {
+  options.top_kernels = top.ok() ? *top : 0;
+  options.rebuild_ncu = [&](const std::string& regex) {
     pipeline::CommandContext with_regex = ctx;
     with_regex.kernel_regex = regex;
     return pipeline::BuildNcuCommand(config, with_regex);
   };
-  const pipeline::ProfileOutcome outcome =
-      pipeline::ExecuteProfile(*run, *plan, *workload, *regions, top.ok() ? *top : 0, rebuild);
+  auto timeout = pipeline::StepTimeout(config);
+  options.step_timeout_s = timeout.ok() ? *timeout : 0;
+  options.progress = stderr;
+  options.progress_terminal = isatty(STDERR_FILENO) != 0;
+  const pipeline::ProfileOutcome outcome = pipeline::ExecuteProfile(*run, *plan, *workload, *regions, options);
   if (auto s = run->WriteManifest(outcome.status, outcome.reason); !s.ok()) return ReportError(s.error());
   PrintSummary(*run, outcome.status);
   if (outcome.exit != ExitStatus::kOk) {

@@ -214,6 +214,16 @@ Result<int> TopKernelCount(const Node& c) {
   return count;
 }
 
+Result<double> StepTimeout(const Node& c) {
+  const Node* n = At(c, "pipeline.step_timeout_s");
+  if (n == nullptr || n->is_null()) return 0.0;
+  if (!n->is_number() || n->get<double>() <= 0) {
+    return MakeError(ExitStatus::kUsage, "pipeline.step_timeout_s must be a positive number of seconds (or null)")
+        .WithNote("e.g. pipeline.step_timeout_s=1800");
+  }
+  return n->get<double>();
+}
+
 std::string KernelNamesRegex(const std::vector<std::string>& names) {
   std::string out = "^(";
   for (std::size_t i = 0; i < names.size(); ++i) out += (i ? "|" : "") + RE2::QuoteMeta(names[i]);
@@ -222,6 +232,7 @@ std::string KernelNamesRegex(const std::vector<std::string>& names) {
 
 Result<std::vector<PlannedCommand>> PlanProfile(const Node& c, const CommandContext& ctx_in) {
   ASSIGN_OR_RETURN(int top, TopKernelCount(c));
+  RETURN_IF_ERROR(StepTimeout(c));
   CommandContext ctx = ctx_in;
   if (top > 0 && !ctx.kernel_regex) {
     ctx.kernel_regex = fmt::format("<the top {} kernels by GPU time in nsys/summary_cuda_gpu_kern_sum.csv>", top);

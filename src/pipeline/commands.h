@@ -45,6 +45,9 @@ std::vector<PlannedCommand> BuildNsysPostprocessing(const CommandContext& ctx);
 // pipeline.ncu.top_kernels as a count (0: off). Needs nsys enabled.
 Result<int> TopKernelCount(const config::Node& config);
 
+// pipeline.step_timeout_s in seconds (0: no limit).
+Result<double> StepTimeout(const config::Node& config);
+
 // The --kernel-name regex that matches exactly these kernel names.
 std::string KernelNamesRegex(const std::vector<std::string>& names);
 

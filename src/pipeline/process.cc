@@ -2,40 +2,151 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <fstream>
+#include <thread>
 
 extern char** environ;
 
 namespace llmpo::pipeline {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto kPollInterval = std::chrono::milliseconds(50);
+
+double SecondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// Follows a file another process appends to and hands out complete lines.
+class LineFollower {
+ public:
+  explicit LineFollower(const std::filesystem::path& file) : in_(file, std::ios::binary) {}
+
+  void Poll(const std::function<void(std::string_view)>& on_line) {
+    if (!on_line || !in_) return;
+    char chunk[4096];
+    for (;;) {
+      in_.read(chunk, sizeof chunk);
+      const auto got = in_.gcount();
+      if (got <= 0) break;
+      pending_.append(chunk, static_cast<std::size_t>(got));
+    }
+    in_.clear();  // EOF now is not EOF later: the program keeps writing
+    std::size_t begin = 0;
+    for (std::size_t nl; (nl = pending_.find('\n', begin)) != std::string::npos; begin = nl + 1) {
+      std::string_view line(pending_.data() + begin, nl - begin);
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      on_line(line);
+    }
+    pending_.erase(0, begin);
+  }
+
+  // The last line, if the program ended without a newline.
+  void Finish(const std::function<void(std::string_view)>& on_line) {
+    Poll(on_line);
+    if (on_line && !pending_.empty()) on_line(pending_);
+    pending_.clear();
+  }
+
+ private:
+  std::ifstream in_;
+  std::string pending_;
+};
+
+Result<pid_t> Spawn(const StepSpec& spec, bool own_group) {
+  if (spec.argv.empty()) return MakeError(ExitStatus::kFailure, "RunStep: empty argv");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, spec.stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, spec.stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  if (own_group) posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  if (own_group) {
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+  }
+  std::vector<char*> args;
+  for (const auto& a : spec.argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) {
+    return MakeError(ExitStatus::kToolMissing, fmt::format("cannot start '{}': {}", spec.argv[0], std::strerror(rc)));
+  }
+  return pid;
+}
+
+int DecodeStatus(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
+
+}  // namespace
+
+Result<ProcessResult> RunStep(const StepSpec& spec) {
+  const auto start = Clock::now();
+  ASSIGN_OR_RETURN(pid_t pid, Spawn(spec, /*own_group=*/true));
+  LineFollower out(spec.stdout_file);
+  LineFollower err(spec.stderr_file);
+  ProcessResult result;
+  double term_sent_at = -1;  // when SIGTERM went to the group (timeout or forwarded stop)
+  bool killed = false;
+  int status = 0;
+  for (;;) {
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) {
+      return MakeError(ExitStatus::kFailure, fmt::format("waiting for '{}': {}", spec.argv[0], std::strerror(errno)));
+    }
+    out.Poll(spec.on_line);
+    err.Poll(spec.on_line);
+    const double elapsed = SecondsSince(start);
+    const int stop = spec.stop_signal ? spec.stop_signal->load() : 0;
+    if (stop != 0 && result.forwarded_signal == 0) {
+      result.forwarded_signal = stop;
+      kill(-pid, stop);
+      term_sent_at = elapsed;
+    }
+    if (spec.timeout_s > 0 && elapsed > spec.timeout_s && !result.timed_out) {
+      result.timed_out = true;
+      kill(-pid, SIGTERM);
+      term_sent_at = elapsed;
+    }
+    if (term_sent_at >= 0 && !killed && elapsed - term_sent_at > spec.kill_grace_s) {
+      killed = true;
+      kill(-pid, SIGKILL);
+    }
+    std::this_thread::sleep_for(kPollInterval);
+  }
+  out.Finish(spec.on_line);
+  err.Finish(spec.on_line);
+  result.exit_code = DecodeStatus(status);
+  result.duration_s = SecondsSince(start);
+  return result;
+}
 
 Result<ProcessResult> RunToFiles(const std::vector<std::string>& argv, const std::filesystem::path& stdout_file,
                                  const std::filesystem::path& stderr_file) {
-  if (argv.empty()) return MakeError(ExitStatus::kFailure, "RunToFiles: empty argv");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const auto start = std::chrono::steady_clock::now();
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    return MakeError(ExitStatus::kToolMissing, fmt::format("cannot start '{}': {}", argv[0], std::strerror(rc)));
-  }
+  const auto start = Clock::now();
+  StepSpec spec;
+  spec.argv = argv;
+  spec.stdout_file = stdout_file;
+  spec.stderr_file = stderr_file;
+  ASSIGN_OR_RETURN(pid_t pid, Spawn(spec, /*own_group=*/false));
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   ProcessResult result;
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  result.duration_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.exit_code = DecodeStatus(status);
+  result.duration_s = SecondsSince(start);
   return result;
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <signal.h>
+#include <string.h>
 
 #include <algorithm>
 #include <atomic>
@@ -14,17 +15,21 @@
 #include "src/ingest/importer.h"
 #include "src/pipeline/environment.h"
 #include "src/pipeline/process.h"
+#include "src/pipeline/progress.h"
 #include "src/pipeline/run_reports.h"
 
 namespace llmpo::pipeline {
 namespace fs = std::filesystem;
 namespace {
 
-std::atomic<bool> g_interrupted{false};
+// The signal that asked us to stop (0: none). The running tool has its own
+// process group, so the terminal's Ctrl-C does not reach it: RunStep passes
+// this signal on to that group, and no further command starts.
+std::atomic<int> g_stop_signal{0};
 
-// The child shares our process group, so Ctrl-C reaches it too; we only note
-// that it happened and stop after the current command.
-void OnSignal(int) { g_interrupted = true; }
+void OnSignal(int sig) { g_stop_signal = sig; }
+
+bool Interrupted() { return g_stop_signal.load() != 0; }
 
 class SignalGuard {
  public:
@@ -34,7 +39,7 @@ class SignalGuard {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int_);
     sigaction(SIGTERM, &sa, &old_term_);
-    g_interrupted = false;
+    g_stop_signal = 0;
   }
   ~SignalGuard() {
     sigaction(SIGINT, &old_int_, nullptr);
@@ -74,15 +79,15 @@ Result<std::vector<std::string>> TopKernelNames(const fs::path& summary, int cou
 
 class Executor {
  public:
-  Executor(RunFolder& run, const RegionOptions& regions, int top_kernels, const NcuRebuilder& rebuild_ncu)
-      : run_(run), regions_(regions), top_kernels_(top_kernels), rebuild_ncu_(rebuild_ncu) {}
+  Executor(RunFolder& run, const RegionOptions& regions, const ExecuteOptions& options)
+      : run_(run), regions_(regions), options_(options) {}
 
   void Run(const std::vector<PlannedCommand>& plan, const Workload& workload) {
     SignalGuard guard;
     for (std::size_t i = 0; i < plan.size(); ++i) {
       PlannedCommand cmd = plan[i];
       const std::string tool = ToolOf(cmd.step);
-      if (cmd.step == "ncu" && top_kernels_ > 0 && !ChooseTopKernels(cmd)) {
+      if (cmd.step == "ncu" && options_.top_kernels > 0 && !ChooseTopKernels(cmd)) {
         Skip(cmd, top_reason_, tool);
         failed_tools_.insert(tool);
         continue;
@@ -93,7 +98,7 @@ class Executor {
         continue;
       }
       RunOne(cmd, tool);
-      if (g_interrupted) {
+      if (Interrupted()) {
         for (std::size_t j = i + 1; j < plan.size(); ++j) Skip(plan[j], "not run: interrupted", "");
         break;
       }
@@ -112,8 +117,8 @@ class Executor {
       Fail(ExitStatus::kToolFailed, top_reason_);
       return false;
     }
-    auto names = TopKernelNames(run_.dir() / "nsys" / "summary_cuda_gpu_kern_sum.csv", top_kernels_);
-    Result<Argv> argv = names.ok() ? rebuild_ncu_(KernelNamesRegex(*names)) : Result<Argv>(names.error());
+    auto names = TopKernelNames(run_.dir() / "nsys" / "summary_cuda_gpu_kern_sum.csv", options_.top_kernels);
+    Result<Argv> argv = names.ok() ? options_.rebuild_ncu(KernelNamesRegex(*names)) : Result<Argv>(names.error());
     if (!argv.ok()) {
       top_reason_ = "not run: choosing the top kernels failed: " + argv.error().message;
       Fail(argv.error().kind, top_reason_);
@@ -154,7 +159,7 @@ class Executor {
     step.name = cmd.step;
     step.argv = cmd.argv;
     step.log = err;
-    auto result = RunToFiles(cmd.argv, run_.dir() / out, run_.dir() / err);
+    auto result = RunWithProgress(cmd, run_.dir() / out, run_.dir() / err);
     run_.RecordArtifact(out);
     run_.RecordArtifact(err);
     if (!result.ok()) {
@@ -165,9 +170,18 @@ class Executor {
     } else {
       step.exit_code = result->exit_code;
       step.duration_s = result->duration_s;
-      if (g_interrupted) {
+      if (Interrupted()) {
         step.status = StepStatus::kInterrupted;
-        step.reason = "interrupted by a signal";
+        step.reason = fmt::format("interrupted by {}{}", strsignal(g_stop_signal.load()),
+                                  result->forwarded_signal ? "; the signal was passed on to the tool" : "");
+      } else if (result->timed_out) {
+        step.status = StepStatus::kFailed;
+        step.reason = fmt::format(
+            "{} timed out after {:g} s (pipeline.step_timeout_s) and was stopped; raise the limit, or profile "
+            "fewer kernels (launch_count, kernel filters, top_kernels)",
+            cmd.step, options_.step_timeout_s);
+        Fail(ExitStatus::kToolFailed, step.reason);
+        failed_tools_.insert(tool);
       } else if (result->exit_code != 0) {
         step.status = StepStatus::kFailed;
         step.reason = FailureReason(cmd, tool, result->exit_code, run_.dir() / out, run_.dir() / err);
@@ -180,6 +194,26 @@ class Executor {
     }
     run_.AddStep(step);
     (void)run_.WriteManifest(RunStatus::kRunning);
+  }
+
+  Result<ProcessResult> RunWithProgress(const PlannedCommand& cmd, const fs::path& out, const fs::path& err) {
+    StepSpec spec;
+    spec.argv = cmd.argv;
+    spec.stdout_file = out;
+    spec.stderr_file = err;
+    spec.timeout_s = options_.step_timeout_s;
+    spec.stop_signal = &g_stop_signal;
+    ToolProgress progress(cmd.step);
+    ProgressDisplay display(options_.progress, options_.progress_terminal);
+    if (options_.progress != nullptr) {
+      display.Update(progress.Text());
+      spec.on_line = [&](std::string_view line) {
+        if (progress.Feed(line)) display.Update(progress.Text());
+      };
+    }
+    auto result = RunStep(spec);
+    if (options_.progress != nullptr) display.Finish();
+    return result;
   }
 
   static std::string FailureReason(const PlannedCommand& cmd, const std::string& tool, int code, const fs::path& out,
@@ -206,7 +240,7 @@ class Executor {
     step.status = StepStatus::kSkipped;
     step.reason = why;
     run_.AddStep(step);
-    if (g_interrupted && outcome_.status != RunStatus::kInterrupted) {
+    if (Interrupted() && outcome_.status != RunStatus::kInterrupted) {
       outcome_ = {RunStatus::kInterrupted, ExitStatus::kInterrupted, "interrupted by a signal"};
     }
     (void)tool;
@@ -222,7 +256,7 @@ class Executor {
   }
 
   void ImportOutputs() {
-    if (g_interrupted) outcome_ = {RunStatus::kInterrupted, ExitStatus::kInterrupted, "interrupted by a signal"};
+    if (Interrupted()) outcome_ = {RunStatus::kInterrupted, ExitStatus::kInterrupted, "interrupted by a signal"};
     if (!succeeded_.count("nsys-export") && !succeeded_.count("ncu-export-details")) return;
     (void)run_.WriteManifest(RunStatus::kRunning);  // the reports read the steps from run.json
     auto written = BuildRunReports(run_.dir(), regions_);
@@ -257,8 +291,7 @@ class Executor {
 
   RunFolder& run_;
   const RegionOptions& regions_;
-  int top_kernels_;
-  const NcuRebuilder& rebuild_ncu_;
+  const ExecuteOptions& options_;
   std::string top_reason_;
   ProfileOutcome outcome_;
   std::set<std::string> failed_tools_;
@@ -268,8 +301,8 @@ class Executor {
 }  // namespace
 
 ProfileOutcome ExecuteProfile(RunFolder& run, const std::vector<PlannedCommand>& plan, const Workload& workload,
-                              const RegionOptions& regions, int top_kernels, const NcuRebuilder& rebuild_ncu) {
-  Executor executor(run, regions, top_kernels, rebuild_ncu);
+                              const RegionOptions& regions, const ExecuteOptions& options) {
+  Executor executor(run, regions, options);
   executor.Run(plan, workload);
   return executor.outcome();
 }

@@ -2,10 +2,12 @@
 // output goes to files in the run folder, each step's argv, exit code,
 // duration and log land in run.json (rewritten after every step), and the
 // ncu/nsys outputs are imported into kernels.md/json and the region report.
-// A missing tool, a failing command or Ctrl-C stops what depends on it; what
-// was made so far stays and is listed.
+// A missing tool, a failing command, a timeout, Ctrl-C or SIGTERM (passed on
+// to the running tool's process group) stops what depends on it; what was
+// made so far stays and is listed.
 #pragma once
 
+#include <cstdio>
 #include <functional>
 #include <vector>
 
@@ -27,8 +29,16 @@ struct ProfileOutcome {
 // Rebuilds the ncu argv with a kernel-name regex (for pipeline.ncu.top_kernels).
 using NcuRebuilder = std::function<Result<Argv>(const std::string& regex)>;
 
+struct ExecuteOptions {
+  int top_kernels = 0;  // pipeline.ncu.top_kernels (0: off); needs rebuild_ncu
+  NcuRebuilder rebuild_ncu;
+  double step_timeout_s = 0;  // pipeline.step_timeout_s (0: none)
+  // Where live progress goes (nullptr: nowhere) and whether it is a terminal.
+  std::FILE* progress = nullptr;
+  bool progress_terminal = false;
+};
+
 ProfileOutcome ExecuteProfile(RunFolder& run, const std::vector<PlannedCommand>& plan, const Workload& workload,
-                              const RegionOptions& regions, int top_kernels = 0,
-                              const NcuRebuilder& rebuild_ncu = nullptr);
+                              const RegionOptions& regions, const ExecuteOptions& options = {});
 
 }  // namespace llmpo::pipeline

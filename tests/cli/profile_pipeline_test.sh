@@ -17,7 +17,9 @@ step_of() {
 
 # 1. ncu succeeds: every step ok, reports from the exported CSV.
 PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=ok pipeline.ncu.enable=true \
-  'pipeline.ncu.ncu_cli.nvtx.include=A' -- ./app --steps 2 >out.txt || fail "ok run exited $?"
+  'pipeline.ncu.ncu_cli.nvtx.include=A' -- ./app --steps 2 >out.txt 2>err.txt || fail "ok run exited $?"
+# Progress, parsed from the tool's ==PROF== lines (plain lines: stderr is not a terminal).
+grep -q '^\[ncu\] 1 result profiled, last: gemm_kernel (9 passes)$' err.txt || fail "progress line: $(cat err.txt)"
 [[ $(status_of ok/run.json) == ok ]] || fail "ok run status"
 grep -q -- "--nvtx --nvtx-include A/ --export $work/ok/ncu/profile --force-overwrite ./app --steps 2" tools.log ||
   fail "ncu argv: $(cat tools.log)"
@@ -104,4 +106,38 @@ set -e
 [[ $rc -eq 130 ]] || fail "interrupt: exit $rc"
 [[ $(status_of intr/run.json) == interrupted ]] || fail "interrupt status: $(status_of intr/run.json)"
 [[ $(step_of intr/run.json ncu-export-details) == "skipped|not run: interrupted" ]] || fail "interrupt skip"
+# The signal reached the tool (its own process group): it did not sleep its 2 s out.
+python3 - intr/run.json <<'PY' || fail "interrupt: the tool was not stopped"
+import json, sys
+step = [s for s in json.load(open(sys.argv[1]))["steps"] if s["name"] == "ncu"][0]
+assert step["status"] == "interrupted", step
+assert "passed on to the tool" in step["reason"], step
+assert step["duration_s"] < 1.8, step
+PY
+
+# 6. SIGTERM is treated like Ctrl-C.
+FAKE_NCU_SLEEP=2 PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=term pipeline.ncu.enable=true -- ./app \
+  >out.txt 2>err.txt &
+pid=$!
+sleep 0.7
+kill -TERM "$pid"
+set +e
+wait "$pid"
+rc=$?
+set -e
+[[ $rc -eq 130 ]] || fail "sigterm: exit $rc"
+[[ $(status_of term/run.json) == interrupted ]] || fail "sigterm status"
+grep -q "interrupted by Terminated" term/run.json || fail "sigterm reason: $(cat term/run.json)"
+
+# 7. A step over pipeline.step_timeout_s is stopped and fails; the rest is skipped.
+set +e
+FAKE_NCU_SLEEP=20 PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=slow pipeline.ncu.enable=true \
+  pipeline.step_timeout_s=0.5 -- ./app >out.txt 2>err.txt
+rc=$?
+set -e
+[[ $rc -eq 5 ]] || fail "timeout: exit $rc"
+[[ $(status_of slow/run.json) == failed ]] || fail "timeout status"
+step_of slow/run.json ncu | grep -q "^failed|ncu timed out after 0.5 s (pipeline.step_timeout_s)" ||
+  fail "timeout reason: $(step_of slow/run.json ncu)"
+grep -q "timed out" err.txt || fail "timeout message"
 echo ok
