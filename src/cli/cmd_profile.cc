@@ -13,6 +13,7 @@
 #include "src/config/yaml_io.h"
 #include "src/pipeline/commands.h"
 #include "src/pipeline/environment.h"
+#include "src/pipeline/mfu_options.h"
 #include "src/pipeline/profile_job.h"
 #include "src/pipeline/region_options.h"
 #include "src/pipeline/run_folder.h"
@@ -128,6 +129,7 @@ int Execute(const ProfileArgs& args, const Invocation& inv) {
   const pipeline::CommandContext ctx{std::filesystem::absolute(*dir, ec), workload->argv, std::nullopt};
   auto plan = pipeline::PlanProfile(config, ctx);
   if (!plan.ok()) return ReportError(plan.error());
+  if (auto mfu = pipeline::MfuOptionsFromConfig(config); !mfu.ok()) return ReportError(mfu.error());
   if (args.dry_run) return DryRun(ctx.run_dir.string(), *workload, *plan);
   auto run = RunFolder::Create(*dir, inv.command_line);
   if (!run.ok()) return ReportError(run.error());

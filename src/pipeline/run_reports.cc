@@ -9,6 +9,7 @@
 #include "src/config/yaml_io.h"
 #include "src/core/atomic_file.h"
 #include "src/pipeline/import_job.h"
+#include "src/pipeline/mfu_options.h"
 #include "src/report/summary_report.h"
 
 namespace llmpo::pipeline {
@@ -41,6 +42,11 @@ Result<report::RunContext> ReadRunContext(const fs::path& run_dir) {
   if (const auto* argv = config::FindPath(inputs, config::SplitKey("workload.argv")); argv && argv->is_array()) {
     for (const auto& a : *argv) run.workload.push_back(config::ScalarToText(a));
   }
+  ASSIGN_OR_RETURN(std::string config_text, ReadWholeFile(run_dir / "config.yaml"));
+  ASSIGN_OR_RETURN(config::Node config, config::LoadYaml(config_text, (run_dir / "config.yaml").string()));
+  ASSIGN_OR_RETURN(MfuOptions mfu, MfuOptionsFromConfig(config));
+  run.region_flops = std::move(mfu.region_flops);
+  run.peak_tflops = mfu.peak_tflops;
   return run;
 }
 

@@ -61,6 +61,46 @@ void Stages(std::string& out, const RegionsReport* regions) {
   }
 }
 
+const analysis::Region* FindRegion(const RegionsReport& regions, const std::string& path) {
+  for (const auto& e : *regions.aggregate) {
+    if (fmt::format("{}", fmt::join(e.region->path, "/")) == path) return e.region;
+  }
+  return nullptr;
+}
+
+// Model FLOPs utilisation per configured region: FLOPs / (GPU time x peak).
+void Mfu(std::string& out, const RunContext& run, const RegionsReport* regions) {
+  out += "\n## MFU\n\n";
+  if (run.region_flops.empty()) {
+    out +=
+        "Not computed: set `model.flops` (FLOPs done inside an NVTX region over the run, by region path) and "
+        "`pipeline.mfu.peak_tflops` (the GPU's dense peak for the model's precision); see docs/profile.md.\n";
+    return;
+  }
+  if (regions == nullptr || !regions->aggregate) {
+    out += "Not computed: `model.flops` is set, but this run has no NVTX region report (aggregate scope).\n";
+    return;
+  }
+  out += "| Region | GFLOP | GPU time (ms) | Achieved TFLOP/s | MFU |\n|---|---:|---:|---:|---:|\n";
+  for (const auto& [path, flops] : run.region_flops) {
+    const analysis::Region* r = FindRegion(*regions, path);
+    if (r == nullptr || r->TotalNs() <= 0) {
+      out += fmt::format("| {} | {:.3f} | n/a | n/a | {} |\n", MdCell(path), flops * 1e-9,
+                         r == nullptr ? "region not in this run" : "no GPU time");
+      continue;
+    }
+    const double tflops = flops / (r->TotalNs() * 1e-9) / 1e12;
+    const std::string mfu = run.peak_tflops ? fmt::format("{:.2f} %", 100.0 * tflops / *run.peak_tflops) : "n/a";
+    out += fmt::format("| {} | {:.3f} | {} | {:.3f} | {} |\n", MdCell(path), flops * 1e-9, MsText(r->TotalNs()), tflops,
+                       mfu);
+  }
+  out += run.peak_tflops ? fmt::format("\nPeak: {:g} TFLOP/s (pipeline.mfu.peak_tflops). ", *run.peak_tflops)
+                         : "\nMFU needs `pipeline.mfu.peak_tflops`. ";
+  out +=
+      "GPU time is the region's measured range time, or else the sum of its kernels' durations (ncu serialises "
+      "kernels, so gaps between them are not counted and this MFU is an upper bound on wall-clock MFU).\n";
+}
+
 void Recommendations(std::string& out, const KernelsReport& kernels, const RegionsReport* regions) {
   out += "\n## Recommendations\n\n";
   const double total = TotalNs(kernels);
@@ -115,9 +155,7 @@ std::string StakeholderSummary(const RunContext& run, const KernelsReport& kerne
       "launches | {} |\n| Distinct kernels | {} |\n",
       MsText(total), calls, kernels.kernels.size());
   Stages(out, regions);
-  out +=
-      "\n## MFU\n\nNot computed: it needs the model's FLOPs per token and the GPU's peak throughput, which this run "
-      "does not record.\n";
+  Mfu(out, run, regions);
   out += "\n## Top Kernels\n\n";
   const auto top = TopKernels(kernels);
   if (top.empty()) {

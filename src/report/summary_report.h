@@ -2,7 +2,9 @@
 // pages built from the kernel table and the region tree (no raw counters).
 #pragma once
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/report/kernels_report.h"
@@ -20,6 +22,10 @@ struct RunContext {
   };
   std::vector<Step> steps;
   std::vector<std::string> files;  // report files, relative to the run folder
+  // MFU inputs from the run's config: model.flops (FLOPs done inside a region
+  // over the whole run, by region path "a/b") and pipeline.mfu.peak_tflops.
+  std::vector<std::pair<std::string, double>> region_flops;
+  std::optional<double> peak_tflops;
 };
 
 std::string StakeholderSummary(const RunContext& run, const KernelsReport& kernels, const RegionsReport* regions);

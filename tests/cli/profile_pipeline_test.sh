@@ -35,6 +35,19 @@ grep -q "# NCU Region Reports" ok/ncu/regions/report.md || fail "region report h
 for f in stakeholder_summary.md report.md; do grep -q "\"path\": \"$f\"" ok/run.json || fail "$f not listed"; done
 grep -q "^## Top Kernels" ok/stakeholder_summary.md || fail "stakeholder summary"
 
+grep -q "^Not computed: set \`model.flops\`" ok/stakeholder_summary.md || fail "MFU without inputs"
+
+# 1a. MFU for the regions model.flops names (A: 56 us of kernels in the aggregate scope).
+PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=mfu pipeline.ncu.enable=true '++model.flops={A: 2e9, Z: 5}' \
+  pipeline.mfu.peak_tflops=100 -- ./app >out.txt 2>err.txt || fail "mfu run exited $?"
+grep -qF "| A | 2.000 | 0.0560 | 35.714 | 35.71 % |" mfu/stakeholder_summary.md || fail "MFU row A"
+grep -qF "| Z | 0.000 | n/a | n/a | region not in this run |" mfu/stakeholder_summary.md || fail "MFU row Z"
+set +e
+"$bin" profile --dry-run '++model.flops={A: lots}' >out.txt 2>err.txt
+rc=$?
+set -e
+[[ $rc -eq 2 ]] && grep -q "model.flops.A' must be a positive number" err.txt || fail "bad model.flops: $rc $(cat err.txt)"
+
 # 1b. `report RUN_DIR` rebuilds every report byte for byte.
 cp -r ok ok.before
 "$bin" report ok >out.txt || fail "report exited $?"
