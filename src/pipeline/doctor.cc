@@ -8,6 +8,7 @@
 #include "src/core/atomic_file.h"
 #include "src/pipeline/environment.h"
 #include "src/pipeline/process.h"
+#include "src/pipeline/tool_version.h"
 
 namespace llmpo::pipeline {
 namespace fs = std::filesystem;
@@ -62,6 +63,11 @@ Check ToolCheck(const std::string& tool, const std::string& fix) {
   c.ok = code == 0;
   c.detail = fmt::format("{}{}", path->string(), version.empty() ? "" : " (" + version + ")");
   if (!c.ok) c.detail += fmt::format("; '{} --version' exited with {}", tool, code);
+  if (std::string too_old = TooOldMessage(tool, version); c.ok && !too_old.empty()) {
+    c.ok = false;
+    c.detail += "; too old";
+    c.fix = too_old;
+  }
   return c;
 }
 

@@ -17,6 +17,7 @@
 #include "src/pipeline/process.h"
 #include "src/pipeline/progress.h"
 #include "src/pipeline/run_reports.h"
+#include "src/pipeline/tool_version.h"
 
 namespace llmpo::pipeline {
 namespace fs = std::filesystem;
@@ -185,6 +186,7 @@ class Executor {
       } else if (result->exit_code != 0) {
         step.status = StepStatus::kFailed;
         step.reason = FailureReason(cmd, tool, result->exit_code, run_.dir() / out, run_.dir() / err);
+        if (std::string too_old = TooOld(tool); !too_old.empty()) step.reason += "; " + too_old;
         Fail(ExitStatus::kToolFailed, step.reason);
         failed_tools_.insert(tool);
       } else {
@@ -214,6 +216,18 @@ class Executor {
     auto result = RunStep(spec);
     if (options_.progress != nullptr) display.Finish();
     return result;
+  }
+
+  // After a failure: is the tool older than the commands need? Its
+  // `--version` output stays in TOOL/version.txt.
+  std::string TooOld(const std::string& tool) {
+    const fs::path file = run_.dir() / tool / "version.txt";
+    auto ran = RunToFiles({tool, "--version"}, file, file);
+    if (!ran.ok()) return "";
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    return TooOldMessage(tool, text.str());
   }
 
   static std::string FailureReason(const PlannedCommand& cmd, const std::string& tool, int code, const fs::path& out,
