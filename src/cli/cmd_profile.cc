@@ -9,6 +9,7 @@
 
 #include "src/cli/diagnostics.h"
 #include "src/cli/parse_args.h"
+#include "src/cli/run_common.h"
 #include "src/config/node_path.h"
 #include "src/config/yaml_io.h"
 #include "src/pipeline/commands.h"
@@ -34,13 +35,6 @@ struct ProfileArgs {
   bool dry_run = false;
 };
 
-// Splits "profile [OPTIONS/OVERRIDES] -- CMD..." at the first "--".
-std::vector<std::string> SplitWorkload(const std::vector<std::string>& args, std::vector<std::string>& workload) {
-  auto dashes = std::find(args.begin(), args.end(), "--");
-  if (dashes != args.end()) workload.assign(dashes + 1, args.end());
-  return {args.begin(), dashes};
-}
-
 bool IsEnabled(const Node& config, const std::string& key) {
   const Node* node = config::FindPath(config, config::SplitKey(key));
   return node != nullptr && node->is_boolean() && node->get<bool>();
@@ -57,42 +51,6 @@ void AddDisabledSteps(RunFolder& run, const Node& config) {
     step.reason = fmt::format("disabled ({}=false)", key);
     run.AddStep(step);
   }
-}
-
-Result<std::string> RunDir(const Node& config) {
-  const Node* dir = config::FindPath(config, config::SplitKey("hydra.run.dir"));
-  if (dir == nullptr || !dir->is_string() || dir->get<std::string>().empty()) {
-    return MakeError(ExitStatus::kUsage, "hydra.run.dir must be a non-empty path")
-        .WithNote("set it with hydra.run.dir=PATH");
-  }
-  return dir->get<std::string>();
-}
-
-Node InputsDocument(const Node& config, const pipeline::Workload& w) {
-  Node workload = Node::object();
-  const Node* model = config::FindPath(config, config::SplitKey("model.name"));
-  workload["model"] = (w.bundled && model) ? *model : Node(nullptr);
-  workload["bundled"] = w.bundled;
-  workload["argv"] = w.argv;
-  return Node{{"workload", workload}};
-}
-
-Status WriteProvenance(RunFolder& run, const Node& config, const pipeline::Workload& workload) {
-  RETURN_IF_ERROR(run.WriteArtifact("config.yaml", config::EmitYaml(config)));
-  RETURN_IF_ERROR(run.WriteArtifact(
-      "env.json", pipeline::DescribeEnvironment().dump(2, ' ', false, Node::error_handler_t::replace) + "\n"));
-  RETURN_IF_ERROR(run.WriteArtifact("inputs.yaml", config::EmitYaml(InputsDocument(config, workload))));
-  return run.WriteManifest(RunStatus::kRunning);
-}
-
-void PrintSummary(const RunFolder& run, RunStatus status) {
-  std::cout << fmt::format("run folder: {}\n", run.dir().string());
-  for (const auto& step : run.steps()) {
-    std::cout << fmt::format("  step {}: {}{}\n", step.name, pipeline::ToString(step.status),
-                             step.reason.empty() ? "" : ": " + step.reason);
-  }
-  std::cout << fmt::format("artifacts: {} run.json\n", fmt::join(run.artifacts(), " "));
-  std::cout << fmt::format("status: {}\n", pipeline::ToString(status));
 }
 
 int DryRun(const std::string& dir, const pipeline::Workload& workload,

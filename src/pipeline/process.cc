@@ -77,8 +77,20 @@ Result<pid_t> Spawn(const StepSpec& spec, bool own_group) {
   std::vector<char*> args;
   for (const auto& a : spec.argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // Our environment with spec.env on top.
+  std::vector<std::string> env_text = spec.env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    const std::string_view name = entry.substr(0, entry.find('='));
+    bool overridden = false;
+    for (const auto& mine : spec.env) overridden |= std::string_view(mine).substr(0, mine.find('=')) == name;
+    if (!overridden) env_text.emplace_back(entry);
+  }
+  std::vector<char*> envp;
+  for (auto& e : env_text) envp.push_back(e.data());
+  envp.push_back(nullptr);
   pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), environ);
+  const int rc = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) {

@@ -31,8 +31,9 @@ struct StepSpec {
   std::vector<std::string> argv;
   std::filesystem::path stdout_file;
   std::filesystem::path stderr_file;
-  double timeout_s = 0;     // 0: none
-  double kill_grace_s = 5;  // after SIGTERM (timeout or forwarded stop), SIGKILL follows this much later
+  std::vector<std::string> env;  // "NAME=VALUE" entries set for the program (on top of ours)
+  double timeout_s = 0;          // 0: none
+  double kill_grace_s = 5;       // after SIGTERM (timeout or forwarded stop), SIGKILL follows this much later
   // Called with every complete line the program writes (stdout and stderr),
   // from the calling thread, while it runs.
   std::function<void(std::string_view line)> on_line;

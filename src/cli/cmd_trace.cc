@@ -1,0 +1,65 @@
+// `trace [OVERRIDES...] -- CMD...`: the program under our NVTX + CUPTI tracer
+// (docs/trace.md); without CMD, the bundled workload the config selects.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <iostream>
+
+#include "src/cli/diagnostics.h"
+#include "src/cli/parse_args.h"
+#include "src/cli/run_common.h"
+#include "src/cli/subcommands.h"
+#include "src/pipeline/commands.h"
+#include "src/pipeline/region_options.h"
+#include "src/pipeline/trace_job.h"
+
+namespace llmpo::cli {
+
+int RunTrace(const Invocation& inv) {
+  CLI::App app{"Run a program under the NVTX/CUPTI tracer; the trace and its summaries go to a new run folder.",
+               "llm-perf-opt trace"};
+  ConfigArgs config_args;
+  std::vector<std::string> workload_argv;
+  AddConfigOptions(app, config_args);
+  const std::vector<std::string> own = SplitWorkload(inv.args, workload_argv);
+  if (auto stop = Parse(app, own)) return *stop;
+
+  auto composed = ComposeFromArgs(config_args);
+  if (!composed.ok()) return ReportError(composed.error());
+  config::Node& config = composed->config;
+  if (!workload_argv.empty()) config["pipeline"]["workload"]["argv"] = workload_argv;
+  auto dir = RunDir(config);
+  if (!dir.ok()) return ReportError(dir.error());
+  auto workload = pipeline::ResolveWorkload(config);
+  if (!workload.ok()) return ReportError(workload.error());
+  if (workload->bundled && !workload->exists) {
+    return ReportError(
+        MakeError(ExitStatus::kNotBuilt, fmt::format("the bundled workload {} is not built", workload->argv[0]))
+            .WithNote("build the workloads, or give your program with `trace -- CMD ARGS...`"));
+  }
+  auto library = pipeline::FindTracerLibrary();
+  if (!library.ok()) return ReportError(library.error());
+  auto regions = pipeline::RegionOptionsFromConfig(config);
+  if (!regions.ok()) return ReportError(regions.error());
+  auto timeout = pipeline::StepTimeout(config);
+  if (!timeout.ok()) return ReportError(timeout.error());
+
+  auto run = pipeline::RunFolder::Create(*dir, inv.command_line);
+  if (!run.ok()) return ReportError(run.error());
+  if (auto s = WriteProvenance(*run, config, *workload); !s.ok()) return ReportError(s.error());
+  pipeline::ExecuteOptions options;
+  options.step_timeout_s = *timeout;
+  options.progress = stderr;
+  options.progress_terminal = isatty(STDERR_FILENO) != 0;
+  const auto outcome = pipeline::RunTrace(*run, workload->argv, *library, *regions, options);
+  if (auto s = run->WriteManifest(outcome.status, outcome.reason); !s.ok()) return ReportError(s.error());
+  PrintSummary(*run, outcome.status);
+  if (outcome.exit != ExitStatus::kOk) {
+    return ReportError(
+        MakeError(outcome.exit, fmt::format("trace run {}: {}", pipeline::ToString(outcome.status), outcome.reason))
+            .WithNote(fmt::format("artifacts so far are listed in {}/run.json", run->dir().string())));
+  }
+  return 0;
+}
+
+}  // namespace llmpo::cli

@@ -1,0 +1,203 @@
+#include "src/ingest/llmpo_trace.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <string_view>
+
+namespace llmpo::ingest {
+namespace {
+
+std::vector<std::string_view> SplitTabs(std::string_view line) {
+  std::vector<std::string_view> fields;
+  std::size_t begin = 0;
+  for (std::size_t tab; (tab = line.find('\t', begin)) != std::string_view::npos; begin = tab + 1) {
+    fields.push_back(line.substr(begin, tab - begin));
+  }
+  fields.push_back(line.substr(begin));
+  return fields;
+}
+
+template <typename T>
+bool Num(std::string_view text, T& out) {
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && ptr == text.data() + text.size();
+}
+
+const char* CopyKindName(std::uint64_t kind) {
+  switch (kind) {  // CUpti_ActivityMemcpyKind
+    case 1:
+      return "[CUDA memcpy Host-to-Device]";
+    case 2:
+      return "[CUDA memcpy Device-to-Host]";
+    case 8:
+      return "[CUDA memcpy Device-to-Device]";
+    case 10:
+      return "[CUDA memcpy Peer-to-Peer]";
+    default:
+      return "[CUDA memcpy]";
+  }
+}
+
+// One parsed line; false when its fields do not fit its kind.
+bool ParseLine(const std::vector<std::string_view>& f, TraceData& t) {
+  const char kind = f[0].size() == 1 ? f[0][0] : '?';
+  switch (kind) {
+    case 'P':
+      if (f.size() < 3 || !Num(f[1], t.pid)) return false;
+      t.process = UnescapeTraceText(f[2]);
+      return true;
+    case 'D': {
+      std::uint64_t id = 0;
+      if (f.size() < 3 || !Num(f[1], id)) return false;
+      t.domains[id] = UnescapeTraceText(f[2]);
+      return true;
+    }
+    case 'T': {
+      std::uint32_t tid = 0;
+      if (f.size() < 3 || !Num(f[1], tid)) return false;
+      t.thread_names[tid] = UnescapeTraceText(f[2]);
+      return true;
+    }
+    case 'R': {  // tid domain depth start end name [open]
+      model::TraceRange r;
+      if (f.size() < 7 || !Num(f[1], r.tid) || !Num(f[2], r.domain) || !Num(f[3], r.depth) || !Num(f[4], r.start) ||
+          !Num(f[5], r.end) || r.end < r.start) {
+        return false;
+      }
+      r.name = UnescapeTraceText(f[6]);
+      r.open_at_exit = f.size() > 7 && f[7] == "open";
+      t.ranges.push_back(std::move(r));
+      return true;
+    }
+    case 'S': {  // id domain start_tid end_tid start end name [open]
+      model::TraceRange r;
+      r.push_pop = false;
+      if (f.size() < 8 || !Num(f[1], r.id) || !Num(f[2], r.domain) || !Num(f[3], r.tid) || !Num(f[4], r.end_tid) ||
+          !Num(f[5], r.start) || !Num(f[6], r.end) || r.end < r.start) {
+        return false;
+      }
+      r.name = UnescapeTraceText(f[7]);
+      r.open_at_exit = f.size() > 8 && f[8] == "open";
+      t.ranges.push_back(std::move(r));
+      return true;
+    }
+    case 'M': {  // tid domain ts name
+      model::TraceRange r;
+      if (f.size() < 5 || !Num(f[1], r.tid) || !Num(f[2], r.domain) || !Num(f[3], r.start)) return false;
+      r.end = r.start;
+      r.name = UnescapeTraceText(f[4]);
+      t.marks.push_back(std::move(r));
+      return true;
+    }
+    case 'K': {  // device context stream correlation start end grid block name
+      model::TraceGpuOp op;
+      std::uint64_t context = 0;
+      if (f.size() < 10 || !Num(f[1], op.device) || !Num(f[2], context) || !Num(f[3], op.stream) ||
+          !Num(f[4], op.correlation) || !Num(f[5], op.start) || !Num(f[6], op.end) || op.end < op.start) {
+        return false;
+      }
+      op.grid = std::string(f[7]);
+      op.block = std::string(f[8]);
+      op.name = UnescapeTraceText(f[9]);
+      t.gpu_ops.push_back(std::move(op));
+      return true;
+    }
+    case 'Y':
+    case 'Z': {  // device stream correlation start end bytes [copy kind]
+      model::TraceGpuOp op;
+      op.kind = kind;
+      std::uint64_t copy_kind = 0;
+      if (f.size() < 7 || !Num(f[1], op.device) || !Num(f[2], op.stream) || !Num(f[3], op.correlation) ||
+          !Num(f[4], op.start) || !Num(f[5], op.end) || !Num(f[6], op.bytes) || op.end < op.start) {
+        return false;
+      }
+      if (kind == 'Y' && f.size() > 7 && !Num(f[7], copy_kind)) return false;
+      op.name = kind == 'Y' ? CopyKindName(copy_kind) : "[CUDA memset]";
+      t.gpu_ops.push_back(std::move(op));
+      return true;
+    }
+    case 'A': {  // tid correlation start end api cbid
+      model::TraceApiCall a;
+      if (f.size() < 5 || !Num(f[1], a.tid) || !Num(f[2], a.correlation) || !Num(f[3], a.start) || !Num(f[4], a.end)) {
+        return false;
+      }
+      t.api_calls.push_back(a);
+      return true;
+    }
+    case 'G':
+      t.gpu_traced = true;
+      return true;
+    case 'E':
+      t.complete = true;
+      return true;
+    case 'X':
+      return true;  // tracer-side problems: handled by the caller
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+std::string UnescapeTraceText(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\\' || i + 1 == text.size()) {
+      out += text[i];
+      continue;
+    }
+    const char c = text[++i];
+    out += c == 't' ? '\t' : c == 'n' ? '\n' : c == 'r' ? '\r' : c;
+  }
+  return out;
+}
+
+Result<TraceData> ImportLlmpoTrace(std::istream& in, const std::string& source, model::Diagnostics& diagnostics) {
+  std::string line;
+  if (!std::getline(in, line) || line.rfind("#llmpo-trace ", 0) != 0) {
+    return MakeError(ExitStatus::kInput,
+                     fmt::format("{}: not an llm-perf-opt trace (no '#llmpo-trace' header)", source));
+  }
+  if (line != "#llmpo-trace 1") {
+    return MakeError(ExitStatus::kInput, fmt::format("{}: unsupported trace version '{}'", source, line.substr(13)))
+        .WithNote("this build reads version 1; trace again with this build's tracer");
+  }
+  TraceData t;
+  t.domains[0] = "";
+  std::uint64_t line_no = 1;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty()) continue;
+    diagnostics.CountRow();
+    const auto fields = SplitTabs(line);
+    if (!ParseLine(fields, t)) {
+      diagnostics.AddLazy("bad_trace_line", model::Severity::kDataLoss, [&] {
+        return fmt::format("{}:{}: unreadable record '{}'; skipped", source, line_no, line.substr(0, 80));
+      });
+      continue;
+    }
+    if (fields[0] == "X" && fields.size() > 1) {
+      const std::string code(fields[1]);
+      diagnostics.AddLazy("tracer_" + code, model::Severity::kWarning,
+                          [&] { return fmt::format("{}:{}: the tracer reported {}", source, line_no, code); });
+    }
+  }
+  if (!t.complete) {
+    diagnostics.Add("trace_truncated", model::Severity::kDataLoss,
+                    fmt::format("{}: no end marker: the process did not exit normally (killed, _exit, crash); "
+                                "records still in its buffers are lost",
+                                source));
+  }
+  for (const auto& r : t.ranges) {
+    if (r.open_at_exit) {
+      diagnostics.AddLazy("range_open_at_exit", model::Severity::kWarning, [&] {
+        return fmt::format("{}: range '{}' was still open at exit; it ends at the exit time", source, r.name);
+      });
+    }
+  }
+  return t;
+}
+
+}  // namespace llmpo::ingest

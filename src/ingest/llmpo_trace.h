@@ -1,0 +1,22 @@
+// Our tracer's output (tracer/README.md): one tab-separated text file per
+// process. Pure: bytes in, a TraceData and diagnostics out. Bad lines are
+// counted; a file without its end marker is reported as truncated.
+#pragma once
+
+#include <istream>
+#include <string>
+
+#include "src/core/result.h"
+#include "src/model/diagnostics.h"
+#include "src/model/trace.h"
+
+namespace llmpo::ingest {
+
+using model::TraceData;
+
+Result<TraceData> ImportLlmpoTrace(std::istream& in, const std::string& source, model::Diagnostics& diagnostics);
+
+// Decodes the tracer's escapes (\t \n \r \\).
+std::string UnescapeTraceText(std::string_view text);
+
+}  // namespace llmpo::ingest

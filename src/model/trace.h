@@ -1,0 +1,55 @@
+// One process's trace from our NVTX + CUPTI tracer (tracer/README.md), as
+// the trace importer reads it: NVTX ranges and marks, GPU operations and the
+// API calls that launched them. Times are ns on the tracer's clock.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace llmpo::model {
+
+struct TraceRange {
+  std::uint64_t domain = 0;
+  std::uint32_t tid = 0;      // push/pop: the thread; start/end: the thread that started it
+  std::uint32_t end_tid = 0;  // start/end only
+  int depth = -1;             // push/pop nesting level; -1 for start/end
+  std::uint64_t id = 0;       // start/end range id
+  std::uint64_t start = 0, end = 0;
+  std::string name;
+  bool push_pop = true;
+  bool open_at_exit = false;
+};
+
+struct TraceGpuOp {
+  char kind = 'K';  // K kernel, Y memcpy, Z memset
+  std::uint32_t device = 0;
+  std::uint64_t stream = 0, correlation = 0, start = 0, end = 0, bytes = 0;
+  std::string name;  // kernels; memcpy/memset get a descriptive name
+  std::string grid, block;
+};
+
+struct TraceApiCall {
+  std::uint32_t tid = 0;
+  std::uint64_t correlation = 0, start = 0, end = 0;
+};
+
+struct TraceData {
+  std::int64_t pid = 0;
+  std::string process;                           // the executable
+  std::map<std::uint64_t, std::string> domains;  // 0: the default domain ("")
+  std::map<std::uint32_t, std::string> thread_names;
+  std::vector<TraceRange> ranges;  // push/pop and start/end, in file order
+  std::vector<TraceRange> marks;   // start == end
+  std::vector<TraceGpuOp> gpu_ops;
+  std::vector<TraceApiCall> api_calls;
+  bool gpu_traced = false;  // CUPTI was active
+  bool complete = false;    // the end marker was found
+  std::string DomainName(std::uint64_t id) const {
+    auto it = domains.find(id);
+    return it == domains.end() ? "" : it->second;
+  }
+};
+
+}  // namespace llmpo::model

@@ -1,0 +1,178 @@
+#include "src/pipeline/trace_job.h"
+
+#include <fmt/format.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <fstream>
+
+#include "src/analysis/trace_summary.h"
+#include "src/core/atomic_file.h"
+#include "src/ingest/llmpo_trace.h"
+#include "src/pipeline/import_job.h"
+#include "src/pipeline/process.h"
+#include "src/pipeline/progress.h"
+#include "src/report/trace_report.h"
+
+namespace llmpo::pipeline {
+namespace fs = std::filesystem;
+namespace {
+
+std::atomic<int> g_trace_stop{0};
+void OnTraceSignal(int sig) { g_trace_stop = sig; }
+
+std::vector<fs::path> TraceFiles(const fs::path& dir) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("trace.", 0) == 0 && e.path().extension() == ".tsv") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace
+
+Result<fs::path> FindTracerLibrary() {
+  if (const char* env = std::getenv("LLMPO_TRACER_LIBRARY"); env != nullptr && *env) {
+    if (fs::exists(env)) return fs::path(env);
+    return MakeError(ExitStatus::kNotBuilt, fmt::format("LLMPO_TRACER_LIBRARY names {}, which does not exist", env));
+  }
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  const fs::path next_to_us = self.parent_path() / "libllmpo_tracer.so";
+  if (!ec && fs::exists(next_to_us)) return next_to_us;
+  return MakeError(ExitStatus::kNotBuilt,
+                   fmt::format("the tracer library is not built ({} is missing)", next_to_us.string()))
+      .WithNote(
+          "build it with the CUDA toolkit's NVTX headers present (cmake --build --preset release), or set "
+          "LLMPO_TRACER_LIBRARY to its path");
+}
+
+Result<std::vector<std::string>> BuildTraceReports(const fs::path& run_dir, const RegionOptions& regions) {
+  const fs::path dir = run_dir / "trace";
+  const auto files = TraceFiles(dir);
+  if (files.empty()) {
+    return MakeError(ExitStatus::kInput, fmt::format("{} holds no trace.*.tsv: the program made no NVTX or CUDA call, "
+                                                     "or the tracer was not loaded",
+                                                     dir.string()));
+  }
+  std::vector<model::TraceData> traces;
+  model::Diagnostics diagnostics;
+  for (const auto& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    auto t = ingest::ImportLlmpoTrace(in, fs::relative(f, run_dir).string(), diagnostics);
+    if (!t.ok()) return t.error();
+    traces.push_back(std::move(t).value());
+  }
+  const auto summaries = analysis::Summarize(traces);
+  std::vector<std::string> written;
+  auto write = [&](const std::string& name, const std::string& text) -> Status {
+    RETURN_IF_ERROR(WriteFileAtomically(dir / name, text));
+    written.push_back("trace/" + name);
+    return OkStatus();
+  };
+  RETURN_IF_ERROR(write("summary_nvtx_sum.csv", report::NvtxSummaryCsv(summaries)));
+  const bool gpu = std::any_of(traces.begin(), traces.end(), [](const auto& t) { return !t.gpu_ops.empty(); });
+  if (gpu) {
+    RETURN_IF_ERROR(write("summary_cuda_gpu_kern_sum.csv", report::KernelSummaryCsv(summaries)));
+    RETURN_IF_ERROR(write("summary_nvtx_gpu_proj_sum.csv", report::NvtxProjectionCsv(summaries)));
+  }
+  {
+    std::ofstream json(dir / "trace.json", std::ios::binary | std::ios::trunc);
+    report::WriteChromeTrace(json, traces);
+    if (!json) return MakeError(ExitStatus::kFailure, fmt::format("cannot write {}", (dir / "trace.json").string()));
+    written.push_back("trace/trace.json");
+  }
+  // The region and kernel reports come from the summaries, through the importers.
+  ImportRequest request;
+  request.inputs.push_back(dir / (gpu ? "summary_nvtx_gpu_proj_sum.csv" : "summary_nvtx_sum.csv"));
+  if (gpu) request.inputs.push_back(dir / "summary_cuda_gpu_kern_sum.csv");
+  request.out_dir = run_dir;
+  request.regions = regions;
+  request.regions_subdir = "trace/regions";
+  request.label_base = run_dir;
+  ASSIGN_OR_RETURN(ImportOutcome outcome, RunImport(request));
+  for (auto& f : outcome.written) written.push_back(std::move(f));
+  std::string quality = fmt::format("records read: {}\n", diagnostics.rows_read());
+  for (const auto& [code, e] : diagnostics.entries()) {
+    quality += fmt::format("{} ({}): {} x, e.g. {}\n", code, model::ToString(e.severity), e.count, e.first_example);
+  }
+  for (const auto& note : diagnostics.notes()) quality += note + "\n";
+  RETURN_IF_ERROR(write("data_quality.txt", quality));
+  return written;
+}
+
+TraceOutcome RunTrace(RunFolder& run, const std::vector<std::string>& workload, const fs::path& library,
+                      const RegionOptions& regions, const ExecuteOptions& options) {
+  TraceOutcome outcome;
+  std::error_code ec;
+  fs::create_directories(run.dir() / "trace", ec);
+  StepSpec spec;
+  spec.argv = workload;
+  spec.stdout_file = run.dir() / "trace" / "workload.stdout.log";
+  spec.stderr_file = run.dir() / "trace" / "workload.stderr.log";
+  spec.env = {"NVTX_INJECTION64_PATH=" + library.string(), "CUDA_INJECTION64_PATH=" + library.string(),
+              "LLMPO_TRACE_FILE=" + (run.dir() / "trace" / "trace.%p.tsv").string()};
+  spec.timeout_s = options.step_timeout_s;
+  spec.stop_signal = &g_trace_stop;
+  g_trace_stop = 0;
+  struct sigaction sa {
+  }, old_int{}, old_term{};
+  sa.sa_handler = OnTraceSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  ProgressDisplay display(options.progress, options.progress_terminal);
+  if (options.progress != nullptr) display.Update("[trace] running " + workload[0]);
+  auto result = RunStep(spec);
+  if (options.progress != nullptr) display.Finish();
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGTERM, &old_term, nullptr);
+
+  StepRecord step{"trace", StepStatus::kOk, "", workload, std::nullopt, 0, "trace/workload.stderr.log"};
+  if (!result.ok()) {
+    step.status = StepStatus::kFailed;
+    step.reason = result.error().message;
+    outcome = {RunStatus::kFailed, ExitStatus::kToolMissing, step.reason};
+  } else {
+    step.exit_code = result->exit_code;
+    step.duration_s = result->duration_s;
+    if (g_trace_stop != 0) {
+      step.status = StepStatus::kInterrupted;
+      step.reason = fmt::format("interrupted by {}; the signal was passed on to the program", strsignal(g_trace_stop));
+      outcome = {RunStatus::kInterrupted, ExitStatus::kInterrupted, "interrupted by a signal"};
+    } else if (result->timed_out) {
+      step.status = StepStatus::kFailed;
+      step.reason = fmt::format("the program timed out after {:g} s (pipeline.step_timeout_s)", options.step_timeout_s);
+      outcome = {RunStatus::kFailed, ExitStatus::kToolFailed, step.reason};
+    } else if (result->exit_code != 0) {
+      step.status = StepStatus::kFailed;
+      step.reason = fmt::format("the program exited with {}; see trace/workload.stderr.log", result->exit_code);
+      outcome = {RunStatus::kFailed, ExitStatus::kToolFailed, step.reason};
+    }
+  }
+  run.AddStep(step);
+  (void)run.WriteManifest(RunStatus::kRunning);
+  // Whatever was traced is summarised, even after a failure or an interrupt.
+  StepRecord reports{"trace-reports", StepStatus::kOk, "", {}, std::nullopt, 0, ""};
+  auto written = BuildTraceReports(run.dir(), regions);
+  if (written.ok()) {
+    for (const auto& f : *written) run.RecordArtifact(f);
+    if (outcome.status == RunStatus::kFailed) outcome.status = RunStatus::kPartial;
+  } else {
+    reports.status = StepStatus::kFailed;
+    reports.reason = written.error().Render();
+    if (outcome.exit == ExitStatus::kOk) outcome = {RunStatus::kFailed, written.error().kind, reports.reason};
+  }
+  run.AddStep(reports);
+  for (const auto& f : TraceFiles(run.dir() / "trace")) run.RecordArtifact("trace/" + f.filename().string());
+  run.RecordArtifact("trace/workload.stdout.log");
+  run.RecordArtifact("trace/workload.stderr.log");
+  return outcome;
+}
+
+}  // namespace llmpo::pipeline

@@ -1,0 +1,38 @@
+// `trace`: runs a program under our NVTX + CUPTI tracer (tracer/), then turns
+// the per-process traces in TRACE_DIR into the summaries nsys would give
+// (kernel, NVTX range, GPU projection; CSV in the nsys stats shapes), a
+// Chrome/Perfetto trace JSON, and, through the importers, kernels.md/json
+// and the region report.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "src/core/exit_status.h"
+#include "src/pipeline/profile_job.h"
+#include "src/pipeline/region_options.h"
+#include "src/pipeline/run_folder.h"
+
+namespace llmpo::pipeline {
+
+// The tracer library: $LLMPO_TRACER_LIBRARY, else libllmpo_tracer.so next to
+// the running executable; an error names both when neither exists.
+Result<std::filesystem::path> FindTracerLibrary();
+
+struct TraceOutcome {
+  RunStatus status = RunStatus::kOk;
+  ExitStatus exit = ExitStatus::kOk;
+  std::string reason;
+};
+
+// Runs `workload` with the tracer (step "trace", outputs in trace/), then
+// BuildTraceReports.
+TraceOutcome RunTrace(RunFolder& run, const std::vector<std::string>& workload, const std::filesystem::path& library,
+                      const RegionOptions& regions, const ExecuteOptions& options);
+
+// Reads every trace/trace.*.tsv of a run folder and writes the summaries,
+// trace/trace.json and the reports; returns the files written.
+Result<std::vector<std::string>> BuildTraceReports(const std::filesystem::path& run_dir, const RegionOptions& regions);
+
+}  // namespace llmpo::pipeline

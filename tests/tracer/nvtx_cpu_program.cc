@@ -1,0 +1,112 @@
+// A CPU-only program that exercises every NVTX call the tracer handles, for
+// the CI test of the tracer's NVTX side (tests/tracer/trace_test.sh):
+//   default domain: outer > inner x3 (push/pop, nested), a wide-character
+//     range, a name with a tab, a mark;
+//   domain "Alpha": step x2 (registered string), each with a nested "sub";
+//   domain "Beta": 3 worker threads (named), each worker > task x4;
+//   start/end: overlap_a and overlap_b overlap without nesting; handoff starts
+//     on the main thread and ends on a worker.
+// Each range spins for at least kSpinUs microseconds of its own.
+// --exit-inside: exit(3) while "outer" is open (the early-exit case).
+#include <nvtx3/nvToolsExt.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+namespace {
+
+constexpr int kSpinUs = 200;
+
+void Spin(int us = kSpinUs) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+nvtxEventAttributes_t Attributes(nvtxStringHandle_t registered) {
+  nvtxEventAttributes_t a{};
+  a.version = NVTX_VERSION;
+  a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+  a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+  a.message.registered = registered;
+  return a;
+}
+
+nvtxEventAttributes_t Attributes(const char* text) {
+  nvtxEventAttributes_t a{};
+  a.version = NVTX_VERSION;
+  a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+  a.messageType = NVTX_MESSAGE_TYPE_ASCII;
+  a.message.ascii = text;
+  return a;
+}
+
+void Worker(nvtxDomainHandle_t beta, int index, nvtxRangeId_t handoff) {
+  const std::string name = "worker-" + std::to_string(index);
+  nvtxNameOsThreadA(static_cast<uint32_t>(gettid()), name.c_str());
+  auto worker = Attributes("worker");
+  nvtxDomainRangePushEx(beta, &worker);
+  Spin();
+  for (int t = 0; t < 4; ++t) {
+    auto task = Attributes("task");
+    nvtxDomainRangePushEx(beta, &task);
+    Spin();
+    nvtxDomainRangePop(beta);
+  }
+  if (index == 0) nvtxRangeEnd(handoff);
+  nvtxDomainRangePop(beta);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool exit_inside = argc > 1 && std::strcmp(argv[1], "--exit-inside") == 0;
+  nvtxRangePushA("outer");
+  Spin();
+  if (exit_inside) std::exit(3);
+  for (int i = 0; i < 3; ++i) {
+    nvtxRangePushA("inner");
+    Spin();
+    nvtxRangePop();
+  }
+  nvtxRangePop();
+
+  nvtxRangePushW(L"wide_\u00fc");
+  Spin();
+  nvtxRangePop();
+  nvtxRangePushA("tab\there");
+  Spin();
+  nvtxRangePop();
+  nvtxMarkA("checkpoint");
+
+  nvtxDomainHandle_t alpha = nvtxDomainCreateA("Alpha");
+  nvtxStringHandle_t step_name = nvtxDomainRegisterStringA(alpha, "step");
+  for (int s = 0; s < 2; ++s) {
+    auto step = Attributes(step_name);
+    nvtxDomainRangePushEx(alpha, &step);
+    Spin();
+    auto sub = Attributes("sub");
+    nvtxDomainRangePushEx(alpha, &sub);
+    Spin();
+    nvtxDomainRangePop(alpha);
+    nvtxDomainRangePop(alpha);
+  }
+
+  const nvtxRangeId_t a = nvtxRangeStartA("overlap_a");
+  Spin();
+  const nvtxRangeId_t b = nvtxRangeStartA("overlap_b");
+  Spin();
+  nvtxRangeEnd(a);
+  Spin();
+  nvtxRangeEnd(b);
+
+  const nvtxRangeId_t handoff = nvtxRangeStartA("handoff");
+  nvtxDomainHandle_t beta = nvtxDomainCreateA("Beta");
+  std::vector<std::thread> workers;
+  for (int w = 0; w < 3; ++w) workers.emplace_back(Worker, beta, w, handoff);
+  for (auto& t : workers) t.join();
+  return 0;
+}

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# The tracer's NVTX side, for real: `llm-perf-opt trace` runs
+# nvtx_cpu_program (its comment lists what it does) under the tracer; the
+# raw trace and the summaries are checked against what the program did,
+# computed here independently of the importer.
+set -euo pipefail
+bin=$(realpath "$1")
+program=$(realpath "$2")
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+cd "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$bin" trace hydra.run.dir=ok -- "$program" >out.txt 2>err.txt || fail "trace exited $?: $(cat err.txt)"
+python3 - ok <<'PY' || fail "checks on the trace"
+import csv, glob, json, sys, os
+run = sys.argv[1]
+files = glob.glob(f"{run}/trace/trace.*.tsv")
+assert len(files) == 1, files
+lines = open(files[0], encoding="utf-8").read().splitlines()
+assert lines[0] == "#llmpo-trace 1", lines[0]
+rec = [l.split("\t") for l in lines[1:]]
+pid = int([r for r in rec if r[0] == "P"][0][1])
+domains = {"0": ""} | {r[1]: r[2] for r in rec if r[0] == "D"}
+assert sorted(domains.values()) == ["", "Alpha", "Beta"], domains
+unesc = lambda s: s.replace("\\t", "\t").replace("\\n", "\n").replace("\\\\", "\\")
+pushpop = [(int(r[1]), domains[r[2]], int(r[3]), int(r[4]), int(r[5]), unesc(r[6])) for r in rec if r[0] == "R"]
+startend = {unesc(r[7]): (int(r[3]), int(r[4]), int(r[5]), int(r[6])) for r in rec if r[0] == "S"}
+count = {}
+for tid, dom, depth, start, end, name in pushpop:
+    count[(dom, name, depth)] = count.get((dom, name, depth), 0) + 1
+    assert end - start >= 200_000, (name, end - start)
+assert count == {("", "outer", 0): 1, ("", "inner", 1): 3, ("", "wide_\u00fc", 0): 1, ("", "tab\there", 0): 1,
+                 ("Alpha", "step", 0): 2, ("Alpha", "sub", 1): 2, ("Beta", "worker", 0): 3, ("Beta", "task", 1): 12}, count
+# Nesting: each inner lies inside outer, on the main thread.
+outer = [p for p in pushpop if p[5] == "outer"][0]
+for p in pushpop:
+    if p[5] == "inner":
+        assert p[0] == pid and outer[3] <= p[3] and p[4] <= outer[4], p
+# Workers: three threads other than main, named by nvtxNameOsThreadA.
+worker_tids = {p[0] for p in pushpop if p[5] == "worker"}
+assert len(worker_tids) == 3 and pid not in worker_tids, worker_tids
+names = {int(r[1]): r[2] for r in rec if r[0] == "T"}
+assert sorted(names[t] for t in worker_tids) == ["worker-0", "worker-1", "worker-2"], names
+# Start/end: overlapping, and one ended on another thread.
+a, b = startend["overlap_a"], startend["overlap_b"]
+assert a[2] < b[2] < a[3] < b[3], (a, b)
+h = startend["handoff"]
+assert h[0] == pid and h[1] in worker_tids, h
+assert [r[4] for r in rec if r[0] == "M"] == ["checkpoint"]
+assert rec[-1][0] == "E", rec[-1]
+
+# The nvtx_sum-shaped summary agrees with the raw records.
+rows = list(csv.DictReader(open(f"{run}/trace/summary_nvtx_sum.csv", encoding="utf-8")))
+summary = {(r["Style"], r["Range"]): r for r in rows}
+want = {("PushPop", ":outer"): 1, ("PushPop", ":inner"): 3, ("PushPop", ":wide_\u00fc"): 1, ("PushPop", ":tab\there"): 1,
+        ("PushPop", "Alpha:step"): 2, ("PushPop", "Alpha:sub"): 2, ("PushPop", "Beta:worker"): 3,
+        ("PushPop", "Beta:task"): 12, ("StartEnd", ":overlap_a"): 1, ("StartEnd", ":overlap_b"): 1,
+        ("StartEnd", ":handoff"): 1}
+assert {k: int(v["Instances"]) for k, v in summary.items()} == want, summary.keys()
+inner_total = sum(p[4] - p[3] for p in pushpop if p[5] == "inner")
+assert int(summary[("PushPop", ":inner")]["Total Time (ns)"]) == inner_total
+assert int(summary[("PushPop", ":inner")]["Min (ns)"]) == min(p[4] - p[3] for p in pushpop if p[5] == "inner")
+assert abs(sum(float(r["Time (%)"]) for r in rows) - 100) < 0.5
+assert not os.path.exists(f"{run}/trace/summary_cuda_gpu_kern_sum.csv"), "no GPU, no kernel summary"
+
+# The Chrome trace: valid JSON, one complete event per range, one instant per mark.
+events = json.load(open(f"{run}/trace/trace.json", encoding="utf-8"))["traceEvents"]
+assert sum(e["ph"] == "X" for e in events) == sum(want.values())
+assert sum(e["ph"] == "i" for e in events) == 1
+manifest = json.load(open(f"{run}/run.json"))
+assert manifest["status"] == "ok", manifest["status"]
+listed = {a["path"] for a in manifest["artifacts"]}
+for f in ["trace/summary_nvtx_sum.csv", "trace/trace.json", "trace/data_quality.txt", os.path.relpath(files[0], run)]:
+    assert f in listed, f
+assert "trace_truncated" not in open(f"{run}/trace/data_quality.txt").read()
+PY
+[[ -f ok/trace/regions/report.md ]] || fail "region report from the NVTX summary"
+
+# Early exit inside a range: the ranges still open are written, the run is partial.
+set +e
+"$bin" trace hydra.run.dir=early -- "$program" --exit-inside >out.txt 2>err.txt
+rc=$?
+set -e
+[[ $rc -eq 5 ]] || fail "early exit: trace exited $rc"
+grep -q '"status": "partial"' early/run.json || fail "early exit: status"
+grep -P '^R\t\d+\t0\t0\t\d+\t\d+\touter\topen$' early/trace/trace.*.tsv >/dev/null || fail "open range not written"
+grep -q "range_open_at_exit" early/trace/data_quality.txt || fail "open range not reported"
+
+# A missing tracer library is exit 7 with the fix.
+set +e
+LLMPO_TRACER_LIBRARY=/nonexistent/libllmpo_tracer.so "$bin" trace hydra.run.dir=none -- "$program" >out.txt 2>err.txt
+rc=$?
+set -e
+[[ $rc -eq 7 ]] && grep -q "LLMPO_TRACER_LIBRARY names /nonexistent" err.txt || fail "missing library: $rc $(cat err.txt)"
+
+# A program that cannot start: exit 4, the run folder says why.
+set +e
+"$bin" trace hydra.run.dir=noprog -- ./no-such-program >out.txt 2>err.txt
+rc=$?
+set -e
+[[ $rc -eq 4 ]] && grep -q "cannot start './no-such-program'" noprog/run.json || fail "missing program: $rc"
+echo ok

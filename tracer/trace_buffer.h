@@ -1,0 +1,35 @@
+// The tracer's recording side: one text buffer per thread, appended to the
+// trace file when it fills, when its thread ends and at process exit.
+// Plain C++ and libc only, so the library loads into any program.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace llmpo::tracer {
+
+// Nanoseconds on CLOCK_MONOTONIC: the clock every record of a trace uses
+// (CUPTI is told to use it too).
+std::uint64_t NowNs();
+std::uint32_t ThreadId();
+
+// Appends one record line to the calling thread's buffer. `fields` are
+// written tab-separated; text fields must go through Escaped() first.
+class Line {
+ public:
+  explicit Line(char kind);
+  Line& Add(std::uint64_t value);
+  Line& Add(std::int64_t value);
+  Line& Add(std::string_view text);  // escaped here
+  ~Line();                           // ends the line; may flush the buffer
+
+ private:
+  std::string& out_;
+};
+
+// Writes every thread's pending records and the end marker ("E"); called at
+// exit. Safe to call more than once (later calls only flush).
+void FlushAll(const char* reason);
+
+}  // namespace llmpo::tracer
