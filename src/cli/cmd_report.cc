@@ -6,6 +6,7 @@
 #include "src/cli/diagnostics.h"
 #include "src/cli/parse_args.h"
 #include "src/pipeline/run_reports.h"
+#include "src/pipeline/trace_job.h"
 
 namespace llmpo::cli {
 
@@ -22,9 +23,13 @@ int RunReport(const Invocation& inv) {
   }
   auto regions = pipeline::RunRegionOptions(dir);
   if (!regions.ok()) return ReportError(std::move(regions).error().WithContext("reading the run's config.yaml"));
-  auto written = pipeline::BuildRunReports(dir, *regions);
+  // A trace run (trace/ from `llm-perf-opt trace`) or a profile run.
+  const bool trace_run = std::filesystem::is_directory(std::filesystem::path(dir) / "trace", ec);
+  auto written =
+      trace_run ? pipeline::BuildTraceReports(dir, *regions) : pipeline::BuildRunReports(dir, *regions);
   if (!written.ok()) return ReportError(written.error());
   for (const auto& file : *written) {
+    if (file.starts_with("trace/regions/") && !file.starts_with("trace/regions/report.")) continue;
     if (!file.starts_with("ncu/regions/") || file == "ncu/regions/report.md" || file == "ncu/regions/report.json") {
       std::cout << fmt::format("wrote {}/{}\n", dir, file);
     }

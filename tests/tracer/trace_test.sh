@@ -75,6 +75,10 @@ for f in ["trace/summary_nvtx_sum.csv", "trace/trace.json", "trace/data_quality.
 assert "trace_truncated" not in open(f"{run}/trace/data_quality.txt").read()
 PY
 [[ -f ok/trace/regions/report.md ]] || fail "region report from the NVTX summary"
+# `report RUN_DIR` rebuilds every report of a trace run byte for byte.
+cp -r ok ok.before
+"$bin" report ok >out.txt || fail "report exited $?"
+diff -r ok.before ok >/dev/null || fail "report RUN_DIR is not byte-identical: $(diff -r ok.before ok | head -5)"
 
 # Early exit inside a range: the ranges still open are written, the run is partial.
 set +e
