@@ -14,7 +14,7 @@ constexpr std::array kTable = {
     ExitStatusInfo{ExitStatus::kToolMissing, "tool-missing", "a required external tool or device is not available"},
     ExitStatusInfo{ExitStatus::kToolFailed, "tool-failed", "an external tool or the workload ran and failed"},
     ExitStatusInfo{ExitStatus::kPartial, "partial", "the run finished but some enabled steps did not complete"},
-    ExitStatusInfo{ExitStatus::kNotBuilt, "not-built", "the requested subcommand or step is not implemented yet"},
+    ExitStatusInfo{ExitStatus::kNotBuilt, "not-built", "a part this build lacks: the tracer library, or a bundled workload"},
     ExitStatusInfo{ExitStatus::kInterrupted, "interrupted", "interrupted by SIGINT/SIGTERM; artifacts so far are kept"},
 };
 
