@@ -8,6 +8,7 @@
 # workloads; needs nvcc), then assembles OUT_DIR:
 #
 #   llm-perf-opt        the tool, relinked with RPATH $ORIGIN/lib and stripped
+#   libllmpo_tracer.so  the NVTX + CUPTI tracer for `trace` (CUPTI is opened at run time)
 #   lib/                the shared libraries it needs that a base system may lack
 #   conf/               the configuration tree (the tool reads <its folder>/conf)
 #   workloads/          nvtx_regions, dummy_shallow_resnet, tiny_llm (CUDA runtime,
@@ -33,7 +34,7 @@ if ! grep -q '^build workloads/tiny_llm:' build/release/build.ninja; then
   echo "  install the CUDA toolkit (or set CMAKE_CUDA_COMPILER) and run again" >&2
   exit 1
 fi
-cmake --build --preset release -j"$jobs" --target llm-perf-opt nvtx_regions dummy_shallow_resnet tiny_llm
+cmake --build --preset release -j"$jobs" --target llm-perf-opt llmpo_tracer nvtx_regions dummy_shallow_resnet tiny_llm
 
 echo "== assemble $out"
 rm -rf "$out"
@@ -65,6 +66,9 @@ while read -r name path; do
   chmod 644 "$out/lib/$name"
 done < <(ldd "$out/llm-perf-opt" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}')
 
+# The tracer sits next to the tool, where `trace` looks for it.
+cp build/release/libllmpo_tracer.so "$out/libllmpo_tracer.so"
+strip --strip-unneeded "$out/libllmpo_tracer.so"
 cp -r conf "$out/conf"
 for w in nvtx_regions dummy_shallow_resnet tiny_llm; do
   cp "build/release/workloads/$w" "$out/workloads/$w"

@@ -115,7 +115,8 @@ bool Load(void* lib, const char* name, Fn& fn) {
 
 void* OpenCupti() {
   if (const char* path = std::getenv("LLMPO_CUPTI_PATH"); path != nullptr && *path) return dlopen(path, RTLD_NOW);
-  for (const char* name : {"libcupti.so", "libcupti.so.13", "libcupti.so.12", LLMPO_CUPTI_FALLBACK}) {
+  for (const char* name : {"libcupti.so", "libcupti.so.13", "libcupti.so.12", LLMPO_CUPTI_FALLBACK,
+                           "/usr/local/cuda/lib64/libcupti.so", "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so"}) {
     if (void* lib = dlopen(name, RTLD_NOW)) return lib;
   }
   return nullptr;
