@@ -18,6 +18,7 @@
 #include "src/pipeline/profile_job.h"
 #include "src/pipeline/region_options.h"
 #include "src/pipeline/run_folder.h"
+#include "src/pipeline/trace_job.h"
 #include "src/pipeline/workload.h"
 
 namespace llmpo::cli {
@@ -42,7 +43,7 @@ bool IsEnabled(const Node& config, const std::string& key) {
 
 // A disabled tool's step, listed so run.json says why it did not run.
 void AddDisabledSteps(RunFolder& run, const Node& config) {
-  for (const char* name : {"nsys", "ncu"}) {
+  for (const char* name : {"trace", "nsys", "ncu"}) {
     const std::string key = fmt::format("pipeline.{}.enable", name);
     if (IsEnabled(config, key)) continue;
     StepRecord step;
@@ -84,7 +85,9 @@ int Execute(const ProfileArgs& args, const Invocation& inv) {
   auto workload = pipeline::ResolveWorkload(config);
   if (!workload.ok()) return ReportError(workload.error());
   std::error_code ec;
-  const pipeline::CommandContext ctx{std::filesystem::absolute(*dir, ec), workload->argv, std::nullopt};
+  pipeline::CommandContext ctx{std::filesystem::absolute(*dir, ec), workload->argv, std::nullopt, {}};
+  auto tracer = pipeline::FindTracerLibrary();
+  ctx.tracer_library = tracer.ok() ? *tracer : std::filesystem::path("<libllmpo_tracer.so: not built>");
   auto plan = pipeline::PlanProfile(config, ctx);
   if (!plan.ok()) return ReportError(plan.error());
   if (auto mfu = pipeline::MfuOptionsFromConfig(config); !mfu.ok()) return ReportError(mfu.error());

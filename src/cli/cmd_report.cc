@@ -1,7 +1,9 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "src/cli/diagnostics.h"
 #include "src/cli/parse_args.h"
@@ -9,6 +11,17 @@
 #include "src/pipeline/trace_job.h"
 
 namespace llmpo::cli {
+namespace {
+
+// A run of `trace` (its manifest has the trace-reports step), not `profile`.
+bool IsTraceRun(const std::filesystem::path& manifest) {
+  std::ifstream in(manifest);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str().find("\"name\": \"trace-reports\"") != std::string::npos;
+}
+
+}  // namespace
 
 int RunReport(const Invocation& inv) {
   CLI::App app{"Regenerate every report of a run from its folder (byte-identical to what the run wrote).",
@@ -24,9 +37,8 @@ int RunReport(const Invocation& inv) {
   auto regions = pipeline::RunRegionOptions(dir);
   if (!regions.ok()) return ReportError(std::move(regions).error().WithContext("reading the run's config.yaml"));
   // A trace run (trace/ from `llm-perf-opt trace`) or a profile run.
-  const bool trace_run = std::filesystem::is_directory(std::filesystem::path(dir) / "trace", ec);
-  auto written =
-      trace_run ? pipeline::BuildTraceReports(dir, *regions) : pipeline::BuildRunReports(dir, *regions);
+  const bool trace_run = IsTraceRun(std::filesystem::path(dir) / "run.json");
+  auto written = trace_run ? pipeline::BuildTraceReports(dir, *regions) : pipeline::BuildRunReports(dir, *regions);
   if (!written.ok()) return ReportError(written.error());
   for (const auto& file : *written) {
     if (file.starts_with("trace/regions/") && !file.starts_with("trace/regions/report.")) continue;

@@ -200,6 +200,14 @@ std::vector<PlannedCommand> BuildNsysPostprocessing(const CommandContext& ctx) {
   };
 }
 
+Argv BuildTraceCommand(const CommandContext& ctx) {
+  const std::string lib = ctx.tracer_library.string();
+  Argv argv = {"env", "NVTX_INJECTION64_PATH=" + lib, "CUDA_INJECTION64_PATH=" + lib,
+               "LLMPO_TRACE_FILE=" + (ctx.run_dir / "trace" / "trace.%p.tsv").string()};
+  argv.insert(argv.end(), ctx.workload.begin(), ctx.workload.end());
+  return argv;
+}
+
 Result<int> TopKernelCount(const Node& c) {
   const Node* n = At(c, "pipeline.ncu.top_kernels");
   if (n == nullptr || n->is_null()) return 0;
@@ -207,9 +215,13 @@ Result<int> TopKernelCount(const Node& c) {
     return MakeError(ExitStatus::kUsage, "pipeline.ncu.top_kernels must be a count (or null)");
   }
   const int count = n->get<int>();
-  if (count > 0 && !Flag(c, "pipeline.nsys.enable", false)) {
-    return MakeError(ExitStatus::kUsage, "pipeline.ncu.top_kernels needs pipeline.nsys.enable=true")
-        .WithNote("the top kernels come from the nsys timeline; enable it, or set pipeline.ncu.top_kernels=null");
+  if (count > 0 && !Flag(c, "pipeline.nsys.enable", false) && !Flag(c, "pipeline.trace.enable", false)) {
+    return MakeError(
+               ExitStatus::kUsage,
+               "pipeline.ncu.top_kernels needs a timeline: pipeline.trace.enable=true or pipeline.nsys.enable=true")
+        .WithNote(
+            "the top kernels come from the timeline's kernel summary; enable one, or set "
+            "pipeline.ncu.top_kernels=null");
   }
   return count;
 }
@@ -235,9 +247,11 @@ Result<std::vector<PlannedCommand>> PlanProfile(const Node& c, const CommandCont
   RETURN_IF_ERROR(StepTimeout(c));
   CommandContext ctx = ctx_in;
   if (top > 0 && !ctx.kernel_regex) {
-    ctx.kernel_regex = fmt::format("<the top {} kernels by GPU time in nsys/summary_cuda_gpu_kern_sum.csv>", top);
+    ctx.kernel_regex = fmt::format("<the top {} kernels by GPU time in {}/summary_cuda_gpu_kern_sum.csv>", top,
+                                   Flag(c, "pipeline.nsys.enable", false) ? "nsys" : "trace");
   }
   std::vector<PlannedCommand> plan;
+  if (Flag(c, "pipeline.trace.enable", false)) plan.push_back({"trace", BuildTraceCommand(ctx), ""});
   if (Flag(c, "pipeline.nsys.enable", false)) {
     ASSIGN_OR_RETURN(Argv nsys, BuildNsysCommand(c, ctx));
     plan.push_back({"nsys", nsys, ""});

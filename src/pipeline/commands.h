@@ -24,7 +24,8 @@ struct PlannedCommand {
 struct CommandContext {
   std::filesystem::path run_dir;            // where outputs go (commands name files inside it)
   Argv workload;                            // the program to profile
-  std::optional<std::string> kernel_regex;  // ncu --kernel-name regex built from nsys' top kernels
+  std::optional<std::string> kernel_regex;  // ncu --kernel-name regex built from the timeline's top kernels
+  std::filesystem::path tracer_library;     // libllmpo_tracer.so, for pipeline.trace.enable
 };
 
 // ncu's NVTX include/exclude expressions from the config value (a string,
@@ -42,7 +43,12 @@ std::vector<PlannedCommand> BuildNcuExports(const config::Node& config, const Co
 Result<Argv> BuildNsysCommand(const config::Node& config, const CommandContext& ctx);
 std::vector<PlannedCommand> BuildNsysPostprocessing(const CommandContext& ctx);
 
-// pipeline.ncu.top_kernels as a count (0: off). Needs nsys enabled.
+// `env NVTX_INJECTION64_PATH=LIB CUDA_INJECTION64_PATH=LIB LLMPO_TRACE_FILE=... WORKLOAD`:
+// the workload under our tracer (pipeline.trace.enable), writing trace/.
+Argv BuildTraceCommand(const CommandContext& ctx);
+
+// pipeline.ncu.top_kernels as a count (0: off). Needs a timeline: nsys or
+// the tracer enabled.
 Result<int> TopKernelCount(const config::Node& config);
 
 // pipeline.step_timeout_s in seconds (0: no limit).

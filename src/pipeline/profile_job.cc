@@ -18,6 +18,7 @@
 #include "src/pipeline/progress.h"
 #include "src/pipeline/run_reports.h"
 #include "src/pipeline/tool_version.h"
+#include "src/pipeline/trace_job.h"
 
 namespace llmpo::pipeline {
 namespace fs = std::filesystem;
@@ -113,12 +114,14 @@ class Executor {
  private:
   // Puts the top kernels of the nsys summary into the ncu command.
   bool ChooseTopKernels(PlannedCommand& cmd) {
-    if (!succeeded_.count("nsys-stats")) {
-      top_reason_ = "not run: pipeline.ncu.top_kernels needs the nsys summary, which was not made";
+    // nsys' summary when nsys ran, else the tracer's (same shape).
+    const char* source = succeeded_.count("nsys-stats") ? "nsys" : succeeded_.count("trace-summaries") ? "trace" : "";
+    if (*source == 0) {
+      top_reason_ = "not run: pipeline.ncu.top_kernels needs the timeline's kernel summary, which was not made";
       Fail(ExitStatus::kToolFailed, top_reason_);
       return false;
     }
-    auto names = TopKernelNames(run_.dir() / "nsys" / "summary_cuda_gpu_kern_sum.csv", options_.top_kernels);
+    auto names = TopKernelNames(run_.dir() / source / "summary_cuda_gpu_kern_sum.csv", options_.top_kernels);
     Result<Argv> argv = names.ok() ? options_.rebuild_ncu(KernelNamesRegex(*names)) : Result<Argv>(names.error());
     if (!argv.ok()) {
       top_reason_ = "not run: choosing the top kernels failed: " + argv.error().message;
@@ -132,7 +135,17 @@ class Executor {
   // Why a command cannot run, or "".
   std::string Blocker(const PlannedCommand& cmd, const std::string& tool, const Workload& workload) {
     if (failed_tools_.count(tool)) return fmt::format("not run: an earlier {} step did not complete", tool);
-    if (!FindOnPath(tool)) {
+    if (tool == "trace") {
+      const std::string lib = cmd.argv[1].substr(cmd.argv[1].find('=') + 1);
+      if (!fs::exists(lib)) {
+        Fail(ExitStatus::kNotBuilt, "the tracer library is not built");
+        failed_tools_.insert(tool);
+        return fmt::format(
+            "the tracer library {} is not built: build it (cmake --build --preset release) or set "
+            "LLMPO_TRACER_LIBRARY; the command is in trace/cmd.txt",
+            lib);
+      }
+    } else if (!FindOnPath(tool)) {
       Fail(ExitStatus::kToolMissing, fmt::format("{} is not on PATH", tool));
       failed_tools_.insert(tool);
       return fmt::format(
@@ -186,7 +199,7 @@ class Executor {
       } else if (result->exit_code != 0) {
         step.status = StepStatus::kFailed;
         step.reason = FailureReason(cmd, tool, result->exit_code, run_.dir() / out, run_.dir() / err);
-        if (std::string too_old = TooOld(tool); !too_old.empty()) step.reason += "; " + too_old;
+        if (std::string too_old = tool == "trace" ? "" : TooOld(tool); !too_old.empty()) step.reason += "; " + too_old;
         Fail(ExitStatus::kToolFailed, step.reason);
         failed_tools_.insert(tool);
       } else {
@@ -195,7 +208,25 @@ class Executor {
       }
     }
     run_.AddStep(step);
+    if (tool == "trace" && !Interrupted()) SummariseTrace();
     (void)run_.WriteManifest(RunStatus::kRunning);
+  }
+
+  // The tracer's summaries, right after its run (the top kernels need them).
+  void SummariseTrace() {
+    StepRecord step;
+    step.name = "trace-summaries";
+    auto written = WriteTraceSummaries(run_.dir());
+    if (written.ok()) {
+      step.status = StepStatus::kOk;
+      for (const auto& f : *written) run_.RecordArtifact(f);
+      succeeded_.insert(step.name);
+    } else {
+      step.status = StepStatus::kFailed;
+      step.reason = written.error().Render();
+      Fail(written.error().kind, step.reason);
+    }
+    run_.AddStep(step);
   }
 
   Result<ProcessResult> RunWithProgress(const PlannedCommand& cmd, const fs::path& out, const fs::path& err) {
@@ -271,7 +302,10 @@ class Executor {
 
   void ImportOutputs() {
     if (Interrupted()) outcome_ = {RunStatus::kInterrupted, ExitStatus::kInterrupted, "interrupted by a signal"};
-    if (!succeeded_.count("nsys-export") && !succeeded_.count("ncu-export-details")) return;
+    if (!succeeded_.count("nsys-export") && !succeeded_.count("ncu-export-details") &&
+        !succeeded_.count("trace-summaries")) {
+      return;
+    }
     (void)run_.WriteManifest(RunStatus::kRunning);  // the reports read the steps from run.json
     auto written = BuildRunReports(run_.dir(), regions_);
     StepRecord step;

@@ -73,11 +73,19 @@ Result<std::vector<std::string>> BuildRunReports(const fs::path& run_dir, const 
   request.out_dir = run_dir;
   request.regions = regions;
   request.regions_subdir = "ncu/regions";
+  // Only the tracer ran: the reports come from its summaries.
+  if (request.inputs.empty() && StepSucceeded(run, "trace-summaries")) {
+    const fs::path trace = run_dir / "trace";
+    const bool gpu = fs::exists(trace / "summary_cuda_gpu_kern_sum.csv");
+    request.inputs.push_back(trace / (gpu ? "summary_nvtx_gpu_proj_sum.csv" : "summary_nvtx_sum.csv"));
+    if (gpu) request.inputs.push_back(trace / "summary_cuda_gpu_kern_sum.csv");
+    request.regions_subdir = "trace/regions";
+  }
   request.label_base = run_dir;
   auto extra = [&](const report::KernelsReport& kernels,
                    const report::RegionsReport* region_report) -> Result<std::vector<std::string>> {
     run.files = {"kernels.md", "kernels.json", "stakeholder_summary.md"};
-    if (region_report != nullptr) run.files.push_back("ncu/regions/report.md");
+    if (region_report != nullptr) run.files.push_back(request.regions_subdir + "/report.md");
     RETURN_IF_ERROR(WriteFileAtomically(run_dir / "stakeholder_summary.md",
                                         report::StakeholderSummary(run, kernels, region_report)));
     RETURN_IF_ERROR(WriteFileAtomically(run_dir / "report.md", report::RunReportMarkdown(run, kernels, region_report)));

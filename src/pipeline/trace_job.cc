@@ -52,7 +52,7 @@ Result<fs::path> FindTracerLibrary() {
           "LLMPO_TRACER_LIBRARY to its path");
 }
 
-Result<std::vector<std::string>> BuildTraceReports(const fs::path& run_dir, const RegionOptions& regions) {
+Result<std::vector<std::string>> WriteTraceSummaries(const fs::path& run_dir) {
   const fs::path dir = run_dir / "trace";
   const auto files = TraceFiles(dir);
   if (files.empty()) {
@@ -87,6 +87,19 @@ Result<std::vector<std::string>> BuildTraceReports(const fs::path& run_dir, cons
     if (!json) return MakeError(ExitStatus::kFailure, fmt::format("cannot write {}", (dir / "trace.json").string()));
     written.push_back("trace/trace.json");
   }
+  std::string quality = fmt::format("records read: {}\n", diagnostics.rows_read());
+  for (const auto& [code, e] : diagnostics.entries()) {
+    quality += fmt::format("{} ({}): {} x, e.g. {}\n", code, model::ToString(e.severity), e.count, e.first_example);
+  }
+  for (const auto& note : diagnostics.notes()) quality += note + "\n";
+  RETURN_IF_ERROR(write("data_quality.txt", quality));
+  return written;
+}
+
+Result<std::vector<std::string>> BuildTraceReports(const fs::path& run_dir, const RegionOptions& regions) {
+  ASSIGN_OR_RETURN(std::vector<std::string> written, WriteTraceSummaries(run_dir));
+  const fs::path dir = run_dir / "trace";
+  const bool gpu = fs::exists(dir / "summary_cuda_gpu_kern_sum.csv");
   // The region and kernel reports come from the summaries, through the importers.
   ImportRequest request;
   request.inputs.push_back(dir / (gpu ? "summary_nvtx_gpu_proj_sum.csv" : "summary_nvtx_sum.csv"));
@@ -97,12 +110,6 @@ Result<std::vector<std::string>> BuildTraceReports(const fs::path& run_dir, cons
   request.label_base = run_dir;
   ASSIGN_OR_RETURN(ImportOutcome outcome, RunImport(request));
   for (auto& f : outcome.written) written.push_back(std::move(f));
-  std::string quality = fmt::format("records read: {}\n", diagnostics.rows_read());
-  for (const auto& [code, e] : diagnostics.entries()) {
-    quality += fmt::format("{} ({}): {} x, e.g. {}\n", code, model::ToString(e.severity), e.count, e.first_example);
-  }
-  for (const auto& note : diagnostics.notes()) quality += note + "\n";
-  RETURN_IF_ERROR(write("data_quality.txt", quality));
   return written;
 }
 

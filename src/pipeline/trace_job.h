@@ -32,7 +32,10 @@ TraceOutcome RunTrace(RunFolder& run, const std::vector<std::string>& workload, 
                       const RegionOptions& regions, const ExecuteOptions& options);
 
 // Reads every trace/trace.*.tsv of a run folder and writes the summaries,
-// trace/trace.json and the reports; returns the files written.
+// trace/trace.json and trace/data_quality.txt; returns the files written.
+Result<std::vector<std::string>> WriteTraceSummaries(const std::filesystem::path& run_dir);
+
+// WriteTraceSummaries, then kernels.md/json and trace/regions/ from them.
 Result<std::vector<std::string>> BuildTraceReports(const std::filesystem::path& run_dir, const RegionOptions& regions);
 
 }  // namespace llmpo::pipeline

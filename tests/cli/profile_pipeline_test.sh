@@ -74,7 +74,7 @@ PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=top2 pipeline.ncu.enabl
 rc=$?
 set -e
 [[ $rc -eq 2 ]] || fail "top_kernels without nsys: exit $rc"
-grep -q "needs pipeline.nsys.enable=true" err.txt || fail "top_kernels without nsys: message"
+grep -q "needs a timeline: pipeline.trace.enable=true or pipeline.nsys.enable=true" err.txt || fail "top_kernels without a timeline: message"
 
 # 2. ncu missing: exit 4, nothing run, the command kept in cmd.txt.
 set +e

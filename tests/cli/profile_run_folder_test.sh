@@ -20,7 +20,7 @@ m = json.loads((d / "run.json").read_text())
 assert m["schema_version"] == "1.0.0", m
 assert m["status"] == "ok", m["status"]
 assert m["end_time"], "end_time missing"
-assert [s["name"] for s in m["steps"]] == ["nsys", "ncu"], m["steps"]
+assert [s["name"] for s in m["steps"]] == ["trace", "nsys", "ncu"], m["steps"]
 assert all(s["status"] == "skipped" and "enable=false" in s["reason"] for s in m["steps"]), m["steps"]
 assert {a["path"] for a in m["artifacts"]} == {"config.yaml", "env.json", "inputs.yaml"}, m["artifacts"]
 assert m["command_line"][-4:] == ["--", "./my_app", "--steps", "3"], m["command_line"]

@@ -97,6 +97,29 @@ rc=$?
 set -e
 [[ $rc -eq 7 ]] && grep -q "LLMPO_TRACER_LIBRARY names /nonexistent" err.txt || fail "missing library: $rc $(cat err.txt)"
 
+# `profile` with the tracer as its timeline step.
+"$bin" profile hydra.run.dir=prof pipeline.trace.enable=true -- "$program" >out.txt 2>err.txt ||
+  fail "profile with the tracer exited $?: $(cat err.txt)"
+python3 - prof <<'PY' || fail "profile with the tracer"
+import json, sys
+m = json.load(open(f"{sys.argv[1]}/run.json"))
+steps = {s["name"]: s for s in m["steps"]}
+assert steps["trace"]["status"] == "ok" and steps["trace"]["argv"][0] == "env", steps["trace"]
+assert any(a.startswith("NVTX_INJECTION64_PATH=") for a in steps["trace"]["argv"]), steps["trace"]["argv"]
+assert steps["trace-summaries"]["status"] == "ok" and steps["report"]["status"] == "ok", steps
+assert m["status"] == "ok", m["status"]
+listed = {a["path"] for a in m["artifacts"]}
+for f in ["trace/cmd.txt", "trace/summary_nvtx_sum.csv", "trace/trace.json", "kernels.md", "trace/regions/report.md",
+          "stakeholder_summary.md"]:
+    assert f in listed, f
+PY
+cp -r prof prof.before
+"$bin" report prof >out.txt || fail "report on the profile run exited $?"
+diff -r prof.before prof >/dev/null || fail "report RUN_DIR (profile + tracer) is not byte-identical"
+"$bin" profile --dry-run pipeline.trace.enable=true -- "$program" >out.txt
+grep -q "^env NVTX_INJECTION64_PATH=.*libllmpo_tracer.so CUDA_INJECTION64_PATH=.* LLMPO_TRACE_FILE=.*/trace/trace.%p.tsv $program$" out.txt ||
+  fail "dry run: $(cat out.txt)"
+
 # A program that cannot start: exit 4, the run folder says why.
 set +e
 "$bin" trace hydra.run.dir=noprog -- ./no-such-program >out.txt 2>err.txt
