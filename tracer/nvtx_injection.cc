@@ -4,11 +4,13 @@
 // record push/pop ranges (written when they end, with their depth), start/end
 // ranges, marks, domains, registered strings and thread names.
 #include <nvtx3/nvToolsExt.h>
+#include <pthread.h>
 
 #include <atomic>
 #include <cstdlib>
 #include <cwchar>
 #include <mutex>
+#include <new>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -221,6 +223,19 @@ void WriteOpenRanges() {
   StartEnd().clear();
 }
 
+// In a forked child: the open ranges are the parent's (it ends them), and
+// only the forking thread exists, so the locks are re-created.
+void ResetAfterForkInChild() {
+  ResetAfterFork();
+  new (&g_threads_mu) std::mutex;
+  for (ThreadStacks* t : AllThreads()) {
+    new (&t->mu) std::mutex;
+    t->by_domain.clear();
+  }
+  new (&g_start_end_mu) std::mutex;
+  StartEnd().clear();
+}
+
 // --- The handlers NVTX calls ------------------------------------------------
 
 int RangePushA(const char* m) { return Push(kDefaultDomain, m ? m : ""); }
@@ -305,5 +320,6 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(N
     Install(core2, core2_size, NVTX_CBID_CORE2_DomainDestroy, DomainDestroy);
   }
   AddExitHook(WriteOpenRanges, /*order=*/1);
+  pthread_atfork(nullptr, nullptr, ResetAfterForkInChild);
   return 1;
 }

@@ -1,13 +1,16 @@
 #include "tracer/trace_buffer.h"
 
+#include <fcntl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <new>
 #include <vector>
 
 namespace llmpo::tracer {
@@ -19,24 +22,40 @@ constexpr std::size_t kFlushBytes = 1 << 16;
 // (each process of a multi-process workload writes its own file).
 class TraceFile {
  public:
+  // Plain write(2), no stdio buffer: nothing is held back that a fork could
+  // duplicate, and records reach the file in whole buffers.
   void Write(const std::string& text) {
     std::lock_guard<std::mutex> lock(mu_);
     if (!Open()) return;
-    std::fwrite(text.data(), 1, text.size(), file_);
+    WriteAll(text.data(), text.size());
   }
-  void Flush() {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (file_ != nullptr) std::fflush(file_);
+  // In a forked child: the parent's file is not ours; the next record opens
+  // the child's own file (its pid in the name).
+  void ForgetAfterFork() {
+    new (&mu_) std::mutex;  // the forking thread may not own it in the child
+    if (fd_ >= 0) close(fd_);
+    fd_ = -1;
+    failed_ = false;
   }
 
  private:
+  void WriteAll(const char* data, std::size_t size) {
+    while (size > 0) {
+      const ssize_t n = ::write(fd_, data, size);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;
+      data += n;
+      size -= static_cast<std::size_t>(n);
+    }
+  }
+
   bool Open() {
-    if (file_ != nullptr || failed_) return file_ != nullptr;
+    if (fd_ >= 0 || failed_) return fd_ >= 0;
     const char* pattern = std::getenv("LLMPO_TRACE_FILE");
     std::string path = pattern != nullptr && *pattern ? pattern : "llmpo-trace.%p.tsv";
     if (auto at = path.find("%p"); at != std::string::npos) path.replace(at, 2, std::to_string(getpid()));
-    file_ = std::fopen(path.c_str(), "w");
-    if (file_ == nullptr) {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd_ < 0) {
       failed_ = true;
       std::fprintf(stderr, "llm-perf-opt tracer: cannot write %s; no trace for this process\n", path.c_str());
       return false;
@@ -46,12 +65,12 @@ class TraceFile {
     std::string header = "#llmpo-trace 1\nP\t" + std::to_string(getpid()) + "\t";
     header += n > 0 ? std::string(exe, static_cast<std::size_t>(n)) : "?";
     header += "\tCLOCK_MONOTONIC\n";
-    std::fwrite(header.data(), 1, header.size(), file_);
+    WriteAll(header.data(), header.size());
     return true;
   }
 
   std::mutex mu_;
-  std::FILE* file_ = nullptr;
+  int fd_ = -1;
   bool failed_ = false;
 };
 
@@ -166,7 +185,15 @@ void FlushAll(const char* reason) {
   }
   std::string end = "E\t" + std::to_string(NowNs()) + "\t" + reason + "\n";
   File().Write(end);
-  File().Flush();
+}
+
+void ResetAfterFork() {
+  new (&g_buffers_mu) std::mutex;
+  for (ThreadBuffer* b : Buffers()) {
+    new (&b->mu) std::mutex;
+    b->text.clear();  // the parent's records; it writes them itself
+  }
+  File().ForgetAfterFork();
 }
 
 }  // namespace llmpo::tracer

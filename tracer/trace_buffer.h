@@ -32,4 +32,9 @@ class Line {
 // exit. Safe to call more than once (later calls only flush).
 void FlushAll(const char* reason);
 
+// In a forked child (pthread_atfork): drops the parent's pending records and
+// file, so the child writes only its own records, to its own file. Only the
+// forking thread exists in the child, so the locks are re-created.
+void ResetAfterFork();
+
 }  // namespace llmpo::tracer

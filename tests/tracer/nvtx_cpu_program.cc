@@ -8,7 +8,11 @@
 //     on the main thread and ends on a worker.
 // Each range spins for at least kSpinUs microseconds of its own.
 // --exit-inside: exit(3) while "outer" is open (the early-exit case).
+// --fork: after the rest, forks inside the range "parent_side"; the child
+//   records "child_work" and exits normally, so it writes its own trace file.
 #include <nvtx3/nvToolsExt.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -108,5 +112,20 @@ int main(int argc, char** argv) {
   std::vector<std::thread> workers;
   for (int w = 0; w < 3; ++w) workers.emplace_back(Worker, beta, w, handoff);
   for (auto& t : workers) t.join();
+
+  if (argc > 1 && std::strcmp(argv[1], "--fork") == 0) {
+    nvtxRangePushA("parent_side");
+    const pid_t child = fork();
+    if (child == 0) {
+      nvtxRangePushA("child_work");
+      Spin();
+      nvtxRangePop();
+      std::exit(0);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    nvtxRangePop();
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+  }
   return 0;
 }

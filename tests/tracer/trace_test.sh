@@ -97,6 +97,23 @@ rc=$?
 set -e
 [[ $rc -eq 7 ]] && grep -q "LLMPO_TRACER_LIBRARY names /nonexistent" err.txt || fail "missing library: $rc $(cat err.txt)"
 
+# fork(): the child writes its own file with only its own records.
+"$bin" trace hydra.run.dir=forked -- "$program" --fork >out.txt 2>err.txt || fail "fork run exited $?: $(cat err.txt)"
+python3 - forked <<'PY' || fail "fork: per-process traces"
+import glob, sys
+files = sorted(glob.glob(f"{sys.argv[1]}/trace/trace.*.tsv"))
+assert len(files) == 2, files
+names = []
+for f in files:
+    rec = [l.split("\t") for l in open(f, encoding="utf-8").read().splitlines()[1:]]
+    assert rec[-1][0] == "E", (f, rec[-1])
+    names.append(sorted({r[6] for r in rec if r[0] == "R"}))
+child = [n for n in names if "child_work" in n]
+parent = [n for n in names if "parent_side" in n]
+assert child == [["child_work"]], names   # nothing of the parent's copied into the child's file
+assert len(parent) == 1 and "child_work" not in parent[0] and parent[0].count("outer") == 1, names
+PY
+
 # `profile` with the tracer as its timeline step.
 "$bin" profile hydra.run.dir=prof pipeline.trace.enable=true -- "$program" >out.txt 2>err.txt ||
   fail "profile with the tracer exited $?: $(cat err.txt)"
