@@ -38,6 +38,12 @@ class CsvReader {
     bool unescape;           // decode doubled quotes (begin is then at the opening quote)
   };
   Scan ScanRecord(bool at_eof);
+  void AddSpan(std::size_t begin, std::size_t end, bool unescape) {
+    Span& s = spans_.emplace_back();
+    s.begin = begin;
+    s.end = end;
+    s.unescape = unescape;
+  }
   std::string_view Unescape(const Span& span);
 
   std::istream& in_;
