@@ -82,14 +82,19 @@ def region_section_span(text):
 
 
 def kept_region_section(dest):
-    """The region-bench section of an existing results file, or ""."""
+    """The other benchmarks' sections of an existing results file (region bench, tracer), or ""."""
     try:
         with open(dest) as f:
             text = f.read()
     except OSError:
         return ""
     span = region_section_span(text)
-    return text[span[0]:span[1]] + "\n" if span else ""
+    kept = text[span[0]:span[1]] + "\n" if span else ""
+    tracer = text.find("## Tracer")
+    if tracer >= 0:
+        end = text.find("\n## ", tracer + 1)
+        kept += "\n" + (text[tracer:end + 1] if end >= 0 else text[tracer:]).rstrip("\n") + "\n"
+    return kept
 
 
 def log(msg):
