@@ -35,6 +35,8 @@ std::string_view ToString(InputFormat f) {
       return "nsys-sqlite";
     case InputFormat::kNcuReport:
       return "ncu-report";
+    case InputFormat::kLlmpoTrace:
+      return "llmpo-trace";
   }
   return "unknown";
 }
@@ -48,6 +50,7 @@ bool IsNsysStatsHeader(std::string_view line) {
 InputFormat DetectFormat(std::string_view head) {
   if (head.starts_with(std::string_view("SQLite format 3\0", 16))) return InputFormat::kNsysSqlite;
   if (head.starts_with(std::string_view("NVR\0", 4))) return InputFormat::kNcuReport;
+  if (head.starts_with("#llmpo-trace ")) return InputFormat::kLlmpoTrace;
   if (head.find('\0') != std::string_view::npos) return InputFormat::kUnknown;  // some other binary
   for (std::string_view line : SplitLines(head)) {
     const InputFormat f = ClassifyHeader(line);

@@ -23,6 +23,7 @@ enum class InputFormat {
   kNsysStatsCsv,   // nsys stats --format csv, any report
   kNsysSqlite,     // nsys export --type sqlite
   kNcuReport,      // .ncu-rep binary report (needs ncu to convert)
+  kLlmpoTrace,     // our tracer's trace.PID.tsv (tracer/README.md)
 };
 
 std::string_view ToString(InputFormat f);

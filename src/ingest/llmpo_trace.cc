@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <string_view>
+#include <unordered_map>
+
+#include "src/ingest/range_sweep.h"
 
 namespace llmpo::ingest {
 namespace {
@@ -198,6 +202,80 @@ Result<TraceData> ImportLlmpoTrace(std::istream& in, const std::string& source, 
     }
   }
   return t;
+}
+
+namespace {
+
+std::string Dims(const std::string& xyz) {  // "256,1,1" -> "(256, 1, 1)", ncu's spelling
+  std::string out = "(";
+  for (char c : xyz) out += c == ',' ? std::string(", ") : std::string(1, c);
+  return out + ")";
+}
+
+}  // namespace
+
+Status ImportLlmpoTraceRecords(std::istream& in, ImportContext& ctx) {
+  ASSIGN_OR_RETURN(TraceData t, ImportLlmpoTrace(in, ctx.source, ctx.diagnostics));
+  RangesByThread ranges;
+  for (std::size_t i = 0; i < t.ranges.size(); ++i) {
+    const auto& r = t.ranges[i];
+    ranges[r.tid].push_back(
+        ThreadRange{static_cast<std::int64_t>(r.start), static_cast<std::int64_t>(r.end), r.push_pop,
+                    model::NvtxFrame{t.DomainName(r.domain), r.name, static_cast<std::int64_t>(i)}});
+  }
+  for (auto& [tid, list] : ranges) {
+    // By start; at equal starts the outer (longer) range first.
+    std::stable_sort(list.begin(), list.end(), [](const ThreadRange& a, const ThreadRange& b) {
+      return a.start != b.start ? a.start < b.start : a.end > b.end;
+    });
+  }
+  std::unordered_map<std::uint64_t, const model::TraceApiCall*> call_of;
+  for (const auto& a : t.api_calls) call_of[a.correlation] = &a;
+  struct Pending {
+    std::int64_t tid, call_start;
+    const model::TraceGpuOp* op;
+  };
+  std::vector<Pending> kernels;
+  for (const auto& op : t.gpu_ops) {
+    if (op.kind != 'K') continue;
+    auto it = call_of.find(op.correlation);
+    if (it == call_of.end()) {
+      ctx.diagnostics.AddLazy("kernel_without_launch_call", model::Severity::kWarning, [&] {
+        return fmt::format("{}: kernel '{}' (correlation {}) has no recorded launch call; it is outside every range",
+                           ctx.source, op.name, op.correlation);
+      });
+      kernels.push_back({-1, 0, &op});
+      continue;
+    }
+    kernels.push_back({it->second->tid, static_cast<std::int64_t>(it->second->start), &op});
+  }
+  std::stable_sort(kernels.begin(), kernels.end(), [](const Pending& a, const Pending& b) {
+    return a.tid != b.tid ? a.tid < b.tid : a.call_start < b.call_start;
+  });
+  const std::string exe = t.process.substr(t.process.rfind('/') + 1);
+  const std::string process = fmt::format("{} ({})", exe, t.pid);
+  RangeSweep sweep(ranges);
+  for (const auto& k : kernels) {
+    model::LaunchRecord launch;
+    launch.result_id = std::to_string(k.op->correlation);
+    launch.kernel_name = k.op->name;
+    launch.process = process;
+    launch.device = std::to_string(k.op->device);
+    launch.grid_size = Dims(k.op->grid);
+    launch.block_size = Dims(k.op->block);
+    launch.start_ns = static_cast<std::int64_t>(k.op->start);
+    launch.end_ns = static_cast<std::int64_t>(k.op->end);
+    launch.duration_ns = static_cast<double>(k.op->end - k.op->start);
+    launch.stream = static_cast<std::int64_t>(k.op->stream);
+    launch.correlation_id = static_cast<std::int64_t>(k.op->correlation);
+    launch.has_nvtx = true;
+    if (k.tid >= 0) {
+      launch.global_tid = k.tid;
+      sweep.Attribute(k.tid, k.call_start, launch);
+    }
+    ctx.sink.OnLaunch(launch);
+  }
+  return OkStatus();
 }
 
 }  // namespace llmpo::ingest

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "src/core/result.h"
+#include "src/ingest/importer.h"
 #include "src/model/diagnostics.h"
 #include "src/model/trace.h"
 
@@ -15,6 +16,11 @@ namespace llmpo::ingest {
 using model::TraceData;
 
 Result<TraceData> ImportLlmpoTrace(std::istream& in, const std::string& source, model::Diagnostics& diagnostics);
+
+// The trace as records for the kernel table and the region report: one
+// launch per kernel, with the NVTX ranges open on its launching thread when
+// the launch call was made (the GPU-projection rule, as for nsys exports).
+Status ImportLlmpoTraceRecords(std::istream& in, ImportContext& ctx);
 
 // Decodes the tracer's escapes (\t \n \r \\).
 std::string UnescapeTraceText(std::string_view text);

@@ -9,6 +9,7 @@
 #include "src/analysis/region_tree.h"
 #include "src/core/atomic_file.h"
 #include "src/ingest/importer.h"
+#include "src/ingest/llmpo_trace.h"
 #include "src/ingest/text_lines.h"
 #include "src/pipeline/environment.h"
 #include "src/pipeline/process.h"
@@ -88,6 +89,10 @@ Status ImportOne(const fs::path& file, const fs::path& out_dir, ingest::ImportCo
       ASSIGN_OR_RETURN(fs::path csv, ConvertNcuReport(file, out_dir));
       std::ifstream in(csv, std::ios::binary);
       return ingest::ImportNcuCsv(in, ctx);
+    }
+    case ingest::InputFormat::kLlmpoTrace: {
+      std::ifstream in(file, std::ios::binary);
+      return ingest::ImportLlmpoTraceRecords(in, ctx);
     }
     case ingest::InputFormat::kNsysStatsCsv: {
       std::ifstream in(file, std::ios::binary);

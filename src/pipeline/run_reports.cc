@@ -10,6 +10,7 @@
 #include "src/core/atomic_file.h"
 #include "src/pipeline/import_job.h"
 #include "src/pipeline/mfu_options.h"
+#include "src/pipeline/trace_job.h"
 #include "src/report/summary_report.h"
 
 namespace llmpo::pipeline {
@@ -77,8 +78,7 @@ Result<std::vector<std::string>> BuildRunReports(const fs::path& run_dir, const 
   if (request.inputs.empty() && StepSucceeded(run, "trace-summaries")) {
     const fs::path trace = run_dir / "trace";
     const bool gpu = fs::exists(trace / "summary_cuda_gpu_kern_sum.csv");
-    request.inputs.push_back(trace / (gpu ? "summary_nvtx_gpu_proj_sum.csv" : "summary_nvtx_sum.csv"));
-    if (gpu) request.inputs.push_back(trace / "summary_cuda_gpu_kern_sum.csv");
+    request.inputs = gpu ? TraceFiles(trace) : std::vector<fs::path>{trace / "summary_nvtx_sum.csv"};
     request.regions_subdir = "trace/regions";
   }
   request.label_base = run_dir;

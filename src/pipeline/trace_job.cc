@@ -23,6 +23,8 @@ namespace {
 std::atomic<int> g_trace_stop{0};
 void OnTraceSignal(int sig) { g_trace_stop = sig; }
 
+}  // namespace
+
 std::vector<fs::path> TraceFiles(const fs::path& dir) {
   std::vector<fs::path> files;
   std::error_code ec;
@@ -33,8 +35,6 @@ std::vector<fs::path> TraceFiles(const fs::path& dir) {
   std::sort(files.begin(), files.end());
   return files;
 }
-
-}  // namespace
 
 Result<fs::path> FindTracerLibrary() {
   if (const char* env = std::getenv("LLMPO_TRACER_LIBRARY"); env != nullptr && *env) {
@@ -100,10 +100,14 @@ Result<std::vector<std::string>> BuildTraceReports(const fs::path& run_dir, cons
   ASSIGN_OR_RETURN(std::vector<std::string> written, WriteTraceSummaries(run_dir));
   const fs::path dir = run_dir / "trace";
   const bool gpu = fs::exists(dir / "summary_cuda_gpu_kern_sum.csv");
-  // The region and kernel reports come from the summaries, through the importers.
+  // With GPU work the reports come from the traces themselves (kernels in
+  // their nested ranges); without, from the NVTX summary (range times).
   ImportRequest request;
-  request.inputs.push_back(dir / (gpu ? "summary_nvtx_gpu_proj_sum.csv" : "summary_nvtx_sum.csv"));
-  if (gpu) request.inputs.push_back(dir / "summary_cuda_gpu_kern_sum.csv");
+  if (gpu) {
+    request.inputs = TraceFiles(dir);
+  } else {
+    request.inputs.push_back(dir / "summary_nvtx_sum.csv");
+  }
   request.out_dir = run_dir;
   request.regions = regions;
   request.regions_subdir = "trace/regions";

@@ -35,6 +35,9 @@ TraceOutcome RunTrace(RunFolder& run, const std::vector<std::string>& workload, 
 // trace/trace.json and trace/data_quality.txt; returns the files written.
 Result<std::vector<std::string>> WriteTraceSummaries(const std::filesystem::path& run_dir);
 
+// The trace.*.tsv files of a run's trace/ folder, sorted.
+std::vector<std::filesystem::path> TraceFiles(const std::filesystem::path& trace_dir);
+
 // WriteTraceSummaries, then kernels.md/json and trace/regions/ from them.
 Result<std::vector<std::string>> BuildTraceReports(const std::filesystem::path& run_dir, const RegionOptions& regions);
 

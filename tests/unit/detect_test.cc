@@ -20,5 +20,10 @@ TEST(DetectFormat, ByContentNotName) {
   EXPECT_EQ(DetectFormat(""), InputFormat::kUnknown);
 }
 
+TEST(DetectTest, OurTrace) {
+  EXPECT_EQ(DetectFormat("#llmpo-trace 1\nP\t1\t/bin/x\tCLOCK_MONOTONIC\n"), InputFormat::kLlmpoTrace);
+  EXPECT_EQ(DetectFormat("# llmpo-trace 1\n"), InputFormat::kUnknown);
+}
+
 }  // namespace
 }  // namespace llmpo::ingest
