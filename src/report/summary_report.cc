@@ -41,6 +41,35 @@ std::vector<analysis::KernelAggregate> TopKernels(const KernelsReport& k) {
   return all;
 }
 
+// A run can hold the same kernels from several sources (nsys or our tracer,
+// and ncu); summed together they would count twice. The summary takes its
+// times from one: a timeline when there is one (whole-run, unserialised
+// durations), else the first source; kernels there borrow the metrics they
+// lack (SM/DRAM throughput, occupancy) from same-named kernels of the others.
+bool IsTimeline(const std::string& format) { return format == "nsys-sqlite" || format == "llmpo-trace"; }
+
+KernelsReport TimesFromOneSource(const KernelsReport& all, std::string* source) {
+  source->clear();
+  for (const auto& s : all.sources) {
+    if (s.status == "ok" && IsTimeline(s.format)) *source = s.path;
+  }
+  if (source->empty() && !all.kernels.empty()) *source = all.kernels.front().source;
+  KernelsReport one;
+  one.sources = all.sources;
+  for (const auto& k : all.kernels) {
+    if (k.source == *source) one.kernels.push_back(k);
+  }
+  for (auto& k : one.kernels) {
+    for (const auto& other : all.kernels) {
+      if (other.source == *source || other.name != k.name) continue;
+      for (const auto& m : other.metrics) {
+        if (k.FindMetric(m.section, m.name) == nullptr) k.metrics.push_back(m);
+      }
+    }
+  }
+  return one;
+}
+
 void Stages(std::string& out, const RegionsReport* regions) {
   out += "\n## Per-Stage Timings\n\n";
   if (regions == nullptr || !regions->aggregate || regions->aggregate->empty()) {
@@ -143,10 +172,13 @@ void Recommendations(std::string& out, const KernelsReport& kernels, const Regio
 
 }  // namespace
 
-std::string StakeholderSummary(const RunContext& run, const KernelsReport& kernels, const RegionsReport* regions) {
+std::string StakeholderSummary(const RunContext& run, const KernelsReport& all_kernels, const RegionsReport* regions) {
+  std::string source;
+  const KernelsReport kernels = TimesFromOneSource(all_kernels, &source);
   std::string out = "# Stakeholder Summary\n\n## Environment\n\n";
   out += fmt::format("- Run: {}\n- GPU: {}\n- Workload: `{}`\n", run.run_name, run.gpu.empty() ? "unknown" : run.gpu,
                      fmt::join(run.workload, " "));
+  if (!source.empty()) out += fmt::format("- Kernel times from: `{}`\n", source);
   const double total = TotalNs(kernels);
   std::uint64_t calls = 0;
   for (const auto& k : kernels.kernels) calls += k.calls;
@@ -176,7 +208,9 @@ std::string StakeholderSummary(const RunContext& run, const KernelsReport& kerne
   return out;
 }
 
-std::string RunReportMarkdown(const RunContext& run, const KernelsReport& kernels, const RegionsReport* regions) {
+std::string RunReportMarkdown(const RunContext& run, const KernelsReport& all_kernels, const RegionsReport* regions) {
+  std::string source;
+  const KernelsReport kernels = TimesFromOneSource(all_kernels, &source);
   std::string out = fmt::format("# Deep Profiling Report\n\n- Run: {}\n- Workload: `{}`\n", run.run_name,
                                 fmt::join(run.workload, " "));
   out += "\n## Steps\n\n| Step | Status | Exit | Note |\n|---|---|---:|---|\n";
@@ -184,8 +218,8 @@ std::string RunReportMarkdown(const RunContext& run, const KernelsReport& kernel
     out += fmt::format("| {} | {} | {} | {} |\n", s.name, s.status, s.exit_code ? std::to_string(*s.exit_code) : "",
                        MdCell(s.reason, 200));
   }
-  out += fmt::format("\n## Results\n\n- GPU kernel time: {} ms over {} distinct kernels\n", MsText(TotalNs(kernels)),
-                     kernels.kernels.size());
+  out += fmt::format("\n## Results\n\n- GPU kernel time: {} ms over {} distinct kernels{}\n", MsText(TotalNs(kernels)),
+                     kernels.kernels.size(), source.empty() ? "" : fmt::format(" (from `{}`)", source));
   if (regions && regions->aggregate) out += fmt::format("- NVTX regions: {}\n", regions->aggregate->size());
   out += "\n## Reports\n\n";
   for (const auto& f : run.files) out += fmt::format("- [{}]({})\n", f, f);

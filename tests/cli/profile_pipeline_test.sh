@@ -68,6 +68,10 @@ for f in nsys/run.nsys-rep nsys/summary_cuda_gpu_kern_sum.csv nsys/run.sqlite ns
   [[ -f top/$f ]] || fail "top/$f missing"
 done
 grep -q '"source": "nsys/run.sqlite"' top/kernels.json || fail "nsys kernels not in kernels.json"
+# The summary counts each kernel once: times from the timeline (nsys: 1.0 + 0.1 ms), not nsys + ncu added up.
+grep -qF -- "- Kernel times from: \`nsys/run.sqlite\`" top/stakeholder_summary.md || fail "summary time source"
+grep -qF "| GPU kernel time (ms) | 1.1000 |" top/stakeholder_summary.md || fail "summary total: $(grep 'GPU kernel' top/stakeholder_summary.md)"
+grep -qF "| Kernel launches | 2 |" top/stakeholder_summary.md || fail "summary launches"
 set +e
 PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=top2 pipeline.ncu.enable=true pipeline.ncu.top_kernels=3 \
   -- ./app >out.txt 2>err.txt
