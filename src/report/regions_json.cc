@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/core/version.h"
+#include "src/report/json_writer.h"
 #include "src/report/regions_report.h"
 #include "src/report/text_format.h"
 
@@ -12,71 +13,98 @@ namespace {
 using Json = nlohmann::ordered_json;
 using analysis::Region;
 
-Json MetricsJson(const analysis::KernelAggregate& k, const analysis::MetricSelection& selection) {
-  Json metrics = Json::array();
+void WriteMetrics(JsonWriter& w, const analysis::KernelAggregate& k, const analysis::MetricSelection& selection) {
+  w.BeginArray();
   for (const auto& m : k.metrics) {
     if (!selection.Shows(m)) continue;
-    Json j = {
-        {"name", m.name}, {"section", m.section}, {"unit", OutUnit(m)}, {"aggregation", analysis::ToString(m.rule)}};
-    j["value"] = m.values ? Json(OutValue(m, m.Value())) : Json(nullptr);
-    j["launches"] = m.values;
-    j["missing"] = m.missing;
-    metrics.push_back(std::move(j));
+    w.BeginObject();
+    w.Member("name", m.name);
+    w.Member("section", m.section);
+    w.Member("unit", OutUnit(m));
+    w.Member("aggregation", analysis::ToString(m.rule));
+    w.Key("value");
+    if (m.values) {
+      w.Double(OutValue(m, m.Value()));
+    } else {
+      w.Null();
+    }
+    w.Member("launches", std::uint64_t{m.values});
+    w.Member("missing", std::uint64_t{m.missing});
+    w.EndObject();
   }
-  return metrics;
+  w.EndArray();
 }
 
-Json InstancesJson(const Region& r) {
+void WriteInstances(JsonWriter& w, const Region& r) {
   bool extremes = false;
   const auto stats = r.Instances(&extremes);
-  if (!stats) return nullptr;
-  Json j = {{"count", stats->count}, {"mean_ms", stats->total_ns / stats->count / 1e6}};
+  if (!stats) return w.Null();
+  w.BeginObject();
+  w.Member("count", std::uint64_t{stats->count});
+  w.Member("mean_ms", stats->total_ns / static_cast<double>(stats->count) / 1e6);
   if (extremes) {
-    j["min_ms"] = stats->min_ns / 1e6;
-    j["max_ms"] = stats->max_ns / 1e6;
+    w.Member("min_ms", stats->min_ns / 1e6);
+    w.Member("max_ms", stats->max_ns / 1e6);
   }
-  return j;
+  w.EndObject();
 }
 
-Json RegionObject(const RegionEntry& e, const std::string& process, const std::string& device,
-                  const analysis::MetricSelection& selection) {
+void WriteOptionalString(JsonWriter& w, std::string_view key, const std::string* value) {
+  w.Key(key);
+  if (value == nullptr) return w.Null();
+  w.String(*value);
+}
+
+// One region as an object (nlohmann dump(2) layout, see JsonWriter); the
+// per-region report.json adds schema_version at the end.
+void WriteRegionObject(JsonWriter& w, const RegionEntry& e, const std::string& process, const std::string& device,
+                       const analysis::MetricSelection& selection, bool with_schema) {
   const Region& r = *e.region;
-  Json kernels = Json::array();
+  w.BeginObject();
+  w.Member("name", r.label);
+  w.Member("range", r.name);
+  WriteOptionalString(w, "domain", r.domain.empty() ? nullptr : &r.domain);
+  w.Member("kind", analysis::ToString(r.kind));
+  w.Key("path");
+  w.BeginArray();
+  for (const auto& p : r.path) w.String(p);
+  w.EndArray();
+  WriteOptionalString(w, "parent", e.parent_label ? &*e.parent_label : nullptr);
+  w.Member("depth", r.depth);
+  w.Member("process", process);
+  w.Member("device", device);
+  w.Member("total_ms", r.TotalNs() / 1e6);
+  w.Member("total_is_sum_of_children", r.derived_total);
+  w.Member("exclusive_ms", r.exclusive_ns / 1e6);
+  w.Member("kernel_count", std::uint64_t{r.launches});
+  w.Member("excluded_launches", std::uint64_t{r.excluded});
+  w.Key("instances");
+  WriteInstances(w, r);
+  WriteOptionalString(w, "folder", e.folder.empty() ? nullptr : &e.folder);
   std::vector<const analysis::KernelAggregate*> sorted;
   for (const auto& [name, k] : r.kernels) sorted.push_back(&k);
   std::stable_sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->total_ns > b->total_ns; });
+  w.Key("kernels");
+  w.BeginArray();
   for (const auto* k : sorted) {
-    kernels.push_back({{"name", k->name},
-                       {"calls", k->calls},
-                       {"total_ms", k->total_ns / 1e6},
-                       {"mean_ms", k->MeanNs() / 1e6},
-                       {"metrics", MetricsJson(*k, selection)}});
+    w.BeginObject();
+    w.Member("name", k->name);
+    w.Member("calls", std::uint64_t{k->calls});
+    w.Member("total_ms", k->total_ns / 1e6);
+    w.Member("mean_ms", k->MeanNs() / 1e6);
+    w.Key("metrics");
+    WriteMetrics(w, *k, selection);
+    w.EndObject();
   }
-  Json j = {{"name", r.label},
-            {"range", r.name},
-            {"domain", r.domain.empty() ? Json(nullptr) : Json(r.domain)},
-            {"kind", analysis::ToString(r.kind)},
-            {"path", r.path},
-            {"parent", e.parent_label ? Json(*e.parent_label) : Json(nullptr)},
-            {"depth", r.depth},
-            {"process", process},
-            {"device", device},
-            {"total_ms", r.TotalNs() / 1e6},
-            {"total_is_sum_of_children", r.derived_total},
-            {"exclusive_ms", r.exclusive_ns / 1e6},
-            {"kernel_count", r.launches},
-            {"excluded_launches", r.excluded},
-            {"instances", InstancesJson(r)},
-            {"folder", e.folder.empty() ? Json(nullptr) : Json(e.folder)},
-            {"kernels", kernels}};
+  w.EndArray();
   if (r.measured.count > 0 && !r.range_metrics.metrics.empty()) {
-    j["range_metrics"] = MetricsJson(r.range_metrics, selection);
+    w.Key("range_metrics");
+    WriteMetrics(w, r.range_metrics, selection);
   }
-  return j;
+  if (with_schema) w.Member("schema_version", kRegionsSchemaVersion);
+  w.EndObject();
 }
 
-// Writes `value` as nlohmann's dump(2) would inside a container nested
-// `depth` levels deep, so the streamed file equals one big dump.
 // `text` with `pad` after every newline, written in one piece.
 void WriteIndented(std::ostream& out, const std::string& text, const std::string& pad) {
   std::string indented;
@@ -88,24 +116,19 @@ void WriteIndented(std::ostream& out, const std::string& text, const std::string
   out << indented;
 }
 
-void WriteNested(std::ostream& out, const Json& value, int depth) {
-  const std::string pad(static_cast<std::size_t>(2 * depth), ' ');
-  out << pad;
-  WriteIndented(out, value.dump(2, ' ', false, Json::error_handler_t::replace), pad);
-}
-
+// Region by region into `out`, so memory holds one region's text at a time.
 void WriteRegionArray(std::ostream& out, const std::vector<RegionEntry>& entries, const std::string& process,
                       const std::string& device, const analysis::MetricSelection& selection, int depth) {
-  if (entries.empty()) {
-    out << "[]";
-    return;
+  std::string text;
+  JsonWriter w(text, depth);
+  w.BeginArray();
+  for (const auto& e : entries) {
+    WriteRegionObject(w, e, process, device, selection, false);
+    out << text;
+    text.clear();
   }
-  out << "[\n";
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    WriteNested(out, RegionObject(entries[i], process, device, selection), depth + 1);
-    out << (i + 1 < entries.size() ? ",\n" : "\n");
-  }
-  out << std::string(static_cast<std::size_t>(2 * depth), ' ') << "]";
+  w.EndArray();
+  out << text;
 }
 
 // A "key": value member at depth 1, with the value dumped as dump(2) would.
@@ -158,9 +181,10 @@ void WriteRegionsJson(const RegionsReport& report, std::ostream& out) {
 }
 
 std::string RegionJson(const RegionEntry& entry, const analysis::MetricSelection& selection) {
-  Json root = RegionObject(entry, "", "", selection);
-  root["schema_version"] = kRegionsSchemaVersion;
-  return root.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  std::string out;
+  JsonWriter w(out);
+  WriteRegionObject(w, entry, "", "", selection, true);
+  return out + "\n";
 }
 
 std::string RegionKernelsCsv(const RegionEntry& entry, const analysis::MetricSelection& selection) {

@@ -1,0 +1,63 @@
+// A streaming JSON writer whose output is byte for byte what nlohmann's
+// dump(2) gives for the same document (2-space indent, ", " never, ": " after
+// keys, "[]"/"{}" when empty, nlohmann's number and string spelling), so large
+// reports can be written without building the document first.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace llmpo::report {
+
+class JsonWriter {
+ public:
+  // Appends to `out`; `depth` is the nesting level the first value sits at
+  // (its closing bracket is indented 2 * depth).
+  explicit JsonWriter(std::string& out, int depth = 0) : out_(out), base_depth_(depth) {}
+
+  void BeginObject();
+  void EndObject();
+  void BeginArray();
+  void EndArray();
+  void Key(std::string_view key);  // inside an object, before its value
+
+  void String(std::string_view s);
+  void Double(double v);
+  void Int(std::int64_t v);
+  void Uint(std::uint64_t v);
+  void Bool(bool v);
+  void Null();
+
+  // Key + value in one call.
+  template <typename T>
+  void Member(std::string_view key, const T& value) {
+    Key(key);
+    Value(value);
+  }
+
+ private:
+  void Value(std::string_view s) { String(s); }
+  void Value(const std::string& s) { String(s); }
+  void Value(const char* s) { String(s); }
+  void Value(double v) { Double(v); }
+  void Value(bool v) { Bool(v); }
+  void Value(int v) { Int(v); }
+  void Value(std::int64_t v) { Int(v); }
+  void Value(std::uint64_t v) { Uint(v); }
+  void BeforeValue();  // separator and indentation for an array element
+  void WriteString(std::string_view s);
+  void Indent(std::size_t depth);
+
+  struct Level {
+    bool object;
+    std::size_t count;
+  };
+  std::string& out_;
+  int base_depth_;
+  std::vector<Level> stack_;
+  bool after_key_ = false;
+};
+
+}  // namespace llmpo::report
