@@ -99,6 +99,12 @@ Result<pid_t> Spawn(const StepSpec& spec, bool own_group) {
   return pid;
 }
 
+std::atomic<int> g_stop_signal{0};
+struct sigaction g_old_int {};
+struct sigaction g_old_term {};
+
+void OnStopSignal(int sig) { g_stop_signal = sig; }
+
 int DecodeStatus(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status); }
 
 }  // namespace
@@ -144,6 +150,22 @@ Result<ProcessResult> RunStep(const StepSpec& spec) {
   result.duration_s = SecondsSince(start);
   return result;
 }
+
+StopSignals::StopSignals() {
+  g_stop_signal = 0;
+  struct sigaction sa {};
+  sa.sa_handler = OnStopSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &g_old_int);
+  sigaction(SIGTERM, &sa, &g_old_term);
+}
+
+StopSignals::~StopSignals() {
+  sigaction(SIGINT, &g_old_int, nullptr);
+  sigaction(SIGTERM, &g_old_term, nullptr);
+}
+
+const std::atomic<int>* StopSignals::signal() const { return &g_stop_signal; }
 
 Result<ProcessResult> RunToFiles(const std::vector<std::string>& argv, const std::filesystem::path& stdout_file,
                                  const std::filesystem::path& stderr_file) {

@@ -44,6 +44,20 @@ struct StepSpec {
 // Fails only when the program could not be started at all.
 Result<ProcessResult> RunStep(const StepSpec& spec);
 
+// While alive, SIGINT and SIGTERM are caught and noted instead of ending us:
+// signal() says which arrived (0: none), for StepSpec::stop_signal and for
+// the caller's "stop after this step". One at a time; the old handlers come back.
+class StopSignals {
+ public:
+  StopSignals();
+  ~StopSignals();
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+  const std::atomic<int>* signal() const;
+  bool stopped() const { return signal()->load() != 0; }
+};
+
 // RunStep without the extras: no timeout, no forwarding, no line callback.
 Result<ProcessResult> RunToFiles(const std::vector<std::string>& argv, const std::filesystem::path& stdout_file,
                                  const std::filesystem::path& stderr_file);

@@ -24,35 +24,6 @@ namespace llmpo::pipeline {
 namespace fs = std::filesystem;
 namespace {
 
-// The signal that asked us to stop (0: none). The running tool has its own
-// process group, so the terminal's Ctrl-C does not reach it: RunStep passes
-// this signal on to that group, and no further command starts.
-std::atomic<int> g_stop_signal{0};
-
-void OnSignal(int sig) { g_stop_signal = sig; }
-
-bool Interrupted() { return g_stop_signal.load() != 0; }
-
-class SignalGuard {
- public:
-  SignalGuard() {
-    struct sigaction sa {};
-    sa.sa_handler = OnSignal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int_);
-    sigaction(SIGTERM, &sa, &old_term_);
-    g_stop_signal = 0;
-  }
-  ~SignalGuard() {
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-  }
-
- private:
-  struct sigaction old_int_ {};
-  struct sigaction old_term_ {};
-};
-
 std::string ToolOf(const std::string& step) { return step.substr(0, step.find('-')); }
 
 bool FileMentions(const fs::path& file, std::string_view text) {
@@ -85,7 +56,6 @@ class Executor {
       : run_(run), regions_(regions), options_(options) {}
 
   void Run(const std::vector<PlannedCommand>& plan, const Workload& workload) {
-    SignalGuard guard;
     for (std::size_t i = 0; i < plan.size(); ++i) {
       PlannedCommand cmd = plan[i];
       const std::string tool = ToolOf(cmd.step);
@@ -100,7 +70,7 @@ class Executor {
         continue;
       }
       RunOne(cmd, tool);
-      if (Interrupted()) {
+      if (stop_.stopped()) {
         for (std::size_t j = i + 1; j < plan.size(); ++j) Skip(plan[j], "not run: interrupted", "");
         break;
       }
@@ -184,9 +154,9 @@ class Executor {
     } else {
       step.exit_code = result->exit_code;
       step.duration_s = result->duration_s;
-      if (Interrupted()) {
+      if (stop_.stopped()) {
         step.status = StepStatus::kInterrupted;
-        step.reason = fmt::format("interrupted by {}{}", strsignal(g_stop_signal.load()),
+        step.reason = fmt::format("interrupted by {}{}", strsignal(stop_.signal()->load()),
                                   result->forwarded_signal ? "; the signal was passed on to the tool" : "");
       } else if (result->timed_out) {
         step.status = StepStatus::kFailed;
@@ -208,7 +178,7 @@ class Executor {
       }
     }
     run_.AddStep(step);
-    if (tool == "trace" && !Interrupted()) SummariseTrace();
+    if (tool == "trace" && !stop_.stopped()) SummariseTrace();
     (void)run_.WriteManifest(RunStatus::kRunning);
   }
 
@@ -235,7 +205,7 @@ class Executor {
     spec.stdout_file = out;
     spec.stderr_file = err;
     spec.timeout_s = options_.step_timeout_s;
-    spec.stop_signal = &g_stop_signal;
+    spec.stop_signal = stop_.signal();
     ToolProgress progress(cmd.step);
     ProgressDisplay display(options_.progress, options_.progress_terminal);
     if (options_.progress != nullptr) {
@@ -285,7 +255,7 @@ class Executor {
     step.status = StepStatus::kSkipped;
     step.reason = why;
     run_.AddStep(step);
-    if (Interrupted() && outcome_.status != RunStatus::kInterrupted) {
+    if (stop_.stopped() && outcome_.status != RunStatus::kInterrupted) {
       outcome_ = {RunStatus::kInterrupted, ExitStatus::kInterrupted, "interrupted by a signal"};
     }
     (void)tool;
@@ -301,7 +271,7 @@ class Executor {
   }
 
   void ImportOutputs() {
-    if (Interrupted()) outcome_ = {RunStatus::kInterrupted, ExitStatus::kInterrupted, "interrupted by a signal"};
+    if (stop_.stopped()) outcome_ = {RunStatus::kInterrupted, ExitStatus::kInterrupted, "interrupted by a signal"};
     if (!succeeded_.count("nsys-export") && !succeeded_.count("ncu-export-details") &&
         !succeeded_.count("trace-summaries")) {
       return;
@@ -340,6 +310,7 @@ class Executor {
   RunFolder& run_;
   const RegionOptions& regions_;
   const ExecuteOptions& options_;
+  StopSignals stop_;  // the tool has its own process group: RunStep passes these on
   std::string top_reason_;
   ProfileOutcome outcome_;
   std::set<std::string> failed_tools_;

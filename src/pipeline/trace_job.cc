@@ -18,12 +18,7 @@
 
 namespace llmpo::pipeline {
 namespace fs = std::filesystem;
-namespace {
-
-std::atomic<int> g_trace_stop{0};
-void OnTraceSignal(int sig) { g_trace_stop = sig; }
-
-}  // namespace
+namespace {}  // namespace
 
 std::vector<fs::path> TraceFiles(const fs::path& dir) {
   std::vector<fs::path> files;
@@ -129,20 +124,12 @@ TraceOutcome RunTrace(RunFolder& run, const std::vector<std::string>& workload, 
   spec.env = {"NVTX_INJECTION64_PATH=" + library.string(), "CUDA_INJECTION64_PATH=" + library.string(),
               "LLMPO_TRACE_FILE=" + (run.dir() / "trace" / "trace.%p.tsv").string()};
   spec.timeout_s = options.step_timeout_s;
-  spec.stop_signal = &g_trace_stop;
-  g_trace_stop = 0;
-  struct sigaction sa {
-  }, old_int{}, old_term{};
-  sa.sa_handler = OnTraceSignal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
+  StopSignals stop;  // the program has its own process group: RunStep passes these on
+  spec.stop_signal = stop.signal();
   ProgressDisplay display(options.progress, options.progress_terminal);
   if (options.progress != nullptr) display.Update("[trace] running " + workload[0]);
   auto result = RunStep(spec);
   if (options.progress != nullptr) display.Finish();
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
 
   StepRecord step{"trace", StepStatus::kOk, "", workload, std::nullopt, 0, "trace/workload.stderr.log"};
   if (!result.ok()) {
@@ -152,9 +139,10 @@ TraceOutcome RunTrace(RunFolder& run, const std::vector<std::string>& workload, 
   } else {
     step.exit_code = result->exit_code;
     step.duration_s = result->duration_s;
-    if (g_trace_stop != 0) {
+    if (stop.stopped()) {
       step.status = StepStatus::kInterrupted;
-      step.reason = fmt::format("interrupted by {}; the signal was passed on to the program", strsignal(g_trace_stop));
+      step.reason =
+          fmt::format("interrupted by {}; the signal was passed on to the program", strsignal(stop.signal()->load()));
       outcome = {RunStatus::kInterrupted, ExitStatus::kInterrupted, "interrupted by a signal"};
     } else if (result->timed_out) {
       step.status = StepStatus::kFailed;

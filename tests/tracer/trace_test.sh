@@ -137,6 +137,24 @@ diff -r prof.before prof >/dev/null || fail "report RUN_DIR (profile + tracer) i
 grep -q "^env NVTX_INJECTION64_PATH=.*libllmpo_tracer.so CUDA_INJECTION64_PATH=.* LLMPO_TRACE_FILE=.*/trace/trace.%p.tsv $program$" out.txt ||
   fail "dry run: $(cat out.txt)"
 
+# Ctrl-C reaches the traced program (its own process group): exit 130, status interrupted, quickly.
+"$bin" trace hydra.run.dir=intr -- sleep 20 >out.txt 2>err.txt &
+pid=$!
+sleep 0.5
+kill -INT "$pid"
+set +e
+wait "$pid"
+rc=$?
+set -e
+[[ $rc -eq 130 ]] || fail "interrupt: exit $rc"
+python3 - intr/run.json <<'PY' || fail "interrupt: run.json"
+import json, sys
+m = json.load(open(sys.argv[1]))
+step = [s for s in m["steps"] if s["name"] == "trace"][0]
+assert m["status"] == "interrupted" and step["status"] == "interrupted", m
+assert step["duration_s"] < 10, step
+PY
+
 # A program that cannot start: exit 4, the run folder says why.
 set +e
 "$bin" trace hydra.run.dir=noprog -- ./no-such-program >out.txt 2>err.txt
