@@ -86,7 +86,8 @@ std::string RangeLabel(const TraceData& t, const TraceRange& r) { return t.Domai
 
 TraceSummaries Summarize(const std::vector<TraceData>& traces) {
   TraceSummaries out;
-  std::map<std::string, std::vector<double>> kernels;
+  std::map<std::string, std::vector<double>> kernels;  // by mangled name
+  std::map<std::string, std::string> demangled;
   std::map<std::pair<std::string, std::string>, std::vector<double>> ranges;
   struct Projection {
     double total_range = 0;
@@ -98,7 +99,9 @@ TraceSummaries Summarize(const std::vector<TraceData>& traces) {
 
   for (const TraceData& t : traces) {
     for (const auto& op : t.gpu_ops) {
-      if (op.kind == 'K') kernels[op.name].push_back(static_cast<double>(op.end - op.start));
+      if (op.kind != 'K') continue;
+      kernels[op.mangled].push_back(static_cast<double>(op.end - op.start));
+      demangled.emplace(op.mangled, op.name);
     }
     for (const auto& r : t.ranges) {
       ranges[{r.push_pop ? "PushPop" : "StartEnd", RangeLabel(t, r)}].push_back(static_cast<double>(r.end - r.start));
@@ -142,6 +145,10 @@ TraceSummaries Summarize(const std::vector<TraceData>& traces) {
     }
   }
   out.kernels = ToRows(kernels);
+  for (auto& k : out.kernels) {
+    k.mangled = k.name;
+    k.name = demangled[k.mangled];
+  }
   out.ranges = ToRows(ranges);
   for (auto& [key, p] : projection) {
     ProjectionRow row;

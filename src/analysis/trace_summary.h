@@ -20,8 +20,9 @@ struct TimeStats {
 };
 
 struct NamedStats {
-  std::string name;   // kernel name, or "domain:name" for ranges
-  std::string style;  // ranges: "PushPop" or "StartEnd"
+  std::string name;     // kernel name, or "domain:name" for ranges
+  std::string style;    // ranges: "PushPop" or "StartEnd"
+  std::string mangled;  // kernels: CUPTI's name (the grouping key)
   TimeStats stats;
   double share_pct = 0;  // of the table's total
 };

@@ -85,7 +85,7 @@ int Execute(const ProfileArgs& args, const Invocation& inv) {
   auto workload = pipeline::ResolveWorkload(config);
   if (!workload.ok()) return ReportError(workload.error());
   std::error_code ec;
-  pipeline::CommandContext ctx{std::filesystem::absolute(*dir, ec), workload->argv, std::nullopt, {}};
+  pipeline::CommandContext ctx{std::filesystem::absolute(*dir, ec), workload->argv, std::nullopt, {}, std::nullopt};
   auto tracer = pipeline::FindTracerLibrary();
   ctx.tracer_library = tracer.ok() ? *tracer : std::filesystem::path("<libllmpo_tracer.so: not built>");
   auto plan = pipeline::PlanProfile(config, ctx);
@@ -105,9 +105,10 @@ int Execute(const ProfileArgs& args, const Invocation& inv) {
   pipeline::ExecuteOptions options;
   auto top = pipeline::TopKernelCount(config);
   options.top_kernels = top.ok() ? *top : 0;
-  options.rebuild_ncu = [&](const std::string& regex) {
+  options.rebuild_ncu = [&](const std::string& regex, const std::string& name_base) {
     pipeline::CommandContext with_regex = ctx;
     with_regex.kernel_regex = regex;
+    with_regex.kernel_name_base = name_base;
     return pipeline::BuildNcuCommand(config, with_regex);
   };
   auto timeout = pipeline::StepTimeout(config);

@@ -1,9 +1,11 @@
 #include "src/ingest/llmpo_trace.h"
 
+#include <cxxabi.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <string_view>
 #include <unordered_map>
 
@@ -26,6 +28,16 @@ template <typename T>
 bool Num(std::string_view text, T& out) {
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
   return ec == std::errc() && ptr == text.data() + text.size();
+}
+
+// CUPTI names C++ kernels by their mangled names; tables show them demangled.
+std::string Demangled(const std::string& name) {
+  if (!name.starts_with("_Z")) return name;
+  int status = 0;
+  char* text = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  std::string out = status == 0 && text != nullptr ? text : name;
+  std::free(text);
+  return out;
 }
 
 const char* CopyKindName(std::uint64_t kind) {
@@ -103,7 +115,8 @@ bool ParseLine(const std::vector<std::string_view>& f, TraceData& t) {
       }
       op.grid = std::string(f[7]);
       op.block = std::string(f[8]);
-      op.name = UnescapeTraceText(f[9]);
+      op.mangled = UnescapeTraceText(f[9]);
+      op.name = Demangled(op.mangled);
       t.gpu_ops.push_back(std::move(op));
       return true;
     }

@@ -26,7 +26,8 @@ struct TraceGpuOp {
   char kind = 'K';  // K kernel, Y memcpy, Z memset
   std::uint32_t device = 0;
   std::uint64_t stream = 0, correlation = 0, start = 0, end = 0, bytes = 0;
-  std::string name;  // kernels; memcpy/memset get a descriptive name
+  std::string name;     // kernels: demangled; memcpy/memset get a descriptive name
+  std::string mangled;  // kernels: the name as CUPTI gave it (what `ncu --kernel-name-base mangled` matches)
   std::string grid, block;
 };
 

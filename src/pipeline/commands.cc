@@ -125,7 +125,8 @@ Result<Argv> BuildNcuCommand(const Node& c, const CommandContext& ctx) {
   std::optional<std::string> kernel_name =
       ctx.kernel_regex ? std::optional("regex:" + *ctx.kernel_regex) : Text(c, k + "kernel_name");
   if (kernel_name) {
-    AddOption(argv, "--kernel-name-base", Text(c, k + "kernel_name_base"));
+    AddOption(argv, "--kernel-name-base",
+              ctx.kernel_regex && ctx.kernel_name_base ? ctx.kernel_name_base : Text(c, k + "kernel_name_base"));
     AddOption(argv, "--kernel-name", kernel_name);
   }
   AddOption(argv, "--launch-skip", Text(c, k + "launch_skip"));

@@ -22,10 +22,11 @@ struct PlannedCommand {
 };
 
 struct CommandContext {
-  std::filesystem::path run_dir;            // where outputs go (commands name files inside it)
-  Argv workload;                            // the program to profile
-  std::optional<std::string> kernel_regex;  // ncu --kernel-name regex built from the timeline's top kernels
-  std::filesystem::path tracer_library;     // libllmpo_tracer.so, for pipeline.trace.enable
+  std::filesystem::path run_dir;                // where outputs go (commands name files inside it)
+  Argv workload;                                // the program to profile
+  std::optional<std::string> kernel_regex;      // ncu --kernel-name regex built from the timeline's top kernels
+  std::filesystem::path tracer_library;         // libllmpo_tracer.so, for pipeline.trace.enable
+  std::optional<std::string> kernel_name_base;  // overrides the config's with kernel_regex (tracer: mangled)
 };
 
 // ncu's NVTX include/exclude expressions from the config value (a string,

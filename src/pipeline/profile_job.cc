@@ -12,6 +12,7 @@
 
 #include "src/analysis/kernel_aggregator.h"
 #include "src/core/atomic_file.h"
+#include "src/core/csv_reader.h"
 #include "src/ingest/importer.h"
 #include "src/pipeline/environment.h"
 #include "src/pipeline/process.h"
@@ -45,6 +46,26 @@ Result<std::vector<std::string>> TopKernelNames(const fs::path& summary, int cou
   for (const auto& k : kernels.Sorted()) {
     if (static_cast<int>(names.size()) == count) break;
     names.push_back(k.name);
+  }
+  if (names.empty()) return MakeError(ExitStatus::kInput, fmt::format("{} lists no kernels", summary.string()));
+  return names;
+}
+
+// The mangled names of the first `count` kernels of our tracer's summary
+// (it lists them by GPU time, largest first).
+Result<std::vector<std::string>> TopMangledNames(const fs::path& summary, int count) {
+  std::ifstream in(summary, std::ios::binary);
+  if (!in) return MakeError(ExitStatus::kInput, fmt::format("cannot read {}", summary.string()));
+  CsvReader reader(in);
+  std::vector<std::string_view> fields;
+  if (!reader.Next(fields)) return MakeError(ExitStatus::kInput, fmt::format("{} is empty", summary.string()));
+  const auto column = std::find(fields.begin(), fields.end(), "Mangled Name") - fields.begin();
+  if (column == static_cast<std::ptrdiff_t>(fields.size())) {
+    return MakeError(ExitStatus::kInput, fmt::format("{} has no \"Mangled Name\" column", summary.string()));
+  }
+  std::vector<std::string> names;
+  while (static_cast<int>(names.size()) < count && reader.Next(fields)) {
+    if (static_cast<std::size_t>(column) < fields.size()) names.emplace_back(fields[static_cast<std::size_t>(column)]);
   }
   if (names.empty()) return MakeError(ExitStatus::kInput, fmt::format("{} lists no kernels", summary.string()));
   return names;
@@ -91,8 +112,13 @@ class Executor {
       Fail(ExitStatus::kToolFailed, top_reason_);
       return false;
     }
-    auto names = TopKernelNames(run_.dir() / source / "summary_cuda_gpu_kern_sum.csv", options_.top_kernels);
-    Result<Argv> argv = names.ok() ? options_.rebuild_ncu(KernelNamesRegex(*names)) : Result<Argv>(names.error());
+    // nsys names kernels demangled, as ncu's `demangled` base does; our trace
+    // also keeps CUPTI's mangled names, which ncu's `mangled` base matches exactly.
+    const bool trace = std::string_view(source) == "trace";
+    const fs::path summary = run_.dir() / source / "summary_cuda_gpu_kern_sum.csv";
+    auto names = trace ? TopMangledNames(summary, options_.top_kernels) : TopKernelNames(summary, options_.top_kernels);
+    Result<Argv> argv = names.ok() ? options_.rebuild_ncu(KernelNamesRegex(*names), trace ? "mangled" : "demangled")
+                                   : Result<Argv>(names.error());
     if (!argv.ok()) {
       top_reason_ = "not run: choosing the top kernels failed: " + argv.error().message;
       Fail(argv.error().kind, top_reason_);

@@ -26,8 +26,9 @@ struct ProfileOutcome {
   std::string reason;
 };
 
-// Rebuilds the ncu argv with a kernel-name regex (for pipeline.ncu.top_kernels).
-using NcuRebuilder = std::function<Result<Argv>(const std::string& regex)>;
+// Rebuilds the ncu argv with a kernel-name regex over names of the given
+// --kernel-name-base (for pipeline.ncu.top_kernels).
+using NcuRebuilder = std::function<Result<Argv>(const std::string& regex, const std::string& name_base)>;
 
 struct ExecuteOptions {
   int top_kernels = 0;  // pipeline.ncu.top_kernels (0: off); needs rebuild_ncu

@@ -19,11 +19,13 @@ constexpr std::uint64_t kStreamTidBase = 1u << 30;  // GPU streams as pseudo-thr
 }  // namespace
 
 std::string KernelSummaryCsv(const analysis::TraceSummaries& s) {
-  std::string out = "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n";
+  // nsys' columns, plus the mangled name (ncu --kernel-name-base mangled matches it exactly).
+  std::string out =
+      "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name,Mangled Name\n";
   for (const auto& k : s.kernels) {
     const auto& st = k.stats;
-    out += fmt::format("{:.1f},{:.0f},{},{:.1f},{:.1f},{:.0f},{:.0f},{:.1f},{}\n", k.share_pct, st.total, st.count,
-                       st.avg, st.med, st.min, st.max, st.stddev, CsvField(k.name));
+    out += fmt::format("{:.1f},{:.0f},{},{:.1f},{:.1f},{:.0f},{:.0f},{:.1f},{},{}\n", k.share_pct, st.total, st.count,
+                       st.avg, st.med, st.min, st.max, st.stddev, CsvField(k.name), CsvField(k.mangled));
   }
   return out;
 }

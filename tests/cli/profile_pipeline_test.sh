@@ -48,6 +48,26 @@ rc=$?
 set -e
 [[ $rc -eq 2 ]] && grep -q "model.flops.A' must be a positive number" err.txt || fail "bad model.flops: $rc $(cat err.txt)"
 
+# 1c. The tracer as the timeline for top_kernels: the workload here is a stand-in that writes a
+# trace like the tracer would (to $LLMPO_TRACE_FILE); ncu then gets CUPTI's mangled names, exactly.
+cat >traced_app <<'APP'
+#!/usr/bin/env bash
+out=${LLMPO_TRACE_FILE/\%p/$$}
+printf '#llmpo-trace 1\nP\t%s\t/opt/traced_app\tCLOCK_MONOTONIC\nG\tcupti\n' $$ >"$out"
+printf 'A\t1\t1\t100\t110\truntime\t211\nA\t1\t2\t200\t210\truntime\t211\nA\t1\t3\t300\t310\truntime\t211\n' >>"$out"
+printf 'K\t0\t1\t7\t1\t1000\t5000\t1,1,1\t1,1,1\t_Z11gemm_kernelPfi\n' >>"$out"
+printf 'K\t0\t1\t7\t2\t6000\t9000\t1,1,1\t1,1,1\t_Z11gemm_kernelPfi\n' >>"$out"
+printf 'K\t0\t1\t7\t3\t9500\t9600\t1,1,1\t1,1,1\trelu_kernel\nE\t10000\texit\n' >>"$out"
+APP
+chmod +x traced_app
+: >tools.log
+PATH="$fakes:/usr/bin:/bin" LLMPO_TRACER_LIBRARY=/bin/true "$bin" profile hydra.run.dir=traced pipeline.trace.enable=true \
+  pipeline.ncu.enable=true pipeline.ncu.top_kernels=1 -- ./traced_app >out.txt 2>err.txt || fail "traced top: $(cat err.txt)"
+grep -qF -- '--kernel-name-base mangled --kernel-name regex:^(_Z11gemm_kernelPfi)$ --export' tools.log ||
+  fail "ncu with the tracer's top kernel: $(cat tools.log)"
+grep -q "^gemm_kernel(float\*, int),_Z11gemm_kernelPfi$" <(cut -d, -f9- traced/trace/summary_cuda_gpu_kern_sum.csv | tr -d '"') ||
+  fail "demangled and mangled names: $(cat traced/trace/summary_cuda_gpu_kern_sum.csv)"
+
 # 1b. `report RUN_DIR` rebuilds every report byte for byte.
 cp -r ok ok.before
 "$bin" report ok >out.txt || fail "report exited $?"
