@@ -26,6 +26,7 @@ struct Cupti {
   CUptiResult (*flush_all)(uint32_t);
   CUptiResult (*register_timestamp)(CUpti_TimestampCallbackFunc);
   CUptiResult (*dropped)(CUcontext, uint32_t, size_t*);
+  CUptiResult (*set_thread_id_type)(CUpti_ActivityThreadIdType);
 };
 Cupti g_cupti{};
 
@@ -145,6 +146,12 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
     return 1;
   }
   Load(lib, "cuptiActivityGetNumDroppedRecords", c.dropped);
+  // API records must name threads as the NVTX side does (gettid); CUPTI's
+  // default is pthread_self(), which would match no range.
+  if (!Load(lib, "cuptiSetThreadIdType", c.set_thread_id_type) ||
+      c.set_thread_id_type(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) != CUPTI_SUCCESS) {
+    Line('X').Add(std::string_view("cupti_thread_ids_not_system"));
+  }
   if (Load(lib, "cuptiActivityRegisterTimestampCallback", c.register_timestamp)) {
     c.register_timestamp(Timestamp);
   } else {
