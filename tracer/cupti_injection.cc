@@ -152,10 +152,19 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
       c.set_thread_id_type(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) != CUPTI_SUCCESS) {
     Line('X').Add(std::string_view("cupti_thread_ids_not_system"));
   }
-  if (Load(lib, "cuptiActivityRegisterTimestampCallback", c.register_timestamp)) {
-    c.register_timestamp(Timestamp);
+  CUptiResult (*cupti_now)(uint64_t*) = nullptr;
+  if (Load(lib, "cuptiActivityRegisterTimestampCallback", c.register_timestamp) &&
+      c.register_timestamp(Timestamp) == CUPTI_SUCCESS) {
+    // CUPTI stamps with our clock.
+  } else if (Load(lib, "cuptiGetTimestamp", cupti_now)) {
+    // An older CUPTI keeps its own clock (CLOCK_REALTIME): the offset lets
+    // the importer move its records onto ours ("C" record).
+    uint64_t theirs = 0;
+    const uint64_t ours = NowNs();
+    cupti_now(&theirs);
+    Line('C').Add(static_cast<std::int64_t>(theirs - ours));
   } else {
-    Line('X').Add(std::string_view("cupti_own_clock"));
+    Line('X').Add(std::string_view("cupti_clock_unknown"));
   }
   c.register_callbacks(BufferRequested, BufferCompleted);
   for (CUpti_ActivityKind kind :

@@ -145,6 +145,8 @@ bool ParseLine(const std::vector<std::string_view>& f, TraceData& t) {
     case 'G':
       t.gpu_traced = true;
       return true;
+    case 'C':  // CUPTI's clock minus ours
+      return f.size() >= 2 && Num(f[1], t.cupti_clock_offset);
     case 'E':
       t.complete = true;
       return true;
@@ -199,6 +201,19 @@ Result<TraceData> ImportLlmpoTrace(std::istream& in, const std::string& source, 
       const std::string code(fields[1]);
       diagnostics.AddLazy("tracer_" + code, model::Severity::kWarning,
                           [&] { return fmt::format("{}:{}: the tracer reported {}", source, line_no, code); });
+    }
+  }
+  if (t.cupti_clock_offset != 0) {  // CUPTI records onto the NVTX clock
+    const auto shift = [&](std::uint64_t& v) {
+      v = static_cast<std::uint64_t>(static_cast<std::int64_t>(v) - t.cupti_clock_offset);
+    };
+    for (auto& op : t.gpu_ops) {
+      shift(op.start);
+      shift(op.end);
+    }
+    for (auto& a : t.api_calls) {
+      shift(a.start);
+      shift(a.end);
     }
   }
   if (!t.complete) {

@@ -45,8 +45,9 @@ struct TraceData {
   std::vector<TraceRange> marks;   // start == end
   std::vector<TraceGpuOp> gpu_ops;
   std::vector<TraceApiCall> api_calls;
-  bool gpu_traced = false;  // CUPTI was active
-  bool complete = false;    // the end marker was found
+  bool gpu_traced = false;              // CUPTI was active
+  std::int64_t cupti_clock_offset = 0;  // CUPTI's clock minus ours when it kept its own (applied on import)
+  bool complete = false;                // the end marker was found
   std::string DomainName(std::uint64_t id) const {
     auto it = domains.find(id);
     return it == domains.end() ? "" : it->second;

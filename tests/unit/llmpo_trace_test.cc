@@ -52,6 +52,18 @@ TEST(LlmpoTraceTest, RefusesOtherFilesAndOtherVersions) {
   EXPECT_NE(newer.error().message.find("unsupported trace version '2'"), std::string::npos);
 }
 
+TEST(LlmpoTraceTest, ShiftsCuptiRecordsOntoTheTraceClock) {
+  model::Diagnostics d;
+  auto t = Parse(
+      "#llmpo-trace 1\nC\t1000000\nA\t7\t1\t1000150\t1000160\truntime\t1\n"
+      "K\t0\t1\t7\t1\t1000300\t1000400\t1,1,1\t1,1,1\tk\nE\t500\texit\n",
+      d);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->api_calls[0].start, 150u);
+  EXPECT_EQ(t->gpu_ops[0].start, 300u);
+  EXPECT_EQ(t->gpu_ops[0].end, 400u);
+}
+
 TEST(TraceSummaryTest, ProjectionUsesTheLaunchingThreadAndCallTime) {
   model::Diagnostics d;
   // Range r on thread 7 [100, 200]; kernels launched at 150 (thread 7, inside),
