@@ -175,5 +175,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   }
   Line('G').Add(std::string_view("cupti"));
   AddExitHook(FlushCupti, /*order=*/0);
+  // Also straight away: atexit runs handlers in reverse order of
+  // registration, so one registered now, during CUDA's initialisation, runs
+  // before the CUDA runtime's own teardown even when the NVTX side registered
+  // the exit hooks earlier. (A second flush later finds nothing.)
+  std::atexit(FlushCupti);
   return 1;
 }
