@@ -79,7 +79,7 @@ struct OpenRange {
 };
 struct ThreadStacks {
   std::uint32_t tid;
-  std::mutex mu;  // taken by this thread and by the exit hook only
+  SpinLock mu;  // taken by this thread and by the exit and fork hooks only
   std::vector<std::pair<std::uint64_t, std::vector<OpenRange>>> by_domain;
   std::vector<OpenRange>& Of(std::uint64_t domain) {
     for (auto& [d, stack] : by_domain) {
@@ -124,7 +124,7 @@ std::atomic<std::uint64_t> g_next_domain_id{1};
 int Push(std::uint64_t domain, std::string name) {
   const std::uint64_t now = NowNs();
   ThreadStacks& t = MyStacks();
-  std::lock_guard<std::mutex> lock(t.mu);
+  std::lock_guard<SpinLock> lock(t.mu);
   auto& stack = t.Of(domain);
   stack.push_back({now, std::move(name)});
   return static_cast<int>(stack.size()) - 1;
@@ -133,7 +133,7 @@ int Push(std::uint64_t domain, std::string name) {
 int Pop(std::uint64_t domain) {
   const std::uint64_t now = NowNs();
   ThreadStacks& t = MyStacks();
-  std::lock_guard<std::mutex> lock(t.mu);
+  std::lock_guard<SpinLock> lock(t.mu);
   auto& stack = t.Of(domain);
   if (stack.empty()) {
     Line('X').Add(std::string_view("unbalanced_pop")).Add(std::uint64_t{t.tid}).Add(domain).Add(now);
@@ -192,7 +192,7 @@ void WriteOpenRanges() {
   {
     std::lock_guard<std::mutex> lock(g_threads_mu);
     for (ThreadStacks* t : AllThreads()) {
-      std::lock_guard<std::mutex> stacks_lock(t->mu);
+      std::lock_guard<SpinLock> stacks_lock(t->mu);
       for (auto& [domain, stack] : t->by_domain) {
         for (std::size_t depth = stack.size(); depth-- > 0;) {
           Line('R')
@@ -229,7 +229,7 @@ void ResetAfterForkInChild() {
   ResetAfterFork();
   new (&g_threads_mu) std::mutex;
   for (ThreadStacks* t : AllThreads()) {
-    new (&t->mu) std::mutex;
+    t->mu.Reset();
     t->by_domain.clear();
   }
   new (&g_start_end_mu) std::mutex;

@@ -90,7 +90,7 @@ std::vector<ThreadBuffer*>& Buffers() {
 // against atexit handlers is fragile. A finished thread's unflushed records
 // (under 64 KiB) wait in its buffer until exit.
 struct ThreadBuffer {
-  std::mutex mu;  // uncontended except when FlushAll runs
+  SpinLock mu;  // uncontended except when FlushAll runs
   std::string text;
   ThreadBuffer() {
     std::lock_guard<std::mutex> lock(g_buffers_mu);
@@ -180,7 +180,7 @@ Line::~Line() {
 void FlushAll(const char* reason) {
   std::lock_guard<std::mutex> lock(g_buffers_mu);
   for (ThreadBuffer* b : Buffers()) {
-    std::lock_guard<std::mutex> buffer_lock(b->mu);
+    std::lock_guard<SpinLock> buffer_lock(b->mu);
     b->FlushLocked();
   }
   std::string end = "E\t" + std::to_string(NowNs()) + "\t" + reason + "\n";
@@ -190,7 +190,7 @@ void FlushAll(const char* reason) {
 void ResetAfterFork() {
   new (&g_buffers_mu) std::mutex;
   for (ThreadBuffer* b : Buffers()) {
-    new (&b->mu) std::mutex;
+    b->mu.Reset();
     b->text.clear();  // the parent's records; it writes them itself
   }
   File().ForgetAfterFork();

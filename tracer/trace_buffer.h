@@ -3,11 +3,28 @@
 // Plain C++ and libc only, so the library loads into any program.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace llmpo::tracer {
+
+// A lock for per-thread state: taken by its own thread on every record and
+// by another only at exit or fork, so it is almost never contended; cheaper
+// than a mutex on the hot path.
+class SpinLock {
+ public:
+  void lock() {
+    while (flag_.test_and_set(std::memory_order_acquire)) {
+    }
+  }
+  void unlock() { flag_.clear(std::memory_order_release); }
+  void Reset() { flag_.clear(); }  // in a forked child
+
+ private:
+  std::atomic_flag flag_ = ATOMIC_FLAG_INIT;
+};
 
 // Nanoseconds on CLOCK_MONOTONIC: the clock every record of a trace uses
 // (CUPTI is told to use it too).
