@@ -1,5 +1,6 @@
 #include "src/pipeline/doctor.h"
 
+#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include "src/pipeline/environment.h"
 #include "src/pipeline/process.h"
 #include "src/pipeline/tool_version.h"
+#include "src/pipeline/trace_job.h"
 
 namespace llmpo::pipeline {
 namespace fs = std::filesystem;
@@ -109,6 +111,41 @@ Check CounterPermissionCheck() {
   return c;
 }
 
+Check TracerCheck() {
+  Check c{"tracer library", false, "", ""};
+  auto lib = FindTracerLibrary();
+  c.ok = lib.ok();
+  if (c.ok) {
+    c.detail = lib->string();
+  } else {
+    c.detail = lib.error().message;
+    c.fix = lib.error().notes.empty() ? "build the release tree" : lib.error().notes.front();
+  }
+  return c;
+}
+
+// CUPTI, where the tracer looks for it (LLMPO_CUPTI_PATH, the loader's
+// search path, the CUDA toolkit's usual folders).
+Check CuptiCheck() {
+  Check c{"CUPTI (GPU side of the tracer)", false, "not found",
+          "install the CUDA toolkit's CUPTI, or set LLMPO_CUPTI_PATH to libcupti.so"};
+  std::vector<std::string> candidates;
+  if (const char* env = std::getenv("LLMPO_CUPTI_PATH"); env != nullptr && *env) candidates.emplace_back(env);
+  for (const char* name : {"libcupti.so", "libcupti.so.13", "libcupti.so.12", "/usr/local/cuda/lib64/libcupti.so",
+                           "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so", "/usr/local/cuda/lib/libcupti.so"}) {
+    candidates.emplace_back(name);
+  }
+  for (const auto& name : candidates) {
+    if (void* handle = dlopen(name.c_str(), RTLD_LAZY | RTLD_LOCAL)) {
+      dlclose(handle);
+      c.ok = true;
+      c.detail = name;
+      return c;
+    }
+  }
+  return c;
+}
+
 }  // namespace
 
 DoctorReport RunDoctor() {
@@ -118,7 +155,10 @@ DoctorReport RunDoctor() {
   r.checks.push_back(ToolCheck("nvcc", "install the CUDA toolkit (needed to build the bundled workloads)"));
   r.checks.push_back(ToolCheck("ncu", "install Nsight Compute and put its folder on PATH"));
   r.checks.push_back(ToolCheck("nsys", "install Nsight Systems and put its folder on PATH"));
+  r.checks.push_back(TracerCheck());
+  r.checks.push_back(CuptiCheck());
   const bool gpu = r.checks[0].ok, counters = r.checks[1].ok, ncu = r.checks[3].ok, nsys = r.checks[4].ok;
+  const bool tracer = r.checks[5].ok, cupti = r.checks[6].ok;
   r.verdicts.push_back(
       fmt::format("ncu profiling (pipeline.ncu.enable=true): {}", gpu && ncu && counters ? "will work"
                                                                   : !gpu                 ? "will not work: no GPU"
@@ -128,6 +168,11 @@ DoctorReport RunDoctor() {
       fmt::format("nsys timeline (pipeline.nsys.enable=true): {}", gpu && nsys ? "will work"
                                                                    : !gpu      ? "will not work: no GPU"
                                                                                : "will not work: nsys missing"));
+  r.verdicts.push_back(fmt::format("trace (our NVTX + CUPTI tracer, no nsys needed): {}",
+                                   !tracer        ? "will not work: the tracer library is not built"
+                                   : gpu && cupti ? "NVTX ranges and GPU activity"
+                                   : !gpu         ? "NVTX ranges only (no GPU)"
+                                                  : "NVTX ranges only (no CUPTI)"));
   r.verdicts.push_back("import of existing ncu/nsys files (CSV, SQLite): works everywhere; .ncu-rep needs ncu");
   r.verdicts.push_back("profile --dry-run (print the commands): works everywhere");
   return r;

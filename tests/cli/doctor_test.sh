@@ -10,6 +10,10 @@ out=$(PATH="$fakes:/usr/bin:/bin" "$bin" doctor)
 grep -q "\[ok\] GPU and driver: NVIDIA H100 80GB HBM3, 580.65.06, 9.0" <<<"$out" || fail "GPU line: $out"
 grep -q "\[ok\] ncu: $fakes/ncu (Version 2025.1.1.0" <<<"$out" || fail "ncu line: $out"
 grep -q "\[ok\] nsys: $fakes/nsys (NVIDIA Nsight Systems version 2025.3.1" <<<"$out" || fail "nsys line: $out"
+grep -q "\[ok\] tracer library: $(dirname "$bin")/libllmpo_tracer.so" <<<"$out" || fail "tracer line: $out"
+out=$(PATH="$fakes:/usr/bin:/bin" LLMPO_TRACER_LIBRARY=/nonexistent.so "$bin" doctor)
+grep -q "trace (our NVTX + CUPTI tracer, no nsys needed): will not work: the tracer library is not built" <<<"$out" ||
+  fail "tracer verdict: $out"
 
 empty=$(mktemp -d); trap 'rm -rf "$empty"' EXIT
 out=$(PATH="$empty" "$bin" doctor)
