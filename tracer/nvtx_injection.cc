@@ -226,7 +226,6 @@ void WriteOpenRanges() {
 // In a forked child: the open ranges are the parent's (it ends them), and
 // only the forking thread exists, so the locks are re-created.
 void ResetAfterForkInChild() {
-  ResetAfterFork();
   new (&g_threads_mu) std::mutex;
   for (ThreadStacks* t : AllThreads()) {
     t->mu.Reset();

@@ -1,6 +1,7 @@
 #include "tracer/trace_buffer.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -105,7 +106,13 @@ struct ThreadBuffer {
 
 ThreadBuffer& Mine() {
   thread_local ThreadBuffer* buffer = nullptr;
-  if (buffer == nullptr) buffer = new ThreadBuffer;
+  if (buffer == nullptr) {
+    // The first buffer of the process: from now on a forked child must drop
+    // the parent's records (whether NVTX or CUDA made them).
+    static const bool fork_handler = pthread_atfork(nullptr, nullptr, ResetAfterFork) == 0;
+    (void)fork_handler;
+    buffer = new ThreadBuffer;
+  }
   return *buffer;
 }
 

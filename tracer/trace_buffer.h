@@ -49,9 +49,10 @@ class Line {
 // exit. Safe to call more than once (later calls only flush).
 void FlushAll(const char* reason);
 
-// In a forked child (pthread_atfork): drops the parent's pending records and
-// file, so the child writes only its own records, to its own file. Only the
-// forking thread exists in the child, so the locks are re-created.
+// In a forked child (registered with pthread_atfork when the first record is
+// made): drops the parent's pending records and file, so the child writes
+// only its own records, to its own file. Only the forking thread exists in
+// the child, so the locks are re-created.
 void ResetAfterFork();
 
 }  // namespace llmpo::tracer
