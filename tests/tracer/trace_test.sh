@@ -2,10 +2,13 @@
 # The tracer's NVTX side, for real: `llm-perf-opt trace` runs
 # nvtx_cpu_program (its comment lists what it does) under the tracer; the
 # raw trace and the summaries are checked against what the program did,
-# computed here independently of the importer.
+# computed here independently of the importer. Also: a Python process calling
+# NVTX through ctypes (python_nvtx.py with nvtx_shim), fork, Ctrl-C, profile.
 set -euo pipefail
 bin=$(realpath "$1")
 program=$(realpath "$2")
+shim=$(realpath "$3")
+python_script=$(cd "$(dirname "$0")" && pwd)/python_nvtx.py
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 cd "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -153,6 +156,16 @@ m = json.load(open(sys.argv[1]))
 step = [s for s in m["steps"] if s["name"] == "trace"][0]
 assert m["status"] == "interrupted" and step["status"] == "interrupted", m
 assert step["duration_s"] < 10, step
+PY
+
+# A Python process calling NVTX (as torch.cuda.nvtx does) is traced the same way.
+"$bin" trace hydra.run.dir=py -- python3 "$python_script" "$shim" >out.txt 2>err.txt || fail "python: $(cat err.txt)"
+python3 - py <<'PY' || fail "python: summary"
+import csv, sys
+rows = {r["Range"]: r for r in csv.DictReader(open(f"{sys.argv[1]}/trace/summary_nvtx_sum.csv"))}
+assert int(rows[":forward"]["Instances"]) == 1 and int(rows[":layer"]["Instances"]) == 4, rows
+assert int(rows[":layer"]["Min (ns)"]) >= 1_000_000, rows[":layer"]
+assert int(rows[":forward"]["Total Time (ns)"]) >= int(rows[":layer"]["Total Time (ns)"]), rows
 PY
 
 # A program that cannot start: exit 4, the run folder says why.
