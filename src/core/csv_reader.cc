@@ -58,13 +58,20 @@ CsvReader::CsvReader(std::istream& in, std::size_t chunk_bytes) : in_(in), chunk
 
 bool CsvReader::Fill() {
   if (eof_) return false;
-  buffer_.erase(0, pos_);
+  const std::size_t keep = size_ - pos_;  // the unfinished record
+  if (pos_ > 0 && keep > 0) std::memmove(data_.get(), data_.get() + pos_, keep);
+  size_ = keep;
   pos_ = 0;
-  const std::size_t old = buffer_.size();
-  buffer_.resize(old + chunk_bytes_);
-  in_.read(buffer_.data() + old, static_cast<std::streamsize>(chunk_bytes_));
+  if (cap_ < size_ + chunk_bytes_) {  // a record longer than a chunk: grow
+    const std::size_t cap = std::max(2 * cap_, size_ + chunk_bytes_);
+    auto bigger = std::make_unique_for_overwrite<char[]>(cap);
+    if (size_ > 0) std::memcpy(bigger.get(), data_.get(), size_);
+    data_ = std::move(bigger);
+    cap_ = cap;
+  }
+  in_.read(data_.get() + size_, static_cast<std::streamsize>(chunk_bytes_));
   const auto got = static_cast<std::size_t>(in_.gcount());
-  buffer_.resize(old + got);
+  size_ += got;
   bytes_read_ += got;
   if (got == 0) eof_ = true;
   return got > 0;
@@ -73,14 +80,16 @@ bool CsvReader::Fill() {
 bool CsvReader::NextRawLine(std::string& line) {
   line.clear();
   while (true) {
-    if (pos_ >= buffer_.size() && !Fill()) return !line.empty();
-    const std::size_t nl = buffer_.find('\n', pos_);
-    if (nl == std::string::npos) {
-      line.append(buffer_, pos_, std::string::npos);
-      pos_ = buffer_.size();
+    if (pos_ >= size_ && !Fill()) return !line.empty();
+    const char* start = data_.get() + pos_;
+    const auto* found = static_cast<const char*>(std::memchr(start, '\n', size_ - pos_));
+    if (found == nullptr) {
+      line.append(start, size_ - pos_);
+      pos_ = size_;
       continue;
     }
-    line.append(buffer_, pos_, nl - pos_);
+    const std::size_t nl = static_cast<std::size_t>(found - data_.get());
+    line.append(start, nl - pos_);
     pos_ = nl + 1;
     ++line_;
     if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -94,8 +103,8 @@ bool CsvReader::NextRawLine(std::string& line) {
 CsvReader::Scan CsvReader::ScanRecord(bool at_eof) {
   spans_.clear();
   newlines_ = 0;
-  const char* data = buffer_.data();
-  const std::size_t size = buffer_.size();
+  const char* data = data_.get();
+  const std::size_t size = size_;
   std::size_t i = pos_;
   while (true) {
     // Locals, not a Span on the stack: building one there and copying it
@@ -159,7 +168,7 @@ CsvReader::Scan CsvReader::ScanRecord(bool at_eof) {
 // Decodes a quoted field with doubled quotes, or with text after its
 // closing quote; the span starts at the opening quote.
 std::string_view CsvReader::Unescape(const Span& span) {
-  const char* data = buffer_.data();
+  const char* data = data_.get();
   const std::size_t begin = scratch_.size();
   std::size_t i = span.begin + 1;  // past the opening quote
   bool quoted = true;
@@ -188,12 +197,12 @@ bool CsvReader::Next(std::vector<std::string_view>& fields) {
   record_line_ = line_;
   bool at_eof = false;
   while (true) {
-    if (pos_ >= buffer_.size() && !Fill()) return false;
+    if (pos_ >= size_ && !Fill()) return false;
     if (ScanRecord(at_eof) == Scan::kDone) break;
     if (!Fill()) at_eof = true;  // Fill keeps pos_..end and appends; rescan from pos_
   }
   scratch_.reserve(record_end_ - pos_);  // views into scratch_ must not move
-  const char* data = buffer_.data();
+  const char* data = data_.get();
   for (const Span& span : spans_) {
     fields.push_back(span.unescape ? Unescape(span) : std::string_view(data + span.begin, span.end - span.begin));
   }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <istream>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,7 +35,7 @@ class CsvReader {
   bool Fill();  // reads another chunk; false at end of input
   enum class Scan { kDone, kNeedMore };
   struct Span {
-    std::size_t begin, end;  // offsets into buffer_
+    std::size_t begin, end;  // offsets into data_
     bool unescape;           // decode doubled quotes (begin is then at the opening quote)
   };
   Scan ScanRecord(bool at_eof);
@@ -48,7 +49,11 @@ class CsvReader {
 
   std::istream& in_;
   std::size_t chunk_bytes_;
-  std::string buffer_;
+  // The read buffer: bytes [0, size_) of data_, capacity cap_. Not a
+  // std::string: growing one zero-fills the bytes a read then overwrites.
+  std::unique_ptr<char[]> data_;
+  std::size_t size_ = 0;
+  std::size_t cap_ = 0;
   std::size_t pos_ = 0;
   std::string scratch_;  // unescaped text of fields with doubled quotes
   std::vector<Span> spans_;

@@ -1,66 +1,107 @@
-#include <nlohmann/json.hpp>
-
+// kernels.json, written with JsonWriter (no document in memory: a report can
+// hold thousands of kernels with dozens of metrics each).
 #include "src/core/version.h"
+#include "src/report/json_writer.h"
 #include "src/report/kernels_report.h"
 #include "src/report/text_format.h"
 
 namespace llmpo::report {
 namespace {
 
-using Json = nlohmann::ordered_json;
-
-Json MetricJson(const analysis::MetricAggregate& m) {
-  Json j = {{"name", m.name}, {"section", m.section}, {"unit", OutUnit(m)}, {"aggregation", ToString(m.rule)}};
-  j["value"] = m.values ? Json(OutValue(m, m.Value())) : Json(nullptr);
-  j["min"] = m.values ? Json(OutValue(m, m.min)) : Json(nullptr);
-  j["max"] = m.values ? Json(OutValue(m, m.max)) : Json(nullptr);
-  j["launches"] = m.values;
-  j["missing"] = m.missing;
-  return j;
-}
-
-Json KernelJson(const analysis::KernelAggregate& k) {
-  Json j = {{"name", k.name},
-            {"source", k.source},
-            {"process", k.process},
-            {"device", k.device},
-            {"calls", k.calls},
-            {"timed_calls", k.timed_calls},
-            {"total_ms", k.total_ns / 1e6},
-            {"mean_ms", k.MeanNs() / 1e6}};
-  j["min_ms"] = k.min_ns ? Json(*k.min_ns / 1e6) : Json(nullptr);
-  j["max_ms"] = k.max_ns ? Json(*k.max_ns / 1e6) : Json(nullptr);
-  Json metrics = Json::array();
-  for (const auto& m : k.metrics) metrics.push_back(MetricJson(m));
-  j["metrics"] = std::move(metrics);
-  return j;
-}
-
-Json DiagnosticsJson(const model::Diagnostics& d) {
-  Json entries = Json::array();
-  for (const auto& [code, e] : d.entries()) {
-    entries.push_back({{"code", code},
-                       {"severity", model::ToString(e.severity)},
-                       {"count", e.count},
-                       {"first_example", e.first_example}});
+void OptionalDouble(JsonWriter& w, std::string_view key, bool present, double value) {
+  w.Key(key);
+  if (present) {
+    w.Double(value);
+  } else {
+    w.Null();
   }
-  return {{"rows_read", d.rows_read()}, {"rows_skipped", d.rows_skipped()}, {"entries", entries}, {"notes", d.notes()}};
+}
+
+void WriteMetric(JsonWriter& w, const analysis::MetricAggregate& m) {
+  w.BeginObject();
+  w.Member("name", m.name);
+  w.Member("section", m.section);
+  w.Member("unit", OutUnit(m));
+  w.Member("aggregation", ToString(m.rule));
+  OptionalDouble(w, "value", m.values > 0, m.values ? OutValue(m, m.Value()) : 0);
+  OptionalDouble(w, "min", m.values > 0, OutValue(m, m.min));
+  OptionalDouble(w, "max", m.values > 0, OutValue(m, m.max));
+  w.Member("launches", std::uint64_t{m.values});
+  w.Member("missing", std::uint64_t{m.missing});
+  w.EndObject();
+}
+
+void WriteKernel(JsonWriter& w, const analysis::KernelAggregate& k) {
+  w.BeginObject();
+  w.Member("name", k.name);
+  w.Member("source", k.source);
+  w.Member("process", k.process);
+  w.Member("device", k.device);
+  w.Member("calls", std::uint64_t{k.calls});
+  w.Member("timed_calls", std::uint64_t{k.timed_calls});
+  w.Member("total_ms", k.total_ns / 1e6);
+  w.Member("mean_ms", k.MeanNs() / 1e6);
+  OptionalDouble(w, "min_ms", k.min_ns.has_value(), k.min_ns.value_or(0) / 1e6);
+  OptionalDouble(w, "max_ms", k.max_ns.has_value(), k.max_ns.value_or(0) / 1e6);
+  w.Key("metrics");
+  w.BeginArray();
+  for (const auto& m : k.metrics) WriteMetric(w, m);
+  w.EndArray();
+  w.EndObject();
+}
+
+void WriteDiagnostics(JsonWriter& w, const model::Diagnostics& d) {
+  w.BeginObject();
+  w.Member("rows_read", std::uint64_t{d.rows_read()});
+  w.Member("rows_skipped", std::uint64_t{d.rows_skipped()});
+  w.Key("entries");
+  w.BeginArray();
+  for (const auto& [code, e] : d.entries()) {
+    w.BeginObject();
+    w.Member("code", code);
+    w.Member("severity", model::ToString(e.severity));
+    w.Member("count", std::uint64_t{e.count});
+    w.Member("first_example", e.first_example);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("notes");
+  w.BeginArray();
+  for (const auto& note : d.notes()) w.String(note);
+  w.EndArray();
+  w.EndObject();
 }
 
 }  // namespace
 
 std::string KernelsJson(const KernelsReport& report) {
-  Json sources = Json::array();
-  for (const auto& s : report.sources)
-    sources.push_back({{"path", s.path}, {"format", s.format}, {"status", s.status}});
-  Json kernels = Json::array();
-  for (const auto& k : report.kernels) kernels.push_back(KernelJson(k));
-  Json root = {{"schema_version", kKernelsSchemaVersion},
-               {"tool", {{"name", kToolName}, {"version", kToolVersion}}},
-               {"sources", sources},
-               {"kernels", kernels},
-               {"diagnostics", DiagnosticsJson(report.diagnostics)}};
-  return root.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  std::string out;
+  JsonWriter w(out);
+  w.BeginObject();
+  w.Member("schema_version", kKernelsSchemaVersion);
+  w.Key("tool");
+  w.BeginObject();
+  w.Member("name", kToolName);
+  w.Member("version", kToolVersion);
+  w.EndObject();
+  w.Key("sources");
+  w.BeginArray();
+  for (const auto& s : report.sources) {
+    w.BeginObject();
+    w.Member("path", s.path);
+    w.Member("format", s.format);
+    w.Member("status", s.status);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("kernels");
+  w.BeginArray();
+  for (const auto& k : report.kernels) WriteKernel(w, k);
+  w.EndArray();
+  w.Key("diagnostics");
+  WriteDiagnostics(w, report.diagnostics);
+  w.EndObject();
+  return out + "\n";
 }
 
 }  // namespace llmpo::report
