@@ -1,14 +1,11 @@
 #include "src/pipeline/profile_job.h"
 
 #include <fmt/format.h>
-#include <signal.h>
 #include <string.h>
 
 #include <algorithm>
-#include <atomic>
 #include <fstream>
 #include <set>
-#include <sstream>
 
 #include "src/analysis/kernel_aggregator.h"
 #include "src/core/atomic_file.h"
@@ -28,10 +25,8 @@ namespace {
 std::string ToolOf(const std::string& step) { return step.substr(0, step.find('-')); }
 
 bool FileMentions(const fs::path& file, std::string_view text) {
-  std::ifstream in(file);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str().find(text) != std::string::npos;
+  auto content = ReadWholeFile(file);
+  return content.ok() && content->find(text) != std::string::npos;
 }
 
 // The names of the `count` kernels with the most GPU time in nsys' summary.
@@ -232,17 +227,7 @@ class Executor {
     spec.stderr_file = err;
     spec.timeout_s = options_.step_timeout_s;
     spec.stop_signal = stop_.signal();
-    ToolProgress progress(cmd.step);
-    ProgressDisplay display(options_.progress, options_.progress_terminal);
-    if (options_.progress != nullptr) {
-      display.Update(progress.Text());
-      spec.on_line = [&](std::string_view line) {
-        if (progress.Feed(line)) display.Update(progress.Text());
-      };
-    }
-    auto result = RunStep(spec);
-    if (options_.progress != nullptr) display.Finish();
-    return result;
+    return RunStepWithProgress(std::move(spec), cmd.step, options_.progress, options_.progress_terminal);
   }
 
   // After a failure: is the tool older than the commands need? Its
@@ -250,11 +235,8 @@ class Executor {
   std::string TooOld(const std::string& tool) {
     const fs::path file = run_.dir() / tool / "version.txt";
     auto ran = RunToFiles({tool, "--version"}, file, file);
-    if (!ran.ok()) return "";
-    std::ifstream in(file);
-    std::stringstream text;
-    text << in.rdbuf();
-    return TooOldMessage(tool, text.str());
+    auto text = ReadWholeFile(file);
+    return ran.ok() && text.ok() ? TooOldMessage(tool, *text) : "";
   }
 
   static std::string FailureReason(const PlannedCommand& cmd, const std::string& tool, int code, const fs::path& out,

@@ -98,4 +98,17 @@ void ProgressDisplay::Finish() {
   width_ = 0;
 }
 
+Result<ProcessResult> RunStepWithProgress(StepSpec spec, const std::string& step, std::FILE* out, bool terminal) {
+  if (out == nullptr) return RunStep(spec);
+  ToolProgress progress(step);
+  ProgressDisplay display(out, terminal);
+  display.Update(progress.Text());
+  spec.on_line = [&](std::string_view line) {
+    if (progress.Feed(line)) display.Update(progress.Text());
+  };
+  auto result = RunStep(spec);
+  display.Finish();
+  return result;
+}
+
 }  // namespace llmpo::pipeline

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "src/pipeline/process.h"
+
 namespace llmpo::pipeline {
 
 class ToolProgress {
@@ -46,5 +48,9 @@ class ProgressDisplay {
   std::size_t width_ = 0;
   std::chrono::steady_clock::time_point last_plain_{};
 };
+
+// RunStep with a ToolProgress for `step` fed from the program's output and
+// shown on `out` (nullptr: no display).
+Result<ProcessResult> RunStepWithProgress(StepSpec spec, const std::string& step, std::FILE* out, bool terminal);
 
 }  // namespace llmpo::pipeline

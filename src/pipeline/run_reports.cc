@@ -74,11 +74,9 @@ Result<std::vector<std::string>> BuildRunReports(const fs::path& run_dir, const 
   request.out_dir = run_dir;
   request.regions = regions;
   request.regions_subdir = "ncu/regions";
-  // Only the tracer ran: the reports come from its summaries.
+  // Only the tracer ran: the reports come from it, as for `trace` runs.
   if (request.inputs.empty() && StepSucceeded(run, "trace-summaries")) {
-    const fs::path trace = run_dir / "trace";
-    const bool gpu = fs::exists(trace / "summary_cuda_gpu_kern_sum.csv");
-    request.inputs = gpu ? TraceFiles(trace) : std::vector<fs::path>{trace / "summary_nvtx_sum.csv"};
+    request.inputs = TraceReportInputs(run_dir / "trace");
     request.regions_subdir = "trace/regions";
   }
   request.label_base = run_dir;

@@ -1,11 +1,9 @@
 #include "src/pipeline/trace_job.h"
 
 #include <fmt/format.h>
-#include <signal.h>
-#include <unistd.h>
+#include <string.h>
 
 #include <algorithm>
-#include <atomic>
 #include <fstream>
 
 #include "src/analysis/trace_summary.h"
@@ -18,8 +16,6 @@
 
 namespace llmpo::pipeline {
 namespace fs = std::filesystem;
-namespace {}  // namespace
-
 std::vector<fs::path> TraceFiles(const fs::path& dir) {
   std::vector<fs::path> files;
   std::error_code ec;
@@ -29,6 +25,11 @@ std::vector<fs::path> TraceFiles(const fs::path& dir) {
   }
   std::sort(files.begin(), files.end());
   return files;
+}
+
+std::vector<fs::path> TraceReportInputs(const fs::path& trace_dir) {
+  if (fs::exists(trace_dir / "summary_cuda_gpu_kern_sum.csv")) return TraceFiles(trace_dir);
+  return {trace_dir / "summary_nvtx_sum.csv"};
 }
 
 Result<fs::path> FindTracerLibrary() {
@@ -93,16 +94,8 @@ Result<std::vector<std::string>> WriteTraceSummaries(const fs::path& run_dir) {
 
 Result<std::vector<std::string>> BuildTraceReports(const fs::path& run_dir, const RegionOptions& regions) {
   ASSIGN_OR_RETURN(std::vector<std::string> written, WriteTraceSummaries(run_dir));
-  const fs::path dir = run_dir / "trace";
-  const bool gpu = fs::exists(dir / "summary_cuda_gpu_kern_sum.csv");
-  // With GPU work the reports come from the traces themselves (kernels in
-  // their nested ranges); without, from the NVTX summary (range times).
   ImportRequest request;
-  if (gpu) {
-    request.inputs = TraceFiles(dir);
-  } else {
-    request.inputs.push_back(dir / "summary_nvtx_sum.csv");
-  }
+  request.inputs = TraceReportInputs(run_dir / "trace");
   request.out_dir = run_dir;
   request.regions = regions;
   request.regions_subdir = "trace/regions";
@@ -126,10 +119,7 @@ TraceOutcome RunTrace(RunFolder& run, const std::vector<std::string>& workload, 
   spec.timeout_s = options.step_timeout_s;
   StopSignals stop;  // the program has its own process group: RunStep passes these on
   spec.stop_signal = stop.signal();
-  ProgressDisplay display(options.progress, options.progress_terminal);
-  if (options.progress != nullptr) display.Update("[trace] running " + workload[0]);
-  auto result = RunStep(spec);
-  if (options.progress != nullptr) display.Finish();
+  auto result = RunStepWithProgress(std::move(spec), "trace", options.progress, options.progress_terminal);
 
   StepRecord step{"trace", StepStatus::kOk, "", workload, std::nullopt, 0, "trace/workload.stderr.log"};
   if (!result.ok()) {

@@ -38,6 +38,11 @@ Result<std::vector<std::string>> WriteTraceSummaries(const std::filesystem::path
 // The trace.*.tsv files of a run's trace/ folder, sorted.
 std::vector<std::filesystem::path> TraceFiles(const std::filesystem::path& trace_dir);
 
+// What the kernel and region reports of a traced run are imported from: with
+// GPU work the traces themselves (kernels in their nested ranges); without,
+// the NVTX summary (range times). Needs WriteTraceSummaries first.
+std::vector<std::filesystem::path> TraceReportInputs(const std::filesystem::path& trace_dir);
+
 // WriteTraceSummaries, then kernels.md/json and trace/regions/ from them.
 Result<std::vector<std::string>> BuildTraceReports(const std::filesystem::path& run_dir, const RegionOptions& regions);
 
