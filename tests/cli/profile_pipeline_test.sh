@@ -6,6 +6,7 @@
 set -euo pipefail
 bin=$(realpath "$1")
 fakes=$(cd "$(dirname "$0")/fake_tools" && pwd)
+source "$(dirname "$0")/signal_lib.sh"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 cd "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -140,15 +141,8 @@ set -e
 grep -q "bundled workload" bundled/run.json || fail "bundled: reason"
 
 # 5. Ctrl-C during ncu: exit 130, status interrupted, what ran is kept.
-FAKE_NCU_SLEEP=2 PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=intr pipeline.ncu.enable=true -- ./app \
-  >out.txt 2>err.txt &
-pid=$!
-sleep 0.7
-kill -INT "$pid"
-set +e
-wait "$pid"
-rc=$?
-set -e
+rc=$(signalled_exit INT 0.7 env FAKE_NCU_SLEEP=2 PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=intr \
+  pipeline.ncu.enable=true -- ./app)
 [[ $rc -eq 130 ]] || fail "interrupt: exit $rc"
 [[ $(status_of intr/run.json) == interrupted ]] || fail "interrupt status: $(status_of intr/run.json)"
 [[ $(step_of intr/run.json ncu-export-details) == "skipped|not run: interrupted" ]] || fail "interrupt skip"
@@ -162,15 +156,8 @@ assert step["duration_s"] < 1.8, step
 PY
 
 # 6. SIGTERM is treated like Ctrl-C.
-FAKE_NCU_SLEEP=2 PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=term pipeline.ncu.enable=true -- ./app \
-  >out.txt 2>err.txt &
-pid=$!
-sleep 0.7
-kill -TERM "$pid"
-set +e
-wait "$pid"
-rc=$?
-set -e
+rc=$(signalled_exit TERM 0.7 env FAKE_NCU_SLEEP=2 PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=term \
+  pipeline.ncu.enable=true -- ./app)
 [[ $rc -eq 130 ]] || fail "sigterm: exit $rc"
 [[ $(status_of term/run.json) == interrupted ]] || fail "sigterm status"
 grep -q "interrupted by Terminated" term/run.json || fail "sigterm reason: $(cat term/run.json)"

@@ -9,6 +9,7 @@ bin=$(realpath "$1")
 program=$(realpath "$2")
 shim=$(realpath "$3")
 python_script=$(cd "$(dirname "$0")" && pwd)/python_nvtx.py
+source "$(dirname "$0")/../cli/signal_lib.sh"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 cd "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -141,14 +142,7 @@ grep -q "^env NVTX_INJECTION64_PATH=.*libllmpo_tracer.so CUDA_INJECTION64_PATH=.
   fail "dry run: $(cat out.txt)"
 
 # Ctrl-C reaches the traced program (its own process group): exit 130, status interrupted, quickly.
-"$bin" trace hydra.run.dir=intr -- sleep 20 >out.txt 2>err.txt &
-pid=$!
-sleep 0.5
-kill -INT "$pid"
-set +e
-wait "$pid"
-rc=$?
-set -e
+rc=$(signalled_exit INT 0.5 "$bin" trace hydra.run.dir=intr -- sleep 20)
 [[ $rc -eq 130 ]] || fail "interrupt: exit $rc"
 python3 - intr/run.json <<'PY' || fail "interrupt: run.json"
 import json, sys
