@@ -97,6 +97,13 @@ def kept_region_section(dest):
     return kept
 
 
+def warm_page_cache(inputs):
+    """Reads every input once (not timed) and records its line count as inp["lines"]."""
+    for inp in inputs.values():
+        out = subprocess.run(["wc", "-l", inp["path"]], capture_output=True, text=True, check=True).stdout
+        inp["lines"] = int(out.split()[0])
+
+
 def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
@@ -311,10 +318,7 @@ def main():
         inputs[label] = {"path": path, "kind": kind, "args": args, "size": os.path.getsize(path), "meta": meta,
                          "reused": reused}
 
-    # ---- warm the page cache (and count lines); not timed
-    for label, inp in inputs.items():
-        out = subprocess.run(["wc", "-l", inp["path"]], capture_output=True, text=True, check=True).stdout
-        inp["lines"] = int(out.split()[0])
+    warm_page_cache(inputs)
 
     logs = os.path.join(a.scratch, "logs")
     os.makedirs(logs, exist_ok=True)

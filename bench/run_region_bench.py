@@ -204,10 +204,7 @@ def main():
         path, meta, reused = rb.ensure_input(a.scratch, kind, args, a.regen)
         inputs[label] = {"path": path, "args": args, "meta": meta, "size": os.path.getsize(path), "reused": reused}
 
-    # ---- warm the page cache (and count lines); not timed
-    for inp in inputs.values():
-        out = subprocess.run(["wc", "-l", inp["path"]], capture_output=True, text=True, check=True).stdout
-        inp["lines"] = int(out.split()[0])
+    rb.warm_page_cache(inputs)
 
     logs = os.path.join(a.scratch, "logs")
     os.makedirs(logs, exist_ok=True)
