@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <system_error>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -56,6 +57,16 @@ inline std::size_t FindQuote(const char* data, std::size_t i, std::size_t size, 
 
 CsvReader::CsvReader(std::istream& in, std::size_t chunk_bytes) : in_(in), chunk_bytes_(chunk_bytes) {}
 
+CsvReader::~CsvReader() {
+  if (!producer_.joinable()) return;
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  producer_.join();
+}
+
 bool CsvReader::Fill() {
   if (eof_) return false;
   const std::size_t keep = size_ - pos_;  // the unfinished record
@@ -72,13 +83,13 @@ bool CsvReader::Fill() {
   in_.read(data_.get() + size_, static_cast<std::streamsize>(chunk_bytes_));
   const auto got = static_cast<std::size_t>(in_.gcount());
   size_ += got;
-  bytes_read_ += got;
   if (got == 0) eof_ = true;
   return got > 0;
 }
 
 bool CsvReader::NextRawLine(std::string& line) {
   line.clear();
+  if (producer_.joinable()) return false;  // the bytes belong to the read-ahead thread now
   while (true) {
     if (pos_ >= size_ && !Fill()) return !line.empty();
     const char* start = data_.get() + pos_;
@@ -97,15 +108,44 @@ bool CsvReader::NextRawLine(std::string& line) {
   }
 }
 
+void CsvReader::ReuseRepeatedPrefix(std::size_t fields) {
+  prefix_fields_ = fields;
+  prefix_bytes_.clear();
+}
+
+// Parsing is a function of the bytes from a record's start, so identical
+// leading bytes that ended at a field boundary parse into identical fields.
+bool CsvReader::TakeRepeatedPrefix(std::size_t& i) {
+  const std::size_t n = prefix_bytes_.size();
+  if (n == 0 || size_ - pos_ < n || std::memcmp(data_.get() + pos_, prefix_bytes_.data(), n) != 0) return false;
+  for (const Span& s : prefix_spans_) AddSpan(pos_ + s.begin, pos_ + s.end, s.unescape);
+  newlines_ += prefix_newlines_;
+  i = pos_ + n;
+  record_has_prefix_ = true;
+  return true;
+}
+
+void CsvReader::RememberPrefix(std::size_t comma) {
+  prefix_bytes_.assign(data_.get() + pos_, comma + 1 - pos_);
+  prefix_spans_.clear();
+  for (const Span& s : spans_) prefix_spans_.push_back({s.begin - pos_, s.end - pos_, s.unescape});
+  prefix_newlines_ = newlines_;
+  ++prefix_generation_;
+  record_has_prefix_ = true;
+}
+
 // One pass over the record at pos_: field spans (offsets, so a refill that
 // moves the buffer does not invalidate them) and where the record ends.
 // Fields are short, so 16-byte SSE2 steps beat memchr's setup cost here.
 CsvReader::Scan CsvReader::ScanRecord(bool at_eof) {
   spans_.clear();
   newlines_ = 0;
+  scan_truncated_ = false;
+  record_has_prefix_ = false;
   const char* data = data_.get();
   const std::size_t size = size_;
   std::size_t i = pos_;
+  const bool remember = prefix_fields_ > 0 && !TakeRepeatedPrefix(i);
   while (true) {
     // Locals, not a Span on the stack: building one there and copying it
     // into spans_ stalled on store-to-load forwarding (perf, 2026-11-22).
@@ -117,7 +157,7 @@ CsvReader::Scan CsvReader::ScanRecord(bool at_eof) {
         j = FindQuote(data, j, size, newlines_);
         if (j + 1 >= size && !at_eof) return Scan::kNeedMore;  // the quote's successor is not read yet
         if (j >= size) {                                       // end of input inside quotes
-          truncated_ = true;
+          scan_truncated_ = true;
           AddSpan(i + 1, size, false);
           record_end_ = size;
           return Scan::kDone;
@@ -161,14 +201,14 @@ CsvReader::Scan CsvReader::ScanRecord(bool at_eof) {
       record_end_ = i + 1;
       return Scan::kDone;
     }
+    if (remember && spans_.size() == prefix_fields_) RememberPrefix(i);
     ++i;  // the comma
   }
 }
 
 // Decodes a quoted field with doubled quotes, or with text after its
 // closing quote; the span starts at the opening quote.
-std::string_view CsvReader::Unescape(const Span& span) {
-  const char* data = data_.get();
+std::string_view CsvReader::Unescape(const char* data, const Span& span) {
   const std::size_t begin = scratch_.size();
   std::size_t i = span.begin + 1;  // past the opening quote
   bool quoted = true;
@@ -193,6 +233,7 @@ std::string_view CsvReader::Unescape(const Span& span) {
 bool CsvReader::Next(std::vector<std::string_view>& fields) {
   fields.clear();
   scratch_.clear();
+  if (producer_.joinable()) return NextFromBatch(fields);
   truncated_ = false;
   record_line_ = line_;
   bool at_eof = false;
@@ -201,13 +242,178 @@ bool CsvReader::Next(std::vector<std::string_view>& fields) {
     if (ScanRecord(at_eof) == Scan::kDone) break;
     if (!Fill()) at_eof = true;  // Fill keeps pos_..end and appends; rescan from pos_
   }
+  truncated_ = scan_truncated_;
   scratch_.reserve(record_end_ - pos_);  // views into scratch_ must not move
   const char* data = data_.get();
   for (const Span& span : spans_) {
-    fields.push_back(span.unescape ? Unescape(span) : std::string_view(data + span.begin, span.end - span.begin));
+    fields.push_back(span.unescape ? Unescape(data, span)
+                                   : std::string_view(data + span.begin, span.end - span.begin));
   }
   line_ += newlines_;
   pos_ = record_end_;
+  return true;
+}
+
+// ---- Read-ahead ----------------------------------------------------------
+
+bool CsvReader::StartReadAhead() {
+  if (producer_.joinable()) return true;
+  constexpr int kBatches = 4;  // in flight: bounds memory at about kBatches chunks
+  for (int i = 0; i < kBatches; ++i) {
+    batches_.push_back(std::make_unique<Batch>());
+    free_.push_back(batches_.back().get());
+  }
+  try {
+    producer_ = std::thread([this] { ProduceBatches(); });
+  } catch (const std::system_error&) {
+    batches_.clear();
+    free_.clear();
+    return false;
+  }
+  return true;
+}
+
+CsvReader::Batch* CsvReader::TakeFreeBatch() {
+  std::unique_lock lock(mutex_);
+  changed_.wait(lock, [this] { return stopping_ || !free_.empty(); });
+  if (stopping_) return nullptr;
+  Batch* batch = free_.back();
+  free_.pop_back();
+  batch->spans.clear();
+  batch->wide_spans.clear();
+  batch->records.clear();
+  batch->shared_generation = 0;
+  return batch;
+}
+
+void CsvReader::Publish(Batch* batch) {
+  {
+    std::lock_guard lock(mutex_);
+    if (batch != nullptr) {
+      ready_.push_back(batch);
+    } else {
+      done_ = true;
+    }
+  }
+  changed_.notify_all();
+}
+
+// The batch keeps the buffer its spans point into; scanning goes on in the
+// batch's previous buffer, starting with the unfinished record.
+void CsvReader::HandOver(Batch& batch) {
+  std::swap(data_, batch.data);
+  std::swap(cap_, batch.cap);
+  const std::size_t keep = size_ - pos_;
+  if (cap_ < keep + chunk_bytes_) {  // room for a chunk after any unfinished record under one chunk long
+    cap_ = std::max(2 * chunk_bytes_, keep + chunk_bytes_);
+    data_ = std::make_unique_for_overwrite<char[]>(cap_);
+  }
+  if (keep > 0) std::memcpy(data_.get(), batch.data.get() + pos_, keep);
+  size_ = keep;
+  pos_ = 0;
+}
+
+// The scanning loop of Next, with records collected into batches instead of
+// returned one by one.
+void CsvReader::ProduceBatches() {
+  Batch* batch = nullptr;
+  bool at_eof = false;
+  while (true) {
+    if (batch == nullptr && (batch = TakeFreeBatch()) == nullptr) return;  // the reader is going away
+    if (pos_ < size_ && ScanRecord(at_eof) == Scan::kDone) {
+      AddToBatch(*batch);
+      line_ += newlines_;
+      pos_ = record_end_;
+      continue;
+    }
+    // More bytes needed. A batch with records leaves with its buffer first;
+    // one without (a record longer than a chunk) lets Fill grow the buffer.
+    if (!batch->records.empty()) {
+      HandOver(*batch);
+      Publish(batch);
+      batch = nullptr;
+    }
+    if (!Fill()) {
+      if (pos_ >= size_) break;
+      at_eof = true;  // the unfinished record is the last one
+    }
+  }
+  if (batch != nullptr) {
+    std::lock_guard lock(mutex_);
+    free_.push_back(batch);
+  }
+  Publish(nullptr);
+}
+
+void CsvReader::AddToBatch(Batch& batch) {
+  const std::size_t start = pos_, bytes = record_end_ - pos_;
+  Record& r = batch.records.emplace_back();
+  r = Record{start, bytes, line_, 0, 0, 0, 0, scan_truncated_, false};
+  if (bytes > kMaxPackedRecord) {
+    r.wide = true;
+    r.own_first = static_cast<std::uint32_t>(batch.wide_spans.size());
+    r.own_count = static_cast<std::uint32_t>(spans_.size());
+    batch.wide_spans.insert(batch.wide_spans.end(), spans_.begin(), spans_.end());
+    return;
+  }
+  const auto pack = [&](const Span& span) {
+    return PackedSpan{static_cast<std::uint32_t>(span.begin - start),
+                      static_cast<std::uint32_t>(span.end - span.begin) | (span.unescape ? 0x80000000u : 0u)};
+  };
+  std::size_t own = 0;
+  if (record_has_prefix_) {
+    if (batch.shared_generation != prefix_generation_) {
+      batch.shared_generation = prefix_generation_;
+      batch.shared_first = static_cast<std::uint32_t>(batch.spans.size());
+      for (std::size_t i = 0; i < prefix_fields_; ++i) batch.spans.push_back(pack(spans_[i]));
+    }
+    r.shared_first = batch.shared_first;
+    r.shared_count = static_cast<std::uint32_t>(prefix_fields_);
+    own = prefix_fields_;
+  }
+  r.own_first = static_cast<std::uint32_t>(batch.spans.size());
+  r.own_count = static_cast<std::uint32_t>(spans_.size() - own);
+  for (std::size_t i = own; i < spans_.size(); ++i) batch.spans.push_back(pack(spans_[i]));
+}
+
+bool CsvReader::NextFromBatch(std::vector<std::string_view>& fields) {
+  while (current_ == nullptr || next_record_ >= current_->records.size()) {
+    std::unique_lock lock(mutex_);
+    if (current_ != nullptr) {
+      free_.push_back(current_);
+      current_ = nullptr;
+      changed_.notify_all();
+    }
+    changed_.wait(lock, [this] { return done_ || !ready_.empty(); });
+    if (ready_.empty()) return false;
+    current_ = ready_.front();
+    ready_.pop_front();
+    next_record_ = 0;
+  }
+  const Record& record = current_->records[next_record_++];
+  record_line_ = record.line;
+  truncated_ = record.truncated;
+  scratch_.reserve(record.bytes);  // views into scratch_ must not move
+  const char* data = current_->data.get();
+  if (record.wide) {
+    for (std::size_t i = 0; i < record.own_count; ++i) {
+      const Span& span = current_->wide_spans[record.own_first + i];
+      fields.push_back(span.unescape ? Unescape(data, span)
+                                     : std::string_view(data + span.begin, span.end - span.begin));
+    }
+    return true;
+  }
+  const char* text = data + record.start;
+  const auto add = [&](const PackedSpan& packed) {
+    const std::size_t length = packed.length & 0x7fffffffu;
+    if ((packed.length & 0x80000000u) != 0) {
+      fields.push_back(Unescape(text, Span{packed.begin, packed.begin + length, true}));
+    } else {
+      fields.emplace_back(text + packed.begin, length);
+    }
+  };
+  for (std::size_t i = 0; i < record.shared_count; ++i) add(current_->spans[record.shared_first + i]);
+  for (std::size_t i = 0; i < record.own_count; ++i) add(current_->spans[record.own_first + i]);
   return true;
 }
 

@@ -3,11 +3,15 @@
 // commas, doubled quotes and newlines; CRLF and LF both end records.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <istream>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 namespace llmpo {
@@ -15,6 +19,9 @@ namespace llmpo {
 class CsvReader {
  public:
   explicit CsvReader(std::istream& in, std::size_t chunk_bytes = 1 << 20);
+  ~CsvReader();
+  CsvReader(const CsvReader&) = delete;
+  CsvReader& operator=(const CsvReader&) = delete;
 
   // Reads the next record into `fields` (views valid until the next call of
   // Next or NextRawLine). Returns false at end of input.
@@ -22,22 +29,66 @@ class CsvReader {
 
   // 1-based line number where the last record started (for messages).
   std::uint64_t record_line() const { return record_line_; }
-  // Bytes consumed so far.
-  std::uint64_t bytes_read() const { return bytes_read_; }
   // True when the last record ended inside an unclosed quote at end of input.
   bool last_record_truncated() const { return truncated_; }
 
   // The raw text of the next line, without parsing it as CSV; used to skip
-  // preamble lines (==PROF== output) before the header. False at end.
+  // preamble lines (==PROF== output) before the header. False at end, and
+  // after StartReadAhead.
   bool NextRawLine(std::string& line);
 
+  // A hint for files whose records repeat their first `fields` fields from
+  // one record to the next (ncu's details page repeats a result's identity
+  // columns on each of its metric rows): when the bytes match the previous
+  // record's, their field positions are reused instead of scanned again.
+  // The fields returned are the same either way. 0 turns it off. Call before
+  // StartReadAhead.
+  void ReuseRepeatedPrefix(std::size_t fields);
+
+  // From here on, reading and scanning run on a second thread, a few chunks
+  // ahead of the caller, so a caller that does real work per record gets the
+  // scanning for free on a second core. Records, line numbers and flags are
+  // exactly those of the single-threaded reader; memory stays bounded (a few
+  // chunks). Views from earlier calls become invalid. Returns false, and
+  // stays single-threaded, when no thread can be started.
+  bool StartReadAhead();
+
  private:
-  bool Fill();  // reads another chunk; false at end of input
-  enum class Scan { kDone, kNeedMore };
   struct Span {
-    std::size_t begin, end;  // offsets into data_
+    std::size_t begin, end;  // offsets into the buffer
     bool unescape;           // decode doubled quotes (begin is then at the opening quote)
   };
+  // Read-ahead hands records over in batches: one buffer of bytes and the
+  // records scanned in it. The caller reads them from another core's cache,
+  // which is slow, so they are kept small: spans are packed and relative to
+  // their record, and a run of records that repeat their first fields
+  // (ReuseRepeatedPrefix) shares one copy of those fields' spans.
+  struct PackedSpan {
+    std::uint32_t begin;   // from the record's start
+    std::uint32_t length;  // top bit: unescape
+  };
+  static constexpr std::size_t kMaxPackedRecord = 0x7fffffff;
+  struct Record {
+    std::size_t start, bytes;
+    std::uint64_t line;
+    std::uint32_t shared_first, shared_count;  // leading spans shared with neighbours (in spans)
+    std::uint32_t own_first, own_count;        // the others (in spans, or in wide_spans when wide)
+    bool truncated;
+    bool wide;  // longer than kMaxPackedRecord: unpacked spans, absolute offsets
+  };
+  struct alignas(64) Batch {  // one the caller reads must not share a cache line with one being filled
+    std::unique_ptr<char[]> data;
+    std::size_t cap = 0;
+    std::vector<PackedSpan> spans;
+    std::vector<Span> wide_spans;
+    std::vector<Record> records;
+    std::uint64_t shared_generation = 0;  // which remembered prefix spans[shared_first...] hold; 0: none
+    std::uint32_t shared_first = 0;
+  };
+
+  // The scanner: the caller's thread, or the read-ahead thread once started.
+  bool Fill();  // reads another chunk; false at end of input
+  enum class Scan { kDone, kNeedMore };
   Scan ScanRecord(bool at_eof);
   void AddSpan(std::size_t begin, std::size_t end, bool unescape) {
     Span& s = spans_.emplace_back();
@@ -45,9 +96,22 @@ class CsvReader {
     s.end = end;
     s.unescape = unescape;
   }
-  std::string_view Unescape(const Span& span);
+  // The repeated-prefix hint: true when the record at pos_ starts with the
+  // remembered prefix; its spans are then added and `i` moved past it.
+  bool TakeRepeatedPrefix(std::size_t& i);
+  void RememberPrefix(std::size_t comma);
+  void ProduceBatches();
+  void AddToBatch(Batch& batch);
+  void HandOver(Batch& batch);  // the batch takes the buffer; the unfinished record moves to the batch's old one
+  Batch* TakeFreeBatch();
+  void Publish(Batch* batch);
 
-  std::istream& in_;
+  // The caller's side.
+  std::string_view Unescape(const char* data, const Span& span);
+  bool NextFromBatch(std::vector<std::string_view>& fields);
+
+  // The scanner's side (the read-ahead thread's, once started).
+  alignas(64) std::istream& in_;
   std::size_t chunk_bytes_;
   // The read buffer: bytes [0, size_) of data_, capacity cap_. Not a
   // std::string: growing one zero-fills the bytes a read then overwrites.
@@ -55,15 +119,38 @@ class CsvReader {
   std::size_t size_ = 0;
   std::size_t cap_ = 0;
   std::size_t pos_ = 0;
-  std::string scratch_;  // unescaped text of fields with doubled quotes
   std::vector<Span> spans_;
   std::size_t record_end_ = 0;
   std::uint64_t newlines_ = 0;
   std::uint64_t line_ = 1;
-  std::uint64_t record_line_ = 0;
-  std::uint64_t bytes_read_ = 0;
-  bool truncated_ = false;
+  bool scan_truncated_ = false;
   bool eof_ = false;
+  std::size_t prefix_fields_ = 0;   // ReuseRepeatedPrefix; 0: off
+  std::string prefix_bytes_;        // the previous record's first fields, through the comma after them
+  std::vector<Span> prefix_spans_;  // their spans, relative to the record start
+  std::uint64_t prefix_newlines_ = 0;
+  std::uint64_t prefix_generation_ = 0;  // counts RememberPrefix calls
+  bool record_has_prefix_ = false;       // the last record scanned starts with the remembered prefix
+
+  // The caller's side. With read-ahead the two sides run on two cores, so
+  // each group starts on its own cache line (and the object on one of its
+  // own): sharing one made every record bounce it between the cores and cost
+  // more than the second core gained.
+  alignas(64) std::string scratch_;  // unescaped text of fields with doubled quotes
+  std::uint64_t record_line_ = 0;
+  bool truncated_ = false;
+  Batch* current_ = nullptr;
+  std::size_t next_record_ = 0;
+
+  // Read-ahead state; the mutex guards free_, ready_, done_ and stopping_.
+  alignas(64) std::thread producer_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<std::unique_ptr<Batch>> batches_;
+  std::vector<Batch*> free_;
+  std::deque<Batch*> ready_;
+  bool done_ = false;      // the producer has published its last batch
+  bool stopping_ = false;  // the reader is being destroyed
 };
 
 }  // namespace llmpo

@@ -74,20 +74,30 @@ UnitInfo LookupUnitUncached(std::string_view unit);
 }  // namespace
 
 const UnitInfo& LookupUnit(std::string_view unit) {
-  // A profile uses a few dozen unit spellings over millions of rows; the
-  // last one looked up is usually the next one too.
+  // A profile uses a few dozen unit spellings over millions of rows, in
+  // rotation. A small direct-mapped memo answers most lookups with one string
+  // compare; the map behind it keeps every spelling seen (bounded).
+  struct Slot {
+    std::string key;
+    const UnitInfo* info = nullptr;
+  };
+  thread_local std::array<Slot, 64> memo;
   thread_local std::unordered_map<std::string, UnitInfo> cache;
-  thread_local std::string last_key = "\x01";
-  thread_local const UnitInfo* last = nullptr;
-  if (last != nullptr && unit == last_key) return *last;
+  const std::size_t hash = unit.size() * 31 + (unit.empty() ? 0 : static_cast<unsigned char>(unit.front()) * 7 +
+                                                                       static_cast<unsigned char>(unit.back()));
+  Slot& slot = memo[hash % memo.size()];
+  if (slot.info != nullptr && slot.key == unit) return *slot.info;
   auto it = cache.find(std::string(unit));
   if (it == cache.end()) {
-    if (cache.size() >= 4096) cache.clear();  // bounded; refills on demand
+    if (cache.size() >= 4096) {  // bounded; refills on demand
+      cache.clear();
+      for (Slot& s : memo) s.info = nullptr;
+    }
     it = cache.emplace(std::string(unit), LookupUnitUncached(unit)).first;
   }
-  last_key.assign(unit);
-  last = &it->second;
-  return *last;
+  slot.key.assign(unit);
+  slot.info = &it->second;
+  return *slot.info;
 }
 
 namespace {
@@ -112,6 +122,40 @@ UnitInfo LookupUnitUncached(std::string_view unit) {
   return UnitInfo{Dimension::kOther, 1.0, std::string(unit), false};
 }
 
+// A comma-grouped number, [-+]?\d{1,3}(,\d{3})+(\.\d+)? checked by hand
+// rather than by RE2: this form is on many rows of ncu's details page.
+std::optional<double> ParseCommaGrouped(std::string_view text) {
+  char digits[64];
+  std::size_t n = 0, i = 0;
+  if (text.size() >= sizeof(digits)) return std::nullopt;
+  if (text[0] == '-' || text[0] == '+') digits[n++] = text[i++];
+  const auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+  std::size_t lead = 0;
+  while (i < text.size() && is_digit(text[i]) && lead < 4) digits[n++] = text[i++], ++lead;
+  if (lead == 0 || lead > 3) return std::nullopt;
+  std::size_t groups = 0;
+  while (i + 3 < text.size() && text[i] == ',' && is_digit(text[i + 1]) && is_digit(text[i + 2]) &&
+         is_digit(text[i + 3])) {
+    digits[n++] = text[i + 1], digits[n++] = text[i + 2], digits[n++] = text[i + 3];
+    i += 4;
+    ++groups;
+    if (i < text.size() && is_digit(text[i])) return std::nullopt;  // a group of four or more
+  }
+  if (groups == 0) return std::nullopt;
+  if (i < text.size() && text[i] == '.') {
+    digits[n++] = text[i++];
+    const std::size_t fraction = i;
+    while (i < text.size() && is_digit(text[i])) digits[n++] = text[i++];
+    if (i == fraction) return std::nullopt;
+  }
+  if (i != text.size()) return std::nullopt;
+  double value = 0;
+  const char* begin = digits + (digits[0] == '+' ? 1 : 0);
+  auto [ptr, ec] = std::from_chars(begin, digits + n, value);
+  if (ec != std::errc() || ptr != digits + n) return std::nullopt;
+  return value;
+}
+
 }  // namespace
 
 std::optional<double> ParseNumber(std::string_view text) {
@@ -125,14 +169,11 @@ std::optional<double> ParseNumber(std::string_view text) {
     auto [ptr, ec] = std::from_chars(begin, end, value);
     if (ec == std::errc() && ptr == end) return value;
   }
-  static const RE2 comma_grouped("[-+]?\\d{1,3}(,\\d{3})+(\\.\\d+)?");
-  static const RE2 dot_grouped("[-+]?\\d{1,3}(\\.\\d{3}){2,}");
+  if (auto grouped = ParseCommaGrouped(text)) return grouped;  // "1,772,899": common in ncu output
+  static const RE2 dot_grouped("[-+]?\\d{1,3}(\\.\\d{3}){2,}");  // European grouping: "27.595.520"
+  if (!RE2::FullMatch(text, dot_grouped)) return std::nullopt;
   std::string cleaned(text);
-  if (RE2::FullMatch(text, comma_grouped)) {
-    std::erase(cleaned, ',');
-  } else if (RE2::FullMatch(text, dot_grouped)) {
-    std::erase(cleaned, '.');
-  }
+  std::erase(cleaned, '.');
   double value = 0;
   const char* end = cleaned.data() + cleaned.size();
   const char* begin = cleaned.data() + (cleaned.front() == '+' ? 1 : 0);

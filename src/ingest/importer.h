@@ -32,6 +32,9 @@ struct ImportContext {
   std::string source;  // label for messages: the file path
   model::RecordSink& sink;
   model::Diagnostics& diagnostics;
+  // Large text inputs may be read and scanned on a second thread (see
+  // CsvReader::StartReadAhead); the caller decides, knowing the machine.
+  bool read_ahead = false;
 };
 
 // Detects the format from the first bytes of a file (up to 64 KiB), never

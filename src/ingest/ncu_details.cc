@@ -3,6 +3,7 @@
 // ID changes, so memory holds one result at a time.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include "src/ingest/ncu_csv_internal.h"
@@ -34,16 +35,22 @@ class DetailsImporter {
       return;
     }
     if (fields.size() != header_.size()) {
-      ctx_.diagnostics.AddLazy("ragged_rows_padded", model::Severity::kInfo, [&] {
-        return fmt::format("{}: {} fields for {} columns; missing trailing fields read as empty", Where(ctx_, reader_),
-                           fields.size(), header_.size());
-      });
+      if (ragged_rows_ != nullptr) {
+        ++ragged_rows_->count;  // ncu's own rows are ragged: this fires on most rows
+      } else {
+        ragged_rows_ = &ctx_.diagnostics.AddLazy("ragged_rows_padded", model::Severity::kInfo, [&] {
+          return fmt::format("{}: {} fields for {} columns; missing trailing fields read as empty",
+                             Where(ctx_, reader_), fields.size(), header_.size());
+        });
+      }
     }
     const std::string_view id = Cell(fields, identity_.id);
-    if (id.empty() || id.find_first_not_of("0123456789") != std::string_view::npos) {
-      return Loss("bad_result_id", fmt::format("ID '{}' is not a result number; row skipped", id));
+    if (id.empty() || id != current_.result_id) {  // checked once per result, not per row
+      if (id.empty() || !std::all_of(id.begin(), id.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        return Loss("bad_result_id", fmt::format("ID '{}' is not a result number; row skipped", id));
+      }
+      StartResult(id, fields);
     }
-    if (id != current_.result_id) StartResult(id, fields);
     if (skipping_) return Loss("result_not_contiguous", "rows of an earlier result reappear; skipped");
     if (fields.size() <= metric_.name) return Loss("short_row", "the row ends before its metric columns");
     const std::string_view name = fields[metric_.name];
@@ -106,6 +113,7 @@ class DetailsImporter {
   IdentityColumns identity_;
   MetricColumns metric_;
   model::LaunchRecord current_;
+  model::DiagnosticEntry* ragged_rows_ = nullptr;
   std::size_t metric_count_ = 0;  // metrics of current_ in use
   bool duration_from_raw_ = false;
   bool skipping_ = false;
@@ -123,6 +131,11 @@ Status ImportDetails(CsvReader& reader, const std::vector<std::string>& header, 
     }
   }
   DetailsImporter importer(header, ctx, reader);
+  // The identity columns come before the metric columns and repeat on each
+  // row of a result.
+  reader.ReuseRepeatedPrefix(std::min({*FindColumn(header, "Section Name"), *FindColumn(header, "Metric Name"),
+                                       *FindColumn(header, "Metric Unit"), *FindColumn(header, "Metric Value")}));
+  if (ctx.read_ahead) reader.StartReadAhead();  // falls back to this thread when it cannot start one
   std::vector<std::string_view> fields;
   while (reader.Next(fields)) importer.Row(fields);
   importer.Finish();

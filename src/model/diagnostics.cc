@@ -14,7 +14,7 @@ std::string_view ToString(Severity s) {
   return "unknown";
 }
 
-void Diagnostics::Add(std::string_view code, Severity severity, std::string example) {
+DiagnosticEntry& Diagnostics::Add(std::string_view code, Severity severity, std::string example) {
   auto it = entries_.find(code);
   if (it == entries_.end()) it = entries_.emplace(std::string(code), DiagnosticEntry{}).first;
   auto& entry = it->second;
@@ -23,6 +23,7 @@ void Diagnostics::Add(std::string_view code, Severity severity, std::string exam
     entry.first_example = std::move(example);
   }
   ++entry.count;
+  return entry;
 }
 
 void Diagnostics::Merge(const Diagnostics& other) {

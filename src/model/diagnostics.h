@@ -24,16 +24,17 @@ struct DiagnosticEntry {
 class Diagnostics {
  public:
   void CountRow() { ++rows_read_; }
-  void Add(std::string_view code, Severity severity, std::string example);
+  DiagnosticEntry& Add(std::string_view code, Severity severity, std::string example);
   // For checks that can fire on every row: the example is only built the
-  // first time the code is seen.
+  // first time the code is seen. The entry returned stays valid for the life
+  // of this object, so a hot loop may count into it directly.
   template <typename MakeExample>
-  void AddLazy(std::string_view code, Severity severity, MakeExample&& make_example) {
+  DiagnosticEntry& AddLazy(std::string_view code, Severity severity, MakeExample&& make_example) {
     if (auto it = entries_.find(code); it != entries_.end()) {
       ++it->second.count;
-      return;
+      return it->second;
     }
-    Add(code, severity, make_example());
+    return Add(code, severity, make_example());
   }
   void Note(std::string note) { notes_.push_back(std::move(note)); }
   void Merge(const Diagnostics& other);

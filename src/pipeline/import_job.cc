@@ -1,7 +1,9 @@
 #include "src/pipeline/import_job.h"
 
 #include <fmt/format.h>
+#include <sched.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <optional>
 
@@ -127,6 +129,16 @@ class TeeSink : public model::RecordSink {
   model::RecordSink& b_;
 };
 
+// Reading ahead on a second thread pays off when this process may run on
+// two CPUs. LLMPO_READ_AHEAD=0 turns it off (bench/ compares both ways).
+bool ReadAheadWanted() {
+  if (const char* env = std::getenv("LLMPO_READ_AHEAD"); env != nullptr && std::string_view(env) == "0") return false;
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  if (sched_getaffinity(0, sizeof(cpus), &cpus) != 0) return false;
+  return CPU_COUNT(&cpus) > 1;
+}
+
 // Puts every launch of a per-region capture inside that region (outermost),
 // keeping whatever NVTX stack the capture recorded beneath it.
 class RegionTagSink : public model::RecordSink {
@@ -225,6 +237,7 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
     if (capture != request.capture_regions.end()) tagged.emplace(tee, capture->second);
     model::RecordSink& sink = tagged ? static_cast<model::RecordSink&>(*tagged) : tee;
     ingest::ImportContext ctx{info.path, sink, outcome.report.diagnostics};
+    ctx.read_ahead = ReadAheadWanted();
     Status status = ImportOne(file, request.out_dir, ctx, info);
     if (!status.ok()) {
       info.status = "failed: " + status.error().message;

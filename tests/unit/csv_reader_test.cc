@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <sstream>
 
 namespace llmpo {
@@ -82,6 +83,94 @@ TEST(CsvReader, DoubledQuotesAcrossChunkEdgesAndNewlines) {
   for (std::size_t chunk = 1; chunk < text.size() + 2; ++chunk) {
     EXPECT_EQ(ReadAll(text, chunk), (Rows{{"a", "x \"q\" y,\nz", "b"}, {"next", "row"}})) << "chunk " << chunk;
   }
+}
+
+}  // namespace
+}  // namespace llmpo
+
+// ---- Repeated-prefix hint and read-ahead --------------------------------
+// Both must return exactly what the plain reader returns: the same fields,
+// line numbers and truncation flags, on any input and at any chunk size.
+
+namespace llmpo {
+namespace {
+
+struct ReadRecord {
+  std::vector<std::string> fields;
+  std::uint64_t line;
+  bool truncated;
+  bool operator==(const ReadRecord&) const = default;
+};
+
+std::vector<ReadRecord> ReadWith(const std::string& text, std::size_t chunk, std::size_t prefix, bool read_ahead) {
+  std::istringstream in(text);
+  CsvReader reader(in, chunk);
+  reader.ReuseRepeatedPrefix(prefix);
+  if (read_ahead) EXPECT_TRUE(reader.StartReadAhead());
+  std::vector<ReadRecord> out;
+  std::vector<std::string_view> fields;
+  while (reader.Next(fields)) {
+    out.push_back({{fields.begin(), fields.end()}, reader.record_line(), reader.last_record_truncated()});
+  }
+  return out;
+}
+
+// Text made of the pieces that stress a CSV scanner, with runs of records
+// that share their first fields as ncu's details page does.
+std::string RandomCsv(std::mt19937& rng, int records) {
+  static const std::vector<std::string> kFields = {
+      "a", "", "\"q\"", "\"x,y\"", "\"say \"\"hi\"\"\"", "\"two\nlines\"", "\"\"", "12,5", "\"tail\"junk", "r\r"};
+  std::string text, prefix;
+  for (int r = 0; r < records; ++r) {
+    if (prefix.empty() || rng() % 4 == 0) {  // a new run
+      prefix.clear();
+      for (int f = 0; f < 3; ++f) prefix += kFields[rng() % kFields.size()] + ",";
+    }
+    text += prefix;
+    const int rest = static_cast<int>(rng() % 4);
+    for (int f = 0; f < rest; ++f) text += kFields[rng() % kFields.size()] + ",";
+    text += kFields[rng() % kFields.size()];
+    text += rng() % 5 == 0 ? "\r\n" : "\n";
+  }
+  if (rng() % 3 == 0) text += "last,\"never closed";  // a truncated final record
+  return text;
+}
+
+TEST(CsvReaderReadAhead, SameRecordsAsThePlainReader) {
+  std::mt19937 rng(20261122);
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::string text = RandomCsv(rng, 1 + static_cast<int>(rng() % 60));
+    const auto expected = ReadWith(text, 1 << 20, 0, false);
+    for (std::size_t chunk : {1u, 3u, 7u, 64u, 1u << 20}) {
+      for (std::size_t prefix : {0u, 1u, 3u, 4u}) {
+        ASSERT_EQ(ReadWith(text, chunk, prefix, false), expected) << "chunk " << chunk << " prefix " << prefix;
+        ASSERT_EQ(ReadWith(text, chunk, prefix, true), expected)
+            << "read-ahead, chunk " << chunk << " prefix " << prefix << "\n" << text;
+      }
+    }
+  }
+}
+
+TEST(CsvReaderReadAhead, AfterRawLinesAndStoppedEarly) {
+  std::string text = "==PROF== noise\nID,x\n";
+  for (int i = 0; i < 5000; ++i) text += "\"1\",\"k\"," + std::to_string(i) + "\n";
+  std::istringstream in(text);
+  CsvReader reader(in, 64);
+  std::string line;
+  ASSERT_TRUE(reader.NextRawLine(line));
+  ASSERT_TRUE(reader.NextRawLine(line));
+  EXPECT_EQ(line, "ID,x");
+  reader.ReuseRepeatedPrefix(2);
+  ASSERT_TRUE(reader.StartReadAhead());
+  EXPECT_FALSE(reader.NextRawLine(line));  // the bytes belong to the read-ahead thread now
+  std::vector<std::string_view> f;
+  ASSERT_TRUE(reader.Next(f));
+  EXPECT_EQ(reader.record_line(), 3u);
+  EXPECT_EQ(f, (std::vector<std::string_view>{"1", "k", "0"}));
+  for (int i = 1; i < 100; ++i) ASSERT_TRUE(reader.Next(f));
+  EXPECT_EQ(f[2], "99");
+  // Destroyed with the producer still ahead (and blocked on a full queue):
+  // the destructor must stop and join it.
 }
 
 }  // namespace

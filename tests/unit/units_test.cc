@@ -15,6 +15,11 @@ TEST(ParseNumber, GroupingAndMissing) {
   EXPECT_EQ(ParseNumber("n/a"), std::nullopt);
   EXPECT_EQ(ParseNumber(""), std::nullopt);
   EXPECT_EQ(ParseNumber("1,23"), std::nullopt);  // not a valid grouping
+  EXPECT_EQ(ParseNumber("-1,234.5"), -1234.5);
+  EXPECT_EQ(ParseNumber("+1,234"), 1234.0);
+  for (const char* bad : {"1,2345", "1234,567", "1,234.", ",123", "1,,234", "1,234,", "-,123", "1,234x"}) {
+    EXPECT_EQ(ParseNumber(bad), std::nullopt) << bad;
+  }
   EXPECT_EQ(ParseNumber("12..5"), std::nullopt);
   EXPECT_EQ(ParseNumber("abc"), std::nullopt);
 }
