@@ -11,10 +11,15 @@ standard library and no tuning:
 * nsys SQLite export: one SELECT of all kernel rows with their names
   (demangled name, else short name, from StringIds), aggregated in Python.
 
+With --original-style the ncu rows come from csv.DictReader, one dict per
+row keyed by the header, which is how the original tool read ncu CSV
+(parse_ncu_csv: a DictReader; it then kept all rows in a list, which this
+does not, so it is the original's parsing cost without its memory).
+
 Prints a JSON summary {"format", "kernels", "calls", "total_ms"}; with
 --per-kernel also {"per_kernel": {name: {"calls", "total_ms"}}}.
 
-    python3 bench/reference_import.py FILE [--per-kernel]
+    python3 bench/reference_import.py FILE [--per-kernel] [--original-style]
 """
 
 import argparse
@@ -76,6 +81,35 @@ def import_ncu_details(path):
     return "ncu-details-csv", {n: {"calls": len(e["ids"]), "total_ms": e["total_ms"]} for n, e in per_kernel.items()}
 
 
+def import_ncu_details_dictreader(path):
+    """The same grouping as import_ncu_details, rows read as dicts."""
+    csv.field_size_limit(sys.maxsize)
+    durations = {}  # (ID, kernel name) -> duration in ms
+    with open(path, newline="", encoding="utf-8", errors="replace") as f:
+        for line in f:  # skip what ncu printed before the header
+            if line.startswith('"ID"') or line.startswith("ID,"):
+                break
+        else:
+            raise SystemExit(f"{path}: no ncu CSV header (a row starting with \"ID\")")
+        header = next(csv.reader([line]))
+        for row in csv.DictReader(f, fieldnames=header, restval=""):
+            key = (row["ID"], row["Kernel Name"])
+            if key not in durations:
+                durations[key] = None
+            if row["Metric Name"] == "Duration":
+                value = parse_number(row["Metric Value"])
+                scale = TIME_UNITS_MS.get(row["Metric Unit"].strip().lower())
+                if value is not None and scale is not None:
+                    durations[key] = value * scale
+    per_kernel = {}
+    for (launch_id, name), ms in durations.items():
+        entry = per_kernel.setdefault(name, {"ids": set(), "total_ms": 0.0})
+        entry["ids"].add(launch_id)
+        if ms is not None:
+            entry["total_ms"] += ms
+    return "ncu-details-csv", {n: {"calls": len(e["ids"]), "total_ms": e["total_ms"]} for n, e in per_kernel.items()}
+
+
 def import_nsys_sqlite(path):
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     rows = db.execute(
@@ -98,11 +132,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("file")
     ap.add_argument("--per-kernel", action="store_true", help="also print calls and total_ms per kernel name")
+    ap.add_argument("--original-style", action="store_true",
+                    help="ncu CSV rows through csv.DictReader, as the original tool read them")
     a = ap.parse_args()
     with open(a.file, "rb") as f:
         magic = f.read(16)
     if magic.startswith(b"SQLite format 3"):
         fmt, per_kernel = import_nsys_sqlite(a.file)
+    elif a.original_style:
+        fmt, per_kernel = import_ncu_details_dictreader(a.file)
     else:
         fmt, per_kernel = import_ncu_details(a.file)
     summary = {

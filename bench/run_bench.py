@@ -9,8 +9,10 @@ the same arguments and generator), then, in one run, measures each input
 --reps times (default 3) and reports the median:
 
   (a) `wc -l FILE`                          wall time (the read-the-bytes floor)
-  (b) `llm-perf-opt import FILE --out DIR`  wall time and peak RSS
-  (c) `python3 bench/reference_import.py`   wall time and peak RSS
+  (b) `llm-perf-opt import FILE --out DIR`  wall time and peak RSS; on the ncu
+      input also with LLMPO_READ_AHEAD=0 (one thread), side by side
+  (c) `python3 bench/reference_import.py`   wall time and peak RSS; on the ncu
+      input also with --original-style (csv.DictReader, as the original tool)
 
 plus our import on half-size inputs (does peak memory grow with the file?),
 and checks that our kernels.json and the reference agree on kernel count,
@@ -146,7 +148,7 @@ def ensure_input(scratch, kind, args, regen):
 GNU_TIME = "/usr/bin/time"
 
 
-def measure(cmd, stdout_path, stderr_path):
+def measure(cmd, stdout_path, stderr_path, env=None):
     """Run cmd; wall time, CPU time and peak RSS (KiB) of that command alone.
 
     Peak RSS comes from GNU time (`%M`, the child's ru_maxrss).  Not from
@@ -160,7 +162,7 @@ def measure(cmd, stdout_path, stderr_path):
     full = [GNU_TIME, "-f", "%e %U %S %M", "-o", stats_path] + cmd if use_time else cmd
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
         t0 = time.perf_counter()
-        p = subprocess.Popen(full, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        p = subprocess.Popen(full, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env)
         _, status, ru = os.wait4(p.pid, 0)
         wall = time.perf_counter() - t0
     p.returncode = os.waitstatus_to_exitcode(status)
@@ -327,22 +329,27 @@ def main():
     def run(label, tool, rep):
         inp = inputs[label]
         stem = os.path.join(logs, f"{label}.{tool}.{rep}")
+        env = None
         if tool == "wc":
             cmd = ["wc", "-l", inp["path"]]
-        elif tool == "ours":
-            outdir = os.path.join(a.scratch, "out", f"{label}.{rep}")
+        elif tool in ("ours", "ours-1t"):
+            outdir = os.path.join(a.scratch, "out", f"{label}.{tool}.{rep}")
             shutil.rmtree(outdir, ignore_errors=True)
             cmd = [a.binary, "import", inp["path"], "--out", outdir]
+            if tool == "ours-1t":
+                env = dict(os.environ, LLMPO_READ_AHEAD="0")
         else:
             cmd = [sys.executable, os.path.join(BENCH, "reference_import.py"), inp["path"], "--per-kernel"]
-        m = measure(cmd, stem + ".out", stem + ".err")
+            if tool == "ref-orig":
+                cmd.append("--original-style")
+        m = measure(cmd, stem + ".out", stem + ".err", env)
         m["rep"] = rep
-        if tool == "ours":
+        if tool in ("ours", "ours-1t"):
             m["kernels_json"] = os.path.join(outdir, "kernels.json")
         m["stdout"] = stem + ".out"
         m["stderr"] = stem + ".err"
         runs.setdefault((label, tool), []).append(m)
-        log(f"  {label:9} {tool:4} rep {rep}: {m['wall_s']:8.3f} s  peak RSS {m['maxrss_kb'] / 1024:8.1f} MiB"
+        log(f"  {label:9} {tool:8} rep {rep}: {m['wall_s']:8.3f} s  peak RSS {m['maxrss_kb'] / 1024:8.1f} MiB"
             + ("" if m["rc"] == 0 else f"  EXIT STATUS {m['rc']} (see {stem}.err)"))
 
     # Interleaved: one rep of every measurement, then the next rep, so that
@@ -352,8 +359,12 @@ def main():
         for main_label, half_label in (("ncu", "ncu-half"), ("nsys", "nsys-half")):
             run(main_label, "wc", rep)
             run(main_label, "ours", rep)
+            if main_label == "ncu":
+                run(main_label, "ours-1t", rep)
             if not a.skip_python:
                 run(main_label, "ref", rep)
+                if main_label == "ncu":
+                    run(main_label, "ref-orig", rep)
             run(half_label, "ours", rep)
     finished = datetime.datetime.now().astimezone()
     load_after = loadavg()
@@ -375,7 +386,7 @@ def main():
         inp = inputs[label]
         mb = inp["size"] / 1e6
         r = {"label": label, "mb": mb}
-        for tool in ("wc", "ours", "ref"):
+        for tool in ("wc", "ours", "ours-1t", "ref", "ref-orig"):
             ms = runs.get((label, tool))
             r[tool] = med(ms, "wall_s") if ms else None
             r[tool + "_cpu"] = statistics.median([m["user_s"] + m["sys_s"] for m in ms]) if ms else None
@@ -393,9 +404,17 @@ def main():
             v = r["ref"] / r["ours"] if r["ref"] and r["ours"] else None
             checks.append(("reference / ours (time)", label, fmt(v, ".1f"), f">= {TARGET_VS_REFERENCE:g}",
                            v is not None and v >= TARGET_VS_REFERENCE))
+        if label == "ncu" and not a.skip_python:
+            v = r["ref-orig"] / r["ours"] if r["ref-orig"] and r["ours"] else None
+            checks.append(("original-style reference (DictReader) / ours (time)", label, fmt(v, ".1f"),
+                           f">= {TARGET_VS_REFERENCE:g}", v is not None and v >= TARGET_VS_REFERENCE))
         v = r["ours"] / r["wc"] if r["ours"] and r["wc"] else None
         checks.append(("ours / wc -l (time)", label, fmt(v, ".1f"), f"<= {TARGET_VS_WC:g}",
                        v is not None and v <= TARGET_VS_WC))
+        if label == "ncu":
+            v = r["ours-1t"] / r["wc"] if r["ours-1t"] and r["wc"] else None
+            checks.append(("ours with one thread (LLMPO_READ_AHEAD=0) / wc -l (time)", label, fmt(v, ".1f"),
+                           f"<= {TARGET_VS_WC:g}", v is not None and v <= TARGET_VS_WC))
         half = by[label + "-half"]
         if r["ours_rss"] and half["ours_rss"]:
             growth = r["ours_rss"] - half["ours_rss"]
@@ -449,6 +468,24 @@ def main():
                  f"{fmt(r['ref'], '.2f', '-')} | {fmt(r['ref_mbps'], '.1f', '-')} | "
                  f"{fmt(r['ref_rss'] and r['ref_rss'] / 1024, '.1f', '-')} |")
     L.append("")
+    n = by["ncu"]
+    L.append("## Side by side on the ncu input (medians, same run)")
+    L.append("")
+    L.append("| measurement | wall s | CPU s | peak RSS MiB | wall / wc -l |")
+    L.append("|---|---:|---:|---:|---:|")
+    for tool, what in (("wc", "`wc -l`"), ("ours", "ours (read-ahead on a second thread, the default)"),
+                       ("ours-1t", "ours, one thread (`LLMPO_READ_AHEAD=0`)"),
+                       ("ref", "Python reference, csv.reader"), ("ref-orig", "Python reference, csv.DictReader")):
+        if n[tool] is None:
+            continue
+        L.append(f"| {what} | {fmt(n[tool])} | {fmt(n[tool + '_cpu'])} | "
+                 f"{fmt(n[tool + '_rss'] and n[tool + '_rss'] / 1024, '.1f')} | "
+                 f"{fmt(n['wc'] and n[tool] / n['wc'], '.2f')} |")
+    if n["ours"] and n["ours-1t"]:
+        L.append("")
+        L.append(f"One-thread wall / read-ahead wall: {n['ours-1t'] / n['ours']:.2f} (above 1: read-ahead is faster); "
+                 f"read-ahead CPU / one-thread CPU: {n['ours_cpu'] / n['ours-1t_cpu']:.2f}.")
+    L.append("")
     L.append("## Targets")
     L.append("")
     L.append("| target | input | measured | goal | result |")
@@ -474,7 +511,9 @@ def main():
         L.append("")
     L += raw_timing_lines("## Raw timings", runs, failed_runs,
                           "Tools: `wc` = `wc -l FILE`; `ours` = `llm-perf-opt import FILE --out DIR`; "
-                          "`ref` = `python3 bench/reference_import.py FILE --per-kernel`.")
+                          "`ours-1t` = the same with `LLMPO_READ_AHEAD=0`; "
+                          "`ref` = `python3 bench/reference_import.py FILE --per-kernel`; "
+                          "`ref-orig` = the same with `--original-style`.")
     report = "\n".join(L) + "\n"
     print(report)
     if a.write_results:

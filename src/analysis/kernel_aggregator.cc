@@ -28,8 +28,9 @@ Aggregation RuleFor(const model::Metric& metric) {
 
 KernelAggregate& KernelAggregator::Entry(const std::string& process, const std::string& device,
                                          const std::string& name) {
-  Key key{source_, process, device, name};
-  auto [it, inserted] = kernels_.try_emplace(key);
+  using View = std::tuple<std::string_view, std::string_view, std::string_view, std::string_view>;
+  if (auto found = kernels_.find(View{source_, process, device, name}); found != kernels_.end()) return found->second;
+  auto [it, inserted] = kernels_.try_emplace(Key{source_, process, device, name});
   if (inserted) {
     it->second.source = source_;
     it->second.process = process;

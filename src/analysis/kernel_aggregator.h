@@ -103,7 +103,7 @@ class KernelAggregator : public model::RecordSink {
   KernelAggregate& Entry(const std::string& process, const std::string& device, const std::string& name);
 
   std::string source_;
-  std::map<Key, KernelAggregate> kernels_;
+  std::map<Key, KernelAggregate, std::less<>> kernels_;  // transparent: found by views, no copies
 };
 
 }  // namespace llmpo::analysis

@@ -8,6 +8,8 @@
 
 #include <map>
 #include <memory>
+#include <optional>
+#include <unordered_map>
 
 #include "src/ingest/importer.h"
 #include "src/ingest/range_sweep.h"
@@ -78,15 +80,44 @@ std::map<std::int64_t, std::string> ProcessNames(sqlite3* db) {
   return names;
 }
 
+// StringIds looked up by id and remembered: a trace has a few hundred
+// kernel names over millions of rows, and two joins per row cost more than
+// the rest of the row.
+class StringIds {
+ public:
+  static Result<StringIds> Open(sqlite3* db, const ImportContext& ctx) {
+    ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, "SELECT value FROM StringIds WHERE id = ?", ctx));
+    return StringIds(std::move(stmt));
+  }
+  // The string, or nullptr for a NULL id, an unknown id or a NULL value.
+  const std::string* Find(std::optional<std::int64_t> id) {
+    if (!id) return nullptr;
+    auto it = memo_.find(*id);
+    if (it == memo_.end()) {
+      sqlite3_reset(stmt_.get());
+      sqlite3_bind_int64(stmt_.get(), 1, *id);
+      std::optional<std::string> value;
+      if (sqlite3_step(stmt_.get()) == SQLITE_ROW && sqlite3_column_type(stmt_.get(), 0) != SQLITE_NULL) {
+        value = Text(stmt_.get(), 0);
+      }
+      it = memo_.emplace(*id, std::move(value)).first;
+    }
+    return it->second ? &*it->second : nullptr;
+  }
+
+ private:
+  explicit StringIds(Stmt stmt) : stmt_(std::move(stmt)) {}
+  Stmt stmt_;
+  std::unordered_map<std::int64_t, std::optional<std::string>> memo_;
+};
+
 std::string KernelQuery(bool with_runtime) {
   const std::string runtime = with_runtime ? "r.globalTid, r.start" : "NULL, NULL";
   std::string sql =
       "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, k.globalPid, "
-      "COALESCE(d.value, s.value), k.rowid, " +
+      "k.demangledName, k.rowid, " +
       runtime +
-      " FROM CUPTI_ACTIVITY_KIND_KERNEL k "
-      "LEFT JOIN StringIds d ON d.id = k.demangledName "
-      "LEFT JOIN StringIds s ON s.id = k.shortName ";
+      ", k.shortName FROM CUPTI_ACTIVITY_KIND_KERNEL k ";
   if (with_runtime) {
     // The API call that launched the kernel: same correlation id, same process.
     sql +=
@@ -112,7 +143,11 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const RangesByThread* rang
                     ctx.source));
   }
   const auto processes = ProcessNames(db);
+  // Kernels come from a few processes: the label is formatted once per run of rows.
+  std::optional<std::int64_t> label_pid;
+  std::string label;
   ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, KernelQuery(with_runtime), ctx));
+  ASSIGN_OR_RETURN(StringIds strings, StringIds::Open(db, ctx));
   static const RangesByThread kNoRanges;
   RangeSweep sweep(ranges != nullptr ? *ranges : kNoRanges);
   sqlite3_stmt* s = stmt.get();
@@ -122,7 +157,9 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const RangesByThread* rang
     model::LaunchRecord launch;
     launch.start_ns = Int(s, 0);
     launch.end_ns = Int(s, 1);
-    launch.kernel_name = Text(s, 6);
+    const std::string* name = strings.Find(Int(s, 6));  // the demangled name, else the short one
+    if (name == nullptr) name = strings.Find(Int(s, 10));
+    if (name != nullptr) launch.kernel_name = *name;
     launch.result_id = Text(s, 7);
     if (!launch.start_ns || !launch.end_ns || *launch.end_ns < *launch.start_ns || launch.kernel_name.empty()) {
       ctx.diagnostics.Add(
@@ -134,7 +171,11 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const RangesByThread* rang
     if (auto dev = Int(s, 2)) launch.device = std::to_string(*dev);
     launch.stream = Int(s, 3);
     launch.correlation_id = Int(s, 4);
-    launch.process = ProcessLabel(Int(s, 5), processes);
+    if (const auto pid = Int(s, 5); pid != label_pid || label.empty()) {
+      label_pid = pid;
+      label = ProcessLabel(pid, processes);
+    }
+    launch.process = label;
     launch.has_nvtx = with_runtime;
     launch.global_tid = Int(s, 8);
     if (with_runtime && launch.global_tid) {
