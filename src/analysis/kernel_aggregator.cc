@@ -26,10 +26,17 @@ Aggregation RuleFor(const model::Metric& metric) {
   }
 }
 
+std::size_t KernelAggregator::ViewHash::operator()(const View& v) const {
+  const std::hash<std::string_view> h;
+  std::size_t seed = h(std::get<2>(v));
+  seed ^= h(std::get<0>(v)) + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
+  seed ^= h(std::get<1>(v)) + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
+  return seed;
+}
+
 KernelAggregate& KernelAggregator::Entry(const std::string& process, const std::string& device,
                                          const std::string& name) {
-  using View = std::tuple<std::string_view, std::string_view, std::string_view, std::string_view>;
-  if (auto found = kernels_.find(View{source_, process, device, name}); found != kernels_.end()) return found->second;
+  if (auto hit = index_.find(View{process, device, name}); hit != index_.end()) return *hit->second;
   auto [it, inserted] = kernels_.try_emplace(Key{source_, process, device, name});
   if (inserted) {
     it->second.source = source_;
@@ -37,6 +44,8 @@ KernelAggregate& KernelAggregator::Entry(const std::string& process, const std::
     it->second.device = device;
     it->second.name = name;
   }
+  const Key& key = it->first;  // map nodes do not move: views of their keys stay valid
+  index_.emplace(View{std::get<1>(key), std::get<2>(key), std::get<3>(key)}, &it->second);
   return it->second;
 }
 

@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "src/model/records.h"
@@ -90,7 +91,10 @@ void SortByTime(std::vector<KernelAggregate>& kernels);
 class KernelAggregator : public model::RecordSink {
  public:
   // Records pushed after this belong to `source` (an input's label).
-  void SetSource(std::string source) { source_ = std::move(source); }
+  void SetSource(std::string source) {
+    source_ = std::move(source);
+    index_.clear();
+  }
 
   void OnLaunch(const model::LaunchRecord& launch) override;
   void OnKernelSummary(const model::KernelSummaryRow& row) override;
@@ -102,8 +106,17 @@ class KernelAggregator : public model::RecordSink {
   using Key = std::tuple<std::string, std::string, std::string, std::string>;
   KernelAggregate& Entry(const std::string& process, const std::string& device, const std::string& name);
 
+  // (process, device, name) of the current source, viewing the strings of
+  // kernels_' keys: a hash lookup per launch instead of a walk down the map
+  // comparing the (same) source path at every step.
+  using View = std::tuple<std::string_view, std::string_view, std::string_view>;
+  struct ViewHash {
+    std::size_t operator()(const View& v) const;
+  };
+
   std::string source_;
   std::map<Key, KernelAggregate, std::less<>> kernels_;  // transparent: found by views, no copies
+  std::unordered_map<View, KernelAggregate*, ViewHash> index_;
 };
 
 }  // namespace llmpo::analysis

@@ -243,7 +243,7 @@ Status ImportNvtx(sqlite3* db, ImportContext& ctx, RangesByThread& ranges) {
 
 Status ImportNsysSqlite(const std::filesystem::path& file, ImportContext& ctx) {
   sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(file.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
+  const int rc = sqlite3_open_v2(file.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
   Db db(raw);
   if (rc != SQLITE_OK) return SqlError(ctx, raw, "cannot open the SQLite export");
   if (!HasTable(db.get(), "StringIds")) {
