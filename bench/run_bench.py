@@ -10,7 +10,7 @@ the same arguments and generator), then, in one run, measures each input
 
   (a) `wc -l FILE`                          wall time (the read-the-bytes floor)
   (b) `llm-perf-opt import FILE --out DIR`  wall time and peak RSS; on the ncu
-      input also with LLMPO_READ_AHEAD=0 (one thread), side by side
+      input also with LLMPO_READ_AHEAD=1 (read-ahead thread), side by side
   (c) `python3 bench/reference_import.py`   wall time and peak RSS; on the ncu
       input also with --original-style (csv.DictReader, as the original tool)
 
@@ -332,19 +332,19 @@ def main():
         env = None
         if tool == "wc":
             cmd = ["wc", "-l", inp["path"]]
-        elif tool in ("ours", "ours-1t"):
+        elif tool in ("ours", "ours-ra"):
             outdir = os.path.join(a.scratch, "out", f"{label}.{tool}.{rep}")
             shutil.rmtree(outdir, ignore_errors=True)
             cmd = [a.binary, "import", inp["path"], "--out", outdir]
-            if tool == "ours-1t":
-                env = dict(os.environ, LLMPO_READ_AHEAD="0")
+            if tool == "ours-ra":
+                env = dict(os.environ, LLMPO_READ_AHEAD="1")
         else:
             cmd = [sys.executable, os.path.join(BENCH, "reference_import.py"), inp["path"], "--per-kernel"]
             if tool == "ref-orig":
                 cmd.append("--original-style")
         m = measure(cmd, stem + ".out", stem + ".err", env)
         m["rep"] = rep
-        if tool in ("ours", "ours-1t"):
+        if tool in ("ours", "ours-ra"):
             m["kernels_json"] = os.path.join(outdir, "kernels.json")
         m["stdout"] = stem + ".out"
         m["stderr"] = stem + ".err"
@@ -360,7 +360,7 @@ def main():
             run(main_label, "wc", rep)
             run(main_label, "ours", rep)
             if main_label == "ncu":
-                run(main_label, "ours-1t", rep)
+                run(main_label, "ours-ra", rep)
             if not a.skip_python:
                 run(main_label, "ref", rep)
                 if main_label == "ncu":
@@ -386,7 +386,7 @@ def main():
         inp = inputs[label]
         mb = inp["size"] / 1e6
         r = {"label": label, "mb": mb}
-        for tool in ("wc", "ours", "ours-1t", "ref", "ref-orig"):
+        for tool in ("wc", "ours", "ours-ra", "ref", "ref-orig"):
             ms = runs.get((label, tool))
             r[tool] = med(ms, "wall_s") if ms else None
             r[tool + "_cpu"] = statistics.median([m["user_s"] + m["sys_s"] for m in ms]) if ms else None
@@ -412,8 +412,8 @@ def main():
         checks.append(("ours / wc -l (time)", label, fmt(v, ".1f"), f"<= {TARGET_VS_WC:g}",
                        v is not None and v <= TARGET_VS_WC))
         if label == "ncu":
-            v = r["ours-1t"] / r["wc"] if r["ours-1t"] and r["wc"] else None
-            checks.append(("ours with one thread (LLMPO_READ_AHEAD=0) / wc -l (time)", label, fmt(v, ".1f"),
+            v = r["ours-ra"] / r["wc"] if r["ours-ra"] and r["wc"] else None
+            checks.append(("ours with read-ahead (LLMPO_READ_AHEAD=1) / wc -l (time)", label, fmt(v, ".1f"),
                            f"<= {TARGET_VS_WC:g}", v is not None and v <= TARGET_VS_WC))
         half = by[label + "-half"]
         if r["ours_rss"] and half["ours_rss"]:
@@ -473,18 +473,18 @@ def main():
     L.append("")
     L.append("| measurement | wall s | CPU s | peak RSS MiB | wall / wc -l |")
     L.append("|---|---:|---:|---:|---:|")
-    for tool, what in (("wc", "`wc -l`"), ("ours", "ours (read-ahead on a second thread, the default)"),
-                       ("ours-1t", "ours, one thread (`LLMPO_READ_AHEAD=0`)"),
+    for tool, what in (("wc", "`wc -l`"), ("ours", "ours (one thread, the default)"),
+                       ("ours-ra", "ours with read-ahead on a second thread (`LLMPO_READ_AHEAD=1`)"),
                        ("ref", "Python reference, csv.reader"), ("ref-orig", "Python reference, csv.DictReader")):
         if n[tool] is None:
             continue
         L.append(f"| {what} | {fmt(n[tool])} | {fmt(n[tool + '_cpu'])} | "
                  f"{fmt(n[tool + '_rss'] and n[tool + '_rss'] / 1024, '.1f')} | "
                  f"{fmt(n['wc'] and n[tool] / n['wc'], '.2f')} |")
-    if n["ours"] and n["ours-1t"]:
+    if n["ours"] and n["ours-ra"]:
         L.append("")
-        L.append(f"One-thread wall / read-ahead wall: {n['ours-1t'] / n['ours']:.2f} (above 1: read-ahead is faster); "
-                 f"read-ahead CPU / one-thread CPU: {n['ours_cpu'] / n['ours-1t_cpu']:.2f}.")
+        L.append(f"One-thread wall / read-ahead wall: {n['ours'] / n['ours-ra']:.2f} (above 1: read-ahead is faster); "
+                 f"read-ahead CPU / one-thread CPU: {n['ours-ra_cpu'] / n['ours_cpu']:.2f}.")
     L.append("")
     L.append("## Targets")
     L.append("")
@@ -511,7 +511,7 @@ def main():
         L.append("")
     L += raw_timing_lines("## Raw timings", runs, failed_runs,
                           "Tools: `wc` = `wc -l FILE`; `ours` = `llm-perf-opt import FILE --out DIR`; "
-                          "`ours-1t` = the same with `LLMPO_READ_AHEAD=0`; "
+                          "`ours-ra` = the same with `LLMPO_READ_AHEAD=1`; "
                           "`ref` = `python3 bench/reference_import.py FILE --per-kernel`; "
                           "`ref-orig` = the same with `--original-style`.")
     report = "\n".join(L) + "\n"
