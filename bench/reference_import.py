@@ -46,6 +46,17 @@ def parse_number(text):
         return None
 
 
+def fold_by_name(durations):
+    """(ID, name) -> ms into name -> {calls: distinct IDs, total_ms}."""
+    per_kernel = {}
+    for (launch_id, name), ms in durations.items():
+        entry = per_kernel.setdefault(name, {"ids": set(), "total_ms": 0.0})
+        entry["ids"].add(launch_id)
+        if ms is not None:
+            entry["total_ms"] += ms
+    return {n: {"calls": len(e["ids"]), "total_ms": e["total_ms"]} for n, e in per_kernel.items()}
+
+
 def import_ncu_details(path):
     csv.field_size_limit(sys.maxsize)
     durations = {}  # (ID, kernel name) -> duration in ms
@@ -72,13 +83,7 @@ def import_ncu_details(path):
                 scale = TIME_UNITS_MS.get(row[c_unit].strip().lower())
                 if value is not None and scale is not None:
                     durations[key] = value * scale
-    per_kernel = {}
-    for (launch_id, name), ms in durations.items():
-        entry = per_kernel.setdefault(name, {"ids": set(), "total_ms": 0.0})
-        entry["ids"].add(launch_id)
-        if ms is not None:
-            entry["total_ms"] += ms
-    return "ncu-details-csv", {n: {"calls": len(e["ids"]), "total_ms": e["total_ms"]} for n, e in per_kernel.items()}
+    return "ncu-details-csv", fold_by_name(durations)
 
 
 def import_ncu_details_dictreader(path):
@@ -93,6 +98,8 @@ def import_ncu_details_dictreader(path):
             raise SystemExit(f"{path}: no ncu CSV header (a row starting with \"ID\")")
         header = next(csv.reader([line]))
         for row in csv.DictReader(f, fieldnames=header, restval=""):
+            # The row logic of import_ncu_details, inline in both: a helper call per row would slow the
+            # reference that the results were measured with.
             key = (row["ID"], row["Kernel Name"])
             if key not in durations:
                 durations[key] = None
@@ -101,13 +108,7 @@ def import_ncu_details_dictreader(path):
                 scale = TIME_UNITS_MS.get(row["Metric Unit"].strip().lower())
                 if value is not None and scale is not None:
                     durations[key] = value * scale
-    per_kernel = {}
-    for (launch_id, name), ms in durations.items():
-        entry = per_kernel.setdefault(name, {"ids": set(), "total_ms": 0.0})
-        entry["ids"].add(launch_id)
-        if ms is not None:
-            entry["total_ms"] += ms
-    return "ncu-details-csv", {n: {"calls": len(e["ids"]), "total_ms": e["total_ms"]} for n, e in per_kernel.items()}
+    return "ncu-details-csv", fold_by_name(durations)
 
 
 def import_nsys_sqlite(path):

@@ -230,6 +230,14 @@ std::string_view CsvReader::Unescape(const char* data, const Span& span) {
   return std::string_view(scratch_.data() + begin, scratch_.size() - begin);
 }
 
+void CsvReader::AppendFields(const char* data, const Span* spans, std::size_t count,
+                             std::vector<std::string_view>& fields) {
+  for (std::size_t i = 0; i < count; ++i) {
+    const Span& span = spans[i];
+    fields.push_back(span.unescape ? Unescape(data, span) : std::string_view(data + span.begin, span.end - span.begin));
+  }
+}
+
 bool CsvReader::Next(std::vector<std::string_view>& fields) {
   fields.clear();
   scratch_.clear();
@@ -244,11 +252,7 @@ bool CsvReader::Next(std::vector<std::string_view>& fields) {
   }
   truncated_ = scan_truncated_;
   scratch_.reserve(record_end_ - pos_);  // views into scratch_ must not move
-  const char* data = data_.get();
-  for (const Span& span : spans_) {
-    fields.push_back(span.unescape ? Unescape(data, span)
-                                   : std::string_view(data + span.begin, span.end - span.begin));
-  }
+  AppendFields(data_.get(), spans_.data(), spans_.size(), fields);
   line_ += newlines_;
   pos_ = record_end_;
   return true;
@@ -396,11 +400,7 @@ bool CsvReader::NextFromBatch(std::vector<std::string_view>& fields) {
   scratch_.reserve(record.bytes);  // views into scratch_ must not move
   const char* data = current_->data.get();
   if (record.wide) {
-    for (std::size_t i = 0; i < record.own_count; ++i) {
-      const Span& span = current_->wide_spans[record.own_first + i];
-      fields.push_back(span.unescape ? Unescape(data, span)
-                                     : std::string_view(data + span.begin, span.end - span.begin));
-    }
+    AppendFields(data, current_->wide_spans.data() + record.own_first, record.own_count, fields);
     return true;
   }
   const char* text = data + record.start;

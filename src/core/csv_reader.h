@@ -108,6 +108,7 @@ class CsvReader {
 
   // The caller's side.
   std::string_view Unescape(const char* data, const Span& span);
+  void AppendFields(const char* data, const Span* spans, std::size_t count, std::vector<std::string_view>& fields);
   bool NextFromBatch(std::vector<std::string_view>& fields);
 
   // The scanner's side (the read-ahead thread's, once started).

@@ -83,8 +83,9 @@ const UnitInfo& LookupUnit(std::string_view unit) {
   };
   thread_local std::array<Slot, 64> memo;
   thread_local std::unordered_map<std::string, UnitInfo> cache;
-  const std::size_t hash = unit.size() * 31 + (unit.empty() ? 0 : static_cast<unsigned char>(unit.front()) * 7 +
-                                                                       static_cast<unsigned char>(unit.back()));
+  const std::size_t hash =
+      unit.size() * 31 +
+      (unit.empty() ? 0 : static_cast<unsigned char>(unit.front()) * 7 + static_cast<unsigned char>(unit.back()));
   Slot& slot = memo[hash % memo.size()];
   if (slot.info != nullptr && slot.key == unit) return *slot.info;
   auto it = cache.find(std::string(unit));
@@ -169,7 +170,7 @@ std::optional<double> ParseNumber(std::string_view text) {
     auto [ptr, ec] = std::from_chars(begin, end, value);
     if (ec == std::errc() && ptr == end) return value;
   }
-  if (auto grouped = ParseCommaGrouped(text)) return grouped;  // "1,772,899": common in ncu output
+  if (auto grouped = ParseCommaGrouped(text)) return grouped;    // "1,772,899": common in ncu output
   static const RE2 dot_grouped("[-+]?\\d{1,3}(\\.\\d{3}){2,}");  // European grouping: "27.595.520"
   if (!RE2::FullMatch(text, dot_grouped)) return std::nullopt;
   std::string cleaned(text);

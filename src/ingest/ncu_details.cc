@@ -68,6 +68,12 @@ class DetailsImporter {
 
   void Finish() { Flush(); }
 
+  // The identity columns come before the metric columns and repeat on each
+  // row of a result: the reader's repeated-prefix hint.
+  std::size_t FirstMetricColumn() const {
+    return std::min({metric_.section, metric_.name, metric_.unit, metric_.value});
+  }
+
  private:
   // ncu numbers results in order, so an ID at or below the highest one seen
   // means rows of an earlier result reappear; tracking the maximum keeps this
@@ -131,10 +137,7 @@ Status ImportDetails(CsvReader& reader, const std::vector<std::string>& header, 
     }
   }
   DetailsImporter importer(header, ctx, reader);
-  // The identity columns come before the metric columns and repeat on each
-  // row of a result.
-  reader.ReuseRepeatedPrefix(std::min({*FindColumn(header, "Section Name"), *FindColumn(header, "Metric Name"),
-                                       *FindColumn(header, "Metric Unit"), *FindColumn(header, "Metric Value")}));
+  reader.ReuseRepeatedPrefix(importer.FirstMetricColumn());
   if (ctx.read_ahead) reader.StartReadAhead();  // falls back to this thread when it cannot start one
   std::vector<std::string_view> fields;
   while (reader.Next(fields)) importer.Row(fields);

@@ -116,8 +116,7 @@ std::string KernelQuery(bool with_runtime) {
   std::string sql =
       "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, k.globalPid, "
       "k.demangledName, k.rowid, " +
-      runtime +
-      ", k.shortName FROM CUPTI_ACTIVITY_KIND_KERNEL k ";
+      runtime + ", k.shortName FROM CUPTI_ACTIVITY_KIND_KERNEL k ";
   if (with_runtime) {
     // The API call that launched the kernel: same correlation id, same process.
     sql +=

@@ -226,6 +226,7 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
   model::Diagnostics region_diagnostics;
   analysis::RegionBuilder regions(filter, region_diagnostics);
   TeeSink tee(aggregator, regions);
+  const bool read_ahead = ReadAheadWanted();
   for (const auto& file : request.inputs) {
     std::string label = file.string();
     if (request.label_base) {
@@ -240,7 +241,7 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
     if (capture != request.capture_regions.end()) tagged.emplace(tee, capture->second);
     model::RecordSink& sink = tagged ? static_cast<model::RecordSink&>(*tagged) : tee;
     ingest::ImportContext ctx{info.path, sink, outcome.report.diagnostics};
-    ctx.read_ahead = ReadAheadWanted();
+    ctx.read_ahead = read_ahead;
     Status status = ImportOne(file, request.out_dir, ctx, info);
     if (!status.ok()) {
       info.status = "failed: " + status.error().message;

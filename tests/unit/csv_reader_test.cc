@@ -106,7 +106,9 @@ std::vector<ReadRecord> ReadWith(const std::string& text, std::size_t chunk, std
   std::istringstream in(text);
   CsvReader reader(in, chunk);
   reader.ReuseRepeatedPrefix(prefix);
-  if (read_ahead) EXPECT_TRUE(reader.StartReadAhead());
+  if (read_ahead) {
+    EXPECT_TRUE(reader.StartReadAhead());
+  }
   std::vector<ReadRecord> out;
   std::vector<std::string_view> fields;
   while (reader.Next(fields)) {
@@ -145,7 +147,8 @@ TEST(CsvReaderReadAhead, SameRecordsAsThePlainReader) {
       for (std::size_t prefix : {0u, 1u, 3u, 4u}) {
         ASSERT_EQ(ReadWith(text, chunk, prefix, false), expected) << "chunk " << chunk << " prefix " << prefix;
         ASSERT_EQ(ReadWith(text, chunk, prefix, true), expected)
-            << "read-ahead, chunk " << chunk << " prefix " << prefix << "\n" << text;
+            << "read-ahead, chunk " << chunk << " prefix " << prefix << "\n"
+            << text;
       }
     }
   }
