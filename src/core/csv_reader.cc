@@ -118,10 +118,10 @@ void CsvReader::ReuseRepeatedPrefix(std::size_t fields) {
 bool CsvReader::TakeRepeatedPrefix(std::size_t& i) {
   const std::size_t n = prefix_bytes_.size();
   if (n == 0 || size_ - pos_ < n || std::memcmp(data_.get() + pos_, prefix_bytes_.data(), n) != 0) return false;
-  for (const Span& s : prefix_spans_) AddSpan(pos_ + s.begin, pos_ + s.end, s.unescape);
   newlines_ += prefix_newlines_;
   i = pos_ + n;
   record_has_prefix_ = true;
+  prefix_omitted_ = true;
   return true;
 }
 
@@ -132,6 +132,13 @@ void CsvReader::RememberPrefix(std::size_t comma) {
   prefix_newlines_ = newlines_;
   ++prefix_generation_;
   record_has_prefix_ = true;
+  prefix_views_.clear();
+  prefix_unescaped_.clear();
+  prefix_unescaped_.reserve(prefix_bytes_.size());  // decoded text is never longer: views into it stay put
+  for (const Span& s : prefix_spans_) {
+    prefix_views_.push_back(s.unescape ? DecodeInto(prefix_unescaped_, prefix_bytes_.data(), s)
+                                       : std::string_view(prefix_bytes_.data() + s.begin, s.end - s.begin));
+  }
 }
 
 // One pass over the record at pos_: field spans (offsets, so a refill that
@@ -142,6 +149,7 @@ CsvReader::Scan CsvReader::ScanRecord(bool at_eof) {
   newlines_ = 0;
   scan_truncated_ = false;
   record_has_prefix_ = false;
+  prefix_omitted_ = false;
   const char* data = data_.get();
   const std::size_t size = size_;
   std::size_t i = pos_;
@@ -208,15 +216,15 @@ CsvReader::Scan CsvReader::ScanRecord(bool at_eof) {
 
 // Decodes a quoted field with doubled quotes, or with text after its
 // closing quote; the span starts at the opening quote.
-std::string_view CsvReader::Unescape(const char* data, const Span& span) {
-  const std::size_t begin = scratch_.size();
+std::string_view CsvReader::DecodeInto(std::string& out, const char* data, const Span& span) {
+  const std::size_t begin = out.size();
   std::size_t i = span.begin + 1;  // past the opening quote
   bool quoted = true;
   while (i < span.end) {
     const char c = data[i];
     if (quoted && c == '"') {
       if (i + 1 < span.end && data[i + 1] == '"') {
-        scratch_ += '"';
+        out += '"';
         i += 2;
         continue;
       }
@@ -224,10 +232,10 @@ std::string_view CsvReader::Unescape(const char* data, const Span& span) {
       ++i;
       continue;
     }
-    scratch_ += c;
+    out += c;
     ++i;
   }
-  return std::string_view(scratch_.data() + begin, scratch_.size() - begin);
+  return std::string_view(out.data() + begin, out.size() - begin);
 }
 
 void CsvReader::AppendFields(const char* data, const Span* spans, std::size_t count,
@@ -252,6 +260,7 @@ bool CsvReader::Next(std::vector<std::string_view>& fields) {
   }
   truncated_ = scan_truncated_;
   scratch_.reserve(record_end_ - pos_);  // views into scratch_ must not move
+  if (prefix_omitted_) fields.assign(prefix_views_.begin(), prefix_views_.end());
   AppendFields(data_.get(), spans_.data(), spans_.size(), fields);
   line_ += newlines_;
   pos_ = record_end_;
@@ -356,12 +365,15 @@ void CsvReader::AddToBatch(Batch& batch) {
   if (bytes > kMaxPackedRecord) {
     r.wide = true;
     r.own_first = static_cast<std::uint32_t>(batch.wide_spans.size());
-    r.own_count = static_cast<std::uint32_t>(spans_.size());
+    if (prefix_omitted_) {
+      for (const Span& s : prefix_spans_) batch.wide_spans.push_back({start + s.begin, start + s.end, s.unescape});
+    }
     batch.wide_spans.insert(batch.wide_spans.end(), spans_.begin(), spans_.end());
+    r.own_count = static_cast<std::uint32_t>(batch.wide_spans.size() - r.own_first);
     return;
   }
-  const auto pack = [&](const Span& span) {
-    return PackedSpan{static_cast<std::uint32_t>(span.begin - start),
+  const auto pack = [](const Span& span, std::size_t from) {
+    return PackedSpan{static_cast<std::uint32_t>(span.begin - from),
                       static_cast<std::uint32_t>(span.end - span.begin) | (span.unescape ? 0x80000000u : 0u)};
   };
   std::size_t own = 0;
@@ -369,15 +381,15 @@ void CsvReader::AddToBatch(Batch& batch) {
     if (batch.shared_generation != prefix_generation_) {
       batch.shared_generation = prefix_generation_;
       batch.shared_first = static_cast<std::uint32_t>(batch.spans.size());
-      for (std::size_t i = 0; i < prefix_fields_; ++i) batch.spans.push_back(pack(spans_[i]));
+      for (const Span& s : prefix_spans_) batch.spans.push_back(pack(s, 0));  // already relative
     }
     r.shared_first = batch.shared_first;
     r.shared_count = static_cast<std::uint32_t>(prefix_fields_);
-    own = prefix_fields_;
+    own = prefix_omitted_ ? 0 : prefix_fields_;
   }
   r.own_first = static_cast<std::uint32_t>(batch.spans.size());
   r.own_count = static_cast<std::uint32_t>(spans_.size() - own);
-  for (std::size_t i = own; i < spans_.size(); ++i) batch.spans.push_back(pack(spans_[i]));
+  for (std::size_t i = own; i < spans_.size(); ++i) batch.spans.push_back(pack(spans_[i], start));
 }
 
 bool CsvReader::NextFromBatch(std::vector<std::string_view>& fields) {

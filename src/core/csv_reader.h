@@ -107,7 +107,8 @@ class CsvReader {
   void Publish(Batch* batch);
 
   // The caller's side.
-  std::string_view Unescape(const char* data, const Span& span);
+  std::string_view Unescape(const char* data, const Span& span) { return DecodeInto(scratch_, data, span); }
+  static std::string_view DecodeInto(std::string& out, const char* data, const Span& span);
   void AppendFields(const char* data, const Span* spans, std::size_t count, std::vector<std::string_view>& fields);
   bool NextFromBatch(std::vector<std::string_view>& fields);
 
@@ -132,6 +133,11 @@ class CsvReader {
   std::uint64_t prefix_newlines_ = 0;
   std::uint64_t prefix_generation_ = 0;  // counts RememberPrefix calls
   bool record_has_prefix_ = false;       // the last record scanned starts with the remembered prefix
+  bool prefix_omitted_ = false;          // ...and spans_ leaves its fields out (they are prefix_spans_)
+  // The remembered prefix's fields as views into prefix_bytes_ (or, decoded,
+  // into prefix_unescaped_): what Next returns for a repeated prefix.
+  std::vector<std::string_view> prefix_views_;
+  std::string prefix_unescaped_;
 
   // The caller's side. With read-ahead the two sides run on two cores, so
   // each group starts on its own cache line (and the object on one of its
