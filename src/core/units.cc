@@ -9,6 +9,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "src/core/assign_if_changed.h"
+
 namespace llmpo {
 namespace {
 
@@ -185,9 +187,9 @@ std::optional<double> ParseNumber(std::string_view text) {
 
 void ParseValueInto(ParsedValue& out, std::string_view raw_value, std::string_view raw_unit) {
   out.raw_value.assign(raw_value);
-  out.raw_unit.assign(raw_unit);
+  AssignIfChanged(out.raw_unit, raw_unit);
   const UnitInfo& unit = LookupUnit(raw_unit);
-  out.unit.assign(unit.canonical);
+  AssignIfChanged(out.unit, unit.canonical);
   out.dimension = unit.dimension;
   out.unit_known = unit.known;
   out.unparsable = false;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "src/core/assign_if_changed.h"
 #include "src/ingest/ncu_csv_internal.h"
 #include "src/ingest/text_lines.h"
 
@@ -59,8 +60,8 @@ class DetailsImporter {
     // their buffers: no allocation per row in the common case.
     if (metric_count_ == current_.metrics.size()) current_.metrics.emplace_back();
     model::Metric& metric = current_.metrics[metric_count_++];
-    metric.name.assign(name);
-    metric.section.assign(Cell(fields, metric_.section));
+    AssignIfChanged(metric.name, name);
+    AssignIfChanged(metric.section, Cell(fields, metric_.section));
     ParseValueInto(metric.value, Cell(fields, metric_.value), Cell(fields, metric_.unit));
     CheckValue(metric, ctx_, reader_);
     TakeDuration(metric, current_, duration_from_raw_, ctx_, reader_);
