@@ -90,6 +90,7 @@ class CsvReader {
   bool Fill();  // reads another chunk; false at end of input
   enum class Scan { kDone, kNeedMore };
   Scan ScanRecord(bool at_eof);
+  bool ScanPlainTail(std::size_t i);  // a fast path of ScanRecord
   void AddSpan(std::size_t begin, std::size_t end, bool unescape) {
     Span& s = spans_.emplace_back();
     s.begin = begin;
