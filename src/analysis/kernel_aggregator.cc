@@ -91,15 +91,20 @@ void AddValue(MetricAggregate& m, double v) {
 void AddLaunch(KernelAggregate& k, const model::LaunchRecord& launch) {
   ++k.calls;
   if (launch.duration_ns) AddDuration(k, *launch.duration_ns);
+  // A layout already matched one to one needs no name compares.
+  const bool known_layout = launch.metric_layout != 0 && launch.metric_layout == k.metric_layout;
+  bool one_to_one = true;
   for (std::size_t i = 0; i < launch.metrics.size(); ++i) {
     const model::Metric& metric = launch.metrics[i];
-    MetricAggregate& m = MetricSlot(k, metric, i);
+    MetricAggregate& m = known_layout ? k.metrics[i] : MetricSlot(k, metric, i);
+    one_to_one = one_to_one && static_cast<std::size_t>(&m - k.metrics.data()) == i;
     if (metric.value.value) {
       AddValue(m, *metric.value.value);
     } else {
       ++m.missing;
     }
   }
+  k.metric_layout = one_to_one ? launch.metric_layout : 0;
 }
 
 const MetricAggregate* KernelAggregate::FindMetric(std::string_view section, std::string_view name) const {

@@ -61,6 +61,9 @@ struct KernelAggregate {
   std::optional<double> min_ns;  // unknown when no source gave one
   std::optional<double> max_ns;
   std::vector<MetricAggregate> metrics;  // in first-seen order
+  // A launch layout (LaunchRecord::metric_layout) whose metrics are
+  // metrics[0..n) in order; 0: none known.
+  std::uint64_t metric_layout = 0;
 
   double MeanNs() const { return timed_calls ? total_ns / timed_calls : 0; }
   const MetricAggregate* FindMetric(std::string_view section, std::string_view name) const;

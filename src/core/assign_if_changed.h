@@ -9,9 +9,11 @@
 
 namespace llmpo {
 
-inline void AssignIfChanged(std::string& to, std::string_view text) {
-  if (to.size() == text.size() && std::memcmp(to.data(), text.data(), text.size()) == 0) return;
+// True when it copied, i.e. the text was different.
+inline bool AssignIfChanged(std::string& to, std::string_view text) {
+  if (to.size() == text.size() && std::memcmp(to.data(), text.data(), text.size()) == 0) return false;
   to.assign(text);
+  return true;
 }
 
 }  // namespace llmpo

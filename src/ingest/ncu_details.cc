@@ -60,8 +60,9 @@ class DetailsImporter {
     // their buffers: no allocation per row in the common case.
     if (metric_count_ == current_.metrics.size()) current_.metrics.emplace_back();
     model::Metric& metric = current_.metrics[metric_count_++];
-    AssignIfChanged(metric.name, name);
-    AssignIfChanged(metric.section, Cell(fields, metric_.section));
+    // A name or section that changes from the launch before changes the layout.
+    layout_changed_ |= AssignIfChanged(metric.name, name);
+    layout_changed_ |= AssignIfChanged(metric.section, Cell(fields, metric_.section));
     ParseValueInto(metric.value, Cell(fields, metric_.value), Cell(fields, metric_.unit));
     CheckValue(metric, ctx_, reader_);
     TakeDuration(metric, current_, duration_from_raw_, ctx_, reader_);
@@ -95,6 +96,12 @@ class DetailsImporter {
   void Flush() {
     if (!current_.result_id.empty() && !skipping_) {
       current_.metrics.resize(metric_count_);
+      if (layout_changed_ || metric_count_ != layout_count_) {
+        layout_ = model::NewMetricLayout();
+        layout_count_ = metric_count_;
+      }
+      current_.metric_layout = layout_;
+      layout_changed_ = false;
       ctx_.sink.OnLaunch(current_);
     }
     current_.result_id.clear();
@@ -122,6 +129,10 @@ class DetailsImporter {
   model::LaunchRecord current_;
   model::DiagnosticEntry* ragged_rows_ = nullptr;
   std::size_t metric_count_ = 0;  // metrics of current_ in use
+  // The metric layout of the launch before, and whether this one differs.
+  std::uint64_t layout_ = 0;
+  std::size_t layout_count_ = 0;
+  bool layout_changed_ = false;
   bool duration_from_raw_ = false;
   bool skipping_ = false;
   bool any_result_ = false;

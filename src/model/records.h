@@ -36,6 +36,10 @@ struct LaunchRecord {
   std::string grid_size;
   std::optional<double> duration_ns;
   std::vector<Metric> metrics;
+  // Launches with the same nonzero layout list the same metrics (section and
+  // name) in the same order, so consumers may match them by position. 0:
+  // unknown. Ids come from NewMetricLayout, unique in the process.
+  std::uint64_t metric_layout = 0;
   std::vector<NvtxFrame> nvtx_stack;      // push/pop ranges around the launch, outermost first
   std::vector<NvtxFrame> nvtx_start_end;  // start/end ranges the launch ran inside
   bool has_nvtx = false;                  // the source records NVTX state for launches
@@ -71,5 +75,8 @@ struct NvtxRange {
   std::optional<double> total_ns;
   std::optional<double> gpu_projected_ns;
 };
+
+// A metric layout id no other launch list has used.
+std::uint64_t NewMetricLayout();
 
 }  // namespace llmpo::model

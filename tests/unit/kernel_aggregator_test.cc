@@ -54,6 +54,44 @@ TEST(KernelAggregator, LaunchesAggregatePerKernel) {
   EXPECT_EQ(kernels[1].timed_calls, 0u);
 }
 
+// Layout ids only skip name compares: the aggregates are those of matching
+// every metric by section and name.
+TEST(KernelAggregator, MetricLayoutsGiveTheSameAggregatesAsNames) {
+  struct Step {
+    const char* kernel;
+    std::uint64_t layout;
+    std::vector<model::Metric> metrics;
+  };
+  const std::vector<Step> steps = {
+      {"gemm", 1, {M("a", "S", "1", ""), M("b", "S", "2", "")}},
+      {"gemm", 1, {M("a", "S", "3", ""), M("b", "S", "4", "")}},
+      {"gemm", 2, {M("b", "S", "5", ""), M("a", "S", "6", "")}},  // same metrics, other order
+      {"gemm", 1, {M("a", "S", "7", ""), M("b", "S", "8", "")}},
+      {"gemm", 3, {M("a", "S", "1", ""), M("a", "S", "2", ""), M("c", "T", "3", "")}},  // a repeated
+      {"gemm", 3, {M("a", "S", "4", ""), M("a", "S", "5", ""), M("c", "T", "6", "")}},
+      {"relu", 2, {M("b", "S", "9", ""), M("a", "S", "10", "")}},
+      {"relu", 2, {M("b", "S", "11", ""), M("a", "S", "12", "")}},
+  };
+  const auto run = [&](bool with_layouts) {
+    KernelAggregator agg;
+    agg.SetSource("f.csv");
+    for (const Step& step : steps) {
+      model::LaunchRecord launch = Launch(step.kernel, 1, step.metrics);
+      launch.metric_layout = with_layouts ? step.layout : 0;
+      agg.OnLaunch(launch);
+    }
+    std::vector<std::tuple<std::string, std::string, double, std::uint64_t>> out;
+    for (const auto& k : agg.Sorted()) {
+      for (const auto& m : k.metrics) out.emplace_back(k.name, m.name, m.sum, m.values);
+    }
+    return out;
+  };
+  const auto by_name = run(false);
+  EXPECT_EQ(run(true), by_name);
+  ASSERT_EQ(by_name.size(), 5u);  // gemm: a, b, c; relu: b, a
+  EXPECT_EQ(by_name[0], std::make_tuple(std::string("gemm"), std::string("a"), 1.0 + 3 + 6 + 7 + 1 + 2 + 4 + 5, 8ull));
+}
+
 TEST(KernelAggregator, SourcesStayApart) {
   KernelAggregator agg;
   agg.SetSource("a");
