@@ -121,7 +121,9 @@ std::vector<ReadRecord> ReadWith(const std::string& text, std::size_t chunk, std
 // that share their first fields as ncu's details page does.
 std::string RandomCsv(std::mt19937& rng, int records) {
   static const std::vector<std::string> kFields = {
-      "a", "", "\"q\"", "\"x,y\"", "\"say \"\"hi\"\"\"", "\"two\nlines\"", "\"\"", "12,5", "\"tail\"junk", "r\r"};
+      "a", "", "\"q\"", "\"x,y\"", "\"say \"\"hi\"\"\"", "\"two\nlines\"", "\"\"", "12,5", "\"tail\"junk", "r\r",
+      // Longer than the 64-byte windows of the plain-tail scan.
+      std::string(70, 'u'), "\"" + std::string(90, 'w') + ",\"", "\"" + std::string(60, 'v') + "\"\"x\""};
   std::string text, prefix;
   for (int r = 0; r < records; ++r) {
     if (prefix.empty() || rng() % 4 == 0) {  // a new run
