@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <system_error>
+#include <utility>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -376,7 +377,7 @@ bool CsvReader::StartReadAhead() {
     free_.push_back(batches_.back().get());
   }
   try {
-    producer_ = std::thread([this] { ProduceBatches(); });
+    producer_ = std::thread([this] { ProduceBatchesOrStop(); });
   } catch (const std::system_error&) {
     batches_.clear();
     free_.clear();
@@ -423,6 +424,18 @@ void CsvReader::HandOver(Batch& batch) {
   if (keep > 0) std::memcpy(data_.get(), batch.data.get() + pos_, keep);
   size_ = keep;
   pos_ = 0;
+}
+
+void CsvReader::ProduceBatchesOrStop() {
+  try {
+    ProduceBatches();
+  } catch (...) {  // nothing may leave a thread's function: it would end the program
+    {
+      std::lock_guard lock(mutex_);
+      producer_error_ = std::current_exception();
+    }
+    Publish(nullptr);
+  }
 }
 
 // The scanning loop of Next, with records collected into batches instead of
@@ -500,7 +513,10 @@ bool CsvReader::NextFromBatch(std::vector<std::string_view>& fields) {
       changed_.notify_all();
     }
     changed_.wait(lock, [this] { return done_ || !ready_.empty(); });
-    if (ready_.empty()) return false;
+    if (ready_.empty()) {
+      if (producer_error_) std::rethrow_exception(std::exchange(producer_error_, nullptr));
+      return false;
+    }
     current_ = ready_.front();
     ready_.pop_front();
     next_record_ = 0;

@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <istream>
 #include <memory>
 #include <mutex>
@@ -50,7 +51,10 @@ class CsvReader {
   // scanning for free on a second core. Records, line numbers and flags are
   // exactly those of the single-threaded reader; memory stays bounded (a few
   // chunks). Views from earlier calls become invalid. Returns false, and
-  // stays single-threaded, when no thread can be started.
+  // stays single-threaded, when no thread can be started. An exception on
+  // the second thread (bad_alloc, or a stream set to throw) is thrown again
+  // by a later Next in the caller's thread, as it would have been without
+  // read-ahead, instead of ending the program.
   bool StartReadAhead();
 
  private:
@@ -102,6 +106,7 @@ class CsvReader {
   bool TakeRepeatedPrefix(std::size_t& i);
   void RememberPrefix(std::size_t comma);
   void ProduceBatches();
+  void ProduceBatchesOrStop();  // ProduceBatches, keeping an exception for the caller
   void AddToBatch(Batch& batch);
   void HandOver(Batch& batch);  // the batch takes the buffer; the unfinished record moves to the batch's old one
   Batch* TakeFreeBatch();
@@ -158,6 +163,7 @@ class CsvReader {
   std::vector<Batch*> free_;
   std::deque<Batch*> ready_;
   bool done_ = false;      // the producer has published its last batch
+  std::exception_ptr producer_error_;  // why the producer stopped early, if it did
   bool stopping_ = false;  // the reader is being destroyed
 };
 

@@ -4,6 +4,8 @@
 
 #include <random>
 #include <sstream>
+#include <stdexcept>
+#include <streambuf>
 
 namespace llmpo {
 namespace {
@@ -176,6 +178,58 @@ TEST(CsvReaderReadAhead, AfterRawLinesAndStoppedEarly) {
   EXPECT_EQ(f[2], "99");
   // Destroyed with the producer still ahead (and blocked on a full queue):
   // the destructor must stop and join it.
+}
+
+}  // namespace
+}  // namespace llmpo
+
+namespace llmpo {
+namespace {
+
+// A stream that fails after `good` bytes of "1,2\n" lines, throwing from
+// the read when its exceptions mask asks for that.
+class FailingBuffer : public std::streambuf {
+ public:
+  explicit FailingBuffer(std::size_t good) : good_(good) {}
+
+ protected:
+  int_type underflow() override {
+    if (sent_ >= good_) throw std::runtime_error("disk on fire");
+    const char c = "1,2\n"[sent_++ % 4];
+    byte_ = c;
+    setg(&byte_, &byte_, &byte_ + 1);
+    return traits_type::to_int_type(c);
+  }
+
+ private:
+  std::size_t good_, sent_ = 0;
+  char byte_ = 0;
+};
+
+std::string ReadUntilThrow(bool read_ahead, std::size_t* records) {
+  FailingBuffer buffer(4000);
+  std::istream in(&buffer);
+  in.exceptions(std::ios::badbit);
+  CsvReader reader(in, 256);
+  if (read_ahead) {
+    EXPECT_TRUE(reader.StartReadAhead());
+  }
+  std::vector<std::string_view> fields;
+  *records = 0;
+  try {
+    while (reader.Next(fields)) ++*records;
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "no exception";
+}
+
+TEST(CsvReaderReadAhead, AnExceptionWhileReadingReachesTheCaller) {
+  std::size_t plain = 0, ahead = 0;
+  EXPECT_EQ(ReadUntilThrow(false, &plain), "disk on fire");
+  EXPECT_EQ(ReadUntilThrow(true, &ahead), "disk on fire");  // not std::terminate on the second thread
+  EXPECT_GT(ahead, 0u);
+  EXPECT_LE(ahead, plain);
 }
 
 }  // namespace
