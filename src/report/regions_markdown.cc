@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <ostream>
 
 #include "src/report/regions_report.h"
@@ -50,11 +51,20 @@ void RegionSection(std::string& out, const RegionEntry& e, const analysis::Metri
   }
 }
 
+// "NCU" when every input is an ncu output (the seeds' heading, which their
+// checks look for); the regions of nsys exports and our traces are NVTX's.
+std::string_view Title(const RegionsReport& report) {
+  const bool all_ncu =
+      !report.sources.empty() && std::all_of(report.sources.begin(), report.sources.end(),
+                                             [](const SourceInfo& s) { return s.format.starts_with("ncu"); });
+  return all_ncu ? "NCU Region Reports" : "NVTX Region Reports";
+}
+
 }  // namespace
 
 // Written section by section (a report can hold thousands of regions).
 void WriteRegionsMarkdown(const RegionsReport& report, std::ostream& stream) {
-  std::string out = "# NCU Region Reports\n\n";
+  std::string out = fmt::format("# {}\n\n", Title(report));
   for (const auto& s : report.sources) out += fmt::format("- Input: `{}` ({})\n", s.path, s.format);
   out += fmt::format("- Launches with NVTX state: {}; outside every range: {}\n", report.launches_with_nvtx,
                      report.launches_outside);
