@@ -2,9 +2,11 @@
 // order. Rows of one result are gathered and pushed as one launch when the
 // ID changes, so memory holds one result at a time.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 
 #include "src/core/assign_if_changed.h"
 #include "src/ingest/ncu_csv_internal.h"
@@ -16,15 +18,19 @@ namespace {
 struct MetricColumns {
   std::size_t section, name, unit, value;
   std::optional<std::size_t> rule_name, rule_type;
+  // --print-details all: a section's chart items ("Single Precision
+  // Roofline") repeat metric names, so the label is part of the section.
+  std::optional<std::size_t> body_item_label;
 };
 
 class DetailsImporter {
  public:
   DetailsImporter(const std::vector<std::string>& header, ImportContext& ctx, CsvReader& reader)
       : header_(header), ctx_(ctx), reader_(reader), identity_(LocateIdentity(header)) {
-    metric_ = {*FindColumn(header, "Section Name"), *FindColumn(header, "Metric Name"),
-               *FindColumn(header, "Metric Unit"),  *FindColumn(header, "Metric Value"),
-               FindColumn(header, "Rule Name"),     FindColumn(header, "Rule Type")};
+    metric_ = {*FindColumn(header, "Section Name"),  *FindColumn(header, "Metric Name"),
+               *FindColumn(header, "Metric Unit"),   *FindColumn(header, "Metric Value"),
+               FindColumn(header, "Rule Name"),      FindColumn(header, "Rule Type"),
+               FindColumn(header, "Body Item Label")};
   }
 
   void Row(const std::vector<std::string_view>& fields) {
@@ -62,7 +68,7 @@ class DetailsImporter {
     model::Metric& metric = current_.metrics[metric_count_++];
     // A name or section that changes from the launch before changes the layout.
     layout_changed_ |= AssignIfChanged(metric.name, name);
-    layout_changed_ |= AssignIfChanged(metric.section, Cell(fields, metric_.section));
+    layout_changed_ |= AssignIfChanged(metric.section, SectionOf(fields));
     ParseValueInto(metric.value, Cell(fields, metric_.value), Cell(fields, metric_.unit));
     CheckValue(metric, ctx_, reader_);
     TakeDuration(metric, current_, duration_from_raw_, ctx_, reader_);
@@ -77,6 +83,18 @@ class DetailsImporter {
   }
 
  private:
+  // "GPU Speed Of Light Roofline Chart / Single Precision Roofline" for a
+  // chart item's metric; the section name alone otherwise.
+  std::string_view SectionOf(const std::vector<std::string_view>& fields) {
+    const std::string_view section = Cell(fields, metric_.section);
+    const std::string_view label = Cell(fields, metric_.body_item_label);
+    if (label.empty()) return section;
+    labelled_section_.assign(section);
+    labelled_section_ += " / ";
+    labelled_section_ += label;
+    return labelled_section_;
+  }
+
   // ncu numbers results in order, so an ID at or below the highest one seen
   // means rows of an earlier result reappear; tracking the maximum keeps this
   // check O(1) in memory.
@@ -128,6 +146,7 @@ class DetailsImporter {
   MetricColumns metric_;
   model::LaunchRecord current_;
   model::DiagnosticEntry* ragged_rows_ = nullptr;
+  std::string labelled_section_;
   std::size_t metric_count_ = 0;  // metrics of current_ in use
   // The metric layout of the launch before, and whether this one differs.
   std::uint64_t layout_ = 0;
@@ -139,6 +158,30 @@ class DetailsImporter {
   std::uint64_t max_id_ = 0;
 };
 
+// Columns of no ncu version we know (nsight-reference §B) are left out of
+// the reports; a newer ncu may add some, so this is said, not fatal.
+void ReportUnknownColumns(const std::vector<std::string>& header, ImportContext& ctx) {
+  static constexpr std::string_view kMetricAndRuleColumns[] = {
+      "Section Name",           "Body Item Label",  "Metric Name", "Metric Unit",
+      "Metric Value",           "Rule Name",        "Rule Type",   "Rule Description",
+      "Estimated Speedup Type", "Estimated Speedup"};
+  const IdentityColumns identity = LocateIdentity(header);
+  std::vector<std::string> unknown;
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    if (IsIdentityColumn(identity, i, header)) continue;
+    if (std::find(std::begin(kMetricAndRuleColumns), std::end(kMetricAndRuleColumns), header[i]) !=
+        std::end(kMetricAndRuleColumns)) {
+      continue;
+    }
+    unknown.push_back(fmt::format("\"{}\"", header[i]));
+  }
+  if (unknown.empty()) return;
+  ctx.diagnostics.Add("unknown_columns", model::Severity::kInfo,
+                      fmt::format("{}: column(s) {} are not in any ncu details page we know; ignored (a newer ncu? "
+                                  "the known columns were read as usual)",
+                                  ctx.source, fmt::join(unknown, ", ")));
+}
+
 }  // namespace
 
 Status ImportDetails(CsvReader& reader, const std::vector<std::string>& header, ImportContext& ctx) {
@@ -148,6 +191,7 @@ Status ImportDetails(CsvReader& reader, const std::vector<std::string>& header, 
                        fmt::format("{}: the ncu details header has no \"{}\" column", ctx.source, needed));
     }
   }
+  ReportUnknownColumns(header, ctx);
   DetailsImporter importer(header, ctx, reader);
   reader.ReuseRepeatedPrefix(importer.FirstMetricColumn());
   if (ctx.read_ahead) reader.StartReadAhead();  // falls back to this thread when it cannot start one
