@@ -43,8 +43,7 @@ std::string_view SectionDisplayName(std::string_view id) {
 bool MetricSelection::Shows(const MetricAggregate& m) const {
   if (ShowsAll()) return true;
   if (std::find(metrics.begin(), metrics.end(), m.name) != metrics.end()) return true;
-  // A chart item's metric has the section "<section> / <item label>".
-  const std::string_view section = std::string_view(m.section).substr(0, m.section.find(" / "));
+  const std::string_view section = model::BaseSection(m.section);
   return std::any_of(sections.begin(), sections.end(), [&](const std::string& id) {
     return section == id || (!SectionDisplayName(id).empty() && section == SectionDisplayName(id));
   });
@@ -54,7 +53,7 @@ std::vector<std::string> MetricSelection::Check(const std::vector<const MetricAg
   std::set<std::string> names, section_names;
   for (const auto* m : present) {
     names.insert(m->name);
-    section_names.insert(m->section.substr(0, m->section.find(" / ")));  // without a chart item label
+    section_names.emplace(model::BaseSection(m->section));
   }
   std::vector<std::string> notes;
   const std::vector<std::string> name_list(names.begin(), names.end());

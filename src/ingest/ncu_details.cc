@@ -90,7 +90,7 @@ class DetailsImporter {
     const std::string_view label = Cell(fields, metric_.body_item_label);
     if (label.empty()) return section;
     labelled_section_.assign(section);
-    labelled_section_ += " / ";
+    labelled_section_ += model::kChartItemSeparator;
     labelled_section_ += label;
     return labelled_section_;
   }

@@ -6,15 +6,24 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "src/core/units.h"
 
 namespace llmpo::model {
 
+// A chart item's metric (ncu --print-details all, "Body Item Label") has the
+// section "<section><kChartItemSeparator><item label>".
+inline constexpr std::string_view kChartItemSeparator = " / ";
+// The section without a chart item label.
+inline std::string_view BaseSection(std::string_view section) {
+  return section.substr(0, section.find(kChartItemSeparator));
+}
+
 struct Metric {
   std::string name;     // raw metric name where known (gpu__time_duration.sum), else the label (Duration)
-  std::string section;  // ncu section name, empty if none
+  std::string section;  // ncu section name (see kChartItemSeparator), empty if none
   ParsedValue value;
 };
 

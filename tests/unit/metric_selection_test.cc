@@ -30,5 +30,11 @@ TEST(MetricSelection, ChartItemsBelongToTheirSection) {
   EXPECT_EQ(selection.Check({&other}).size(), 1u);
 }
 
+TEST(MetricSelection, BaseSectionDropsTheChartItem) {
+  EXPECT_EQ(model::BaseSection("GPU Speed Of Light Roofline Chart / Double Precision Roofline"),
+            "GPU Speed Of Light Roofline Chart");
+  EXPECT_EQ(model::BaseSection("Occupancy"), "Occupancy");
+}
+
 }  // namespace
 }  // namespace llmpo::analysis
