@@ -3,27 +3,22 @@
 #include <algorithm>
 
 namespace llmpo::analysis {
-namespace {
-
-bool StartsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-
-}  // namespace
-
-std::string_view ToString(Aggregation a) { return a == Aggregation::kSum ? "sum" : "mean"; }
-
-Aggregation RuleFor(const model::Metric& metric) {
-  if (metric.section == "Launch Statistics" || metric.section == "Occupancy" || StartsWith(metric.name, "launch__") ||
-      StartsWith(metric.name, "device__")) {
-    return Aggregation::kMean;
+double MetricAggregate::Value() const {
+  switch (rule) {
+    case Aggregation::kSum:
+      return sum;
+    case Aggregation::kMin:
+      return min;
+    case Aggregation::kMax:
+      return max;
+    case Aggregation::kDurationWeightedMean:
+      // Time average where every value has its launch's duration; else plain.
+      if (unweighted == 0 && weight_ns > 0) return weighted_sum / weight_ns;
+      [[fallthrough]];
+    case Aggregation::kMean:
+      break;
   }
-  switch (metric.value.dimension) {
-    case Dimension::kTime:
-    case Dimension::kBytes:
-    case Dimension::kNone:
-      return Aggregation::kSum;
-    default:
-      return Aggregation::kMean;
-  }
+  return values ? sum / static_cast<double>(values) : 0;
 }
 
 std::size_t KernelAggregator::ViewHash::operator()(const View& v) const {
@@ -74,16 +69,24 @@ MetricAggregate& MetricSlot(KernelAggregate& k, const model::Metric& metric, std
   m.section = metric.section;
   m.unit = metric.value.unit;
   m.dimension = metric.value.dimension;
-  m.rule = RuleFor(metric);
+  const MetricRule rule = RuleForMetric(metric.name, metric.section);
+  m.rule = rule.rule;
+  m.rule_known = rule.known;
   k.metrics.push_back(std::move(m));
   return k.metrics.back();
 }
 
-void AddValue(MetricAggregate& m, double v) {
+void AddValue(MetricAggregate& m, double v, const std::optional<double>& duration_ns) {
   m.min = m.values == 0 ? v : std::min(m.min, v);
   m.max = m.values == 0 ? v : std::max(m.max, v);
   m.sum += v;
   ++m.values;
+  if (duration_ns) {
+    m.weighted_sum += v * *duration_ns;
+    m.weight_ns += *duration_ns;
+  } else {
+    ++m.unweighted;
+  }
 }
 
 }  // namespace
@@ -99,7 +102,7 @@ void AddLaunch(KernelAggregate& k, const model::LaunchRecord& launch) {
     MetricAggregate& m = known_layout ? k.metrics[i] : MetricSlot(k, metric, i);
     one_to_one = one_to_one && static_cast<std::size_t>(&m - k.metrics.data()) == i;
     if (metric.value.value) {
-      AddValue(m, *metric.value.value);
+      AddValue(m, *metric.value.value, launch.duration_ns);
     } else {
       ++m.missing;
     }
@@ -125,6 +128,10 @@ std::optional<double> KernelAggregate::FirstValue(std::span<const std::string_vi
 
 void MergeKernel(KernelAggregate& dst, const KernelAggregate& src) {
   if (dst.name.empty()) dst.name = src.name;
+  const bool first = dst.calls == 0;
+  dst.median_ns = first ? src.median_ns : std::nullopt;
+  dst.stddev_ns = first ? src.stddev_ns : std::nullopt;
+  dst.time_pct = first ? src.time_pct : std::nullopt;
   dst.calls += src.calls;
   dst.timed_calls += src.timed_calls;
   dst.total_ns += src.total_ns;
@@ -144,6 +151,9 @@ void MergeKernel(KernelAggregate& dst, const KernelAggregate& src) {
       mine->max = mine->values == 0 ? m.max : std::max(mine->max, m.max);
     }
     mine->sum += m.sum;
+    mine->weighted_sum += m.weighted_sum;
+    mine->weight_ns += m.weight_ns;
+    mine->unweighted += m.unweighted;
     mine->values += m.values;
     mine->missing += m.missing;
   }
@@ -160,9 +170,14 @@ void AddSummary(KernelAggregate& k, const model::KernelSummaryRow& row) {
                                                  : std::nullopt;
   k.max_ns = (row.max_ns && (first || k.max_ns)) ? std::optional(first ? *row.max_ns : std::max(*k.max_ns, *row.max_ns))
                                                  : std::nullopt;
+  k.median_ns = first ? row.median_ns : std::nullopt;
+  k.stddev_ns = first ? row.stddev_ns : std::nullopt;
+  k.time_pct = first ? row.time_pct : std::nullopt;
 }
 
 void KernelAggregator::OnLaunch(const model::LaunchRecord& launch) {
+  // Copies and memsets are not kernels: they reach regions (gpu_ops_ms), not the kernel table.
+  if (launch.kind == model::LaunchKind::kMemcpy || launch.kind == model::LaunchKind::kMemset) return;
   AddLaunch(Entry(launch.process, launch.device, launch.kernel_name), launch);
 }
 

@@ -3,15 +3,7 @@
 // (source, process, device, name): each input file and scope stays apart,
 // so importing two exports of one run never double-counts.
 //
-// Metric rule, by what the metric measures:
-//   sum  - extensive quantities: times, bytes, counts (instructions, cycles,
-//          sectors...): the total over all launches;
-//   mean - intensive quantities: percentages, rates, frequencies, ratios
-//          (units with '/'), and launch configuration or occupancy limits
-//          (sections "Launch Statistics" and "Occupancy", launch__*,
-//          device__*): the unweighted mean over launches that reported it.
-// min and max are kept either way; missing values (n/a) are counted, never
-// taken as zero.
+// Metric rule: see metric_catalogue.h.
 #pragma once
 
 #include <array>
@@ -24,16 +16,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include "src/analysis/metric_catalogue.h"
 #include "src/model/records.h"
 #include "src/model/sink.h"
 
 namespace llmpo::analysis {
 
-enum class Aggregation { kSum, kMean };
-std::string_view ToString(Aggregation a);
-
-// The rule for one metric (see the file comment).
-Aggregation RuleFor(const model::Metric& metric);
+// The rule for one metric (metric_catalogue.h).
+inline Aggregation RuleFor(const model::Metric& metric) { return RuleForMetric(metric.name, metric.section).rule; }
 
 struct MetricAggregate {
   std::string name;
@@ -41,13 +31,17 @@ struct MetricAggregate {
   std::string unit;  // canonical unit
   Dimension dimension = Dimension::kNone;
   Aggregation rule = Aggregation::kSum;
+  bool rule_known = true;  // false: the catalogue does not know it (listed in Data quality)
   double sum = 0;
   double min = 0;
   double max = 0;
-  std::uint64_t values = 0;   // launches that reported a number
-  std::uint64_t missing = 0;  // launches where it was n/a or empty
+  double weighted_sum = 0;       // value x launch duration (ns), for duration-weighted means
+  double weight_ns = 0;          // the durations
+  std::uint64_t unweighted = 0;  // values from launches without a duration
+  std::uint64_t values = 0;      // launches that reported a number
+  std::uint64_t missing = 0;     // launches where it was n/a or empty
 
-  double Value() const { return rule == Aggregation::kSum ? sum : (values ? sum / values : 0); }
+  double Value() const;
 };
 
 struct KernelAggregate {
@@ -60,6 +54,10 @@ struct KernelAggregate {
   double total_ns = 0;
   std::optional<double> min_ns;  // unknown when no source gave one
   std::optional<double> max_ns;
+  // From one nsys summary row only (a median or spread of two rows is not known).
+  std::optional<double> median_ns;
+  std::optional<double> stddev_ns;
+  std::optional<double> time_pct;        // nsys' "Time (%)": share of the report's GPU kernel time
   std::vector<MetricAggregate> metrics;  // in first-seen order
   // A launch layout (LaunchRecord::metric_layout) whose metrics are
   // metrics[0..n) in order; 0: none known.

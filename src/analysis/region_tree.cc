@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <set>
+
 namespace llmpo::analysis {
 
 std::string_view ToString(RegionKind k) {
@@ -16,6 +19,20 @@ std::string_view ToString(RegionKind k) {
   return "unknown";
 }
 
+std::string_view JsonKey(Quantity q) {
+  switch (q) {
+    case Quantity::kTotal:
+      return "total_ms";
+    case Quantity::kGpuOps:
+      return "gpu_ops_ms";
+    case Quantity::kProjected:
+      return "projected_ms";
+    case Quantity::kCpu:
+      return "cpu_ms";
+  }
+  return "";
+}
+
 std::string RegionLabel(const model::NvtxFrame& frame) {
   return frame.domain.empty() ? frame.name : fmt::format("{}@{}", frame.domain, frame.name);
 }
@@ -27,10 +44,44 @@ void InstanceStats::Add(double ns) {
   ++count;
 }
 
-std::optional<InstanceStats> Region::Instances(bool* has_extremes) const {
-  *has_extremes = kind != RegionKind::kSummary;
-  if (measured.count > 0) return measured;
+void InstanceStats::Merge(const InstanceStats& other) {
+  if (other.count == 0) return;
+  min_ns = count ? std::min(min_ns, other.min_ns) : other.min_ns;
+  max_ns = count ? std::max(max_ns, other.max_ns) : other.max_ns;
+  has_extremes = (count == 0 || has_extremes) && other.has_extremes;
+  count += other.count;
+  total_ns += other.total_ns;
+}
+
+std::optional<double> Region::Value(Quantity q) const {
+  switch (q) {
+    case Quantity::kTotal:
+      return total_ns;
+    case Quantity::kGpuOps:
+      return gpu_ops_ns;
+    case Quantity::kProjected:
+      return projected_ns;
+    case Quantity::kCpu:
+      return cpu_ns;
+  }
+  return std::nullopt;
+}
+
+std::optional<InstanceStats> Region::Instances(std::string* of) const {
+  if (measured.count > 0) {
+    *of = "total_ms";
+    return measured;
+  }
+  if (cpu_instances.count > 0) {
+    *of = "cpu_ms";
+    return cpu_instances;
+  }
+  if (projected_stats.count > 0) {
+    *of = "projected_ms";
+    return projected_stats;
+  }
   if (instance_ns.empty()) return std::nullopt;
+  *of = "total_ms";
   InstanceStats stats;
   for (const auto& [id, ns] : instance_ns) stats.Add(ns);
   return stats;
@@ -65,7 +116,13 @@ const std::vector<std::size_t>& RegionTree::StackIds(const std::vector<model::Nv
   return last_ids_;
 }
 
-void RegionTree::Merge(const Region& other) {
+std::optional<std::size_t> RegionTree::FindPath(RegionKind kind, const std::vector<std::string>& path) const {
+  auto it = index_.find({kind, path});
+  if (it == index_.end()) return std::nullopt;
+  return it->second;
+}
+
+Region& RegionTree::Ensure(const Region& other) {
   auto [it, inserted] = index_.try_emplace({other.kind, other.path}, regions_.size());
   if (inserted) {
     Region r;
@@ -82,66 +139,105 @@ void RegionTree::Merge(const Region& other) {
     }
     regions_.push_back(std::move(r));
   }
-  Region& r = regions_[it->second];
-  r.inclusive_ns += other.inclusive_ns;
-  r.exclusive_ns += other.exclusive_ns;
+  return regions_[it->second];
+}
+
+namespace {
+
+void AddKnown(std::optional<double>& dst, const std::optional<double>& src) {
+  if (src) dst = dst.value_or(0) + *src;
+}
+
+}  // namespace
+
+void RegionTree::Merge(const Region& other) {
+  Region& r = Ensure(other);
+  AddKnown(r.total_ns, other.total_ns);
+  AddKnown(r.exclusive_ns, other.exclusive_ns);
+  AddKnown(r.gpu_ops_ns, other.gpu_ops_ns);
+  AddKnown(r.gpu_ops_exclusive_ns, other.gpu_ops_exclusive_ns);
+  AddKnown(r.projected_ns, other.projected_ns);
+  AddKnown(r.cpu_ns, other.cpu_ns);
+  AddKnown(r.cpu_exclusive_ns, other.cpu_exclusive_ns);
   r.launches += other.launches;
   r.excluded += other.excluded;
+  r.gpu_ops += other.gpu_ops;
   r.derived_total = r.derived_total || other.derived_total;
+  r.inputs.insert(other.inputs.begin(), other.inputs.end());
   for (const auto& [name, k] : other.kernels) MergeKernel(r.kernels[name], k);
   for (const auto& [id, ns] : other.instance_ns) r.instance_ns[id] += ns;
-  if (other.measured.count > 0) {
-    r.measured.min_ns = r.measured.count ? std::min(r.measured.min_ns, other.measured.min_ns) : other.measured.min_ns;
-    r.measured.max_ns = r.measured.count ? std::max(r.measured.max_ns, other.measured.max_ns) : other.measured.max_ns;
-    r.measured.count += other.measured.count;
-    r.measured.total_ns += other.measured.total_ns;
-  }
+  r.measured.Merge(other.measured);
+  r.cpu_instances.Merge(other.cpu_instances);
+  r.projected_stats.Merge(other.projected_stats);
   MergeKernel(r.range_metrics, other.range_metrics);
 }
 
-void RegionTree::Finish() {
+void RegionTree::Finish(const RegionCapabilities& with) {
+  caps = with;
   // Children come after their parents, so a reverse pass sees children first.
   for (std::size_t i = regions_.size(); i-- > 0;) {
     Region& r = regions_[i];
-    if (r.measured.count > 0 && r.kind != RegionKind::kSummary) {
-      // A measured region's own time is what its children do not account for.
-      double children = 0;
-      for (std::size_t c : r.children) children += regions_[c].TotalNs();
-      r.exclusive_ns = std::max(0.0, r.measured.total_ns - children);
-      continue;
-    }
-    if (r.measured.count > 0 || r.children.empty()) continue;
-    double sum = 0;
-    bool any = false;
+    if (r.kind == RegionKind::kSummary) continue;  // a summary row sets its quantities itself
+    double children_total = 0, children_cpu = 0;
+    bool measured_child = false;
     for (std::size_t c : r.children) {
-      if (regions_[c].measured.count > 0) {
-        sum += regions_[c].TotalNs();
-        any = true;
+      children_total += regions_[c].TotalNs();
+      children_cpu += regions_[c].cpu_ns.value_or(0);
+      measured_child = measured_child || regions_[c].measured.count > 0 || regions_[c].derived_total;
+    }
+    if (caps.kernels) {
+      if (r.measured.count > 0) {
+        // A measured region's own time is what its children do not account for.
+        r.total_ns = r.measured.total_ns;
+        r.exclusive_ns = std::max(0.0, r.measured.total_ns - children_total);
+      } else if (measured_child && r.kernel_ns == 0) {
+        r.total_ns = children_total;  // no measurement of its own: the sum of its measured children
+        r.exclusive_ns = 0.0;
+        r.derived_total = true;
+      } else {
+        r.total_ns = r.kernel_ns;
+        r.exclusive_ns = r.kernel_exclusive_ns;
       }
     }
-    if (any && r.inclusive_ns == 0) {
-      r.inclusive_ns = sum;
-      r.derived_total = true;
+    if (caps.gpu_ops) {
+      r.gpu_ops_ns = r.copy_ns;
+      r.gpu_ops_exclusive_ns = r.copy_exclusive_ns;
+    }
+    if (caps.projected) {
+      double projected = 0;
+      for (const auto& [id, span] : r.instance_span) projected += static_cast<double>(span.second - span.first);
+      r.projected_ns = projected;
+    }
+    if (caps.cpu && r.cpu_instances.count > 0) {
+      r.cpu_ns = r.cpu_instances.total_ns;
+      r.cpu_exclusive_ns = r.kind == RegionKind::kPushPop ? std::max(0.0, r.cpu_instances.total_ns - children_cpu)
+                                                          : r.cpu_instances.total_ns;
     }
   }
 }
 
-RegionBuilder::RegionBuilder(const KernelFilter& filter, model::Diagnostics& diagnostics)
-    : filter_(filter), diagnostics_(diagnostics) {}
+RegionBuilder::RegionBuilder(std::string source, const KernelFilter& filter, model::Diagnostics& diagnostics)
+    : source_(std::move(source)), filter_(filter), diagnostics_(diagnostics) {}
+
+RegionTree& RegionBuilder::TreeFor(const Scope& scope) { return scopes_[scope]; }
 
 void RegionBuilder::OnLaunch(const model::LaunchRecord& launch) {
   if (!launch.has_nvtx) return;
   saw_nvtx_ = true;
-  ++launches_;
+  const bool copy = launch.kind == model::LaunchKind::kMemcpy || launch.kind == model::LaunchKind::kMemset;
+  if (copy) {
+    caps_.gpu_ops = true;
+  } else {
+    caps_.kernels = true;
+    ++launches_;
+  }
+  if (launch.start_ns && launch.end_ns) caps_.projected = true;
   if (launch.nvtx_stack.empty() && launch.nvtx_start_end.empty()) {
-    ++outside_;
+    if (!copy) ++outside_;
     return;
   }
-  AddToTree(scopes_[Scope{launch.process, launch.device}], launch);
-}
-
-void RegionBuilder::AddToTree(RegionTree& tree, const model::LaunchRecord& launch) {
-  if (launch.kernel_name == "range") {
+  RegionTree& tree = TreeFor(Scope{launch.process, launch.device});
+  if (launch.kind == model::LaunchKind::kRange) {
     AddRangeResult(tree, launch);
   } else {
     AddKernelLaunch(tree, launch);
@@ -149,18 +245,43 @@ void RegionBuilder::AddToTree(RegionTree& tree, const model::LaunchRecord& launc
 }
 
 void RegionBuilder::Account(Region& region, const model::LaunchRecord& launch, bool innermost) {
+  region.inputs.insert(source_);
+  const double ns = launch.duration_ns.value_or(0);
+  if (launch.kind == model::LaunchKind::kMemcpy || launch.kind == model::LaunchKind::kMemset) {
+    ++region.gpu_ops;
+    region.copy_ns += ns;
+    if (innermost) region.copy_exclusive_ns += ns;
+    return;
+  }
   if (!filter_.Selects(region.label, launch.kernel_name)) {
     ++region.excluded;
     return;
   }
-  const double ns = launch.duration_ns.value_or(0);
   ++region.launches;
-  region.inclusive_ns += ns;
-  if (innermost) region.exclusive_ns += ns;
+  region.kernel_ns += ns;
+  if (innermost) region.kernel_exclusive_ns += ns;
   KernelAggregate& k = region.kernels[launch.kernel_name];
   if (k.name.empty()) k.name = launch.kernel_name;
   AddLaunch(k, launch);
 }
+
+namespace {
+
+// Per numbered instance: GPU time of its kernels, and the span of its GPU work.
+void AddInstance(Region& region, const model::NvtxFrame& frame, const model::LaunchRecord& launch) {
+  if (!frame.instance) return;
+  const bool kernel = launch.kind == model::LaunchKind::kKernel;
+  if (kernel && launch.duration_ns) region.instance_ns[*frame.instance] += *launch.duration_ns;
+  if (launch.start_ns && launch.end_ns) {
+    auto [it, inserted] = region.instance_span.try_emplace(*frame.instance, *launch.start_ns, *launch.end_ns);
+    if (!inserted) {
+      it->second.first = std::min(it->second.first, *launch.start_ns);
+      it->second.second = std::max(it->second.second, *launch.end_ns);
+    }
+  }
+}
+
+}  // namespace
 
 void RegionBuilder::AddKernelLaunch(RegionTree& tree, const model::LaunchRecord& launch) {
   const auto& stack = launch.nvtx_stack;
@@ -168,13 +289,13 @@ void RegionBuilder::AddKernelLaunch(RegionTree& tree, const model::LaunchRecord&
   for (std::size_t d = 0; d < stack.size(); ++d) {
     Region& region = tree.regions()[ids[d]];
     Account(region, launch, d + 1 == stack.size());
-    if (stack[d].instance && launch.duration_ns) region.instance_ns[*stack[d].instance] += *launch.duration_ns;
+    AddInstance(region, stack[d], launch);
   }
   for (std::size_t i = 0; i < launch.nvtx_start_end.size(); ++i) {
     const std::vector<model::NvtxFrame> one{launch.nvtx_start_end[i]};
     Region& r = tree.regions()[tree.Find(one, 0, RegionKind::kStartEnd)];
     Account(r, launch, true);
-    if (one[0].instance && launch.duration_ns) r.instance_ns[*one[0].instance] += *launch.duration_ns;
+    AddInstance(r, one[0], launch);
   }
 }
 
@@ -185,6 +306,7 @@ void RegionBuilder::AddRangeResult(RegionTree& tree, const model::LaunchRecord& 
   const std::vector<model::NvtxFrame> one{frames.back()};
   Region& r = tree.regions()[push_pop ? tree.Find(frames, depth, RegionKind::kPushPop)
                                       : tree.Find(one, 0, RegionKind::kStartEnd)];
+  r.inputs.insert(source_);
   if (!launch.duration_ns) {
     diagnostics_.Add("range_without_duration", model::Severity::kDataLoss,
                      fmt::format("range result {} of region '{}' has no duration", launch.result_id, r.label));
@@ -196,25 +318,94 @@ void RegionBuilder::AddRangeResult(RegionTree& tree, const model::LaunchRecord& 
 }
 
 void RegionBuilder::OnNvtxRange(const model::NvtxRange& range) {
-  // Only pre-aggregated summaries (nsys stats) become regions here; timeline
-  // ranges reach regions through the launches they contain.
-  if (!range.instances || !(range.gpu_projected_ns || range.total_ns)) return;
+  if (range.instances && (range.gpu_projected_ns || range.total_ns)) return AddSummaryRange(range);
+  if (!range.start_ns || !range.end_ns || !range.global_tid) return;  // open at exit: the importer said so
+  saw_nvtx_ = true;
+  caps_.cpu = true;
+  if (*range.end_ns < *range.start_ns) {
+    diagnostics_.Add("range_ends_before_start", model::Severity::kDataLoss,
+                     fmt::format("{}: NVTX range '{}' ends before it starts; skipped", source_, range.name));
+    return;
+  }
+  timed_.push_back(TimedRange{range.process, *range.global_tid, *range.start_ns, *range.end_ns, range.push_pop,
+                              model::NvtxFrame{range.domain, range.name, range.range_id}});
+}
+
+// nvtx_sum gives CPU range time, nvtx_gpu_proj_sum the projection (and
+// CPU range time too): flat regions with counts and totals.
+void RegionBuilder::AddSummaryRange(const model::NvtxRange& range) {
   saw_nvtx_ = true;
   const std::vector<model::NvtxFrame> one{model::NvtxFrame{range.domain, range.name, std::nullopt}};
-  RegionTree& tree = scopes_[Scope{}];
+  RegionTree& tree = TreeFor(Scope{range.process, ""});
   Region& r = tree.regions()[tree.Find(one, 0, RegionKind::kSummary)];
-  r.measured.count += static_cast<std::uint64_t>(*range.instances);
-  r.measured.total_ns += range.gpu_projected_ns ? *range.gpu_projected_ns : *range.total_ns;
+  r.inputs.insert(source_);
+  const auto count = static_cast<std::uint64_t>(std::max<std::int64_t>(0, *range.instances));
+  auto add = [count](InstanceStats& stats, std::optional<double>& quantity, double total,
+                     const std::optional<double>& min, const std::optional<double>& max) {
+    InstanceStats row;
+    row.count = count;
+    row.total_ns = total;
+    row.has_extremes = min.has_value() && max.has_value();
+    row.min_ns = min.value_or(0);
+    row.max_ns = max.value_or(0);
+    stats.Merge(row);
+    quantity = quantity.value_or(0) + total;
+  };
+  if (range.total_ns) {
+    caps_.cpu = true;
+    add(r.cpu_instances, r.cpu_ns, *range.total_ns, range.min_ns, range.max_ns);
+    r.cpu_exclusive_ns = r.cpu_ns;  // flat: nothing nested is known
+  }
+  if (range.gpu_projected_ns) {
+    caps_.projected = true;
+    add(r.projected_stats, r.projected_ns, *range.gpu_projected_ns, range.projected_min_ns, range.projected_max_ns);
+  }
+}
+
+// Timeline ranges become regions with their CPU time. Push/pop ranges of a
+// thread nest: sorted by start (the longer first at equal starts), each
+// range's parent is the innermost open range that contains it.
+void RegionBuilder::AddTimedRanges() {
+  std::map<std::string, std::set<std::string>> devices;
+  for (const auto& [scope, tree] : scopes_) devices[scope.process].insert(scope.device);
+  std::stable_sort(timed_.begin(), timed_.end(), [](const TimedRange& a, const TimedRange& b) {
+    if (a.process != b.process) return a.process < b.process;
+    if (a.tid != b.tid) return a.tid < b.tid;
+    return a.start != b.start ? a.start < b.start : a.end > b.end;
+  });
+  std::vector<const TimedRange*> open;
+  std::vector<model::NvtxFrame> frames;
+  for (std::size_t i = 0; i < timed_.size(); ++i) {
+    const TimedRange& r = timed_[i];
+    if (i == 0 || r.process != timed_[i - 1].process || r.tid != timed_[i - 1].tid) open.clear();
+    // A CPU range belongs to the scope of its process's GPU work when that is one device.
+    const auto& devs = devices[r.process];
+    RegionTree& tree = TreeFor(Scope{r.process, devs.size() == 1 ? *devs.begin() : ""});
+    std::size_t id = 0;
+    if (r.push_pop) {
+      const auto contains = [&r](const TimedRange* o) {
+        return o->start <= r.start && r.end <= o->end && !(o->end == r.start && o->start < r.start);
+      };
+      while (!open.empty() && !contains(open.back())) open.pop_back();
+      frames.clear();
+      for (const TimedRange* o : open) frames.push_back(o->frame);
+      frames.push_back(r.frame);
+      id = tree.Find(frames, frames.size() - 1, RegionKind::kPushPop);
+      open.push_back(&r);
+    } else {
+      id = tree.Find({r.frame}, 0, RegionKind::kStartEnd);
+    }
+    Region& region = tree.regions()[id];
+    region.inputs.insert(source_);
+    region.cpu_instances.Add(static_cast<double>(r.end - r.start));
+  }
+  timed_.clear();
+  timed_.shrink_to_fit();
 }
 
 void RegionBuilder::Finish() {
-  for (auto& [scope, tree] : scopes_) tree.Finish();
-  if (scopes_.size() < 2) return;
-  aggregate_ = RegionTree();
-  for (const auto& [scope, tree] : scopes_) {
-    for (const auto& region : tree.regions()) aggregate_.Merge(region);
-  }
-  aggregate_.Finish();
+  AddTimedRanges();
+  for (auto& [scope, tree] : scopes_) tree.Finish(caps_);
 }
 
 }  // namespace llmpo::analysis

@@ -1,16 +1,25 @@
-// NVTX regions built from launches. Parent and child come from the NVTX
-// stack (A::A1 pushed inside A is a child of A; the "::" in its name means
-// nothing). Push/pop ranges nest; start/end ranges are flat, top-level
-// regions of their own. Every launch counts in every region of its stack
-// (inclusive) and in its innermost push/pop region (exclusive).
+// NVTX regions built from one input's launches and ranges. Parent and child
+// come from the NVTX stack (A::A1 pushed inside A is a child of A; the "::"
+// in its name means nothing). Push/pop ranges nest; start/end ranges are
+// flat, top-level regions of their own, and so are nsys summary rows.
 //
-// Range-replay results (kernel name "range") are measurements of a whole
-// region: each is one instance of the innermost region on its stack at the
-// range start, and its duration is that region's time.
+// Each region carries quantities named for what they measure (docs/regions.md);
+// one the input cannot tell stays unknown (nullopt), never 0:
+//   total / exclusive    GPU kernel time: kernels anywhere inside / whose
+//                        innermost push/pop region this is; for ncu range
+//                        replay, the measured GPU time of the range
+//   gpu_ops / exclusive  GPU memcpy and memset time, attributed the same way
+//   projected            nsys' GPU projection: per instance, first start to
+//                        last end of the GPU work launched inside, summed
+//   cpu / exclusive      the range's wall time on the CPU
+//
+// A RegionBuilder reads one input. CombineRegions (region_combine.h) joins
+// the inputs without adding what two of them measured twice.
 #pragma once
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,7 +40,33 @@ std::string RegionLabel(const model::NvtxFrame& frame);
 struct InstanceStats {
   std::uint64_t count = 0;
   double min_ns = 0, max_ns = 0, total_ns = 0;
+  bool has_extremes = true;  // false: a summary gave count and total only
   void Add(double ns);
+  void Merge(const InstanceStats& other);
+};
+
+// What an input can tell about its regions. A quantity the input cannot
+// tell is unknown in every region it makes.
+struct RegionCapabilities {
+  bool kernels = false;    // kernel durations per launch, with NVTX state (or range-replay results)
+  bool gpu_ops = false;    // memcpy/memset durations (timelines)
+  bool projected = false;  // GPU projection (timelines, nvtx_gpu_proj_sum)
+  bool cpu = false;        // CPU range times (timelines, nvtx_sum)
+  void Add(const RegionCapabilities& o) {
+    kernels |= o.kernels, gpu_ops |= o.gpu_ops, projected |= o.projected, cpu |= o.cpu;
+  }
+};
+
+// The region quantities, in the order reports list them.
+enum class Quantity { kTotal, kGpuOps, kProjected, kCpu };
+inline constexpr Quantity kQuantities[] = {Quantity::kTotal, Quantity::kGpuOps, Quantity::kProjected, Quantity::kCpu};
+std::string_view JsonKey(Quantity q);  // "total_ms", "gpu_ops_ms", "projected_ms", "cpu_ms"
+
+// A value another input measured for a region, not used (region_combine.h).
+struct AlsoMeasured {
+  Quantity quantity;
+  std::string input;
+  double ns = 0;
 };
 
 struct Region {
@@ -44,25 +79,39 @@ struct Region {
   std::vector<std::size_t> children;
   int depth = 0;
 
-  double inclusive_ns = 0;                         // selected launches anywhere inside
-  double exclusive_ns = 0;                         // selected launches whose innermost region this is
-  std::uint64_t launches = 0;                      // selected launches (inclusive)
+  // Quantities in ns (see the file comment); nullopt: unknown.
+  std::optional<double> total_ns, exclusive_ns;
+  std::optional<double> gpu_ops_ns, gpu_ops_exclusive_ns;
+  std::optional<double> projected_ns;
+  std::optional<double> cpu_ns, cpu_exclusive_ns;
+  bool derived_total = false;  // total is the sum of children (no own measurement)
+
+  std::uint64_t launches = 0;                      // selected kernel launches (inclusive)
   std::uint64_t excluded = 0;                      // launches the kernel filter left out
+  std::uint64_t gpu_ops = 0;                       // memcpy/memset operations (inclusive)
   std::map<std::string, KernelAggregate> kernels;  // selected kernels, inclusive
+  std::set<std::string> inputs;                    // the inputs whose numbers this region shows
+  std::vector<AlsoMeasured> also_measured;         // after combining: values of inputs not used
 
-  std::map<std::int64_t, double> instance_ns;  // per occurrence, when the source numbers them
-  InstanceStats measured;                      // range-replay results or summary totals
-  KernelAggregate range_metrics;               // metrics of range-replay results
-  bool derived_total = false;                  // total is the sum of children (no own measurement)
+  // Building state: kernel and copy time as launches arrive, range-replay
+  // measurements, per-instance GPU time and spans, per-instance CPU times.
+  double kernel_ns = 0, kernel_exclusive_ns = 0;
+  double copy_ns = 0, copy_exclusive_ns = 0;
+  std::map<std::int64_t, double> instance_ns;
+  std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> instance_span;  // GPU work per instance
+  InstanceStats measured;                                                       // range-replay results
+  InstanceStats cpu_instances;    // CPU time per instance (timeline ranges, nvtx_sum)
+  InstanceStats projected_stats;  // projection per instance (nvtx_gpu_proj_sum)
+  KernelAggregate range_metrics;  // metrics of range-replay results
 
-  double TotalNs() const { return measured.count ? measured.total_ns : inclusive_ns; }
-  // Per-instance statistics where the source numbers instances (measured
-  // results, or numbered ranges); summary regions know only count and total,
-  // so their min/max are left at 0 and `has_extremes` is false.
-  std::optional<InstanceStats> Instances(bool* has_extremes) const;
+  double TotalNs() const { return total_ns.value_or(0); }
+  std::optional<double> Value(Quantity q) const;
+  // Instances: count, and min/mean/max of one quantity, named in `of`
+  // ("total_ms" for range replay or numbered ranges, "cpu_ms", "projected_ms").
+  std::optional<InstanceStats> Instances(std::string* of) const;
 };
 
-// One scope's regions (a process on a device), or the aggregate.
+// One scope's regions (a process on a device), or an aggregate.
 class RegionTree {
  public:
   std::size_t Find(const std::vector<model::NvtxFrame>& frames, std::size_t depth, RegionKind kind);
@@ -71,14 +120,20 @@ class RegionTree {
   const std::vector<std::size_t>& StackIds(const std::vector<model::NvtxFrame>& stack);
   std::vector<Region>& regions() { return regions_; }
   const std::vector<Region>& regions() const { return regions_; }
+  std::optional<std::size_t> FindPath(RegionKind kind, const std::vector<std::string>& path) const;
+  // The region at `other`'s kind and path, made (with its identity) if absent;
+  // parents must exist before their children.
+  Region& Ensure(const Region& other);
 
-  // Adds another tree's region (same kind and path) into this one; parents
-  // must be merged before their children.
+  // Adds another tree's region (same kind and path) into this one: the two
+  // describe different processes, so every quantity adds.
   void Merge(const Region& other);
 
-  // Parents without their own measurement but with measured children get
-  // the children's sum (marked derived).
-  void Finish();
+  // Turns building state into the quantities the capabilities allow:
+  // exclusive values, sums of measured children, unknowns.
+  void Finish(const RegionCapabilities& caps);
+
+  RegionCapabilities caps;
 
  private:
   std::vector<Region> regions_;
@@ -91,11 +146,13 @@ struct Scope {
   std::string process;
   std::string device;
   bool operator<(const Scope& o) const { return std::tie(process, device) < std::tie(o.process, o.device); }
+  bool operator==(const Scope& o) const = default;
 };
 
+// One input's regions, scope by scope.
 class RegionBuilder : public model::RecordSink {
  public:
-  RegionBuilder(const KernelFilter& filter, model::Diagnostics& diagnostics);
+  RegionBuilder(std::string source, const KernelFilter& filter, model::Diagnostics& diagnostics);
 
   void OnLaunch(const model::LaunchRecord& launch) override;
   void OnKernelSummary(const model::KernelSummaryRow&) override {}
@@ -103,23 +160,35 @@ class RegionBuilder : public model::RecordSink {
 
   void Finish();
 
+  const std::string& source() const { return source_; }
   bool saw_nvtx() const { return saw_nvtx_; }
   std::uint64_t launches_outside() const { return outside_; }
   std::uint64_t launches_seen() const { return launches_; }
+  const RegionCapabilities& caps() const { return caps_; }
+  std::map<Scope, RegionTree>& scopes() { return scopes_; }
   const std::map<Scope, RegionTree>& scopes() const { return scopes_; }
-  // All scopes merged (after Finish); with a single scope, that scope itself.
-  const RegionTree& aggregate() const { return scopes_.size() == 1 ? scopes_.begin()->second : aggregate_; }
 
  private:
-  void AddToTree(RegionTree& tree, const model::LaunchRecord& launch);  // a scope's tree
+  struct TimedRange {
+    std::string process;
+    std::int64_t tid = 0;
+    std::int64_t start = 0, end = 0;
+    bool push_pop = true;
+    model::NvtxFrame frame;
+  };
   void AddKernelLaunch(RegionTree& tree, const model::LaunchRecord& launch);
   void AddRangeResult(RegionTree& tree, const model::LaunchRecord& launch);
   void Account(Region& region, const model::LaunchRecord& launch, bool innermost);
+  void AddSummaryRange(const model::NvtxRange& range);
+  void AddTimedRanges();
+  RegionTree& TreeFor(const Scope& scope);
 
+  std::string source_;
   const KernelFilter& filter_;
   model::Diagnostics& diagnostics_;
   std::map<Scope, RegionTree> scopes_;
-  RegionTree aggregate_;  // built in Finish, only when there are several scopes
+  std::vector<TimedRange> timed_;
+  RegionCapabilities caps_;
   bool saw_nvtx_ = false;
   std::uint64_t outside_ = 0;
   std::uint64_t launches_ = 0;

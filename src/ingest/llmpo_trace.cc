@@ -265,12 +265,12 @@ Status ImportLlmpoTraceRecords(std::istream& in, ImportContext& ctx) {
   };
   std::vector<Pending> kernels;
   for (const auto& op : t.gpu_ops) {
-    if (op.kind != 'K') continue;
     auto it = call_of.find(op.correlation);
     if (it == call_of.end()) {
       ctx.diagnostics.AddLazy("kernel_without_launch_call", model::Severity::kWarning, [&] {
-        return fmt::format("{}: kernel '{}' (correlation {}) has no recorded launch call; it is outside every range",
-                           ctx.source, op.name, op.correlation);
+        return fmt::format(
+            "{}: GPU operation '{}' (correlation {}) has no recorded launch call; it is outside every range",
+            ctx.source, op.name, op.correlation);
       });
       kernels.push_back({-1, 0, &op});
       continue;
@@ -282,6 +282,20 @@ Status ImportLlmpoTraceRecords(std::istream& in, ImportContext& ctx) {
   });
   const std::string exe = t.process.substr(t.process.rfind('/') + 1);
   const std::string process = fmt::format("{} ({})", exe, t.pid);
+  for (std::size_t i = 0; i < t.ranges.size(); ++i) {  // CPU range times and the tree, GPU work or not
+    const auto& r = t.ranges[i];
+    model::NvtxRange range;
+    range.name = r.name;
+    range.domain = t.DomainName(r.domain);
+    range.process = process;
+    range.push_pop = r.push_pop;
+    range.start_ns = static_cast<std::int64_t>(r.start);
+    range.end_ns = static_cast<std::int64_t>(r.end);
+    range.global_tid = r.tid;
+    range.range_id = static_cast<std::int64_t>(i);
+    range.depth = r.depth;
+    ctx.sink.OnNvtxRange(range);
+  }
   RangeSweep sweep(ranges);
   for (const auto& k : kernels) {
     model::LaunchRecord launch;
@@ -289,8 +303,12 @@ Status ImportLlmpoTraceRecords(std::istream& in, ImportContext& ctx) {
     launch.kernel_name = k.op->name;
     launch.process = process;
     launch.device = std::to_string(k.op->device);
-    launch.grid_size = Dims(k.op->grid);
-    launch.block_size = Dims(k.op->block);
+    if (k.op->kind == 'K') {
+      launch.grid_size = Dims(k.op->grid);
+      launch.block_size = Dims(k.op->block);
+    } else {
+      launch.kind = k.op->kind == 'Y' ? model::LaunchKind::kMemcpy : model::LaunchKind::kMemset;
+    }
     launch.start_ns = static_cast<std::int64_t>(k.op->start);
     launch.end_ns = static_cast<std::int64_t>(k.op->end);
     launch.duration_ns = static_cast<double>(k.op->end - k.op->start);

@@ -42,6 +42,8 @@ std::string_view Cell(const std::vector<std::string_view>& fields, std::optional
 void FillIdentity(const IdentityColumns& c, const std::vector<std::string_view>& fields, model::LaunchRecord& launch) {
   launch.result_id = std::string(Cell(fields, c.id));
   launch.kernel_name = std::string(Cell(fields, c.kernel_name));
+  // Range and app-range replay name each result "range" (nsight-reference B.3).
+  launch.kind = launch.kernel_name == "range" ? model::LaunchKind::kRange : model::LaunchKind::kKernel;
   const std::string_view name = Cell(fields, c.process_name), pid = Cell(fields, c.pid);
   launch.process = name.empty() ? std::string(pid) : fmt::format("{} ({})", name, pid);
   launch.device = std::string(Cell(fields, c.device));

@@ -190,6 +190,54 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const RangesByThread* rang
   return OkStatus();
 }
 
+// Copies and memsets: not kernels, but GPU work of the ranges that launched
+// them (gpu_ops_ms), attributed like kernels.
+Status ImportGpuOps(sqlite3* db, ImportContext& ctx, const RangesByThread* ranges,
+                    const std::map<std::int64_t, std::string>& processes, const char* table) {
+  if (!HasTable(db, table)) return OkStatus();
+  const bool memset = std::string_view(table).ends_with("MEMSET");
+  const bool with_runtime = ranges != nullptr && HasTable(db, "CUPTI_ACTIVITY_KIND_RUNTIME");
+  std::string sql = fmt::format(
+      "SELECT m.start, m.end, m.deviceId, m.streamId, m.correlationId, m.globalPid, m.rowid, {} "
+      "FROM {} m ",
+      with_runtime ? "r.globalTid, r.start" : "NULL, NULL", table);
+  if (with_runtime) {
+    sql +=
+        "LEFT JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = m.correlationId "
+        "AND (r.globalTid & ~16777215) = m.globalPid ORDER BY r.globalTid, r.start";
+  }
+  ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, sql, ctx));
+  static const RangesByThread kNoRanges;
+  RangeSweep sweep(ranges != nullptr ? *ranges : kNoRanges);
+  sqlite3_stmt* s = stmt.get();
+  int rc = 0;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    ctx.diagnostics.CountRow();
+    model::LaunchRecord op;
+    op.kind = memset ? model::LaunchKind::kMemset : model::LaunchKind::kMemcpy;
+    op.kernel_name = memset ? "[CUDA memset]" : "[CUDA memcpy]";
+    op.start_ns = Int(s, 0);
+    op.end_ns = Int(s, 1);
+    op.result_id = Text(s, 6);
+    if (!op.start_ns || !op.end_ns || *op.end_ns < *op.start_ns) {
+      ctx.diagnostics.Add("bad_gpu_op_row", model::Severity::kDataLoss,
+                          fmt::format("{}: {} row {}: end before start; skipped", ctx.source, table, op.result_id));
+      continue;
+    }
+    op.duration_ns = static_cast<double>(*op.end_ns - *op.start_ns);
+    if (auto dev = Int(s, 2)) op.device = std::to_string(*dev);
+    op.stream = Int(s, 3);
+    op.correlation_id = Int(s, 4);
+    op.process = ProcessLabel(Int(s, 5), processes);
+    op.has_nvtx = with_runtime;
+    op.global_tid = Int(s, 7);
+    if (with_runtime && op.global_tid) sweep.Attribute(*op.global_tid, Int(s, 8).value_or(0), op);
+    ctx.sink.OnLaunch(op);
+  }
+  if (rc != SQLITE_DONE) return SqlError(ctx, db, fmt::format("reading {} failed", table));
+  return OkStatus();
+}
+
 Result<std::map<std::int64_t, std::string>> DomainNames(sqlite3* db, const ImportContext& ctx) {
   std::map<std::int64_t, std::string> domains;
   ASSIGN_OR_RETURN(Stmt stmt, Prepare(db,
@@ -203,7 +251,8 @@ Result<std::map<std::int64_t, std::string>> DomainNames(sqlite3* db, const Impor
   return domains;
 }
 
-Status ImportNvtx(sqlite3* db, ImportContext& ctx, RangesByThread& ranges) {
+Status ImportNvtx(sqlite3* db, ImportContext& ctx, RangesByThread& ranges,
+                  const std::map<std::int64_t, std::string>& processes) {
   if (!HasTable(db, "NVTX_EVENTS")) return OkStatus();
   ASSIGN_OR_RETURN(auto domains, DomainNames(db, ctx));
   ASSIGN_OR_RETURN(Stmt stmt, Prepare(db,
@@ -223,6 +272,7 @@ Status ImportNvtx(sqlite3* db, ImportContext& ctx, RangesByThread& ranges) {
     range.range_id = Int(s, 3);
     range.name = Text(s, 4);
     range.global_tid = Int(s, 5);
+    range.process = ProcessLabel(range.global_tid, processes);
     if (auto domain = Int(s, 6); domain && *domain != 0) range.domain = domains[*domain];
     if (!range.end_ns) {
       ctx.diagnostics.Add(
@@ -252,8 +302,12 @@ Status ImportNsysSqlite(const std::filesystem::path& file, ImportContext& ctx) {
         .WithNote("export one with: nsys export --type sqlite REPORT.nsys-rep");
   }
   RangesByThread ranges;
-  RETURN_IF_ERROR(ImportNvtx(db.get(), ctx, ranges));
-  return ImportKernels(db.get(), ctx, HasTable(db.get(), "NVTX_EVENTS") ? &ranges : nullptr);
+  const auto processes = ProcessNames(db.get());
+  RETURN_IF_ERROR(ImportNvtx(db.get(), ctx, ranges, processes));
+  const RangesByThread* nvtx = HasTable(db.get(), "NVTX_EVENTS") ? &ranges : nullptr;
+  RETURN_IF_ERROR(ImportKernels(db.get(), ctx, nvtx));
+  RETURN_IF_ERROR(ImportGpuOps(db.get(), ctx, nvtx, processes, "CUPTI_ACTIVITY_KIND_MEMCPY"));
+  return ImportGpuOps(db.get(), ctx, nvtx, processes, "CUPTI_ACTIVITY_KIND_MEMSET");
 }
 
 }  // namespace llmpo::ingest

@@ -75,6 +75,9 @@ class StatsImporter {
     row.total_ns = *total;
     row.min_ns = ParseNumber(Field(f, FirstColumn(h_, {"Min (ns)", "Minimum (ns)", "Minimum"})));
     row.max_ns = ParseNumber(Field(f, FirstColumn(h_, {"Max (ns)", "Maximum (ns)", "Maximum"})));
+    row.median_ns = ParseNumber(Field(f, FirstColumn(h_, {"Med (ns)", "Median (ns)", "Median"})));
+    row.stddev_ns = ParseNumber(Field(f, FirstColumn(h_, {"StdDev (ns)", "StdDev"})));
+    row.time_pct = ParseNumber(Field(f, FirstColumn(h_, {"Time (%)", "Time(%)"})));
     ctx_.sink.OnKernelSummary(row);
   }
 
@@ -86,6 +89,13 @@ class StatsImporter {
     if (instances) range.instances = static_cast<std::int64_t>(*instances);
     range.total_ns = ParseNumber(Field(f, FirstColumn(h_, {"Total Time (ns)", "Total Range Time (ns)"})));
     range.gpu_projected_ns = ParseNumber(Field(f, FindColumn(h_, "Total Proj Time (ns)")));
+    if (range.gpu_projected_ns) {
+      range.projected_min_ns = ParseNumber(Field(f, FindColumn(h_, "Proj Min (ns)")));
+      range.projected_max_ns = ParseNumber(Field(f, FindColumn(h_, "Proj Max (ns)")));
+    } else {
+      range.min_ns = ParseNumber(Field(f, FirstColumn(h_, {"Min (ns)", "Minimum (ns)"})));
+      range.max_ns = ParseNumber(Field(f, FirstColumn(h_, {"Max (ns)", "Maximum (ns)"})));
+    }
     ctx_.sink.OnNvtxRange(range);
   }
 
@@ -126,6 +136,12 @@ Status ImportNsysStatsCsv(std::istream& in, ImportContext& ctx) {
   if (!IsNsysStatsHeader(line)) {
     return MakeError(ExitStatus::kInput, fmt::format("{}: no nsys stats CSV header found", ctx.source))
         .WithNote("export with: nsys stats --report cuda_gpu_kern_sum --format csv --output PREFIX REPORT.nsys-rep");
+  }
+  if (line.find(',') == std::string::npos) {
+    return MakeError(
+               ExitStatus::kInput,
+               fmt::format("{}: an nsys stats text table, not CSV: its columns cannot be read reliably", ctx.source))
+        .WithNote("export CSV instead: nsys stats --report REPORT --format csv --output PREFIX REPORT.nsys-rep");
   }
   const std::vector<std::string> header = ParseCsvLine(line);
   StatsImporter importer(header, ctx, reader);

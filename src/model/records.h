@@ -36,9 +36,18 @@ struct NvtxFrame {
   bool operator==(const NvtxFrame&) const = default;
 };
 
+// What one launch record measured.
+enum class LaunchKind {
+  kKernel,  // one kernel execution
+  kMemcpy,  // a GPU copy (timelines: nsys SQLite, our trace)
+  kMemset,
+  kRange,  // an ncu range or app-range replay result: a whole NVTX range measured as one
+};
+
 struct LaunchRecord {
+  LaunchKind kind = LaunchKind::kKernel;
   std::string result_id;    // ncu "ID", or the row's id in an nsys export
-  std::string kernel_name;  // as the tool printed it ("range" for range replay results)
+  std::string kernel_name;  // as the tool printed it ("range" for range replay results, "[CUDA memcpy ...]")
   std::string process;      // "python3.12 (1740670)", or just a pid
   std::string device;       // device index (or name) as text
   std::string block_size;   // "(256, 1, 1)"
@@ -68,11 +77,17 @@ struct KernelSummaryRow {
   double total_ns = 0;
   std::optional<double> min_ns;
   std::optional<double> max_ns;
+  std::optional<double> median_ns;
+  std::optional<double> stddev_ns;
+  std::optional<double> time_pct;  // nsys "Time (%)"
 };
 
+// An NVTX range as a timeline recorded it (one instance, with start and
+// end on the CPU), or one row of a pre-aggregated summary (nsys stats).
 struct NvtxRange {
   std::string name;
   std::string domain;    // empty: the default domain
+  std::string process;   // the scope's process label, where the source says
   bool push_pop = true;  // false: start/end
   std::optional<std::int64_t> start_ns;
   std::optional<std::int64_t> end_ns;
@@ -81,8 +96,12 @@ struct NvtxRange {
   int depth = 0;  // push/pop nesting level where known
   // Pre-aggregated sources (nvtx_sum, nvtx_gpu_proj_sum) fill these instead.
   std::optional<std::int64_t> instances;
-  std::optional<double> total_ns;
-  std::optional<double> gpu_projected_ns;
+  std::optional<double> total_ns;  // CPU range time over all instances
+  std::optional<double> min_ns;    // CPU range time of the shortest / longest instance
+  std::optional<double> max_ns;
+  std::optional<double> gpu_projected_ns;  // nsys' GPU projection over all instances
+  std::optional<double> projected_min_ns;
+  std::optional<double> projected_max_ns;
 };
 
 // A metric layout id no other launch list has used.

@@ -5,9 +5,12 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <optional>
+#include <set>
 
 #include "src/analysis/kernel_aggregator.h"
+#include "src/analysis/region_combine.h"
 #include "src/analysis/region_tree.h"
 #include "src/core/atomic_file.h"
 #include "src/ingest/importer.h"
@@ -74,6 +77,36 @@ Result<fs::path> ConvertNcuReport(const fs::path& file, const fs::path& out_dir)
   return csv;
 }
 
+// An .nsys-rep (or the older .qdrep) is read through `nsys export --type
+// sqlite`, whose output is kept beside the reports.
+Result<fs::path> ConvertNsysReport(const fs::path& file, const fs::path& out_dir) {
+  const fs::path sqlite = out_dir / (file.stem().string() + ".sqlite");
+  const std::string command =
+      fmt::format("nsys export --type sqlite --force-overwrite true --output {} {}", sqlite.string(), file.string());
+  if (!FindOnPath("nsys")) {
+    return MakeError(
+               ExitStatus::kToolMissing,
+               fmt::format("{}: an Nsight Systems report; reading it needs nsys, which is not on PATH", file.string()))
+        .WithNote(
+            "install Nsight Systems (or add it to PATH), or export it where nsys exists and import the .sqlite: " +
+            command);
+  }
+  const fs::path log = out_dir / (file.stem().string() + ".export.log");
+  ASSIGN_OR_RETURN(ProcessResult run, RunToFiles({"nsys", "export", "--type", "sqlite", "--force-overwrite", "true",
+                                                  "--output", sqlite.string(), file.string()},
+                                                 out_dir / (file.stem().string() + ".export.stdout.log"), log));
+  if (run.exit_code != 0 || !fs::exists(sqlite)) {
+    return MakeError(ExitStatus::kToolFailed,
+                     fmt::format("{} exited with {}; see {}", command, run.exit_code, log.string()));
+  }
+  return sqlite;
+}
+
+bool IsNsysReportName(const fs::path& file) {
+  const std::string ext = file.extension().string();
+  return ext == ".nsys-rep" || ext == ".qdrep";
+}
+
 Status ImportOne(const fs::path& file, const fs::path& out_dir, ingest::ImportContext& ctx, report::SourceInfo& info) {
   std::error_code ec;
   if (!fs::is_regular_file(file, ec)) {
@@ -83,8 +116,12 @@ Status ImportOne(const fs::path& file, const fs::path& out_dir, ingest::ImportCo
   const ingest::InputFormat format = ingest::DetectFormat(head);
   info.format = std::string(ingest::ToString(format));
   switch (format) {
-    case ingest::InputFormat::kUnknown:
-      return Unrecognised(file, head);
+    case ingest::InputFormat::kUnknown: {
+      if (!IsNsysReportName(file)) return Unrecognised(file, head);
+      ASSIGN_OR_RETURN(fs::path sqlite, ConvertNsysReport(file, out_dir));
+      info.format = std::string(ingest::ToString(ingest::InputFormat::kNsysSqlite));
+      return ingest::ImportNsysSqlite(sqlite, ctx);
+    }
     case ingest::InputFormat::kNsysSqlite:
       return ingest::ImportNsysSqlite(file, ctx);
     case ingest::InputFormat::kNcuReport: {
@@ -128,6 +165,27 @@ class TeeSink : public model::RecordSink {
   model::RecordSink& a_;
   model::RecordSink& b_;
 };
+
+// Metrics the catalogue does not know were averaged, the safe rule: each is
+// named once in Data quality.
+void ReportUnknownMetricRules(report::KernelsReport& report) {
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto& k : report.kernels) {
+    for (const auto& m : k.metrics) {
+      if (m.rule_known || !seen.emplace(m.section, m.name).second) continue;
+      report.diagnostics.Add("metric_rule_unknown", model::Severity::kInfo,
+                             fmt::format("metric '{}'{}: not in the metric catalogue, so averaged over launches (never "
+                                         "summed)",
+                                         m.name, m.section.empty() ? "" : fmt::format(" (section '{}')", m.section)));
+    }
+  }
+}
+
+analysis::SourceFamily FamilyOf(const std::string& format) {
+  if (format == "nsys-sqlite" || format == "llmpo-trace") return analysis::SourceFamily::kTimeline;
+  if (format == "nsys-stats-csv") return analysis::SourceFamily::kSummary;
+  return analysis::SourceFamily::kNcu;
+}
 
 // Reading ahead on a second thread (CsvReader::StartReadAhead) is opt-in:
 // LLMPO_READ_AHEAD=1, on a process that may use two or more CPUs. On the
@@ -224,8 +282,9 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
   ASSIGN_OR_RETURN(analysis::KernelFilter filter,
                    analysis::KernelFilter::Create(request.regions.kernels, request.regions.per_region));
   model::Diagnostics region_diagnostics;
-  analysis::RegionBuilder regions(filter, region_diagnostics);
-  TeeSink tee(aggregator, regions);
+  // One region builder per input: CombineRegions decides what adds up.
+  std::vector<std::unique_ptr<analysis::RegionBuilder>> builders;
+  std::vector<analysis::SourceRegions> region_sources;
   const bool read_ahead = ReadAheadWanted();
   for (const auto& file : request.inputs) {
     std::string label = file.string();
@@ -236,6 +295,8 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
     }
     report::SourceInfo info{label, "unknown", "ok"};
     aggregator.SetSource(info.path);
+    builders.push_back(std::make_unique<analysis::RegionBuilder>(info.path, filter, region_diagnostics));
+    TeeSink tee(aggregator, *builders.back());
     const auto capture = request.capture_regions.find(file.string());
     std::optional<RegionTagSink> tagged;
     if (capture != request.capture_regions.end()) tagged.emplace(tee, capture->second);
@@ -247,15 +308,18 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
       info.status = "failed: " + status.error().message;
       outcome.failures.push_back(std::move(status).error());
     }
+    region_sources.push_back({builders.back().get(), FamilyOf(info.format)});
     outcome.report.sources.push_back(std::move(info));
   }
+  for (auto& b : builders) b->Finish();
+  const analysis::CombinedRegions regions = analysis::CombineRegions(region_sources);
   outcome.report.kernels = aggregator.Sorted();
+  ReportUnknownMetricRules(outcome.report);
   RETURN_IF_ERROR(
       WriteFileAtomically(request.out_dir / "kernels.md", report::KernelsMarkdown(outcome.report, request.top_k)));
   RETURN_IF_ERROR(WriteFileAtomically(request.out_dir / "kernels.json", report::KernelsJson(outcome.report)));
   outcome.written = {"kernels.md", "kernels.json"};
-  if (regions.saw_nvtx()) {
-    regions.Finish();
+  if (regions.saw_nvtx) {
     model::Diagnostics merged = outcome.report.diagnostics;
     merged.Merge(region_diagnostics);
     report::RegionsReport region_report = report::BuildRegionsReport(

@@ -27,10 +27,9 @@ std::vector<fs::path> TraceFiles(const fs::path& dir) {
   return files;
 }
 
-std::vector<fs::path> TraceReportInputs(const fs::path& trace_dir) {
-  if (fs::exists(trace_dir / "summary_cuda_gpu_kern_sum.csv")) return TraceFiles(trace_dir);
-  return {trace_dir / "summary_nvtx_sum.csv"};
-}
+// The raw traces, with or without GPU work: they keep the NVTX tree and its
+// CPU times (the summary CSVs beside them are flat, for people and nsys users).
+std::vector<fs::path> TraceReportInputs(const fs::path& trace_dir) { return TraceFiles(trace_dir); }
 
 Result<fs::path> FindTracerLibrary() {
   if (const char* env = std::getenv("LLMPO_TRACER_LIBRARY"); env != nullptr && *env) {

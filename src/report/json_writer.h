@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,6 +47,14 @@ class JsonWriter {
   void Value(int v) { Int(v); }
   void Value(std::int64_t v) { Int(v); }
   void Value(std::uint64_t v) { Uint(v); }
+  template <typename T>
+  void Value(const std::optional<T>& v) {
+    if (v) {
+      Value(*v);
+    } else {
+      Null();
+    }
+  }
   void BeforeValue();  // separator and indentation for an array element
   void WriteString(std::string_view s);
   void Indent(std::size_t depth);

@@ -39,10 +39,14 @@ void WriteKernel(JsonWriter& w, const analysis::KernelAggregate& k) {
   w.Member("device", k.device);
   w.Member("calls", std::uint64_t{k.calls});
   w.Member("timed_calls", std::uint64_t{k.timed_calls});
-  w.Member("total_ms", k.total_ns / 1e6);
-  w.Member("mean_ms", k.MeanNs() / 1e6);
+  // No duration from the source: unknown, not 0.
+  OptionalDouble(w, "total_ms", k.timed_calls > 0, k.total_ns / 1e6);
+  OptionalDouble(w, "mean_ms", k.timed_calls > 0, k.MeanNs() / 1e6);
   OptionalDouble(w, "min_ms", k.min_ns.has_value(), k.min_ns.value_or(0) / 1e6);
   OptionalDouble(w, "max_ms", k.max_ns.has_value(), k.max_ns.value_or(0) / 1e6);
+  OptionalDouble(w, "median_ms", k.median_ns.has_value(), k.median_ns.value_or(0) / 1e6);
+  OptionalDouble(w, "stddev_ms", k.stddev_ns.has_value(), k.stddev_ns.value_or(0) / 1e6);
+  OptionalDouble(w, "time_pct", k.time_pct.has_value(), k.time_pct.value_or(0));
   w.Key("metrics");
   w.BeginArray();
   for (const auto& m : k.metrics) WriteMetric(w, m);

@@ -36,17 +36,23 @@ void WriteMetrics(JsonWriter& w, const analysis::KernelAggregate& k, const analy
 }
 
 void WriteInstances(JsonWriter& w, const Region& r) {
-  bool extremes = false;
-  const auto stats = r.Instances(&extremes);
+  std::string of;
+  const auto stats = r.Instances(&of);
   if (!stats) return w.Null();
   w.BeginObject();
   w.Member("count", std::uint64_t{stats->count});
+  w.Member("of", of);
   w.Member("mean_ms", stats->total_ns / static_cast<double>(stats->count) / 1e6);
-  if (extremes) {
+  if (stats->has_extremes) {
     w.Member("min_ms", stats->min_ns / 1e6);
     w.Member("max_ms", stats->max_ns / 1e6);
   }
   w.EndObject();
+}
+
+std::optional<double> Ms(const std::optional<double>& ns) {
+  if (!ns) return std::nullopt;
+  return *ns / 1e6;
 }
 
 void WriteOptionalString(JsonWriter& w, std::string_view key, const std::string* value) {
@@ -73,13 +79,35 @@ void WriteRegionObject(JsonWriter& w, const RegionEntry& e, const std::string& p
   w.Member("depth", r.depth);
   w.Member("process", process);
   w.Member("device", device);
-  w.Member("total_ms", r.TotalNs() / 1e6);
+  w.Member("total_ms", Ms(r.total_ns));
   w.Member("total_is_sum_of_children", r.derived_total);
-  w.Member("exclusive_ms", r.exclusive_ns / 1e6);
+  w.Member("exclusive_ms", Ms(r.exclusive_ns));
+  w.Member("gpu_ops_ms", Ms(r.gpu_ops_ns));
+  w.Member("gpu_ops_exclusive_ms", Ms(r.gpu_ops_exclusive_ns));
+  w.Member("projected_ms", Ms(r.projected_ns));
+  w.Member("cpu_ms", Ms(r.cpu_ns));
+  w.Member("cpu_exclusive_ms", Ms(r.cpu_exclusive_ns));
   w.Member("kernel_count", std::uint64_t{r.launches});
+  w.Member("gpu_op_count", std::uint64_t{r.gpu_ops});
   w.Member("excluded_launches", std::uint64_t{r.excluded});
   w.Key("instances");
   WriteInstances(w, r);
+  w.Key("inputs");
+  w.BeginArray();
+  for (const auto& input : r.inputs) w.String(input);
+  w.EndArray();
+  if (!r.also_measured.empty()) {
+    w.Key("also_measured");
+    w.BeginArray();
+    for (const auto& a : r.also_measured) {
+      w.BeginObject();
+      w.Member("quantity", analysis::JsonKey(a.quantity));
+      w.Member("input", a.input);
+      w.Member("value_ms", a.ns / 1e6);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
   WriteOptionalString(w, "folder", e.folder.empty() ? nullptr : &e.folder);
   std::vector<const analysis::KernelAggregate*> sorted;
   for (const auto& [name, k] : r.kernels) sorted.push_back(&k);
@@ -90,8 +118,8 @@ void WriteRegionObject(JsonWriter& w, const RegionEntry& e, const std::string& p
     w.BeginObject();
     w.Member("name", k->name);
     w.Member("calls", std::uint64_t{k->calls});
-    w.Member("total_ms", k->total_ns / 1e6);
-    w.Member("mean_ms", k->MeanNs() / 1e6);
+    w.Member("total_ms", k->timed_calls ? std::optional(k->total_ns / 1e6) : std::nullopt);
+    w.Member("mean_ms", k->timed_calls ? std::optional(k->MeanNs() / 1e6) : std::nullopt);
     w.Key("metrics");
     WriteMetrics(w, *k, selection);
     w.EndObject();

@@ -11,23 +11,65 @@ namespace {
 
 using analysis::Region;
 
+std::string_view Meaning(std::string_view of) {
+  if (of == "cpu_ms") return "CPU range time";
+  if (of == "projected_ms") return "GPU projection";
+  return "GPU kernel time";
+}
+
 std::string Instances(const Region& r) {
-  bool extremes = false;
-  const auto stats = r.Instances(&extremes);
-  if (!stats) return "not recorded by this source";
-  if (!extremes) return fmt::format("{}", stats->count);
-  return fmt::format("{} (min {} / mean {} / max {} ms)", stats->count, MsText(stats->min_ns),
-                     MsText(stats->total_ns / stats->count), MsText(stats->max_ns));
+  std::string of;
+  const auto stats = r.Instances(&of);
+  if (!stats) return "not recorded by this input";
+  if (!stats->has_extremes)
+    return fmt::format("{} ({} per instance: mean {} ms)", stats->count, Meaning(of),
+                       MsText(stats->total_ns / stats->count));
+  return fmt::format("{} ({} per instance: min {} / mean {} / max {} ms)", stats->count, Meaning(of),
+                     MsText(stats->min_ns), MsText(stats->total_ns / stats->count), MsText(stats->max_ns));
+}
+
+// The known quantities of a region, for one line of the tree.
+std::string Quantities(const Region& r) {
+  std::string out;
+  auto add = [&out](std::string text) { out += (out.empty() ? "" : ", ") + text; };
+  if (r.total_ns) add(fmt::format("GPU kernels {} ms (excl. {})", MsText(r.total_ns), MsText(r.exclusive_ns)));
+  if (r.gpu_ops_ns && *r.gpu_ops_ns > 0) add(fmt::format("copies {} ms", MsText(r.gpu_ops_ns)));
+  if (r.projected_ns) add(fmt::format("GPU projection {} ms", MsText(r.projected_ns)));
+  if (r.cpu_ns) add(fmt::format("CPU {} ms", MsText(r.cpu_ns)));
+  return out;
 }
 
 void Tree(std::string& out, const std::vector<RegionEntry>& entries) {
   out += "## Region tree\n\n```\n";
   for (const auto& e : entries) {
     const Region& r = *e.region;
-    out += fmt::format("{}{}  total {} ms, exclusive {} ms, {} launches\n", std::string(2 * r.depth, ' '), r.label,
-                       MsText(r.TotalNs()), MsText(r.exclusive_ns), r.launches);
+    out += fmt::format("{}{}  {}, {} launches\n", std::string(2 * r.depth, ' '), r.label, Quantities(r), r.launches);
   }
   out += "```\n";
+}
+
+void QuantityLines(std::string& out, const Region& r) {
+  if (r.total_ns) {
+    out += fmt::format("- GPU kernel time: {} ms{}; exclusive: {} ms\n", MsText(r.total_ns),
+                       r.derived_total ? " (sum of its children; not measured itself)" : "", MsText(r.exclusive_ns));
+  } else {
+    out += "- GPU kernel time: n/a (no input records kernel durations for this region)\n";
+  }
+  if (r.gpu_ops_ns && r.gpu_ops > 0) {
+    out += fmt::format("- GPU copy and memset time: {} ms ({} operations); exclusive: {} ms\n", MsText(r.gpu_ops_ns),
+                       r.gpu_ops, MsText(r.gpu_ops_exclusive_ns));
+  }
+  if (r.projected_ns) {
+    out += fmt::format("- GPU projection (first start to last end of its GPU work, per instance): {} ms\n",
+                       MsText(r.projected_ns));
+  }
+  if (r.cpu_ns) {
+    out += fmt::format("- CPU range time: {} ms; exclusive: {} ms\n", MsText(r.cpu_ns), MsText(r.cpu_exclusive_ns));
+  }
+  for (const auto& a : r.also_measured) {
+    out += fmt::format("- Also measured, not used: {} = {} ms by `{}`\n", analysis::JsonKey(a.quantity), MsText(a.ns),
+                       a.input);
+  }
 }
 
 void RegionSection(std::string& out, const RegionEntry& e, const analysis::MetricSelection& selection) {
@@ -35,18 +77,22 @@ void RegionSection(std::string& out, const RegionEntry& e, const analysis::Metri
   out += fmt::format("\n## {}\n\n", MdCell(r.label, 200));
   out += fmt::format("- Path: {}\n- Kind: {}; depth {}; parent: {}\n", MdCell(JoinPath(r.path), 300),
                      analysis::ToString(r.kind), r.depth, e.parent_label ? MdCell(*e.parent_label) : "none");
-  out += fmt::format("- Total: {} ms{}; exclusive: {} ms\n", MsText(r.TotalNs()),
-                     r.derived_total ? " (sum of its children; not measured itself)" : "", MsText(r.exclusive_ns));
+  QuantityLines(out, r);
   if (r.measured.count > 0 && r.kind != analysis::RegionKind::kSummary) {
     out += fmt::format("- Range-replay results: {} (whole-range measurements)\n", r.measured.count);
   }
   out += fmt::format("- Kernel launches: {}{}\n- Instances: {}\n", r.launches,
                      r.excluded ? fmt::format(" ({} left out by the kernel filter)", r.excluded) : "", Instances(r));
+  if (!r.inputs.empty()) {
+    std::string inputs;
+    for (const auto& i : r.inputs) inputs += (inputs.empty() ? "`" : ", `") + i + "`";
+    out += fmt::format("- From: {}\n", inputs);
+  }
   if (!e.folder.empty()) out += fmt::format("- Folder: `{}/`\n", e.folder);
   if (!r.kernels.empty()) {
     out += "\n";
     KernelTableMd(out, r.kernels, selection);
-  } else if (r.launches == 0 && r.measured.count == 0) {
+  } else if (r.launches == 0 && r.measured.count == 0 && r.total_ns) {
     out += "\nNo kernel of this region passed the kernel selection.\n";
   }
 }
@@ -93,10 +139,14 @@ void WriteRegionsMarkdown(const RegionsReport& report, std::ostream& stream) {
   for (const auto& scope : report.scopes) {
     out += fmt::format("\n## Scope: process {}, device {}\n\n", MdCell(scope.process.empty() ? "?" : scope.process),
                        MdCell(scope.device.empty() ? "?" : scope.device));
-    out += "| Region | Depth | Total (ms) | Exclusive (ms) | Launches |\n|---|---:|---:|---:|---:|\n";
+    out +=
+        "| Region | Depth | GPU kernel time (ms) | Exclusive (ms) | Copies (ms) | GPU projection (ms) | CPU range time "
+        "(ms) | Launches |\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
     for (const auto& e : scope.regions) {
-      out += fmt::format("| {} | {} | {} | {} | {} |\n", MdCell(JoinPath(e.region->path)), e.region->depth,
-                         MsText(e.region->TotalNs()), MsText(e.region->exclusive_ns), e.region->launches);
+      const Region& r = *e.region;
+      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", MdCell(JoinPath(r.path)), r.depth,
+                         MsText(r.total_ns), MsText(r.exclusive_ns), MsText(r.gpu_ops_ns), MsText(r.projected_ns),
+                         MsText(r.cpu_ns), r.launches);
     }
     flush();
     if (!report.aggregate) {

@@ -62,20 +62,20 @@ std::string SanitizeFolderName(const std::vector<std::string>& path) {
   return out.empty() ? "region" : out;
 }
 
-RegionsReport BuildRegionsReport(const analysis::RegionBuilder& builder, std::vector<SourceInfo> sources,
+RegionsReport BuildRegionsReport(const analysis::CombinedRegions& regions, std::vector<SourceInfo> sources,
                                  analysis::MetricSelection selection, bool aggregate,
                                  const model::Diagnostics& diagnostics) {
   RegionsReport report;
   report.sources = std::move(sources);
   report.selection = std::move(selection);
-  report.launches_with_nvtx = builder.launches_seen();
-  report.launches_outside = builder.launches_outside();
+  report.launches_with_nvtx = regions.launches_with_nvtx;
+  report.launches_outside = regions.launches_outside;
   report.diagnostics = diagnostics;
   if (aggregate) {
-    report.aggregate = Entries(builder.aggregate());
+    report.aggregate = Entries(regions.aggregate);
     AssignFolders(*report.aggregate, "");
   }
-  for (const auto& [scope, tree] : builder.scopes()) {
+  for (const auto& [scope, tree] : regions.scopes) {
     ScopeEntry s{scope.process, scope.device, Entries(tree)};
     if (!aggregate) {
       AssignFolders(
@@ -85,7 +85,7 @@ RegionsReport BuildRegionsReport(const analysis::RegionBuilder& builder, std::ve
     report.scopes.push_back(std::move(s));
   }
   std::vector<const analysis::MetricAggregate*> present;
-  for (const auto& [scope, tree] : builder.scopes()) {
+  for (const auto& [scope, tree] : regions.scopes) {
     for (const auto& r : tree.regions()) {
       for (const auto& [name, k] : r.kernels) {
         for (const auto& m : k.metrics) present.push_back(&m);
@@ -93,8 +93,12 @@ RegionsReport BuildRegionsReport(const analysis::RegionBuilder& builder, std::ve
       for (const auto& m : r.range_metrics.metrics) present.push_back(&m);
     }
   }
-  if (!present.empty()) report.notes = report.selection.Check(present);
-  if (builder.aggregate().regions().empty()) {
+  report.notes = regions.notes;
+  if (!present.empty()) {
+    const auto checks = report.selection.Check(present);
+    report.notes.insert(report.notes.end(), checks.begin(), checks.end());
+  }
+  if (regions.aggregate.regions().empty()) {
     const auto causes = NoMatchCauses();
     report.notes.insert(report.notes.end(), causes.begin(), causes.end());
   }

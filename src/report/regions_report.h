@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "src/analysis/metric_selection.h"
+#include "src/analysis/region_combine.h"
 #include "src/analysis/region_tree.h"
 #include "src/model/diagnostics.h"
 #include "src/report/kernels_report.h"
@@ -19,7 +20,7 @@ namespace llmpo::report {
 inline constexpr const char* kRegionsSchemaVersion = "1.0.0";
 
 struct RegionEntry {
-  const analysis::Region* region;  // owned by the RegionBuilder, which outlives the report
+  const analysis::Region* region;  // owned by the CombinedRegions, which outlive the report
   std::optional<std::string> parent_label;
   std::string folder;  // relative to the regions folder; empty when the scope has no folders
 };
@@ -43,7 +44,7 @@ struct RegionsReport {
 
 // Builds the model; regions get folders (sanitized, unique) in the
 // aggregate, or in each scope when the aggregate is off.
-RegionsReport BuildRegionsReport(const analysis::RegionBuilder& builder, std::vector<SourceInfo> sources,
+RegionsReport BuildRegionsReport(const analysis::CombinedRegions& regions, std::vector<SourceInfo> sources,
                                  analysis::MetricSelection selection, bool aggregate,
                                  const model::Diagnostics& diagnostics);
 

@@ -85,7 +85,7 @@ void Stages(std::string& out, const RegionsReport* regions) {
   for (const auto& e : *regions->aggregate) {
     if (e.region->depth != 0) continue;
     const double share = top_total > 0 ? 100.0 * e.region->TotalNs() / top_total : 0;
-    out += fmt::format("| {} | {} | {:.1f} % | {} |\n", MdCell(e.region->label), MsText(e.region->TotalNs()), share,
+    out += fmt::format("| {} | {} | {:.1f} % | {} |\n", MdCell(e.region->label), MsText(e.region->total_ns), share,
                        e.region->launches);
   }
 }
@@ -113,7 +113,7 @@ void Mfu(std::string& out, const RunContext& run, const RegionsReport* regions) 
   out += "| Region | GFLOP | GPU time (ms) | Achieved TFLOP/s | MFU |\n|---|---:|---:|---:|---:|\n";
   for (const auto& [path, flops] : run.region_flops) {
     const analysis::Region* r = FindRegion(*regions, path);
-    if (r == nullptr || r->TotalNs() <= 0) {
+    if (r == nullptr || !r->total_ns || *r->total_ns <= 0) {
       out += fmt::format("| {} | {:.3f} | n/a | n/a | {} |\n", MdCell(path), flops * 1e-9,
                          r == nullptr ? "region not in this run" : "no GPU time");
       continue;

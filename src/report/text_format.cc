@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace llmpo::report {
 
@@ -21,7 +22,16 @@ std::string MdCell(std::string_view text, std::size_t width) {
   return out;
 }
 
-std::string MsText(double ns) { return fmt::format("{:.4f}", ns / 1e6); }
+std::string MsText(double ns) {
+  const double ms = ns / 1e6;
+  const double magnitude = std::fabs(ms);
+  if (magnitude >= 0.1 || magnitude == 0 || !std::isfinite(ms)) return fmt::format("{:.4f}", ms);
+  // Decimals for three significant digits: 0.0123 -> 4, 0.00291 -> 5.
+  const int decimals = 2 - static_cast<int>(std::floor(std::log10(magnitude)));
+  return fmt::format("{:.{}f}", ms, std::min(decimals, 9));
+}
+
+std::string MsText(const std::optional<double>& ns) { return ns ? MsText(*ns) : "n/a"; }
 
 std::string JoinPath(const std::vector<std::string>& path) {
   std::string out;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,8 +15,11 @@ namespace llmpo::report {
 
 // A table cell: '|' escaped, newlines flattened, long text shortened.
 std::string MdCell(std::string_view text, std::size_t width = 100);
-// Nanoseconds as milliseconds with 4 decimals.
+// Nanoseconds as milliseconds: 4 decimals, and at least three significant
+// digits below 0.1 ms (a 2.9 us kernel is 0.00290, not 0.0029 or 0.0000).
 std::string MsText(double ns);
+// The same, "n/a" when unknown.
+std::string MsText(const std::optional<double>& ns);
 std::string JoinPath(const std::vector<std::string>& path);
 // A metric value in output units (times in ms).
 double OutValue(const analysis::MetricAggregate& m, double v);

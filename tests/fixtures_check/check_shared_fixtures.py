@@ -76,15 +76,18 @@ class Expectation:
         self.notes = []
 
     def add(self, name, calls, total_ms):
-        """Add `calls` launches taking `total_ms` in all to kernel `name`."""
-        entry = self.kernels.setdefault(name, [0, 0.0])
+        """Add `calls` launches taking `total_ms` in all to kernel `name`.
+
+        total_ms None: no duration known; a kernel with none at all expects null."""
+        entry = self.kernels.setdefault(name, [0, None])
         entry[0] += calls
-        entry[1] += total_ms
+        if total_ms is not None:
+            entry[1] = (entry[1] or 0.0) + total_ms
 
     def summary(self):
         """One-line summary: kernel names, total calls, total ms."""
         calls = sum(c for c, _ in self.kernels.values())
-        total = math.fsum(t for _, t in self.kernels.values())
+        total = math.fsum(t for _, t in self.kernels.values() if t is not None)
         return f"{len(self.kernels)} kernel names, {calls} calls, {total:.6f} ms"
 
 
@@ -151,7 +154,7 @@ def expect_ncu_details(path):
 
     A result is a distinct "ID". Its duration is the gpu__time_duration.sum
     metric if present, else the "Duration" metric (preferring the SOL
-    section). Files with no duration metric at all expect total_ms == 0.
+    section). Files with no duration metric at all expect total_ms null.
     """
     rows = read_csv(path)
     start = find_header(rows, "ID")
@@ -187,12 +190,12 @@ def expect_ncu_details(path):
         ms = next((v for v in (result["gpu_time"], result["sol_duration"], result["duration"])
                    if v is not None), None)
         without += ms is None
-        expectation.add(result["name"], 1, ms or 0.0)
+        expectation.add(result["name"], 1, ms)
     expectation.notes.append(f"{len(results)} results, {len(rows) - start - 1} records")
     if results and without == len(results):
-        expectation.notes.append("no duration metric: total_ms expected 0")
+        expectation.notes.append("no duration metric: total_ms expected null")
     elif without:
-        expectation.notes.append(f"{without} results without a duration (counted as 0)")
+        expectation.notes.append(f"{without} results without a duration (not counted)")
     return expectation
 
 
@@ -230,10 +233,10 @@ def expect_ncu_raw(path):
             raise FixtureError(f"ID {row[i_id]} appears twice")
         seen.add(row[i_id])
         ms = to_ms(row[i_dur], units[i_dur]) if i_dur is not None else None
-        expectation.add(row[i_name], 1, ms or 0.0)
+        expectation.add(row[i_name], 1, ms)
     expectation.notes.append(f"{len(seen)} results, {width} columns")
     if i_dur is None:
-        expectation.notes.append("no duration column: total_ms expected 0")
+        expectation.notes.append("no duration column: total_ms expected null")
     else:
         expectation.notes.append(f"duration column {header[i_dur]!r} in {units[i_dur]!r}")
     return expectation
@@ -463,9 +466,10 @@ def reported_kernels(report):
     for kernel in kernels if isinstance(kernels, list) else []:
         if not isinstance(kernel, dict):
             kernel = {}
-        entry = totals.setdefault(str(kernel.get("name")), [0, 0.0])
+        entry = totals.setdefault(str(kernel.get("name")), [0, None])
         entry[0] += number_or_nan(kernel.get("calls"))
-        entry[1] += number_or_nan(kernel.get("total_ms"))
+        if kernel.get("total_ms") is not None:
+            entry[1] = (entry[1] or 0.0) + number_or_nan(kernel.get("total_ms"))
     return totals
 
 
@@ -482,7 +486,10 @@ def compare_kernels(expected, actual, rel_tol, what="expected"):
         (want_calls, want_ms), (got_calls, got_ms) = expected[name], actual[name]
         if got_calls != want_calls:
             problems.append(f"{short(name)!r}: calls {got_calls}, {what} {want_calls}")
-        if not isinstance(got_ms, (int, float)) or not close_enough(got_ms, want_ms, rel_tol):
+        if want_ms is None or got_ms is None:
+            if want_ms is not got_ms:
+                problems.append(f"{short(name)!r}: total_ms {got_ms}, {what} {want_ms}")
+        elif not isinstance(got_ms, (int, float)) or not close_enough(got_ms, want_ms, rel_tol):
             problems.append(f"{short(name)!r}: total_ms {got_ms}, {what} {want_ms:.9g}")
     return problems
 

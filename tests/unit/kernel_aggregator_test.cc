@@ -19,23 +19,53 @@ model::LaunchRecord Launch(const char* name, std::optional<double> ns, std::vect
   return l;
 }
 
-TEST(RuleFor, ExtensiveSumIntensiveMean) {
+TEST(RuleFor, CountersSumAveragesAndRatesDoNot) {
   EXPECT_EQ(RuleFor(M("Duration", "SOL", "1", "us")), Aggregation::kSum);
   EXPECT_EQ(RuleFor(M("dram__bytes_read.sum", "", "1", "Mbyte")), Aggregation::kSum);
   EXPECT_EQ(RuleFor(M("smsp__inst_executed.sum", "", "1", "inst")), Aggregation::kSum);
-  EXPECT_EQ(RuleFor(M("DRAM Throughput", "SOL", "1", "%")), Aggregation::kMean);
-  EXPECT_EQ(RuleFor(M("Memory Throughput", "MWA", "1", "Gbyte/s")), Aggregation::kMean);
-  EXPECT_EQ(RuleFor(M("SM Frequency", "SOL", "1", "Ghz")), Aggregation::kMean);
-  EXPECT_EQ(RuleFor(M("Executed Ipc Active", "", "1", "inst/cycle")), Aggregation::kMean);
+  EXPECT_EQ(RuleFor(M("DRAM Throughput", "SOL", "1", "%")), Aggregation::kDurationWeightedMean);
+  EXPECT_EQ(RuleFor(M("Memory Throughput", "MWA", "1", "Gbyte/s")), Aggregation::kDurationWeightedMean);
+  EXPECT_EQ(RuleFor(M("SM Frequency", "SOL", "1", "Ghz")), Aggregation::kDurationWeightedMean);
+  EXPECT_EQ(RuleFor(M("Executed Ipc Active", "", "1", "inst/cycle")), Aggregation::kDurationWeightedMean);
   EXPECT_EQ(RuleFor(M("Grid Size", "Launch Statistics", "64", "")), Aggregation::kMean);
   EXPECT_EQ(RuleFor(M("launch__grid_size", "", "64", "")), Aggregation::kMean);
+  // The cases: averages and ratios summed over launches gave 63.96 threads per warp (max 32)
+  EXPECT_EQ(RuleFor(M("Avg. Active Threads Per Warp", "Warp State Statistics", "31.9", "")), Aggregation::kMean);
+  EXPECT_EQ(RuleFor(M("Warp Cycles Per Issued Instruction", "Warp State Statistics", "9", "cycle")),
+            Aggregation::kMean);
+  EXPECT_EQ(RuleFor(M("smsp__thread_inst_executed_per_inst_executed.ratio", "", "31.9", "")), Aggregation::kMean);
+  EXPECT_EQ(RuleFor(M("sm__warps_active.avg.pct_of_peak_sustained_active", "", "50", "%")),
+            Aggregation::kDurationWeightedMean);
+  EXPECT_EQ(RuleFor(M("gpc__cycles_elapsed.max", "", "9", "cycle")), Aggregation::kMax);
+  EXPECT_EQ(RuleFor(M("sm__cycles_active.min", "", "9", "cycle")), Aggregation::kMin);
+  EXPECT_EQ(RuleFor(M("sm__cycles_active.avg", "", "9", "cycle")), Aggregation::kMean);
+  EXPECT_EQ(RuleFor(M("dram__bytes.sum.per_second", "", "9", "byte/second")), Aggregation::kDurationWeightedMean);
+  // Unknown to the catalogue: the safe rule, and said so
+  EXPECT_EQ(RuleFor(M("sm__maximum_warps_avg_per_active_cycle", "", "64", "")), Aggregation::kMean);
+  EXPECT_FALSE(RuleForMetric("sm__maximum_warps_avg_per_active_cycle", "").known);
+  EXPECT_FALSE(RuleForMetric("Some New Display Name", "New Section").known);
+  EXPECT_TRUE(RuleForMetric("Duration", "GPU Speed Of Light Throughput").known);
+}
+
+TEST(MetricAggregate, RatesAreTimeAveraged) {
+  KernelAggregator agg;
+  agg.SetSource("f.csv");
+  agg.OnLaunch(Launch(
+      "gemm", 3000,
+      {M("DRAM Throughput", "SOL", "90", "%"), M("Avg. Active Threads Per Warp", "Warp State Statistics", "32", "")}));
+  agg.OnLaunch(Launch(
+      "gemm", 1000,
+      {M("DRAM Throughput", "SOL", "10", "%"), M("Avg. Active Threads Per Warp", "Warp State Statistics", "16", "")}));
+  const auto kernels = agg.Sorted();
+  EXPECT_DOUBLE_EQ(kernels[0].metrics[0].Value(), (90.0 * 3000 + 10.0 * 1000) / 4000);
+  EXPECT_DOUBLE_EQ(kernels[0].metrics[1].Value(), 24);  // never 48
 }
 
 TEST(KernelAggregator, LaunchesAggregatePerKernel) {
   KernelAggregator agg;
   agg.SetSource("f.csv");
-  agg.OnLaunch(Launch("gemm", 3000, {M("DRAM Throughput", "SOL", "40", "%"), M("bytes", "", "1", "Kbyte")}));
-  agg.OnLaunch(Launch("gemm", 1000, {M("DRAM Throughput", "SOL", "n/a", "%"), M("bytes", "", "2", "Kbyte")}));
+  agg.OnLaunch(Launch("gemm", 3000, {M("DRAM Throughput", "SOL", "40", "%"), M("dram__bytes.sum", "", "1", "Kbyte")}));
+  agg.OnLaunch(Launch("gemm", 1000, {M("DRAM Throughput", "SOL", "n/a", "%"), M("dram__bytes.sum", "", "2", "Kbyte")}));
   agg.OnLaunch(Launch("relu", std::nullopt));
   const auto kernels = agg.Sorted();
   ASSERT_EQ(kernels.size(), 2u);
@@ -47,7 +77,7 @@ TEST(KernelAggregator, LaunchesAggregatePerKernel) {
   EXPECT_DOUBLE_EQ(*gemm.min_ns, 1000);
   EXPECT_DOUBLE_EQ(*gemm.max_ns, 3000);
   ASSERT_EQ(gemm.metrics.size(), 2u);
-  EXPECT_DOUBLE_EQ(gemm.metrics[0].Value(), 40);  // mean over the launch that had it
+  EXPECT_DOUBLE_EQ(gemm.metrics[0].Value(), 40);  // time average over the launch that had it
   EXPECT_EQ(gemm.metrics[0].missing, 1u);
   EXPECT_DOUBLE_EQ(gemm.metrics[1].Value(), 3000);  // bytes summed
   EXPECT_EQ(kernels[1].calls, 1u);
