@@ -101,7 +101,9 @@ void AddLaunch(KernelAggregate& k, const model::LaunchRecord& launch) {
     const model::Metric& metric = launch.metrics[i];
     MetricAggregate& m = known_layout ? k.metrics[i] : MetricSlot(k, metric, i);
     one_to_one = one_to_one && static_cast<std::size_t>(&m - k.metrics.data()) == i;
-    if (metric.value.value) {
+    if (metric.value.value && metric.value.unit != m.unit) {
+      ++m.unit_conflicts;  // another scale that could not be normalised: never averaged with this one
+    } else if (metric.value.value) {
       AddValue(m, *metric.value.value, launch.duration_ns);
     } else {
       ++m.missing;
@@ -146,6 +148,11 @@ void MergeKernel(KernelAggregate& dst, const KernelAggregate& src) {
       dst.metrics.push_back(m);
       continue;
     }
+    if (m.unit != mine->unit) {  // another scale: counted, never averaged in
+      mine->unit_conflicts += m.values + m.unit_conflicts;
+      mine->missing += m.missing;
+      continue;
+    }
     if (m.values > 0) {
       mine->min = mine->values == 0 ? m.min : std::min(mine->min, m.min);
       mine->max = mine->values == 0 ? m.max : std::max(mine->max, m.max);
@@ -156,6 +163,7 @@ void MergeKernel(KernelAggregate& dst, const KernelAggregate& src) {
     mine->unweighted += m.unweighted;
     mine->values += m.values;
     mine->missing += m.missing;
+    mine->unit_conflicts += m.unit_conflicts;
   }
 }
 

@@ -35,11 +35,12 @@ struct MetricAggregate {
   double sum = 0;
   double min = 0;
   double max = 0;
-  double weighted_sum = 0;       // value x launch duration (ns), for duration-weighted means
-  double weight_ns = 0;          // the durations
-  std::uint64_t unweighted = 0;  // values from launches without a duration
-  std::uint64_t values = 0;      // launches that reported a number
-  std::uint64_t missing = 0;     // launches where it was n/a or empty
+  double weighted_sum = 0;           // value x launch duration (ns), for duration-weighted means
+  double weight_ns = 0;              // the durations
+  std::uint64_t unweighted = 0;      // values from launches without a duration
+  std::uint64_t values = 0;          // launches that reported a number
+  std::uint64_t missing = 0;         // launches where it was n/a or empty
+  std::uint64_t unit_conflicts = 0;  // values in a unit other than `unit` (not normalisable to it): left out
 
   double Value() const;
 };

@@ -27,4 +27,7 @@ struct MetricRule {
 
 MetricRule RuleForMetric(std::string_view name, std::string_view section);
 
+// The raw metric a details-page display name stands for, where known ("").
+std::string_view RawNameOf(std::string_view display);
+
 }  // namespace llmpo::analysis

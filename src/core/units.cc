@@ -6,8 +6,10 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 #include "src/core/assign_if_changed.h"
 
@@ -105,16 +107,41 @@ const UnitInfo& LookupUnit(std::string_view unit) {
 
 namespace {
 
+// One side of a compound unit: canonical spelling and scale. Time in a
+// denominator counts in seconds ("sector/us" -> "sector/second", x1e6).
+std::optional<std::pair<std::string, double>> UnitPart(const std::string& lower, bool denominator) {
+  if (auto simple = LookupSimple(lower)) {
+    if (simple->dimension == Dimension::kTime && denominator)
+      return std::pair(std::string("second"), simple->scale / 1e9);
+    if (simple->dimension == Dimension::kBytes || simple->dimension == Dimension::kTime ||
+        simple->dimension == Dimension::kPercent) {
+      return std::pair(simple->canonical, simple->scale);
+    }
+    return std::nullopt;  // a frequency or rate inside a compound unit: not ours to guess
+  }
+  if (std::find(kCountUnits.begin(), kCountUnits.end(), lower) != kCountUnits.end() || lower == "register") {
+    return std::pair(lower, 1.0);
+  }
+  return std::nullopt;
+}
+
 UnitInfo LookupUnitUncached(std::string_view unit) {
   const std::string lower = Lower(unit);
   if (auto simple = LookupSimple(lower)) return *simple;
-  // Byte rates: <bytes>/<time> as "Gbyte/s", "byte/second", "Mbyte/usecond".
   const auto slash = lower.find('/');
-  if (slash != std::string::npos) {
+  if (slash != std::string::npos && lower.find('/', slash + 1) == std::string::npos) {
     auto num = LookupSimple(lower.substr(0, slash));
     auto den = LookupSimple(lower.substr(slash + 1));
+    // Byte rates: <bytes>/<time> as "Gbyte/s", "byte/second", "Mbyte/usecond".
     if (num && den && num->dimension == Dimension::kBytes && den->dimension == Dimension::kTime) {
       return UnitInfo{Dimension::kByteRate, num->scale / (den->scale / 1e9), "byte/s", true};
+    }
+    // Other compound units, numerator and denominator normalised apart:
+    // "Kbyte/block" -> byte/block x1e3, "%/Kbyte" -> %/byte x1e-3.
+    auto top = UnitPart(lower.substr(0, slash), false);
+    auto bottom = UnitPart(lower.substr(slash + 1), true);
+    if (top && bottom) {
+      return UnitInfo{Dimension::kOther, top->second / bottom->second, top->first + "/" + bottom->first, true};
     }
   }
   if (std::find(kCountUnits.begin(), kCountUnits.end(), lower) != kCountUnits.end()) {

@@ -167,11 +167,17 @@ class TeeSink : public model::RecordSink {
 };
 
 // Metrics the catalogue does not know were averaged, the safe rule: each is
-// named once in Data quality.
+// named once in Data quality; so are values left out for their unit.
 void ReportUnknownMetricRules(report::KernelsReport& report) {
   std::set<std::pair<std::string, std::string>> seen;
   for (const auto& k : report.kernels) {
     for (const auto& m : k.metrics) {
+      if (m.unit_conflicts > 0) {
+        report.diagnostics.Add("metric_unit_conflict", model::Severity::kWarning,
+                               fmt::format("kernel '{}', metric '{}': {} value(s) in a unit other than '{}' that "
+                                           "cannot be normalised to it; left out of its aggregate",
+                                           k.name, m.name, m.unit_conflicts, m.unit));
+      }
       if (m.rule_known || !seen.emplace(m.section, m.name).second) continue;
       report.diagnostics.Add("metric_rule_unknown", model::Severity::kInfo,
                              fmt::format("metric '{}'{}: not in the metric catalogue, so averaged over launches (never "

@@ -47,6 +47,18 @@ TEST(RuleFor, CountersSumAveragesAndRatesDoNot) {
   EXPECT_TRUE(RuleForMetric("Duration", "GPU Speed Of Light Throughput").known);
 }
 
+TEST(MetricAggregate, ScalesThatCannotBeNormalisedAreNeverAveraged) {
+  KernelAggregator agg;
+  agg.SetSource("f.csv");
+  agg.OnLaunch(Launch("k", 10, {M("Static Shared Memory Per Block", "Launch Statistics", "1.02", "Kbyte/block")}));
+  agg.OnLaunch(Launch("k", 10, {M("Static Shared Memory Per Block", "Launch Statistics", "1020", "byte/block")}));
+  agg.OnLaunch(Launch("k", 10, {M("Static Shared Memory Per Block", "Launch Statistics", "7", "widget/block")}));
+  const auto k = agg.Sorted()[0];
+  EXPECT_DOUBLE_EQ(k.metrics[0].Value(), 1020);  // Kbyte/block and byte/block agree once normalised
+  EXPECT_EQ(k.metrics[0].values, 2u);
+  EXPECT_EQ(k.metrics[0].unit_conflicts, 1u);  // the unknown scale is left out, not averaged in
+}
+
 TEST(MetricAggregate, RatesAreTimeAveraged) {
   KernelAggregator agg;
   agg.SetSource("f.csv");

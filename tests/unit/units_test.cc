@@ -81,5 +81,23 @@ TEST(ParseValue, MissingIsNeverZero) {
   EXPECT_TRUE(text.unparsable);
 }
 
+TEST(ParseValue, CompoundUnitsNormaliseEachSide) {
+  const ParsedValue kb = ParseValue("1.5", "Kbyte/block");
+  EXPECT_EQ(kb.unit, "byte/block");
+  EXPECT_DOUBLE_EQ(*kb.value, 1500);
+  EXPECT_EQ(ParseValue("1500", "byte/block").unit, kb.unit);  // the two scales ncu mixes now agree
+  const ParsedValue sectors = ParseValue("2", "sector/us");
+  EXPECT_EQ(sectors.unit, "sector/second");
+  EXPECT_DOUBLE_EQ(*sectors.value, 2e6);
+  const ParsedValue pct = ParseValue("3", "%/Kbyte");
+  EXPECT_EQ(pct.unit, "%/byte");
+  EXPECT_DOUBLE_EQ(*pct.value, 3e-3);
+  const ParsedValue per_cycle = ParseValue("4", "Kbyte/cycle");
+  EXPECT_EQ(per_cycle.unit, "byte/cycle");
+  EXPECT_DOUBLE_EQ(*per_cycle.value, 4000);
+  EXPECT_EQ(ParseValue("1", "Ghz").unit, "hz");
+  EXPECT_EQ(ParseValue("1", "register/thread").unit, "register/thread");
+}
+
 }  // namespace
 }  // namespace llmpo
