@@ -80,8 +80,15 @@ std::optional<InstanceStats> Region::Instances(std::string* of) const {
     *of = "projected_ms";
     return projected_stats;
   }
-  if (instance_ns.empty()) return std::nullopt;
+  if (instance_ns.empty() && instance_count == 0) return std::nullopt;
   *of = "total_ms";
+  if (instance_ns.empty()) {  // a count only (nvtx_kern_sum)
+    InstanceStats stats;
+    stats.count = instance_count;
+    stats.total_ns = total_ns.value_or(0);
+    stats.has_extremes = false;
+    return stats;
+  }
   InstanceStats stats;
   for (const auto& [id, ns] : instance_ns) stats.Add(ns);
   return stats;
@@ -161,6 +168,7 @@ void RegionTree::Merge(const Region& other) {
   AddKnown(r.cpu_exclusive_ns, other.cpu_exclusive_ns);
   r.launches += other.launches;
   r.excluded += other.excluded;
+  r.instance_count += other.instance_count;
   r.gpu_ops += other.gpu_ops;
   r.derived_total = r.derived_total || other.derived_total;
   r.inputs.insert(other.inputs.begin(), other.inputs.end());
@@ -359,6 +367,32 @@ void RegionBuilder::AddSummaryRange(const model::NvtxRange& range) {
   if (range.gpu_projected_ns) {
     caps_.projected = true;
     add(r.projected_stats, r.projected_ns, *range.gpu_projected_ns, range.projected_min_ns, range.projected_max_ns);
+  }
+}
+
+// nvtx_kern_sum: flat regions with the GPU kernel time of the kernels
+// launched inside them. nsys counts a kernel in every range of its stack,
+// so what is exclusive is not known.
+void RegionBuilder::OnNvtxKernelRow(const model::NvtxKernelRow& row) {
+  saw_nvtx_ = true;
+  caps_.kernels = true;
+  if (row.range.empty()) {
+    outside_ += static_cast<std::uint64_t>(std::max<std::int64_t>(0, row.kernel.calls));
+    launches_ += static_cast<std::uint64_t>(std::max<std::int64_t>(0, row.kernel.calls));
+    return;
+  }
+  launches_ += static_cast<std::uint64_t>(std::max<std::int64_t>(0, row.kernel.calls));
+  const std::vector<model::NvtxFrame> one{model::NvtxFrame{row.domain, row.range, std::nullopt}};
+  RegionTree& tree = TreeFor(Scope{row.process, ""});
+  Region& r = tree.regions()[tree.Find(one, 0, RegionKind::kSummary)];
+  r.inputs.insert(source_);
+  r.total_ns = r.total_ns.value_or(0) + row.kernel.total_ns;
+  r.launches += static_cast<std::uint64_t>(std::max<std::int64_t>(0, row.kernel.calls));
+  KernelAggregate& k = r.kernels[row.kernel.kernel_name];
+  if (k.name.empty()) k.name = row.kernel.kernel_name;
+  AddSummary(k, row.kernel);
+  if (row.range_instances && r.cpu_instances.count == 0 && r.measured.count == 0) {
+    r.instance_count = static_cast<std::uint64_t>(*row.range_instances);
   }
 }
 

@@ -98,6 +98,7 @@ struct Region {
   double kernel_ns = 0, kernel_exclusive_ns = 0;
   double copy_ns = 0, copy_exclusive_ns = 0;
   std::map<std::int64_t, double> instance_ns;
+  std::uint64_t instance_count = 0;  // instances counted by a summary that knows no per-instance values
   std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> instance_span;  // GPU work per instance
   InstanceStats measured;                                                       // range-replay results
   InstanceStats cpu_instances;    // CPU time per instance (timeline ranges, nvtx_sum)
@@ -157,6 +158,7 @@ class RegionBuilder : public model::RecordSink {
   void OnLaunch(const model::LaunchRecord& launch) override;
   void OnKernelSummary(const model::KernelSummaryRow&) override {}
   void OnNvtxRange(const model::NvtxRange& range) override;
+  void OnNvtxKernelRow(const model::NvtxKernelRow& row) override;
 
   void Finish();
 

@@ -44,7 +44,7 @@ std::string_view ToString(InputFormat f) {
 bool IsNsysStatsHeader(std::string_view line) {
   return Contains(line, "Total Time (ns)") || Contains(line, "Total Proj Time") ||
          (Contains(line, "Range") && Contains(line, "Style")) || Contains(line, "Kern Inst") ||
-         (Contains(line, "API Name") && Contains(line, "Kernel Name"));
+         (Contains(line, "API Name") && Contains(line, "Kernel Name")) || Contains(line, "DurChild (ns)");
 }
 
 InputFormat DetectFormat(std::string_view head) {

@@ -12,7 +12,7 @@
 namespace llmpo::ingest {
 namespace {
 
-enum class StatsReport { kGpuKernels, kNvtxRanges, kNvtxGpuProjection, kOther };
+enum class StatsReport { kGpuKernels, kNvtxRanges, kNvtxGpuProjection, kNvtxKernels, kNvtxPushPopTrace, kOther };
 
 std::optional<std::size_t> FirstColumn(const std::vector<std::string>& header,
                                        std::initializer_list<std::string_view> names) {
@@ -24,6 +24,12 @@ std::optional<std::size_t> FirstColumn(const std::vector<std::string>& header,
 
 StatsReport Classify(const std::vector<std::string>& h) {
   if (FindColumn(h, "Total Proj Time (ns)")) return StatsReport::kNvtxGpuProjection;
+  if (FindColumn(h, "NVTX Range") && FindColumn(h, "Kernel Name") && FindColumn(h, "Kern Inst")) {
+    return StatsReport::kNvtxKernels;
+  }
+  if (FindColumn(h, "Start (ns)") && FindColumn(h, "End (ns)") && FindColumn(h, "Lvl") && FindColumn(h, "Name")) {
+    return StatsReport::kNvtxPushPopTrace;
+  }
   if (FindColumn(h, "Range") && FindColumn(h, "Instances")) return StatsReport::kNvtxRanges;
   if (FindColumn(h, "Name") && FindColumn(h, "Instances") && FindColumn(h, "Total Time (ns)")) {
     return StatsReport::kGpuKernels;
@@ -60,6 +66,8 @@ class StatsImporter {
     }
     if (kind_ == StatsReport::kGpuKernels) return Kernel(f);
     if (kind_ == StatsReport::kNvtxRanges || kind_ == StatsReport::kNvtxGpuProjection) return Range(f);
+    if (kind_ == StatsReport::kNvtxKernels) return RangeKernel(f);
+    if (kind_ == StatsReport::kNvtxPushPopTrace) return PushPopInstance(f);
   }
 
  private:
@@ -99,6 +107,49 @@ class StatsImporter {
     ctx_.sink.OnNvtxRange(range);
   }
 
+  // nvtx_kern_sum: a kernel's launches inside one range.
+  void RangeKernel(const std::vector<std::string_view>& f) {
+    model::NvtxKernelRow row;
+    model::NvtxRange split;
+    SplitDomain(Field(f, FindColumn(h_, "NVTX Range")), split);
+    row.range = std::move(split.name);
+    row.domain = std::move(split.domain);
+    row.process = std::string(Field(f, FindColumn(h_, "PID")));
+    if (auto inst = ParseNumber(Field(f, FindColumn(h_, "NVTX Inst"))))
+      row.range_instances = static_cast<std::int64_t>(*inst);
+    model::KernelSummaryRow& k = row.kernel;
+    k.kernel_name = std::string(Field(f, FindColumn(h_, "Kernel Name")));
+    const auto calls = ParseNumber(Field(f, FindColumn(h_, "Kern Inst")));
+    const auto total = ParseNumber(Field(f, FindColumn(h_, "Total Time (ns)")));
+    if (!calls || !total || k.kernel_name.empty()) {
+      return Loss("bad_kernel_row", "no kernel name, or Kern Inst / Total Time (ns) is not a number; skipped");
+    }
+    k.calls = static_cast<std::int64_t>(*calls);
+    k.total_ns = *total;
+    k.process = row.process;
+    k.min_ns = ParseNumber(Field(f, FindColumn(h_, "Min (ns)")));
+    k.max_ns = ParseNumber(Field(f, FindColumn(h_, "Max (ns)")));
+    k.median_ns = ParseNumber(Field(f, FindColumn(h_, "Med (ns)")));
+    k.stddev_ns = ParseNumber(Field(f, FindColumn(h_, "StdDev (ns)")));
+    ctx_.sink.OnNvtxKernelRow(row);
+  }
+
+  // nvtx_pushpop_trace: one push/pop range instance with its times and thread.
+  void PushPopInstance(const std::vector<std::string_view>& f) {
+    model::NvtxRange range;
+    range.name = std::string(Field(f, FindColumn(h_, "Name")));
+    range.process = std::string(Field(f, FindColumn(h_, "PID")));
+    const auto start = ParseNumber(Field(f, FindColumn(h_, "Start (ns)")));
+    const auto end = ParseNumber(Field(f, FindColumn(h_, "End (ns)")));
+    const auto tid = ParseNumber(Field(f, FindColumn(h_, "TID")));
+    if (!start || !end || !tid) return Loss("bad_range_row", "Start (ns), End (ns) or TID is not a number; skipped");
+    range.start_ns = static_cast<std::int64_t>(*start);
+    range.end_ns = static_cast<std::int64_t>(*end);
+    range.global_tid = static_cast<std::int64_t>(*tid);
+    if (auto id = ParseNumber(Field(f, FindColumn(h_, "RangeId")))) range.range_id = static_cast<std::int64_t>(*id);
+    ctx_.sink.OnNvtxRange(range);
+  }
+
   void Loss(const char* code, std::string detail) {
     ctx_.diagnostics.Add(code, model::Severity::kDataLoss,
                          fmt::format("{}:{}: {}", ctx_.source, reader_.record_line(), detail));
@@ -118,8 +169,13 @@ std::string_view Describe(StatsReport kind) {
       return "NVTX range summary (nvtx_sum / nvtx_pushpop_sum)";
     case StatsReport::kNvtxGpuProjection:
       return "NVTX GPU projection (nvtx_gpu_proj_sum)";
+    case StatsReport::kNvtxKernels:
+      return "kernels per NVTX range (nvtx_kern_sum)";
+    case StatsReport::kNvtxPushPopTrace:
+      return "NVTX push/pop range instances (nvtx_pushpop_trace)";
     case StatsReport::kOther:
-      return "a report without kernel totals";
+      return "a report this tool does not read yet (it reads cuda_gpu_kern_sum, nvtx_sum, nvtx_pushpop_sum, "
+             "nvtx_gpu_proj_sum, nvtx_kern_sum, nvtx_pushpop_trace)";
   }
   return "";
 }

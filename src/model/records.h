@@ -104,6 +104,17 @@ struct NvtxRange {
   std::optional<double> projected_max_ns;
 };
 
+// One row of nsys' nvtx_kern_sum: one kernel's launches inside one NVTX
+// range (a kernel counts in every range of its stack). An empty range name:
+// the kernel's launches outside every range.
+struct NvtxKernelRow {
+  std::string range;
+  std::string domain;
+  std::string process;
+  std::optional<std::int64_t> range_instances;
+  KernelSummaryRow kernel;
+};
+
 // A metric layout id no other launch list has used.
 std::uint64_t NewMetricLayout();
 

@@ -13,6 +13,7 @@ class RecordSink {
   virtual void OnLaunch(const LaunchRecord& launch) = 0;
   virtual void OnKernelSummary(const KernelSummaryRow& row) = 0;
   virtual void OnNvtxRange(const NvtxRange& /*range*/) {}
+  virtual void OnNvtxKernelRow(const NvtxKernelRow& /*row*/) {}
 };
 
 }  // namespace llmpo::model

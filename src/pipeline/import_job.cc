@@ -160,6 +160,10 @@ class TeeSink : public model::RecordSink {
     a_.OnNvtxRange(r);
     b_.OnNvtxRange(r);
   }
+  void OnNvtxKernelRow(const model::NvtxKernelRow& r) override {
+    a_.OnNvtxKernelRow(r);
+    b_.OnNvtxKernelRow(r);
+  }
 
  private:
   model::RecordSink& a_;
@@ -225,6 +229,7 @@ class RegionTagSink : public model::RecordSink {
   }
   void OnKernelSummary(const model::KernelSummaryRow& row) override { next_.OnKernelSummary(row); }
   void OnNvtxRange(const model::NvtxRange& range) override { next_.OnNvtxRange(range); }
+  void OnNvtxKernelRow(const model::NvtxKernelRow& row) override { next_.OnNvtxKernelRow(row); }
 
  private:
   model::RecordSink& next_;

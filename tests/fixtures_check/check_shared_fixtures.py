@@ -588,7 +588,50 @@ def run_checks(binary, fixtures, verbose):
                                        CROSS_REL_TOL, what="raw page")
         failures += bool(problems)
         report_line("FAIL" if problems else "PASS", label, problems, verbose)
+    with tempfile.TemporaryDirectory(prefix="llmpo-regions-") as tmp:
+        for folder in sorted({p.parent for p, kind in found if p.name.startswith("nvtx_kern_sum")}):
+            problems = check_nsys_stats_regions(binary, folder, Path(tmp) / folder.name)
+            if problems is not None:
+                failures += bool(problems)
+                report_line("FAIL" if problems else "PASS",
+                            f"regions of {folder.relative_to(fixtures)} (nvtx_sum + nvtx_gpu_proj_sum + "
+                            "nvtx_kern_sum, nothing added twice)", problems, verbose)
     return failures
+
+
+def check_nsys_stats_regions(binary, folder, outdir):
+    """nvtx_sum, nvtx_gpu_proj_sum and nvtx_kern_sum of one run imported together:
+    per range, CPU time from nvtx_sum, projection from nvtx_gpu_proj_sum, GPU kernel
+    time summed from nvtx_kern_sum's rows, each once (never added across files)."""
+    names = ["nvtx_sum_nvtx_sum.csv", "nvtx_gpu_proj_sum_nvtx_gpu_proj_sum.csv", "nvtx_kern_sum_nvtx_kern_sum.csv"]
+    paths = [folder / n for n in names]
+    if not all(p.is_file() for p in paths):
+        return None
+    expected = {}
+    for row in csv.DictReader(open(paths[0], newline="")):
+        expected.setdefault(row["Range"].lstrip(":"), {})["cpu_ms"] = int(row["Total Time (ns)"]) / 1e6
+    for row in csv.DictReader(open(paths[1], newline="")):
+        expected.setdefault(row["Range"].lstrip(":"), {})["projected_ms"] = int(row["Total Proj Time (ns)"]) / 1e6
+    for row in csv.DictReader(open(paths[2], newline="")):
+        if row["NVTX Range"]:
+            entry = expected.setdefault(row["NVTX Range"].lstrip(":"), {})
+            entry["total_ms"] = entry.get("total_ms", 0.0) + int(row["Total Time (ns)"]) / 1e6
+    run = subprocess.run([str(binary), "import", *map(str, paths), "--out", str(outdir)],
+                         capture_output=True, text=True, errors="replace", timeout=IMPORT_TIMEOUT_S, check=False)
+    if run.returncode != 0:
+        return [f"import exited with {run.returncode}: {run.stderr.strip()[:200]}"]
+    report = json.loads((outdir / "regions" / "report.json").read_text())
+    got = {r["name"]: r for r in report["regions"]}
+    problems = []
+    for name, quantities in expected.items():
+        region = got.get(name)
+        if region is None:
+            problems.append(f"region {name!r} missing")
+            continue
+        for key, want in quantities.items():
+            if region.get(key) is None or not close_enough(region[key], want, REL_TOL):
+                problems.append(f"region {name!r}: {key} {region.get(key)}, expected {want:.6f}")
+    return problems
 
 
 def print_expectations(fixtures):
