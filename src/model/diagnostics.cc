@@ -1,5 +1,7 @@
 #include "src/model/diagnostics.h"
 
+#include "src/model/diagnostic_codes.h"
+
 namespace llmpo::model {
 
 std::string_view ToString(Severity s) {
@@ -19,11 +21,19 @@ DiagnosticEntry& Diagnostics::Add(std::string_view code, Severity severity, std:
   if (it == entries_.end()) it = entries_.emplace(std::string(code), DiagnosticEntry{}).first;
   auto& entry = it->second;
   if (entry.count == 0) {
-    entry.severity = severity;
+    // The declared severity wins (diagnostic_codes.cc); an undeclared code
+    // keeps the caller's (tests/cli/diagnostic_codes_test.sh finds them).
+    const DiagnosticCode* declared = FindDiagnosticCode(code);
+    entry.severity = declared != nullptr ? declared->severity : severity;
     entry.first_example = std::move(example);
   }
   ++entry.count;
   return entry;
+}
+
+DiagnosticEntry& Diagnostics::Add(std::string_view code, std::string example) {
+  const DiagnosticCode* declared = FindDiagnosticCode(code);
+  return Add(code, declared != nullptr ? declared->severity : Severity::kWarning, std::move(example));
 }
 
 void Diagnostics::Merge(const Diagnostics& other) {

@@ -24,6 +24,8 @@ struct DiagnosticEntry {
 class Diagnostics {
  public:
   void CountRow() { ++rows_read_; }
+  // The severity of a code declared in diagnostic_codes.cc is the declared one.
+  DiagnosticEntry& Add(std::string_view code, std::string example);
   DiagnosticEntry& Add(std::string_view code, Severity severity, std::string example);
   // For checks that can fire on every row: the example is only built the
   // first time the code is seen. The entry returned stays valid for the life
