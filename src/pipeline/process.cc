@@ -70,10 +70,20 @@ Result<pid_t> Spawn(const StepSpec& spec, bool own_group) {
   if (own_group) posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
+  // The tool gets default handling of the stop signals we forward, even when
+  // we were started with them ignored (a background job of a shell script
+  // ignores SIGINT, and so would every child it starts).
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  short flags = POSIX_SPAWN_SETSIGDEF;
   if (own_group) {
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    flags |= POSIX_SPAWN_SETPGROUP;
     posix_spawnattr_setpgroup(&attr, 0);
   }
+  posix_spawnattr_setflags(&attr, flags);
   std::vector<char*> args;
   for (const auto& a : spec.argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
