@@ -9,18 +9,6 @@
 namespace llmpo::analysis {
 namespace {
 
-std::string_view FamilyName(SourceFamily f) {
-  switch (f) {
-    case SourceFamily::kTimeline:
-      return "timeline";
-    case SourceFamily::kNcu:
-      return "ncu";
-    case SourceFamily::kSummary:
-      return "nsys stats summary";
-  }
-  return "";
-}
-
 // Inputs whose numbers add: one family, pairwise different scopes.
 struct Group {
   SourceFamily family;
@@ -156,7 +144,7 @@ CombinedRegions CombineRegions(const std::vector<SourceRegions>& sources) {
   }
   std::vector<std::string> families;
   for (const Group& g : groups) {
-    const std::string name(FamilyName(g.family));
+    const std::string name(model::ToString(g.family));
     if (std::find(families.begin(), families.end(), name) == families.end()) families.push_back(name);
   }
   if (families.size() > 1) {

@@ -17,12 +17,11 @@
 #include <vector>
 
 #include "src/analysis/region_tree.h"
+#include "src/model/source.h"
 
 namespace llmpo::analysis {
 
-// Precedence order: a timeline's durations are the program's own; ncu
-// serialises kernels; summaries know no kernels.
-enum class SourceFamily { kTimeline, kNcu, kSummary };
+using model::SourceFamily;
 
 struct SourceRegions {
   const RegionBuilder* builder;  // finished

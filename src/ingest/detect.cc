@@ -19,28 +19,6 @@ InputFormat ClassifyHeader(std::string_view line) {
 
 }  // namespace
 
-std::string_view ToString(InputFormat f) {
-  switch (f) {
-    case InputFormat::kUnknown:
-      return "unknown";
-    case InputFormat::kNcuDetailsCsv:
-      return "ncu-details-csv";
-    case InputFormat::kNcuRawCsv:
-      return "ncu-raw-csv";
-    case InputFormat::kNcuSummaryCsv:
-      return "ncu-summary-csv";
-    case InputFormat::kNsysStatsCsv:
-      return "nsys-stats-csv";
-    case InputFormat::kNsysSqlite:
-      return "nsys-sqlite";
-    case InputFormat::kNcuReport:
-      return "ncu-report";
-    case InputFormat::kLlmpoTrace:
-      return "llmpo-trace";
-  }
-  return "unknown";
-}
-
 bool IsNsysStatsHeader(std::string_view line) {
   return Contains(line, "Total Time (ns)") || Contains(line, "Total Proj Time") ||
          (Contains(line, "Range") && Contains(line, "Style")) || Contains(line, "Kern Inst") ||

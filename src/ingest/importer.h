@@ -6,12 +6,14 @@
 
 #include <filesystem>
 #include <istream>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include "src/core/result.h"
 #include "src/model/diagnostics.h"
 #include "src/model/sink.h"
+#include "src/model/source.h"
 
 namespace llmpo::ingest {
 
@@ -44,5 +46,20 @@ InputFormat DetectFormat(std::string_view head);
 Status ImportNcuCsv(std::istream& in, ImportContext& ctx);  // details, raw and summary pages
 Status ImportNsysStatsCsv(std::istream& in, ImportContext& ctx);
 Status ImportNsysSqlite(const std::filesystem::path& file, ImportContext& ctx);
+
+// The importer table: one entry per format, the only place that ties a
+// format to its name, its kind of measurement and the function reading it.
+struct Importer {
+  InputFormat format;
+  std::string_view name;       // sources[].format in the reports
+  model::SourceFamily family;  // how its numbers combine with other inputs'
+  std::string_view description;
+  // Reads the file; nullptr: the format needs an external tool to convert it
+  // first (the pipeline does that, ingest stays pure).
+  Status (*import)(const std::filesystem::path& file, ImportContext& ctx);
+};
+
+std::span<const Importer> Importers();
+const Importer& ImporterFor(InputFormat format);
 
 }  // namespace llmpo::ingest

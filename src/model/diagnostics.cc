@@ -1,6 +1,7 @@
 #include "src/model/diagnostics.h"
 
 #include "src/model/diagnostic_codes.h"
+#include "src/model/source.h"
 
 namespace llmpo::model {
 
@@ -55,6 +56,18 @@ std::uint64_t Diagnostics::rows_skipped() const {
     if (e.severity == Severity::kDataLoss) n += e.count;
   }
   return n;
+}
+
+std::string_view ToString(SourceFamily f) {
+  switch (f) {
+    case SourceFamily::kTimeline:
+      return "timeline";
+    case SourceFamily::kNcu:
+      return "ncu";
+    case SourceFamily::kSummary:
+      return "nsys stats summary";
+  }
+  return "";
 }
 
 }  // namespace llmpo::model

@@ -115,33 +115,20 @@ Status ImportOne(const fs::path& file, const fs::path& out_dir, ingest::ImportCo
   const std::string head = ReadHead(file);
   const ingest::InputFormat format = ingest::DetectFormat(head);
   info.format = std::string(ingest::ToString(format));
-  switch (format) {
-    case ingest::InputFormat::kUnknown: {
-      if (!IsNsysReportName(file)) return Unrecognised(file, head);
-      ASSIGN_OR_RETURN(fs::path sqlite, ConvertNsysReport(file, out_dir));
-      info.format = std::string(ingest::ToString(ingest::InputFormat::kNsysSqlite));
-      return ingest::ImportNsysSqlite(sqlite, ctx);
-    }
-    case ingest::InputFormat::kNsysSqlite:
-      return ingest::ImportNsysSqlite(file, ctx);
-    case ingest::InputFormat::kNcuReport: {
-      ASSIGN_OR_RETURN(fs::path csv, ConvertNcuReport(file, out_dir));
-      std::ifstream in(csv, std::ios::binary);
-      return ingest::ImportNcuCsv(in, ctx);
-    }
-    case ingest::InputFormat::kLlmpoTrace: {
-      std::ifstream in(file, std::ios::binary);
-      return ingest::ImportLlmpoTraceRecords(in, ctx);
-    }
-    case ingest::InputFormat::kNsysStatsCsv: {
-      std::ifstream in(file, std::ios::binary);
-      return ingest::ImportNsysStatsCsv(in, ctx);
-    }
-    default: {
-      std::ifstream in(file, std::ios::binary);
-      return ingest::ImportNcuCsv(in, ctx);
-    }
+  info.family = ingest::ImporterFor(format).family;
+  if (format == ingest::InputFormat::kUnknown) {
+    if (!IsNsysReportName(file)) return Unrecognised(file, head);
+    ASSIGN_OR_RETURN(fs::path sqlite, ConvertNsysReport(file, out_dir));
+    const ingest::Importer& importer = ingest::ImporterFor(ingest::InputFormat::kNsysSqlite);
+    info.format = std::string(importer.name);
+    info.family = importer.family;
+    return importer.import(sqlite, ctx);
   }
+  if (format == ingest::InputFormat::kNcuReport) {
+    ASSIGN_OR_RETURN(fs::path csv, ConvertNcuReport(file, out_dir));
+    return ingest::ImporterFor(ingest::InputFormat::kNcuDetailsCsv).import(csv, ctx);
+  }
+  return ingest::ImporterFor(format).import(file, ctx);
 }
 
 // Feeds every record to both the kernel table and the region builder.
@@ -189,12 +176,6 @@ void ReportUnknownMetricRules(report::KernelsReport& report) {
                                          m.name, m.section.empty() ? "" : fmt::format(" (section '{}')", m.section)));
     }
   }
-}
-
-analysis::SourceFamily FamilyOf(const std::string& format) {
-  if (format == "nsys-sqlite" || format == "llmpo-trace") return analysis::SourceFamily::kTimeline;
-  if (format == "nsys-stats-csv") return analysis::SourceFamily::kSummary;
-  return analysis::SourceFamily::kNcu;
 }
 
 // Reading ahead on a second thread (CsvReader::StartReadAhead) is opt-in:
@@ -319,7 +300,7 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
       info.status = "failed: " + status.error().message;
       outcome.failures.push_back(std::move(status).error());
     }
-    region_sources.push_back({builders.back().get(), FamilyOf(info.format)});
+    region_sources.push_back({builders.back().get(), info.family});
     outcome.report.sources.push_back(std::move(info));
   }
   for (auto& b : builders) b->Finish();

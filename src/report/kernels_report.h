@@ -8,6 +8,7 @@
 
 #include "src/analysis/kernel_aggregator.h"
 #include "src/model/diagnostics.h"
+#include "src/model/source.h"
 
 namespace llmpo::report {
 
@@ -15,8 +16,9 @@ inline constexpr const char* kKernelsSchemaVersion = "1.0.0";
 
 struct SourceInfo {
   std::string path;
-  std::string format;  // ingest::ToString(InputFormat)
+  std::string format;  // the importer's name (ingest::Importers)
   std::string status;  // "ok" or "failed: <reason>"
+  model::SourceFamily family = model::SourceFamily::kNcu;
 };
 
 struct KernelsReport {

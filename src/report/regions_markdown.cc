@@ -102,7 +102,7 @@ void RegionSection(std::string& out, const RegionEntry& e, const analysis::Metri
 std::string_view Title(const RegionsReport& report) {
   const bool all_ncu =
       !report.sources.empty() && std::all_of(report.sources.begin(), report.sources.end(),
-                                             [](const SourceInfo& s) { return s.format.starts_with("ncu"); });
+                                             [](const SourceInfo& s) { return s.family == model::SourceFamily::kNcu; });
   return all_ncu ? "NCU Region Reports" : "NVTX Region Reports";
 }
 

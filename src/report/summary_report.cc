@@ -46,12 +46,11 @@ std::vector<analysis::KernelAggregate> TopKernels(const KernelsReport& k) {
 // times from one: a timeline when there is one (whole-run, unserialised
 // durations), else the first source; kernels there borrow the metrics they
 // lack (SM/DRAM throughput, occupancy) from same-named kernels of the others.
-bool IsTimeline(const std::string& format) { return format == "nsys-sqlite" || format == "llmpo-trace"; }
 
 KernelsReport TimesFromOneSource(const KernelsReport& all, std::string* source) {
   source->clear();
   for (const auto& s : all.sources) {
-    if (s.status == "ok" && IsTimeline(s.format)) *source = s.path;
+    if (s.status == "ok" && s.family == model::SourceFamily::kTimeline) *source = s.path;
   }
   if (source->empty() && !all.kernels.empty()) *source = all.kernels.front().source;
   KernelsReport one;
