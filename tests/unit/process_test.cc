@@ -95,7 +95,9 @@ TEST(RunStepTest, KillsAfterTheGraceWhenTermIsIgnored) {
 TEST(RunStepTest, ForwardsTheStopSignal) {
   testing::TempDir dir;
   std::atomic<int> stop{0};
-  StepSpec spec = Shell(dir, "echo started; sleep 30");
+  // exec: no shell in between whose own SIGINT handling could race the
+  // forwarded signal (it made this test take the 5 s kill path under load).
+  StepSpec spec = Shell(dir, "echo started; exec sleep 30");
   spec.stop_signal = &stop;
   spec.on_line = [&](std::string_view line) {
     if (line == "started") stop = SIGINT;
