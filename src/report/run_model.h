@@ -1,0 +1,57 @@
+// The run-level model behind stakeholder_summary.md and the run's report.md:
+// every decision (which input the kernel times come from, how kernels of
+// several inputs merge, the top kernels, stage shares, MFU, advice) is made
+// here, once; summary_report.cc only renders it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/report/kernels_report.h"
+#include "src/report/regions_report.h"
+#include "src/report/summary_report.h"
+
+namespace llmpo::report {
+
+struct StageRow {
+  std::string label;
+  std::optional<double> gpu_kernel_ns;  // null: its input has no kernel durations
+  double share_pct = 0;                 // of the top-level regions' GPU kernel time
+  std::uint64_t launches = 0;
+};
+
+struct MfuRow {
+  std::string region_path;
+  double flops = 0;
+  std::optional<double> gpu_kernel_ns;  // null: region absent or without GPU time
+  std::string missing;                  // why there is no value ("region not in this run", "no GPU time")
+  std::optional<double> achieved_tflops;
+  std::optional<double> mfu_pct;  // needs pipeline.mfu.peak_tflops
+};
+
+struct TopKernel {
+  analysis::KernelAggregate kernel;  // merged over processes and devices of the timing input
+  double share_pct = 0;              // of the run's GPU kernel time
+  std::string bound;                 // "compute-bound", "memory-bound", "balanced", "unknown"
+};
+
+struct RunModel {
+  RunContext run;
+  std::string times_from;  // the input the kernel times come from ("" without kernels)
+  double gpu_kernel_ns = 0;
+  std::uint64_t launches = 0;
+  std::size_t distinct_kernels = 0;
+  std::vector<TopKernel> top_kernels;
+  bool has_regions = false;                 // an aggregate region list with regions
+  std::optional<std::size_t> region_count;  // regions in the aggregate, when there is one
+  std::vector<StageRow> stages;
+  bool mfu_configured = false;
+  bool mfu_without_regions = false;
+  std::vector<MfuRow> mfu;
+  std::vector<std::string> recommendations;
+};
+
+RunModel BuildRunModel(const RunContext& run, const KernelsReport& kernels, const RegionsReport* regions);
+
+}  // namespace llmpo::report
