@@ -193,6 +193,45 @@ void KernelAggregator::OnKernelSummary(const model::KernelSummaryRow& row) {
   AddSummary(Entry(row.process, row.device, row.kernel_name), row);
 }
 
+void KernelAggregator::OnApiSummary(const model::ApiSummaryRow& row) {
+  for (const auto& have : runtime_.api_calls) {
+    if (have.row.name == row.name) {
+      ++runtime_.repeated_rows;
+      return;
+    }
+  }
+  runtime_.api_calls.push_back({source_, row});
+}
+
+void KernelAggregator::OnGpuOpSummary(const model::GpuOpSummaryRow& row) {
+  for (auto& have : runtime_.gpu_ops) {
+    if (have.row.operation != row.operation) continue;
+    const bool adds_time = !have.row.time && row.time;
+    const bool adds_size = !have.row.total_bytes && row.total_bytes;
+    if (adds_time) have.row.time = row.time;
+    if (adds_size) {
+      have.row.total_bytes = row.total_bytes;
+      have.row.mean_bytes = row.mean_bytes;
+      have.row.max_bytes = row.max_bytes;
+    }
+    if (!adds_time && !adds_size) ++runtime_.repeated_rows;
+    return;
+  }
+  runtime_.gpu_ops.push_back({source_, row});
+}
+
+void KernelAggregator::OnLaunchOverhead(const model::LaunchOverheadRow& row) {
+  for (const auto& have : runtime_.launch_overhead) {
+    const auto& h = have.row;
+    if (h.process == row.process && h.thread == row.thread && h.device == row.device && h.api_name == row.api_name &&
+        h.kernel_name == row.kernel_name) {
+      ++runtime_.repeated_rows;
+      return;
+    }
+  }
+  runtime_.launch_overhead.push_back({source_, row});
+}
+
 void SortByTime(std::vector<KernelAggregate>& kernels) {
   std::stable_sort(kernels.begin(), kernels.end(), [](const KernelAggregate& a, const KernelAggregate& b) {
     if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;

@@ -90,6 +90,24 @@ void MergeKernel(KernelAggregate& dst, const KernelAggregate& src);
 // Sorts by total time, largest first, ties by name.
 void SortByTime(std::vector<KernelAggregate>& kernels);
 
+// nsys' run-wide summaries, kept per row with the input they came from.
+template <typename Row>
+struct FromInput {
+  std::string source;
+  Row row;
+};
+
+// The summaries of all inputs. A row whose key (API name; operation; thread,
+// device, API and kernel) an earlier input already gave is the same
+// measurement again (the time and size reports complete one operation):
+// fields already known are never added, missing ones are filled in.
+struct RuntimeSummaries {
+  std::vector<FromInput<model::ApiSummaryRow>> api_calls;
+  std::vector<FromInput<model::GpuOpSummaryRow>> gpu_ops;
+  std::vector<FromInput<model::LaunchOverheadRow>> launch_overhead;
+  std::uint64_t repeated_rows = 0;  // rows not added because an earlier input had them
+};
+
 class KernelAggregator : public model::RecordSink {
  public:
   // Records pushed after this belong to `source` (an input's label).
@@ -100,9 +118,13 @@ class KernelAggregator : public model::RecordSink {
 
   void OnLaunch(const model::LaunchRecord& launch) override;
   void OnKernelSummary(const model::KernelSummaryRow& row) override;
+  void OnApiSummary(const model::ApiSummaryRow& row) override;
+  void OnGpuOpSummary(const model::GpuOpSummaryRow& row) override;
+  void OnLaunchOverhead(const model::LaunchOverheadRow& row) override;
 
   // Aggregates sorted by total time, largest first (ties by name).
   std::vector<KernelAggregate> Sorted() const;
+  const RuntimeSummaries& runtime() const { return runtime_; }
 
  private:
   using Key = std::tuple<std::string, std::string, std::string, std::string>;
@@ -117,6 +139,7 @@ class KernelAggregator : public model::RecordSink {
   };
 
   std::string source_;
+  RuntimeSummaries runtime_;
   std::map<Key, KernelAggregate, std::less<>> kernels_;  // transparent: found by views, no copies
   std::unordered_map<View, KernelAggregate*, ViewHash> index_;
 };

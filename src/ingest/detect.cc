@@ -22,7 +22,8 @@ InputFormat ClassifyHeader(std::string_view line) {
 bool IsNsysStatsHeader(std::string_view line) {
   return Contains(line, "Total Time (ns)") || Contains(line, "Total Proj Time") ||
          (Contains(line, "Range") && Contains(line, "Style")) || Contains(line, "Kern Inst") ||
-         (Contains(line, "API Name") && Contains(line, "Kernel Name")) || Contains(line, "DurChild (ns)");
+         (Contains(line, "API Name") && Contains(line, "Kernel Name")) || Contains(line, "DurChild (ns)") ||
+         (Contains(line, "Operation") && Contains(line, "Total (MB)"));
 }
 
 InputFormat DetectFormat(std::string_view head) {

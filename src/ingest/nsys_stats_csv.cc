@@ -12,7 +12,18 @@
 namespace llmpo::ingest {
 namespace {
 
-enum class StatsReport { kGpuKernels, kNvtxRanges, kNvtxGpuProjection, kNvtxKernels, kNvtxPushPopTrace, kOther };
+enum class StatsReport {
+  kGpuKernels,
+  kNvtxRanges,
+  kNvtxGpuProjection,
+  kNvtxKernels,
+  kNvtxPushPopTrace,
+  kApiCalls,
+  kMemoryTime,
+  kMemorySize,
+  kKernelExecution,
+  kOther
+};
 
 std::optional<std::size_t> FirstColumn(const std::vector<std::string>& header,
                                        std::initializer_list<std::string_view> names) {
@@ -29,6 +40,14 @@ StatsReport Classify(const std::vector<std::string>& h) {
   }
   if (FindColumn(h, "Start (ns)") && FindColumn(h, "End (ns)") && FindColumn(h, "Lvl") && FindColumn(h, "Name")) {
     return StatsReport::kNvtxPushPopTrace;
+  }
+  if (FindColumn(h, "API Name") && FindColumn(h, "Kernel Name") && FindColumn(h, "QAvg (ns)")) {
+    return StatsReport::kKernelExecution;
+  }
+  if (FindColumn(h, "Operation") && FindColumn(h, "Total (MB)")) return StatsReport::kMemorySize;
+  if (FindColumn(h, "Operation") && FindColumn(h, "Total Time (ns)")) return StatsReport::kMemoryTime;
+  if (FindColumn(h, "Num Calls") && FindColumn(h, "Name") && FindColumn(h, "Total Time (ns)")) {
+    return StatsReport::kApiCalls;
   }
   if (FindColumn(h, "Range") && FindColumn(h, "Instances")) return StatsReport::kNvtxRanges;
   if (FindColumn(h, "Name") && FindColumn(h, "Instances") && FindColumn(h, "Total Time (ns)")) {
@@ -68,6 +87,9 @@ class StatsImporter {
     if (kind_ == StatsReport::kNvtxRanges || kind_ == StatsReport::kNvtxGpuProjection) return Range(f);
     if (kind_ == StatsReport::kNvtxKernels) return RangeKernel(f);
     if (kind_ == StatsReport::kNvtxPushPopTrace) return PushPopInstance(f);
+    if (kind_ == StatsReport::kApiCalls) return ApiCall(f);
+    if (kind_ == StatsReport::kMemoryTime || kind_ == StatsReport::kMemorySize) return MemoryOperation(f);
+    if (kind_ == StatsReport::kKernelExecution) return KernelExecution(f);
   }
 
  private:
@@ -150,6 +172,70 @@ class StatsImporter {
     ctx_.sink.OnNvtxRange(range);
   }
 
+  std::optional<double> Number(const std::vector<std::string_view>& f, std::string_view column) const {
+    return ParseNumber(Field(f, FindColumn(h_, column)));
+  }
+
+  model::TimeStats Times(const std::vector<std::string_view>& f) const {
+    return {Number(f, "Total Time (ns)"), Number(f, "Avg (ns)"), Number(f, "Med (ns)"),
+            Number(f, "Min (ns)"),        Number(f, "Max (ns)"), Number(f, "StdDev (ns)")};
+  }
+
+  // cuda_api_sum: one API function.
+  void ApiCall(const std::vector<std::string_view>& f) {
+    model::ApiSummaryRow row;
+    row.name = std::string(Field(f, FindColumn(h_, "Name")));
+    const auto calls = Number(f, "Num Calls");
+    row.time = Times(f);
+    if (row.name.empty() || !calls || !row.time.total_ns) {
+      return Loss("bad_kernel_row", "no API name, or Num Calls / Total Time (ns) is not a number; skipped");
+    }
+    row.calls = static_cast<std::int64_t>(*calls);
+    row.time_pct = Number(f, "Time (%)");
+    ctx_.sink.OnApiSummary(row);
+  }
+
+  // cuda_gpu_mem_time_sum (times in ns) or cuda_gpu_mem_size_sum (sizes in MB, 10^6 bytes).
+  void MemoryOperation(const std::vector<std::string_view>& f) {
+    model::GpuOpSummaryRow row;
+    row.operation = std::string(Field(f, FindColumn(h_, "Operation")));
+    const auto count = Number(f, "Count");
+    if (row.operation.empty() || !count)
+      return Loss("bad_kernel_row", "no Operation, or Count is not a number; skipped");
+    row.count = static_cast<std::int64_t>(*count);
+    if (kind_ == StatsReport::kMemoryTime) {
+      row.time = Times(f);
+    } else {
+      const auto mb = [&](std::string_view c) -> std::optional<double> {
+        if (auto v = Number(f, c)) return *v * 1e6;
+        return std::nullopt;
+      };
+      row.total_bytes = mb("Total (MB)");
+      row.mean_bytes = mb("Avg (MB)");
+      row.max_bytes = mb("Max (MB)");
+    }
+    ctx_.sink.OnGpuOpSummary(row);
+  }
+
+  // cuda_kern_exec_sum: API, queue and kernel time per launch path.
+  void KernelExecution(const std::vector<std::string_view>& f) {
+    model::LaunchOverheadRow row;
+    row.process = std::string(Field(f, FindColumn(h_, "PID")));
+    row.thread = std::string(Field(f, FindColumn(h_, "TID")));
+    row.device = std::string(Field(f, FindColumn(h_, "DevId")));
+    row.api_name = std::string(Field(f, FindColumn(h_, "API Name")));
+    row.kernel_name = std::string(Field(f, FindColumn(h_, "Kernel Name")));
+    const auto count = Number(f, "Count");
+    if (row.kernel_name.empty() || !count)
+      return Loss("bad_kernel_row", "no Kernel Name, or Count is not a number; skipped");
+    row.count = static_cast<std::int64_t>(*count);
+    row.api_mean_ns = Number(f, "AAvg (ns)");
+    row.queue_mean_ns = Number(f, "QAvg (ns)");
+    row.kernel_mean_ns = Number(f, "KAvg (ns)");
+    row.total_mean_ns = Number(f, "TAvg (ns)");
+    ctx_.sink.OnLaunchOverhead(row);
+  }
+
   void Loss(const char* code, std::string detail) {
     ctx_.diagnostics.Add(code, model::Severity::kDataLoss,
                          fmt::format("{}:{}: {}", ctx_.source, reader_.record_line(), detail));
@@ -173,9 +259,18 @@ std::string_view Describe(StatsReport kind) {
       return "kernels per NVTX range (nvtx_kern_sum)";
     case StatsReport::kNvtxPushPopTrace:
       return "NVTX push/pop range instances (nvtx_pushpop_trace)";
+    case StatsReport::kApiCalls:
+      return "CUDA API summary (cuda_api_sum)";
+    case StatsReport::kMemoryTime:
+      return "GPU memory operation times (cuda_gpu_mem_time_sum)";
+    case StatsReport::kMemorySize:
+      return "GPU memory operation sizes (cuda_gpu_mem_size_sum)";
+    case StatsReport::kKernelExecution:
+      return "launch overhead: API, queue and kernel time (cuda_kern_exec_sum)";
     case StatsReport::kOther:
-      return "a report this tool does not read yet (it reads cuda_gpu_kern_sum, nvtx_sum, nvtx_pushpop_sum, "
-             "nvtx_gpu_proj_sum, nvtx_kern_sum, nvtx_pushpop_trace)";
+      return "a report this tool does not read yet (it reads cuda_gpu_kern_sum, cuda_api_sum, cuda_kern_exec_sum, "
+             "cuda_gpu_mem_time_sum, cuda_gpu_mem_size_sum, nvtx_sum, nvtx_pushpop_sum, nvtx_gpu_proj_sum, "
+             "nvtx_kern_sum, nvtx_pushpop_trace)";
   }
   return "";
 }

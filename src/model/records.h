@@ -115,6 +115,37 @@ struct NvtxKernelRow {
   KernelSummaryRow kernel;
 };
 
+// Time statistics of one row of an nsys summary, in ns; each may be absent.
+struct TimeStats {
+  std::optional<double> total_ns, mean_ns, median_ns, min_ns, max_ns, stddev_ns;
+};
+
+// cuda_api_sum: one CUDA runtime/driver API function.
+struct ApiSummaryRow {
+  std::string name;
+  std::int64_t calls = 0;
+  TimeStats time;
+  std::optional<double> time_pct;
+};
+
+// cuda_gpu_mem_time_sum / cuda_gpu_mem_size_sum: one kind of GPU memory
+// operation ("[CUDA memcpy Host-to-Device]").
+struct GpuOpSummaryRow {
+  std::string operation;
+  std::int64_t count = 0;
+  std::optional<TimeStats> time;                             // from the time report
+  std::optional<double> total_bytes, mean_bytes, max_bytes;  // from the size report
+};
+
+// cuda_kern_exec_sum: per (thread, device, API function, kernel), the time
+// in the launch call (API), in the queue before the kernel starts, and in the
+// kernel; together the launch overhead.
+struct LaunchOverheadRow {
+  std::string process, thread, device, api_name, kernel_name;
+  std::int64_t count = 0;
+  std::optional<double> api_mean_ns, queue_mean_ns, kernel_mean_ns, total_mean_ns;
+};
+
 // A metric layout id no other launch list has used.
 std::uint64_t NewMetricLayout();
 

@@ -14,6 +14,9 @@ class RecordSink {
   virtual void OnKernelSummary(const KernelSummaryRow& row) = 0;
   virtual void OnNvtxRange(const NvtxRange& /*range*/) {}
   virtual void OnNvtxKernelRow(const NvtxKernelRow& /*row*/) {}
+  virtual void OnApiSummary(const ApiSummaryRow& /*row*/) {}
+  virtual void OnGpuOpSummary(const GpuOpSummaryRow& /*row*/) {}
+  virtual void OnLaunchOverhead(const LaunchOverheadRow& /*row*/) {}
 };
 
 }  // namespace llmpo::model

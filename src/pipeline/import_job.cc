@@ -151,6 +151,9 @@ class TeeSink : public model::RecordSink {
     a_.OnNvtxKernelRow(r);
     b_.OnNvtxKernelRow(r);
   }
+  void OnApiSummary(const model::ApiSummaryRow& r) override { a_.OnApiSummary(r); }
+  void OnGpuOpSummary(const model::GpuOpSummaryRow& r) override { a_.OnGpuOpSummary(r); }
+  void OnLaunchOverhead(const model::LaunchOverheadRow& r) override { a_.OnLaunchOverhead(r); }
 
  private:
   model::RecordSink& a_;
@@ -211,6 +214,9 @@ class RegionTagSink : public model::RecordSink {
   void OnKernelSummary(const model::KernelSummaryRow& row) override { next_.OnKernelSummary(row); }
   void OnNvtxRange(const model::NvtxRange& range) override { next_.OnNvtxRange(range); }
   void OnNvtxKernelRow(const model::NvtxKernelRow& row) override { next_.OnNvtxKernelRow(row); }
+  void OnApiSummary(const model::ApiSummaryRow& row) override { next_.OnApiSummary(row); }
+  void OnGpuOpSummary(const model::GpuOpSummaryRow& row) override { next_.OnGpuOpSummary(row); }
+  void OnLaunchOverhead(const model::LaunchOverheadRow& row) override { next_.OnLaunchOverhead(row); }
 
  private:
   model::RecordSink& next_;
@@ -306,6 +312,12 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
   for (auto& b : builders) b->Finish();
   const analysis::CombinedRegions regions = analysis::CombineRegions(region_sources);
   outcome.report.kernels = aggregator.Sorted();
+  outcome.report.runtime = aggregator.runtime();
+  if (outcome.report.runtime.repeated_rows > 0) {
+    outcome.report.diagnostics.Note(fmt::format(
+        "{} nsys summary row(s) repeat what an earlier input gave (the same report imported twice?); not added",
+        outcome.report.runtime.repeated_rows));
+  }
   ReportUnknownMetricRules(outcome.report);
   RETURN_IF_ERROR(
       WriteFileAtomically(request.out_dir / "kernels.md", report::KernelsMarkdown(outcome.report, request.top_k)));

@@ -76,6 +76,67 @@ void WriteDiagnostics(JsonWriter& w, const model::Diagnostics& d) {
   w.EndObject();
 }
 
+std::optional<double> Ms(const std::optional<double>& ns) {
+  if (!ns) return std::nullopt;
+  return *ns / 1e6;
+}
+
+void WriteTimes(JsonWriter& w, const model::TimeStats& t) {
+  w.Member("total_ms", Ms(t.total_ns));
+  w.Member("mean_ms", Ms(t.mean_ns));
+  w.Member("median_ms", Ms(t.median_ns));
+  w.Member("min_ms", Ms(t.min_ns));
+  w.Member("max_ms", Ms(t.max_ns));
+  w.Member("stddev_ms", Ms(t.stddev_ns));
+}
+
+void WriteRuntime(JsonWriter& w, const analysis::RuntimeSummaries& r) {
+  w.Key("cuda_api");
+  w.BeginArray();
+  for (const auto& [source, row] : r.api_calls) {
+    w.BeginObject();
+    w.Member("name", row.name);
+    w.Member("source", source);
+    w.Member("calls", row.calls);
+    WriteTimes(w, row.time);
+    w.Member("time_pct", row.time_pct);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("gpu_memory_operations");
+  w.BeginArray();
+  for (const auto& [source, row] : r.gpu_ops) {
+    w.BeginObject();
+    w.Member("operation", row.operation);
+    w.Member("source", source);
+    w.Member("count", row.count);
+    WriteTimes(w, row.time.value_or(model::TimeStats{}));
+    w.Member("total_bytes", row.total_bytes);
+    w.Member("mean_bytes", row.mean_bytes);
+    w.Member("max_bytes", row.max_bytes);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("launch_overhead");
+  w.BeginArray();
+  for (const auto& [source, row] : r.launch_overhead) {
+    w.BeginObject();
+    w.Member("kernel", row.kernel_name);
+    w.Member("api", row.api_name);
+    w.Member("source", source);
+    w.Member("process", row.process);
+    w.Member("thread", row.thread);
+    w.Member("device", row.device);
+    w.Member("count", row.count);
+    w.Member("api_mean_ms", Ms(row.api_mean_ns));
+    w.Member("queue_mean_ms", Ms(row.queue_mean_ns));
+    w.Member("kernel_mean_ms", Ms(row.kernel_mean_ns));
+    w.Member("total_mean_ms", Ms(row.total_mean_ns));
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 }  // namespace
 
 std::string KernelsJson(const KernelsReport& report) {
@@ -102,6 +163,7 @@ std::string KernelsJson(const KernelsReport& report) {
   w.BeginArray();
   for (const auto& k : report.kernels) WriteKernel(w, k);
   w.EndArray();
+  WriteRuntime(w, report.runtime);
   w.Key("diagnostics");
   WriteDiagnostics(w, report.diagnostics);
   w.EndObject();

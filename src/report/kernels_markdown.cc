@@ -86,11 +86,47 @@ void SourceSection(std::string& out, const SourceInfo& source, const KernelsRepo
   KeyMetricsTable(out, kernels, top_k);
 }
 
+void RuntimeSections(std::string& out, const analysis::RuntimeSummaries& r, std::size_t top_k) {
+  if (!r.api_calls.empty()) {
+    out +=
+        "\n## CUDA API calls (nsys cuda_api_sum)\n\n| API | Calls | Total (ms) | Mean (ms) | Median (ms) | Max (ms) | "
+        "Time % |\n";
+    out += "|---|---:|---:|---:|---:|---:|---:|\n";
+    for (std::size_t i = 0; i < r.api_calls.size() && i < top_k; ++i) {
+      const auto& row = r.api_calls[i].row;
+      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", MdCell(row.name), row.calls,
+                         MsText(row.time.total_ns), MsText(row.time.mean_ns), MsText(row.time.median_ns),
+                         MsText(row.time.max_ns), row.time_pct ? fmt::format("{:.1f}", *row.time_pct) : "n/a");
+    }
+  }
+  if (!r.gpu_ops.empty()) {
+    out += "\n## GPU memory operations (nsys cuda_gpu_mem_time_sum / _size_sum)\n\n";
+    out += "| Operation | Count | Total (ms) | Mean (ms) | Total (bytes) |\n|---|---:|---:|---:|---:|\n";
+    for (const auto& [source, row] : r.gpu_ops) {
+      const model::TimeStats t = row.time.value_or(model::TimeStats{});
+      out += fmt::format("| {} | {} | {} | {} | {} |\n", MdCell(row.operation), row.count, MsText(t.total_ns),
+                         MsText(t.mean_ns), row.total_bytes ? fmt::format("{:.0f}", *row.total_bytes) : "n/a");
+    }
+  }
+  if (!r.launch_overhead.empty()) {
+    out +=
+        "\n## Launch overhead (nsys cuda_kern_exec_sum)\n\nMean time per launch in the API call, waiting in the "
+        "queue, and in the kernel.\n\n| Kernel | API | Launches | API (ms) | Queue (ms) | Kernel (ms) |\n";
+    out += "|---|---|---:|---:|---:|---:|\n";
+    for (std::size_t i = 0; i < r.launch_overhead.size() && i < top_k; ++i) {
+      const auto& row = r.launch_overhead[i].row;
+      out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", MdCell(row.kernel_name, 80), MdCell(row.api_name),
+                         row.count, MsText(row.api_mean_ns), MsText(row.queue_mean_ns), MsText(row.kernel_mean_ns));
+    }
+  }
+}
+
 }  // namespace
 
 std::string KernelsMarkdown(const KernelsReport& report, std::size_t top_k) {
   std::string out = "# Kernel Summary\n\nTimes in milliseconds. Per input: kernels by total GPU time, largest first.\n";
   for (const auto& source : report.sources) SourceSection(out, source, report, top_k);
+  RuntimeSections(out, report.runtime, top_k);
   DataQualityMd(out, report.diagnostics);
   return out;
 }

@@ -24,6 +24,7 @@ struct SourceInfo {
 struct KernelsReport {
   std::vector<SourceInfo> sources;
   std::vector<analysis::KernelAggregate> kernels;  // sorted per source, largest total first
+  analysis::RuntimeSummaries runtime;              // nsys' API, memory-operation and launch-overhead summaries
   model::Diagnostics diagnostics;
 };
 
