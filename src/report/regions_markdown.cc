@@ -24,8 +24,8 @@ void Tree(std::string& out, const std::vector<RegionEntry>& entries) {
   out += "## Region tree\n\n```\n";
   for (const auto& e : entries) {
     const Region& r = *e.region;
-    out += fmt::format("{}{}  total {} ms, exclusive {} ms, {} launches\n", std::string(2 * r.depth, ' '), r.label,
-                       MsText(r.TotalNs()), MsText(r.exclusive_ns), r.launches);
+    out += fmt::format("{}{}  total {} ms, exclusive {} ms, {} launches\n", std::string(2 * r.depth, ' '),
+                       OneLine(r.label), MsText(r.TotalNs()), MsText(r.exclusive_ns), r.launches);
   }
   out += "```\n";
 }

@@ -12,8 +12,11 @@
 
 namespace llmpo::report {
 
-// A table cell: '|' escaped, newlines flattened, long text shortened.
+// A table cell: '|' escaped, CR and LF (which would end the table row)
+// written as spaces, long text shortened (never inside a UTF-8 character).
 std::string MdCell(std::string_view text, std::size_t width = 100);
+// Text for one line of a code block or a list item: CR and LF as spaces.
+std::string OneLine(std::string_view text);
 // Nanoseconds as milliseconds with 4 decimals.
 std::string MsText(double ns);
 std::string JoinPath(const std::vector<std::string>& path);
