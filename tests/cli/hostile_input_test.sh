@@ -5,7 +5,9 @@
 #   instead of eating the machine);
 # - symbolic links planted in an output folder (at kernels.md, at the regions
 #   folder, at a region folder, at a per-region file): `import` refuses with
-#   exit 1 and a clear message, and nothing is written outside the folder.
+#   exit 1 and a clear message, and nothing is written outside the folder;
+# - names that are not UTF-8: `import` succeeds and every JSON file is valid
+#   UTF-8 JSON.
 set -euo pipefail
 bin=$(realpath "$1"); src=$(realpath "$2")
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
@@ -77,4 +79,19 @@ run import "$fixture" --out out
 [[ -s out/regions/A/report.md ]] || fail "clean import: no region report"
 find out -name '*.tmp.*' | grep -q . && fail "temp files left behind: $(find out -name '*.tmp.*')"
 
+# --- names that are not UTF-8
+rm -rf out
+run import "$src/tests/fixtures/handmade/ncu_latin1_names.csv" --out out
+[[ $rc -eq 0 ]] || fail "Latin-1 names: exit $rc: $(cat err.txt)"
+python3 - out <<'PY' || fail "Latin-1 names: JSON output is not valid UTF-8 JSON"
+import json, pathlib, sys
+files = list(pathlib.Path(sys.argv[1]).rglob("*.json"))
+assert len(files) >= 3, files
+for f in files:
+    json.loads(f.read_bytes().decode("utf-8"))  # strict: raises on invalid UTF-8
+for f in pathlib.Path(sys.argv[1]).rglob("*.md"):
+    f.read_bytes().decode("utf-8")
+kernels = json.loads((pathlib.Path(sys.argv[1]) / "kernels.json").read_text("utf-8"))
+assert "caf\ufffd_kernel" in json.dumps(kernels, ensure_ascii=False), kernels
+PY
 echo ok
