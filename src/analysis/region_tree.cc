@@ -317,7 +317,8 @@ void RegionBuilder::AddRangeResult(RegionTree& tree, const model::LaunchRecord& 
   r.inputs.insert(source_);
   if (!launch.duration_ns) {
     diagnostics_.Add("range_without_duration", model::Severity::kDataLoss,
-                     fmt::format("range result {} of region '{}' has no duration", launch.result_id, r.label));
+                     fmt::format("range result {} of region '{}' has no duration", model::Excerpt(launch.result_id),
+                                 model::Excerpt(r.label)));
     return;
   }
   r.measured.Add(*launch.duration_ns);

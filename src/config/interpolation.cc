@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "src/config/limits.h"
 #include "src/config/node_path.h"
 #include "src/config/scalar.h"
 #include "src/core/spellcheck.h"
@@ -102,7 +103,12 @@ class Resolver {
                          fmt::format("'${{{}}}' is a mapping or list and cannot be part of a string", piece.text));
       }
       out += ScalarToText(value);
+      if (out.size() > kMaxInterpolatedStringBytes) {
+        return LimitError(fmt::format("'${{{}}}' makes the string longer than {} MiB", piece.text,
+                                      kMaxInterpolatedStringBytes >> 20));
+      }
     }
+    RETURN_IF_ERROR(Charge(1, out.size()));
     return Node(out);
   }
 
@@ -139,7 +145,59 @@ class Resolver {
       return e;
     }
     RETURN_IF_ERROR(ResolveSubtree(target));
-    return *FindPath(root_, target);
+    const Node& found = *FindPath(root_, target);
+    RETURN_IF_ERROR(ChargeCopy(found, expr, at.size()));
+    return found;
+  }
+
+  // ${...} copies values; nested copies multiply like YAML aliases do. Every
+  // copy is charged to one budget per composition (limits.h), so a few lines
+  // cannot ask for gigabytes.
+  Status ChargeCopy(const Node& value, const std::string& expr, std::size_t at_depth) {
+    std::uint64_t nodes = 0, bytes = 0;
+    int depth = 0;
+    const std::uint64_t node_room = kMaxInterpolationNodes - std::min(kMaxInterpolationNodes, copied_nodes_);
+    Measure(value, 0, node_room, nodes, bytes, depth);
+    if (at_depth + static_cast<std::size_t>(depth) > static_cast<std::size_t>(kMaxYamlDepth)) {
+      return LimitError(fmt::format("'${{{}}}' nests the config deeper than {} levels", expr, kMaxYamlDepth));
+    }
+    return Charge(nodes, bytes);
+  }
+
+  // Nodes, scalar bytes and levels of `value`; stops counting past `room` nodes.
+  static void Measure(const Node& value, int level, std::uint64_t room, std::uint64_t& nodes, std::uint64_t& bytes,
+                      int& depth) {
+    ++nodes;
+    if (value.is_string()) bytes += value.get_ref<const std::string&>().size();
+    if (!value.is_structured()) return;
+    depth = std::max(depth, level + 1);
+    for (const auto& [key, child] : value.items()) {
+      if (nodes > room) return;
+      if (value.is_object()) bytes += key.size();
+      Measure(child, level + 1, room, nodes, bytes, depth);
+    }
+  }
+
+  Status Charge(std::uint64_t nodes, std::uint64_t bytes) {
+    copied_nodes_ += nodes;
+    copied_bytes_ += bytes;
+    if (copied_nodes_ > kMaxInterpolationNodes) {
+      return LimitError(fmt::format("interpolations copy more than {} nodes", kMaxInterpolationNodes));
+    }
+    if (copied_bytes_ > kMaxInterpolationBytes) {
+      return LimitError(fmt::format("interpolations copy more than {} MiB", kMaxInterpolationBytes >> 20));
+    }
+    return OkStatus();
+  }
+
+  static Error LimitError(std::string what) {
+    return MakeError(ExitStatus::kInput, std::move(what))
+        .WithNote(fmt::format(
+            "${{...}} copies the value it names, and copies of copies multiply; one composition may "
+            "copy at most {} nodes and {} MiB, make strings of at most {} MiB, nest at most {} levels "
+            "(docs/security.md)",
+            kMaxInterpolationNodes, kMaxInterpolationBytes >> 20, kMaxInterpolatedStringBytes >> 20, kMaxYamlDepth))
+        .WithNote("fix: write the value out, or use fewer levels of interpolation");
   }
 
   Result<Node> CallResolver(const std::string& name, const std::string& args) {
@@ -179,6 +237,8 @@ class Resolver {
   Node& root_;
   const ResolveContext& context_;
   std::set<std::string> in_progress_;
+  std::uint64_t copied_nodes_ = 0;
+  std::uint64_t copied_bytes_ = 0;
 };
 
 }  // namespace

@@ -11,7 +11,11 @@ namespace llmpo {
 
 // True when it copied, i.e. the text was different.
 inline bool AssignIfChanged(std::string& to, std::string_view text) {
-  if (to.size() == text.size() && std::memcmp(to.data(), text.data(), text.size()) == 0) return false;
+  // memcmp's pointers must be valid even for length 0, and an empty
+  // string_view's data() may be null.
+  if (to.size() == text.size() && (text.empty() || std::memcmp(to.data(), text.data(), text.size()) == 0)) {
+    return false;
+  }
   to.assign(text);
   return true;
 }

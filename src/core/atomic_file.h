@@ -1,5 +1,11 @@
 // Writes a whole file so that readers see either the old content or the new,
 // never half of it: write a temp file beside it, fsync, rename over.
+//
+// Output folders may be shared or prepared by someone else, so no write here
+// follows a symbolic link: temp files get an unpredictable name and are
+// created exclusively (O_CREAT|O_EXCL|O_NOFOLLOW), a destination that is a
+// symbolic link is refused, and a failed write removes its temp file
+// (docs/security.md).
 #pragma once
 
 #include <filesystem>
@@ -25,5 +31,19 @@ Status WriteFileAtomically(const std::filesystem::path& path, const std::functio
                            Durability durability = Durability::kUnsynced);
 
 Result<std::string> ReadWholeFile(const std::filesystem::path& path);
+
+// For bulk output written in place (thousands of per-region files, where a
+// temp file and rename per file would cost seconds).
+//
+// Creates the folder `dir`, whose trailing part `ours` (a relative path, e.g.
+// "regions/A__A1") this program owns: each of those components is made, or
+// must already be a real folder; a symbolic link or another kind of file
+// there is refused, so nothing lands outside the output folder. What lies
+// above `ours` is the user's (it may be a link they made) and is only created.
+Status CreateFoldersNoFollow(const std::filesystem::path& dir, const std::filesystem::path& ours);
+
+// Creates or replaces the regular file `path` in place, refusing a symbolic
+// link, a file with other hard links, or anything but a regular file there.
+Status WriteFileNoFollow(const std::filesystem::path& path, std::string_view content);
 
 }  // namespace llmpo

@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -186,18 +187,36 @@ std::optional<double> ParseCommaGrouped(std::string_view text) {
   return value;
 }
 
-}  // namespace
-
-std::optional<double> ParseNumber(std::string_view text) {
+std::string_view Trimmed(std::string_view text) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  return text;
+}
+
+// A plain number as from_chars reads it, NaN and infinities included.
+std::optional<double> PlainNumber(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  double value = 0;
+  const char* begin = text.data() + (text.front() == '+' ? 1 : 0);
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec == std::errc() && ptr == end) return value;
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool IsNonFiniteNumber(std::string_view text) {
+  const auto value = PlainNumber(Trimmed(text));
+  return value && !std::isfinite(*value);
+}
+
+std::optional<double> ParseNumber(std::string_view text) {
+  text = Trimmed(text);
   if (text.empty() || text == "n/a" || text == "N/A") return std::nullopt;
-  {  // fast path: a plain number, the common case
-    double value = 0;
-    const char* begin = text.data() + (text.front() == '+' ? 1 : 0);
-    const char* end = text.data() + text.size();
-    auto [ptr, ec] = std::from_chars(begin, end, value);
-    if (ec == std::errc() && ptr == end) return value;
+  if (auto plain = PlainNumber(text)) {  // fast path: a plain number, the common case
+    if (!std::isfinite(*plain)) return std::nullopt;
+    return plain;
   }
   if (auto grouped = ParseCommaGrouped(text)) return grouped;    // "1,772,899": common in ncu output
   static const RE2 dot_grouped("[-+]?\\d{1,3}(\\.\\d{3}){2,}");  // European grouping: "27.595.520"
@@ -221,10 +240,18 @@ void ParseValueInto(ParsedValue& out, std::string_view raw_value, std::string_vi
   out.unit_known = unit.known;
   out.unparsable = false;
   out.value.reset();
+  out.non_finite = false;
   if (auto number = ParseNumber(raw_value)) {
-    out.value = *number * unit.scale;
+    const double scaled = *number * unit.scale;
+    if (std::isfinite(scaled)) {
+      out.value = scaled;
+    } else {  // finite as written, infinite in the canonical unit
+      out.unparsable = true;
+      out.non_finite = true;
+    }
   } else {
     out.unparsable = !(raw_value.empty() || raw_value == "n/a" || raw_value == "N/A");
+    out.non_finite = out.unparsable && IsNonFiniteNumber(raw_value);
   }
 }
 

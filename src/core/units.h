@@ -36,6 +36,7 @@ const UnitInfo& LookupUnit(std::string_view unit);
 struct ParsedValue {
   std::optional<double> value;  // nullopt: missing (n/a, empty) or unparsable
   bool unparsable = false;      // text present but not a number
+  bool non_finite = false;      // with unparsable: a NaN or infinity ("nan", "inf", or too large once scaled)
   std::string unit;             // canonical unit (see UnitInfo)
   Dimension dimension = Dimension::kNone;
   bool unit_known = true;
@@ -49,7 +50,12 @@ ParsedValue ParseValue(std::string_view raw_value, std::string_view raw_unit);
 // The same, into an existing value (its strings keep their buffers).
 void ParseValueInto(ParsedValue& out, std::string_view raw_value, std::string_view raw_unit);
 
-// Just the number: grouping removed; nullopt for n/a, empty or garbage.
+// Just the number: grouping removed; nullopt for n/a, empty or garbage, and
+// for NaN and infinities ("nan", "inf", "-infinity"): those never enter a sum
+// or a sort, and callers report them as data loss (IsNonFiniteNumber).
 std::optional<double> ParseNumber(std::string_view text);
+
+// True for text that spells a NaN or an infinity, which ParseNumber refuses.
+bool IsNonFiniteNumber(std::string_view text);
 
 }  // namespace llmpo

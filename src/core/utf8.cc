@@ -47,6 +47,27 @@ std::optional<std::size_t> FirstInvalidUtf8(std::string_view text) {
   return std::nullopt;
 }
 
+std::size_t ReplaceInvalidUtf8(std::string& text) {
+  auto bad = FirstInvalidUtf8(text);
+  if (!bad) return 0;
+  std::string out = text.substr(0, *bad);
+  std::size_t replaced = 0;
+  std::size_t i = *bad;
+  while (i < text.size()) {
+    const std::size_t n = SequenceLength(text, i);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD
+      ++replaced;
+      ++i;
+    } else {
+      out.append(text, i, n);
+      i += n;
+    }
+  }
+  text = std::move(out);
+  return replaced;
+}
+
 std::optional<std::size_t> FirstControlCharacter(std::string_view text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);

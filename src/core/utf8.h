@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace llmpo {
@@ -11,6 +12,11 @@ namespace llmpo {
 // (overlong forms, surrogates and code points past U+10FFFF included), or
 // nullopt when the whole text is valid.
 std::optional<std::size_t> FirstInvalidUtf8(std::string_view text);
+
+// Replaces each byte that is not part of a well-formed sequence with U+FFFD
+// (the replacement character) and returns how many it replaced; valid text
+// is left alone, without a copy.
+std::size_t ReplaceInvalidUtf8(std::string& text);
 
 // Offset of the first C0 control character other than tab, LF and the CR of
 // a CRLF (or DEL): YAML does not allow them unescaped, and yaml-cpp would

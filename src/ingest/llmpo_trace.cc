@@ -225,7 +225,8 @@ Result<TraceData> ImportLlmpoTrace(std::istream& in, const std::string& source, 
   for (const auto& r : t.ranges) {
     if (r.open_at_exit) {
       diagnostics.AddLazy("range_open_at_exit", model::Severity::kWarning, [&] {
-        return fmt::format("{}: range '{}' was still open at exit; it ends at the exit time", source, r.name);
+        return fmt::format("{}: range '{}' was still open at exit; it ends at the exit time", source,
+                           model::Excerpt(r.name));
       });
     }
   }
@@ -270,7 +271,7 @@ Status ImportLlmpoTraceRecords(std::istream& in, ImportContext& ctx) {
       ctx.diagnostics.AddLazy("kernel_without_launch_call", model::Severity::kWarning, [&] {
         return fmt::format(
             "{}: GPU operation '{}' (correlation {}) has no recorded launch call; it is outside every range",
-            ctx.source, op.name, op.correlation);
+            ctx.source, model::Excerpt(op.name), op.correlation);
       });
       kernels.push_back({-1, 0, &op});
       continue;

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include "src/core/utf8.h"
 #include "src/ingest/ncu_csv_internal.h"
 #include "src/ingest/nvtx_columns.h"
 #include "src/ingest/text_lines.h"
@@ -54,6 +55,21 @@ void FillIdentity(const IdentityColumns& c, const std::vector<std::string_view>&
   launch.nvtx_start_end = ParseStartEndColumn(Cell(fields, c.nvtx_start_end));
 }
 
+void RepairNames(model::LaunchRecord& launch, ImportContext& ctx, const CsvReader& reader) {
+  std::size_t replaced = 0;
+  for (std::string* text :
+       {&launch.kernel_name, &launch.process, &launch.device, &launch.block_size, &launch.grid_size}) {
+    replaced += ReplaceInvalidUtf8(*text);
+  }
+  for (auto* frames : {&launch.nvtx_stack, &launch.nvtx_start_end}) {
+    for (auto& frame : *frames) replaced += ReplaceInvalidUtf8(frame.domain) + ReplaceInvalidUtf8(frame.name);
+  }
+  if (replaced == 0) return;
+  ctx.diagnostics.Add("invalid_utf8", model::Severity::kWarning,
+                      fmt::format("{}: {} byte(s) of a name are not UTF-8; each shown as U+FFFD (kernel '{}')",
+                                  Where(ctx, reader), replaced, model::Excerpt(launch.kernel_name)));
+}
+
 std::string Where(const ImportContext& ctx, const CsvReader& reader) {
   return fmt::format("{}:{}", ctx.source, reader.record_line());
 }
@@ -62,19 +78,26 @@ void CheckValue(const model::Metric& metric, ImportContext& ctx, const CsvReader
   if (metric.value.unparsable) {
     // Some metrics are words by nature (a policy, a mode, a device name); a
     // value made only of number characters that still does not parse is a
-    // damaged number.
+    // damaged number. NaN and infinities are numbers no sum can take.
     const std::string& raw = metric.value.raw_value;
     const bool has_digit = raw.find_first_of("0123456789") != std::string::npos &&
                            raw.find_first_not_of("0123456789.,+-eE ") == std::string::npos;
-    ctx.diagnostics.Add(has_digit ? "unparsable_number" : "text_value",
-                        has_digit ? model::Severity::kDataLoss : model::Severity::kInfo,
-                        fmt::format("{}: {} = '{}' is not a number; not aggregated", Where(ctx, reader), metric.name,
-                                    metric.value.raw_value));
+    if (metric.value.non_finite) {
+      ctx.diagnostics.Add("non_finite_number", model::Severity::kDataLoss,
+                          fmt::format("{}: {} = '{}' is not a finite number; left unknown, not aggregated",
+                                      Where(ctx, reader), model::Excerpt(metric.name), model::Excerpt(raw)));
+    } else {
+      ctx.diagnostics.Add(has_digit ? "unparsable_number" : "text_value",
+                          has_digit ? model::Severity::kDataLoss : model::Severity::kInfo,
+                          fmt::format("{}: {} = '{}' is not a number; not aggregated", Where(ctx, reader),
+                                      model::Excerpt(metric.name), model::Excerpt(raw)));
+    }
   }
   if (!metric.value.unit_known) {
-    ctx.diagnostics.Add("unknown_unit", model::Severity::kWarning,
-                        fmt::format("{}: unit '{}' of {} is not one we normalise; value kept as written",
-                                    Where(ctx, reader), metric.value.raw_unit, metric.name));
+    ctx.diagnostics.Add(
+        "unknown_unit", model::Severity::kWarning,
+        fmt::format("{}: unit '{}' of {} is not one we normalise; value kept as written", Where(ctx, reader),
+                    model::Excerpt(metric.value.raw_unit), model::Excerpt(metric.name)));
   }
 }
 
@@ -85,10 +108,17 @@ void TakeDuration(const model::Metric& metric, model::LaunchRecord& launch, bool
   if (metric.value.dimension != Dimension::kTime) {
     ctx.diagnostics.Add("duration_not_a_time", model::Severity::kDataLoss,
                         fmt::format("{}: {} has unit '{}', not a time; the launch has no duration", Where(ctx, reader),
-                                    metric.name, metric.value.raw_unit));
+                                    metric.name, model::Excerpt(metric.value.raw_unit)));
     return;
   }
   if (!metric.value.value) return;
+  if (*metric.value.value < 0) {
+    ctx.diagnostics.Add(
+        "negative_duration", model::Severity::kDataLoss,
+        fmt::format("{}: {} = {} {} is negative; the launch has no duration", Where(ctx, reader), metric.name,
+                    model::Excerpt(metric.value.raw_value), model::Excerpt(metric.value.raw_unit)));
+    return;
+  }
   launch.duration_ns = metric.value.value;
   from_raw_metric = raw_metric;
 }

@@ -27,6 +27,11 @@ std::string_view Cell(const std::vector<std::string_view>& fields, std::optional
 void FillIdentity(const IdentityColumns& cols, const std::vector<std::string_view>& fields,
                   model::LaunchRecord& launch);
 
+// Names that are not valid UTF-8 (a Latin-1 byte in a kernel name) get
+// U+FFFD for each bad byte, so reports stay valid UTF-8 text and JSON; the
+// replacements are counted in the data quality section.
+void RepairNames(model::LaunchRecord& launch, ImportContext& ctx, const CsvReader& reader);
+
 // "file:line" for diagnostics.
 std::string Where(const ImportContext& ctx, const CsvReader& reader);
 

@@ -38,7 +38,7 @@ class DetailsImporter {
     if (reader_.last_record_truncated()) return Loss("truncated_record", "the file ends inside a quoted field");
     if (fields.size() == 1 && fields[0].starts_with("==")) {
       ctx_.diagnostics.AddLazy("tool_output_lines", model::Severity::kInfo,
-                               [&] { return fmt::format("{}: {}", Where(ctx_, reader_), fields[0]); });
+                               [&] { return fmt::format("{}: {}", Where(ctx_, reader_), model::Excerpt(fields[0])); });
       return;
     }
     if (fields.size() != header_.size()) {
@@ -54,7 +54,7 @@ class DetailsImporter {
     const std::string_view id = Cell(fields, identity_.id);
     if (id.empty() || id != current_.result_id) {  // checked once per result, not per row
       if (id.empty() || !std::all_of(id.begin(), id.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-        return Loss("bad_result_id", fmt::format("ID '{}' is not a result number; row skipped", id));
+        return Loss("bad_result_id", fmt::format("ID '{}' is not a result number; row skipped", model::Excerpt(id)));
       }
       StartResult(id, fields);
     }
@@ -103,6 +103,7 @@ class DetailsImporter {
     current_.duration_ns.reset();
     metric_count_ = 0;
     FillIdentity(identity_, fields, current_);
+    RepairNames(current_, ctx_, reader_);
     duration_from_raw_ = false;
     std::uint64_t number = 0;
     std::from_chars(id.data(), id.data() + id.size(), number);

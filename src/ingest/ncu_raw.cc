@@ -70,6 +70,7 @@ Status ImportRaw(CsvReader& reader, const std::vector<std::string>& header, Impo
     }
     model::LaunchRecord launch;
     FillIdentity(identity, fields, launch);
+    RepairNames(launch, ctx, reader);
     bool from_raw = false;
     for (const auto& m : metrics) {
       model::Metric metric{m.name, m.prefix, ParseValue(fields[m.index], m.unit)};

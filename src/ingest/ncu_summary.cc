@@ -4,6 +4,7 @@
 // average duration times the invocations, which the report marks as derived.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -48,6 +49,7 @@ Status ImportSummary(CsvReader& reader, const std::vector<std::string>& header, 
     if (fields.size() == 1 && fields[0].starts_with("==")) continue;
     model::LaunchRecord ident;
     FillIdentity(id, fields, ident);
+    RepairNames(ident, ctx, reader);
     Key key{ident.process,    ident.device,    ident.kernel_name,
             ident.block_size, ident.grid_size, std::string(Cell(fields, range))};
     auto [it, inserted] = groups.try_emplace(key);
@@ -58,10 +60,11 @@ Status ImportSummary(CsvReader& reader, const std::vector<std::string>& header, 
       g.row.process = ident.process;
       g.row.device = ident.device;
       auto calls = ParseNumber(Cell(fields, invocations));
+      if (calls && (*calls < 0 || *calls > 9007199254740992.0)) calls.reset();  // negative, or past 2^53
       if (!calls) {
-        ctx.diagnostics.Add(
-            "bad_invocations", model::Severity::kDataLoss,
-            fmt::format("{}: Invocations '{}' is not a number", Where(ctx, reader), Cell(fields, invocations)));
+        ctx.diagnostics.Add("bad_invocations", model::Severity::kDataLoss,
+                            fmt::format("{}: Invocations '{}' is not a number", Where(ctx, reader),
+                                        model::Excerpt(Cell(fields, invocations))));
       }
       g.row.calls = calls ? static_cast<std::int64_t>(*calls) : 0;
     }
@@ -69,19 +72,34 @@ Status ImportSummary(CsvReader& reader, const std::vector<std::string>& header, 
     const bool raw_metric = name == "gpu__time_duration.sum";
     if (!raw_metric && (name != "Duration" || g.raw_metric)) continue;
     const ParsedValue avg = ParseValue(Cell(fields, average), Cell(fields, unit));
-    if (avg.dimension != Dimension::kTime || !avg.value) continue;
-    g.row.total_ns = *avg.value * static_cast<double>(g.row.calls);
-    g.row.min_ns = ParseValue(Cell(fields, minimum), Cell(fields, unit)).value;
-    g.row.max_ns = ParseValue(Cell(fields, maximum), Cell(fields, unit)).value;
+    if (avg.dimension != Dimension::kTime) continue;
+    if (avg.non_finite || (avg.value && *avg.value < 0)) {  // never into a sum or a sort
+      ctx.diagnostics.Add("bad_duration", model::Severity::kDataLoss,
+                          fmt::format("{}: average duration '{}' is {}; left unknown", Where(ctx, reader),
+                                      model::Excerpt(avg.raw_value), avg.non_finite ? "not finite" : "negative"));
+      continue;
+    }
+    if (!avg.value) continue;
+    const double total = *avg.value * static_cast<double>(g.row.calls);
+    if (!std::isfinite(total)) {
+      ctx.diagnostics.Add(
+          "bad_duration", model::Severity::kDataLoss,
+          fmt::format("{}: average duration x invocations is not a finite number; left unknown", Where(ctx, reader)));
+      continue;
+    }
+    g.row.total_ns = total;
+    const auto non_negative = [](std::optional<double> v) { return v && *v >= 0 ? v : std::nullopt; };
+    g.row.min_ns = non_negative(ParseValue(Cell(fields, minimum), Cell(fields, unit)).value);
+    g.row.max_ns = non_negative(ParseValue(Cell(fields, maximum), Cell(fields, unit)).value);
     g.timed = true;
     g.raw_metric = raw_metric;
   }
   for (const auto& key : order) {
     const Group& g = groups[key];
     if (!g.timed) {
-      ctx.diagnostics.Add(
-          "summary_without_duration", model::Severity::kWarning,
-          fmt::format("{}: '{}' has no duration metric; its total time reads 0", ctx.source, g.row.kernel_name));
+      ctx.diagnostics.Add("summary_without_duration", model::Severity::kWarning,
+                          fmt::format("{}: '{}' has no duration metric; its total time reads 0", ctx.source,
+                                      model::Excerpt(g.row.kernel_name)));
     }
     ctx.sink.OnKernelSummary(g.row);
   }

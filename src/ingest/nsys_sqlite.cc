@@ -275,9 +275,9 @@ Status ImportNvtx(sqlite3* db, ImportContext& ctx, RangesByThread& ranges,
     range.process = ProcessLabel(range.global_tid, processes);
     if (auto domain = Int(s, 6); domain && *domain != 0) range.domain = domains[*domain];
     if (!range.end_ns) {
-      ctx.diagnostics.Add(
-          "nvtx_range_not_closed", model::Severity::kWarning,
-          fmt::format("{}: NVTX range '{}' has no end (the program exited inside it)", ctx.source, range.name));
+      ctx.diagnostics.Add("nvtx_range_not_closed", model::Severity::kWarning,
+                          fmt::format("{}: NVTX range '{}' has no end (the program exited inside it)", ctx.source,
+                                      model::Excerpt(range.name)));
     } else if (range.start_ns && range.global_tid) {
       ranges[*range.global_tid].push_back(
           ThreadRange{*range.start_ns, *range.end_ns, range.push_pop,

@@ -6,11 +6,15 @@
 #include <fmt/format.h>
 
 #include "src/core/csv_reader.h"
+#include "src/core/units.h"
 #include "src/ingest/importer.h"
 #include "src/ingest/text_lines.h"
 
 namespace llmpo::ingest {
 namespace {
+
+// Counts above 2^53 are not exact in a double, nor real.
+constexpr double kMaxCount = 9007199254740992.0;
 
 enum class StatsReport {
   kGpuKernels,
@@ -96,18 +100,24 @@ class StatsImporter {
   void Kernel(const std::vector<std::string_view>& f) {
     model::KernelSummaryRow row;
     row.kernel_name = std::string(Field(f, FindColumn(h_, "Name")));
-    const auto calls = ParseNumber(Field(f, FindColumn(h_, "Instances")));
-    const auto total = ParseNumber(Field(f, FindColumn(h_, "Total Time (ns)")));
-    if (!calls || !total || row.kernel_name.empty()) {
-      return Loss("bad_kernel_row", "no name, or Instances / Total Time (ns) is not a number; skipped");
+    std::string problem;
+    const auto calls = NonNegative(f, FindColumn(h_, "Instances"), problem);
+    const bool too_many = calls && *calls > kMaxCount;  // past what an int64 holds exactly: not a real count
+    if (too_many) {
+      problem = fmt::format("Instances '{}' is too large", model::Excerpt(Field(f, FindColumn(h_, "Instances"))));
+    }
+    const auto total = NonNegative(f, FindColumn(h_, "Total Time (ns)"), problem);
+    if (!calls || too_many || !total || row.kernel_name.empty()) {
+      return Loss("bad_kernel_row", problem.empty() ? "no name, or Instances / Total Time (ns) is not a number; skipped"
+                                                    : fmt::format("{}; skipped", problem));
     }
     row.calls = static_cast<std::int64_t>(*calls);
     row.total_ns = *total;
-    row.min_ns = ParseNumber(Field(f, FirstColumn(h_, {"Min (ns)", "Minimum (ns)", "Minimum"})));
-    row.max_ns = ParseNumber(Field(f, FirstColumn(h_, {"Max (ns)", "Maximum (ns)", "Maximum"})));
-    row.median_ns = ParseNumber(Field(f, FirstColumn(h_, {"Med (ns)", "Median (ns)", "Median"})));
-    row.stddev_ns = ParseNumber(Field(f, FirstColumn(h_, {"StdDev (ns)", "StdDev"})));
-    row.time_pct = ParseNumber(Field(f, FirstColumn(h_, {"Time (%)", "Time(%)"})));
+    row.min_ns = OptionalValue(f, FirstColumn(h_, {"Min (ns)", "Minimum (ns)", "Minimum"}));
+    row.max_ns = OptionalValue(f, FirstColumn(h_, {"Max (ns)", "Maximum (ns)", "Maximum"}));
+    row.median_ns = OptionalValue(f, FirstColumn(h_, {"Med (ns)", "Median (ns)", "Median"}));
+    row.stddev_ns = OptionalValue(f, FirstColumn(h_, {"StdDev (ns)", "StdDev"}));
+    row.time_pct = OptionalValue(f, FirstColumn(h_, {"Time (%)", "Time(%)"}));
     ctx_.sink.OnKernelSummary(row);
   }
 
@@ -115,16 +125,16 @@ class StatsImporter {
     model::NvtxRange range;
     SplitDomain(Field(f, FindColumn(h_, "Range")), range);
     range.push_pop = Field(f, FindColumn(h_, "Style")) != "StartEnd";
-    auto instances = ParseNumber(Field(f, FirstColumn(h_, {"Instances", "Range Instances"})));
-    if (instances) range.instances = static_cast<std::int64_t>(*instances);
-    range.total_ns = ParseNumber(Field(f, FirstColumn(h_, {"Total Time (ns)", "Total Range Time (ns)"})));
-    range.gpu_projected_ns = ParseNumber(Field(f, FindColumn(h_, "Total Proj Time (ns)")));
+    auto instances = OptionalValue(f, FirstColumn(h_, {"Instances", "Range Instances"}));
+    if (instances && *instances <= kMaxCount) range.instances = static_cast<std::int64_t>(*instances);
+    range.total_ns = OptionalValue(f, FirstColumn(h_, {"Total Time (ns)", "Total Range Time (ns)"}));
+    range.gpu_projected_ns = OptionalValue(f, FindColumn(h_, "Total Proj Time (ns)"));
     if (range.gpu_projected_ns) {
-      range.projected_min_ns = ParseNumber(Field(f, FindColumn(h_, "Proj Min (ns)")));
-      range.projected_max_ns = ParseNumber(Field(f, FindColumn(h_, "Proj Max (ns)")));
+      range.projected_min_ns = OptionalValue(f, FindColumn(h_, "Proj Min (ns)"));
+      range.projected_max_ns = OptionalValue(f, FindColumn(h_, "Proj Max (ns)"));
     } else {
-      range.min_ns = ParseNumber(Field(f, FirstColumn(h_, {"Min (ns)", "Minimum (ns)"})));
-      range.max_ns = ParseNumber(Field(f, FirstColumn(h_, {"Max (ns)", "Maximum (ns)"})));
+      range.min_ns = OptionalValue(f, FirstColumn(h_, {"Min (ns)", "Minimum (ns)"}));
+      range.max_ns = OptionalValue(f, FirstColumn(h_, {"Max (ns)", "Maximum (ns)"}));
     }
     ctx_.sink.OnNvtxRange(range);
   }
@@ -137,22 +147,23 @@ class StatsImporter {
     row.range = std::move(split.name);
     row.domain = std::move(split.domain);
     row.process = std::string(Field(f, FindColumn(h_, "PID")));
-    if (auto inst = ParseNumber(Field(f, FindColumn(h_, "NVTX Inst"))))
+    if (auto inst = OptionalValue(f, FindColumn(h_, "NVTX Inst")); inst && *inst <= kMaxCount) {
       row.range_instances = static_cast<std::int64_t>(*inst);
+    }
     model::KernelSummaryRow& k = row.kernel;
     k.kernel_name = std::string(Field(f, FindColumn(h_, "Kernel Name")));
-    const auto calls = ParseNumber(Field(f, FindColumn(h_, "Kern Inst")));
-    const auto total = ParseNumber(Field(f, FindColumn(h_, "Total Time (ns)")));
-    if (!calls || !total || k.kernel_name.empty()) {
+    const auto calls = OptionalValue(f, FindColumn(h_, "Kern Inst"));
+    const auto total = OptionalValue(f, FindColumn(h_, "Total Time (ns)"));
+    if (!calls || *calls > kMaxCount || !total || k.kernel_name.empty()) {
       return Loss("bad_kernel_row", "no kernel name, or Kern Inst / Total Time (ns) is not a number; skipped");
     }
     k.calls = static_cast<std::int64_t>(*calls);
     k.total_ns = *total;
     k.process = row.process;
-    k.min_ns = ParseNumber(Field(f, FindColumn(h_, "Min (ns)")));
-    k.max_ns = ParseNumber(Field(f, FindColumn(h_, "Max (ns)")));
-    k.median_ns = ParseNumber(Field(f, FindColumn(h_, "Med (ns)")));
-    k.stddev_ns = ParseNumber(Field(f, FindColumn(h_, "StdDev (ns)")));
+    k.min_ns = OptionalValue(f, FindColumn(h_, "Min (ns)"));
+    k.max_ns = OptionalValue(f, FindColumn(h_, "Max (ns)"));
+    k.median_ns = OptionalValue(f, FindColumn(h_, "Med (ns)"));
+    k.stddev_ns = OptionalValue(f, FindColumn(h_, "StdDev (ns)"));
     ctx_.sink.OnNvtxKernelRow(row);
   }
 
@@ -172,11 +183,11 @@ class StatsImporter {
     ctx_.sink.OnNvtxRange(range);
   }
 
-  std::optional<double> Number(const std::vector<std::string_view>& f, std::string_view column) const {
-    return ParseNumber(Field(f, FindColumn(h_, column)));
+  std::optional<double> Number(const std::vector<std::string_view>& f, std::string_view column) {
+    return OptionalValue(f, FindColumn(h_, column));
   }
 
-  model::TimeStats Times(const std::vector<std::string_view>& f) const {
+  model::TimeStats Times(const std::vector<std::string_view>& f) {
     return {Number(f, "Total Time (ns)"), Number(f, "Avg (ns)"), Number(f, "Med (ns)"),
             Number(f, "Min (ns)"),        Number(f, "Max (ns)"), Number(f, "StdDev (ns)")};
   }
@@ -234,6 +245,29 @@ class StatsImporter {
     row.kernel_mean_ns = Number(f, "KAvg (ns)");
     row.total_mean_ns = Number(f, "TAvg (ns)");
     ctx_.sink.OnLaunchOverhead(row);
+  }
+
+  // A time or count cell. NaN, infinities and negative values never reach a
+  // sum or a sort: the value stays unknown, and `problem` says why (an empty
+  // cell or n/a is just unknown).
+  std::optional<double> NonNegative(const std::vector<std::string_view>& f, std::optional<std::size_t> column,
+                                    std::string& problem) {
+    const std::string_view text = Field(f, column);
+    const auto value = ParseNumber(text);
+    if (value && *value >= 0) return value;
+    if (value || IsNonFiniteNumber(text)) {
+      problem = fmt::format("{} '{}' is {}", h_[*column], model::Excerpt(text),
+                            value ? "negative" : "not a finite number (NaN or infinite)");
+    }
+    return std::nullopt;
+  }
+
+  // The same for a cell the row can do without: reported as data loss.
+  std::optional<double> OptionalValue(const std::vector<std::string_view>& f, std::optional<std::size_t> column) {
+    std::string problem;
+    auto value = NonNegative(f, column, problem);
+    if (!problem.empty()) Loss("bad_value", fmt::format("{}; left unknown", problem));
+    return value;
   }
 
   void Loss(const char* code, std::string detail) {

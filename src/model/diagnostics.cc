@@ -17,6 +17,14 @@ std::string_view ToString(Severity s) {
   return "unknown";
 }
 
+std::string Excerpt(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  std::size_t cut = max_bytes;
+  // Back off the continuation bytes (10xxxxxx) of a character cut in two.
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(text.substr(0, cut)) + "\u2026";
+}
+
 DiagnosticEntry& Diagnostics::Add(std::string_view code, Severity severity, std::string example) {
   auto it = entries_.find(code);
   if (it == entries_.end()) it = entries_.emplace(std::string(code), DiagnosticEntry{}).first;
@@ -26,7 +34,7 @@ DiagnosticEntry& Diagnostics::Add(std::string_view code, Severity severity, std:
     // keeps the caller's (tests/cli/diagnostic_codes_test.sh finds them).
     const DiagnosticCode* declared = FindDiagnosticCode(code);
     entry.severity = declared != nullptr ? declared->severity : severity;
-    entry.first_example = std::move(example);
+    entry.first_example = example.size() > kMaxExampleBytes ? Excerpt(example, kMaxExampleBytes) : std::move(example);
   }
   ++entry.count;
   return entry;

@@ -13,12 +13,22 @@ namespace llmpo::model {
 
 enum class Severity { kInfo, kWarning, kDataLoss };
 
+// A diagnostic quotes at most kMaxQuotedBytes of one input field, and keeps
+// at most kMaxExampleBytes of example, so a damaged 300 MB field is never
+// copied whole into a report.
+inline constexpr std::size_t kMaxQuotedBytes = 200;
+inline constexpr std::size_t kMaxExampleBytes = 1024;
+
+// `text` when it fits in max_bytes, else its start, cut on a UTF-8
+// character boundary, and "…".
+std::string Excerpt(std::string_view text, std::size_t max_bytes = kMaxQuotedBytes);
+
 std::string_view ToString(Severity s);
 
 struct DiagnosticEntry {
   Severity severity = Severity::kInfo;
   std::uint64_t count = 0;
-  std::string first_example;  // "file:line: detail"
+  std::string first_example;  // "file:line: detail", at most kMaxExampleBytes and "…"
 };
 
 class Diagnostics {

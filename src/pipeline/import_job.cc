@@ -228,16 +228,13 @@ Status WriteRegionFiles(const fs::path& dir, const std::string& subdir, const re
   // Per-region files are new files in a new folder, written once: plain
   // writes, no temp file and rename (thousands of regions make that cost
   // seconds). The two top files above are written atomically.
+  // Neither follows a symbolic link planted in the output folder.
   auto write = [&](const std::string& relative, const std::string& text) -> Status {
-    const fs::path path = dir / relative;
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.flush()) return MakeError(ExitStatus::kFailure, fmt::format("cannot write '{}'", path.string()));
+    RETURN_IF_ERROR(WriteFileNoFollow(dir / relative, text));
     written.push_back(subdir + "/" + relative);
     return OkStatus();
   };
-  std::error_code ec;
-  fs::create_directories(dir, ec);
+  RETURN_IF_ERROR(CreateFoldersNoFollow(dir, subdir));
   RETURN_IF_ERROR(
       WriteFileAtomically(dir / "report.md", [&](std::ostream& out) { report::WriteRegionsMarkdown(report, out); }));
   written.push_back(subdir + "/report.md");
@@ -246,12 +243,7 @@ Status WriteRegionFiles(const fs::path& dir, const std::string& subdir, const re
   written.push_back(subdir + "/report.json");
   auto per_region = [&](const std::vector<report::RegionEntry>& entries) -> Status {
     for (const auto& e : entries) {
-      std::error_code dir_ec;
-      fs::create_directories(dir / e.folder, dir_ec);
-      if (dir_ec) {
-        return MakeError(ExitStatus::kFailure,
-                         fmt::format("cannot create '{}': {}", (dir / e.folder).string(), dir_ec.message()));
-      }
+      RETURN_IF_ERROR(CreateFoldersNoFollow(dir / e.folder, e.folder));
       RETURN_IF_ERROR(write(e.folder + "/report.md", report::RegionMarkdown(e, report.selection)));
       RETURN_IF_ERROR(write(e.folder + "/report.json", report::RegionJson(e, report.selection)));
       RETURN_IF_ERROR(write(e.folder + "/kernels.csv", report::RegionKernelsCsv(e, report.selection)));

@@ -76,12 +76,11 @@ Result<std::vector<std::string>> WriteTraceSummaries(const fs::path& run_dir) {
     RETURN_IF_ERROR(write("summary_cuda_gpu_kern_sum.csv", report::KernelSummaryCsv(summaries)));
     RETURN_IF_ERROR(write("summary_nvtx_gpu_proj_sum.csv", report::NvtxProjectionCsv(summaries)));
   }
-  {
-    std::ofstream json(dir / "trace.json", std::ios::binary | std::ios::trunc);
-    report::WriteChromeTrace(json, traces);
-    if (!json) return MakeError(ExitStatus::kFailure, fmt::format("cannot write {}", (dir / "trace.json").string()));
-    written.push_back("trace/trace.json");
-  }
+  // Streamed through a temp file like every output, so a link planted at
+  // trace.json is refused rather than followed (docs/security.md).
+  RETURN_IF_ERROR(
+      WriteFileAtomically(dir / "trace.json", [&](std::ostream& out) { report::WriteChromeTrace(out, traces); }));
+  written.push_back("trace/trace.json");
   std::string quality = fmt::format("records read: {}\n", diagnostics.rows_read());
   for (const auto& [code, e] : diagnostics.entries()) {
     quality += fmt::format("{} ({}): {} x, e.g. {}\n", code, model::ToString(e.severity), e.count, e.first_example);

@@ -194,7 +194,9 @@ void WriteRegionsJson(const RegionsReport& report, std::ostream& out) {
     out << "[\n";
     for (std::size_t i = 0; i < report.scopes.size(); ++i) {
       const auto& s = report.scopes[i];
-      out << "    {\n      \"process\": " << Json(s.process).dump() << ",\n      \"device\": " << Json(s.device).dump()
+      // Invalid UTF-8 (a name from a damaged input) becomes U+FFFD, as everywhere in our JSON.
+      out << "    {\n      \"process\": " << Json(s.process).dump(-1, ' ', false, Json::error_handler_t::replace)
+          << ",\n      \"device\": " << Json(s.device).dump(-1, ' ', false, Json::error_handler_t::replace)
           << ",\n      \"regions\": ";
       WriteRegionArray(out, s.regions, s.process, s.device, report.selection, 3);
       out << "\n    }" << (i + 1 < report.scopes.size() ? ",\n" : "\n");

@@ -43,7 +43,8 @@ void Tree(std::string& out, const std::vector<RegionEntry>& entries) {
   out += "## Region tree\n\n```\n";
   for (const auto& e : entries) {
     const Region& r = *e.region;
-    out += fmt::format("{}{}  {}, {} launches\n", std::string(2 * r.depth, ' '), r.label, Quantities(r), r.launches);
+    out += fmt::format("{}{}  {}, {} launches\n", std::string(2 * r.depth, ' '), OneLine(r.label), Quantities(r),
+                       r.launches);
   }
   out += "```\n";
 }

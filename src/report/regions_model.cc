@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "src/report/regions_report.h"
@@ -22,7 +23,11 @@ void AssignFolders(std::vector<RegionEntry>& entries, const std::string& prefix)
   for (auto& e : entries) {
     const std::string base = SanitizeFolderName(e.region->path);
     std::string name = base;
-    for (int n = 2; used.count(name); ++n) name = fmt::format("{}-{}", base, n);
+    for (int n = 2; used.count(name); ++n) {
+      // The suffix counts towards the 80 characters: the base gives way.
+      const std::string suffix = fmt::format("-{}", n);
+      name = base.substr(0, std::min(base.size(), kMaxFolderName - suffix.size())) + suffix;
+    }
     used.insert(name);
     e.folder = prefix + name;
   }
@@ -58,7 +63,7 @@ std::string SanitizeFolderName(const std::vector<std::string>& path) {
   }
   while (!out.empty() && (out.front() == '.' || out.front() == '_')) out.erase(0, 1);
   while (!out.empty() && (out.back() == '.' || out.back() == '_')) out.pop_back();
-  if (out.size() > 80) out.resize(80);
+  if (out.size() > kMaxFolderName) out.resize(kMaxFolderName);
   return out.empty() ? "region" : out;
 }
 

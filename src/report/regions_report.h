@@ -48,6 +48,9 @@ RegionsReport BuildRegionsReport(const analysis::CombinedRegions& regions, std::
                                  analysis::MetricSelection selection, bool aggregate,
                                  const model::Diagnostics& diagnostics);
 
+// The longest region folder name, a "-2", "-3" uniqueness suffix included.
+inline constexpr std::size_t kMaxFolderName = 80;
+
 // A folder name from a region path: [A-Za-z0-9._-] kept, '::' -> '__', other
 // characters -> '_', runs collapsed, no leading dots, at most 80 characters.
 std::string SanitizeFolderName(const std::vector<std::string>& path);

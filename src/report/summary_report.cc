@@ -95,8 +95,8 @@ std::string RunReportMarkdown(const RunContext& run, const KernelsReport& all_ke
                                 fmt::join(run.workload, " "));
   out += "\n## Steps\n\n| Step | Status | Exit | Note |\n|---|---|---:|---|\n";
   for (const auto& s : run.steps) {
-    out += fmt::format("| {} | {} | {} | {} |\n", s.name, s.status, s.exit_code ? std::to_string(*s.exit_code) : "",
-                       MdCell(s.reason, 200));
+    out += fmt::format("| {} | {} | {} | {} |\n", MdCell(s.name), MdCell(s.status),
+                       s.exit_code ? std::to_string(*s.exit_code) : "", MdCell(s.reason, 200));
   }
   out += fmt::format("\n## Results\n\n- GPU kernel time: {} ms over {} distinct kernels{}\n", MsText(m.gpu_kernel_ns),
                      m.distinct_kernels, m.times_from.empty() ? "" : fmt::format(" (from `{}`)", m.times_from));

@@ -18,7 +18,20 @@ std::string MdCell(std::string_view text, std::size_t width) {
       out += c;
     }
   }
-  if (out.size() > width) out = out.substr(0, width - 3) + "...";
+  if (out.size() > width) {
+    std::size_t cut = width > 3 ? width - 3 : 0;
+    // Not inside a UTF-8 character (continuation bytes are 10xxxxxx).
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+    out = out.substr(0, cut) + "...";
+  }
+  return out;
+}
+
+std::string OneLine(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
   return out;
 }
 

@@ -13,8 +13,11 @@
 
 namespace llmpo::report {
 
-// A table cell: '|' escaped, newlines flattened, long text shortened.
+// A table cell: '|' escaped, CR and LF (which would end the table row)
+// written as spaces, long text shortened (never inside a UTF-8 character).
 std::string MdCell(std::string_view text, std::size_t width = 100);
+// Text for one line of a code block or a list item: CR and LF as spaces.
+std::string OneLine(std::string_view text);
 // Nanoseconds as milliseconds: 4 decimals, and at least three significant
 // digits below 0.1 ms (a 2.9 us kernel is 0.00290, not 0.0029 or 0.0000).
 std::string MsText(double ns);

@@ -9,7 +9,10 @@
 namespace llmpo::report {
 namespace {
 
-std::string Quoted(std::string_view text) { return nlohmann::json(std::string(text)).dump(); }
+// A JSON string; invalid UTF-8 becomes U+FFFD instead of an exception.
+std::string Quoted(std::string_view text) {
+  return nlohmann::json(std::string(text)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 // Chrome trace timestamps are microseconds; keep ns precision as decimals.
 std::string Us(std::uint64_t ns) { return fmt::format("{}.{:03}", ns / 1000, ns % 1000); }

@@ -74,5 +74,67 @@ TEST(Interpolation, ErrorsNameTheKey) {
   EXPECT_FALSE(Resolve(R"({"m": {"k": 1}, "a": "x${m}"})").ok());
 }
 
+// Ten levels, each naming the previous one ten times: 10^10 copies if
+// nothing stopped it.
+Node Doubling(bool lists) {
+  Node root = Node::object();
+  root["l0"] = lists ? Node::parse(R"(["x","x","x","x","x","x","x","x","x","x"])") : Node("xxxxxxxxxxxxxxxx");
+  for (int level = 1; level <= 10; ++level) {
+    const std::string ref = "${l" + std::to_string(level - 1) + "}";
+    if (lists) {
+      Node items = Node::array();
+      for (int i = 0; i < 10; ++i) items.push_back(ref);
+      root["l" + std::to_string(level)] = items;
+    } else {
+      std::string text;
+      for (int i = 0; i < 10; ++i) text += ref;
+      root["l" + std::to_string(level)] = text;
+    }
+  }
+  return root;
+}
+
+TEST(Interpolation, RefusesStringsThatGrowPastTheLimit) {
+  Node root = Doubling(false);
+  auto status = ResolveInterpolations(root, ResolveContext{0, "/cwd"});
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().kind, ExitStatus::kInput);
+  const std::string all = status.error().Render();
+  EXPECT_NE(all.find("makes the string longer than 1 MiB"), std::string::npos) << all;
+  EXPECT_NE(all.find("resolving 'l"), std::string::npos) << all;
+  EXPECT_NE(all.find("docs/security.md"), std::string::npos) << all;
+}
+
+TEST(Interpolation, RefusesCopiesOfCopiesPastTheLimit) {
+  Node root = Doubling(true);
+  auto status = ResolveInterpolations(root, ResolveContext{0, "/cwd"});
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().kind, ExitStatus::kInput);
+  EXPECT_NE(status.error().Render().find("interpolations copy more than 100000 nodes"), std::string::npos)
+      << status.error().Render();
+}
+
+TEST(Interpolation, RefusesCopiesThatNestTooDeep) {
+  // Each level wraps the previous one in a mapping: depth grows by one a line.
+  Node root = Node::object();
+  root["d0"] = Node::object();
+  for (int level = 1; level <= 70; ++level) {
+    root["d" + std::to_string(level)] = Node::object();
+    root["d" + std::to_string(level)]["in"] = "${d" + std::to_string(level - 1) + "}";
+  }
+  auto status = ResolveInterpolations(root, ResolveContext{0, "/cwd"});
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.error().Render().find("nests the config deeper than 64 levels"), std::string::npos)
+      << status.error().Render();
+}
+
+TEST(Interpolation, OrdinaryCopiesStayWithinTheLimits) {
+  Node root = Doubling(false);
+  for (int level = 3; level <= 10; ++level) root.erase("l" + std::to_string(level));
+  auto status = ResolveInterpolations(root, ResolveContext{0, "/cwd"});
+  ASSERT_TRUE(status.ok()) << status.error().Render();
+  EXPECT_EQ(root["l2"].get<std::string>().size(), 1600u);
+}
+
 }  // namespace
 }  // namespace llmpo::config

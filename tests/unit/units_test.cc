@@ -101,3 +101,42 @@ TEST(ParseValue, CompoundUnitsNormaliseEachSide) {
 
 }  // namespace
 }  // namespace llmpo
+
+namespace llmpo {
+namespace {
+
+TEST(ParseNumber, RefusesNaNAndInfinities) {
+  for (const char* text : {"nan", "NaN", "-nan", "inf", "-inf", "+inf", "infinity", "-Infinity", " nan "}) {
+    EXPECT_EQ(ParseNumber(text), std::nullopt) << text;
+    EXPECT_TRUE(IsNonFiniteNumber(text)) << text;
+  }
+  EXPECT_EQ(ParseNumber("1e400"), std::nullopt);  // out of range
+  EXPECT_FALSE(IsNonFiniteNumber("1e400"));
+  EXPECT_FALSE(IsNonFiniteNumber("12"));
+  EXPECT_FALSE(IsNonFiniteNumber("n/a"));
+  EXPECT_DOUBLE_EQ(*ParseNumber("-3.5"), -3.5);  // negative numbers still parse
+}
+
+TEST(ParseValue, NonFiniteIsFlaggedAndLeftUnknown) {
+  const ParsedValue nan = ParseValue("nan", "ns");
+  EXPECT_FALSE(nan.value.has_value());
+  EXPECT_TRUE(nan.unparsable);
+  EXPECT_TRUE(nan.non_finite);
+  const ParsedValue inf = ParseValue("-inf", "%");
+  EXPECT_FALSE(inf.value.has_value());
+  EXPECT_TRUE(inf.non_finite);
+  // Finite as written, infinite once scaled to nanoseconds.
+  const ParsedValue scaled = ParseValue("1e300", "second");
+  EXPECT_FALSE(scaled.value.has_value());
+  EXPECT_TRUE(scaled.unparsable);
+  EXPECT_TRUE(scaled.non_finite);
+  // A value parsed after a non-finite one in the same ParsedValue is clean.
+  ParsedValue reused = nan;
+  ParseValueInto(reused, "5", "ns");
+  EXPECT_EQ(reused.value, 5.0);
+  EXPECT_FALSE(reused.unparsable);
+  EXPECT_FALSE(reused.non_finite);
+}
+
+}  // namespace
+}  // namespace llmpo

@@ -35,3 +35,22 @@ TEST(FirstControlCharacter, AllowsWhitespaceOnly) {
 
 }  // namespace
 }  // namespace llmpo
+
+namespace llmpo {
+namespace {
+
+TEST(ReplaceInvalidUtf8, EachBadByteBecomesU_FFFD) {
+  std::string latin1 = "caf\xe9_kernel";
+  EXPECT_EQ(ReplaceInvalidUtf8(latin1), 1u);
+  EXPECT_EQ(latin1, "caf\xEF\xBF\xBD_kernel");
+  EXPECT_EQ(FirstInvalidUtf8(latin1), std::nullopt);
+  std::string two = "\xff\xfe ok \xc3";  // two stray bytes and a cut-off sequence
+  EXPECT_EQ(ReplaceInvalidUtf8(two), 3u);
+  EXPECT_EQ(two, "\xEF\xBF\xBD\xEF\xBF\xBD ok \xEF\xBF\xBD");
+  std::string valid = "gemm \xc3\xa9 \xe2\x80\xa6";
+  EXPECT_EQ(ReplaceInvalidUtf8(valid), 0u);
+  EXPECT_EQ(valid, "gemm \xc3\xa9 \xe2\x80\xa6");
+}
+
+}  // namespace
+}  // namespace llmpo
