@@ -5,6 +5,7 @@
 #     workload reaches every report and exits 0;
 #  2. a GPU, neither ncu nor nsys: the program runs under our tracer (`trace`)
 #     and the script says ncu would add hardware counters;
+#  2a. a GPU and nsys, no ncu: the nsys timeline, with the same hint;
 #  3. no GPU: the dry-run commands and a provenance-only run folder.
 # Usage: run_script_test.sh BIN SOURCE_DIR [NVTX_CPU_PROGRAM]
 # Skips (77) when the bundled workload is not built (no CUDA toolkit).
@@ -37,6 +38,16 @@ if [[ -n "$program" ]]; then
   [[ -f traced/trace/summary_nvtx_sum.csv ]] || fail "trace summaries missing: $(ls -R traced)"
   [[ $(status_of traced/run.json) == ok ]] || fail "trace run.json status"
 fi
+
+# 2a. A GPU and nsys but no ncu: the nsys timeline, and the same hint.
+mkdir gpu_nsys && ln -s "$fakes/nvidia-smi" "$fakes/nsys" gpu_nsys/
+PATH="$work/gpu_nsys:/usr/bin:/bin" run hydra.run.dir="$work/nsys" -- ./app ||
+  fail "GPU+nsys run exited $?: $(cat err.txt)"
+grep -q "profiling the timeline with nsys; ncu (Nsight Compute) would add hardware counters" out.txt ||
+  fail "nsys message: $(cat out.txt)"
+grep -q "^nsys profile .* ./app$" tools.log || fail "nsys did not run: $(cat tools.log)"
+! grep -q "^ncu " tools.log || fail "ncu ran without being on PATH"
+[[ $(status_of nsys/run.json) == ok ]] || fail "GPU+nsys run.json status: $(cat nsys/run.json)"
 
 # 1. A GPU and ncu: the default profile (bundled dummy_shallow_resnet).
 workload="$(dirname "$bin")/workloads/dummy_shallow_resnet"
