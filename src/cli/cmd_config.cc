@@ -18,6 +18,7 @@ int RunConfig(const Invocation& inv) {
   if (auto stop = Parse(app, inv.args)) return *stop;
   auto composed = ComposeFromArgs(args);
   if (!composed.ok()) return ReportError(composed.error());
+  if (auto stop = AnswerHydraQuery(args, *composed)) return *stop;
   const config::Node* node = config::FindPath(composed->config, config::SplitKey(package));
   if (node == nullptr) {
     return ReportError(MakeError(ExitStatus::kUsage, fmt::format("--package '{}' is not in the config", package)));

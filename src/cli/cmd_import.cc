@@ -61,19 +61,19 @@ int RunImport(const Invocation& inv) {
   int exit_code = 0;
   for (const auto& failure : outcome->failures) exit_code = ReportError(failure);
   const auto& report = outcome->report;
-  std::cout << fmt::format("imported {} of {} input(s): {} kernel(s), {} row(s) read, {} skipped\n",
-                           report.sources.size() - outcome->failures.size(), report.sources.size(),
-                           report.kernels.size(), report.diagnostics.rows_read(), report.diagnostics.rows_skipped());
+  Out() << fmt::format("imported {} of {} input(s): {} kernel(s), {} row(s) read, {} skipped\n",
+                       report.sources.size() - outcome->failures.size(), report.sources.size(), report.kernels.size(),
+                       report.diagnostics.rows_read(), report.diagnostics.rows_skipped());
   std::size_t region_files = 0;
   for (const auto& file : outcome->written) {
     const bool region_top = file == "regions/report.md" || file == "regions/report.json";
     if (file.starts_with("regions/") && !region_top) {
       ++region_files;
     } else {
-      std::cout << fmt::format("wrote {}/{}\n", out, file);
+      Out() << fmt::format("wrote {}/{}\n", out, file);
     }
   }
-  if (region_files > 0) std::cout << fmt::format("wrote {} per-region file(s) under {}/regions/\n", region_files, out);
+  if (region_files > 0) Out() << fmt::format("wrote {} per-region file(s) under {}/regions/\n", region_files, out);
   return exit_code;
 }
 

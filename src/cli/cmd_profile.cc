@@ -12,6 +12,7 @@
 #include "src/cli/run_common.h"
 #include "src/config/node_path.h"
 #include "src/config/yaml_io.h"
+#include "src/core/version.h"
 #include "src/pipeline/commands.h"
 #include "src/pipeline/environment.h"
 #include "src/pipeline/mfu_options.h"
@@ -79,6 +80,7 @@ int Execute(const ProfileArgs& args, const Invocation& inv) {
   if (!composed.ok()) return ReportError(composed.error());
   Node& config = composed->config;
   if (!args.workload_argv.empty()) config["pipeline"]["workload"]["argv"] = args.workload_argv;
+  if (auto stop = AnswerHydraQuery(args.config, *composed)) return *stop;
 
   auto dir = RunDir(config);
   if (!dir.ok()) return ReportError(dir.error());
@@ -90,6 +92,12 @@ int Execute(const ProfileArgs& args, const Invocation& inv) {
   ctx.tracer_library = tracer.ok() ? *tracer : std::filesystem::path("<libllmpo_tracer.so: not built>");
   auto plan = pipeline::PlanProfile(config, ctx);
   if (!plan.ok()) return ReportError(plan.error());
+  Verbose() << fmt::format("{}: workload: {}{}\n", kToolName, pipeline::ShellQuote(workload->argv),
+                           workload->bundled ? (workload->exists ? " (bundled)" : " (bundled, not built)") : "");
+  Verbose() << fmt::format("{}: tracer library: {}\n", kToolName, ctx.tracer_library.string());
+  for (const auto& cmd : *plan) {
+    Verbose() << fmt::format("{}: step {} will run: {}\n", kToolName, cmd.step, pipeline::ShellQuote(cmd.argv));
+  }
   if (auto mfu = pipeline::MfuOptionsFromConfig(config); !mfu.ok()) return ReportError(mfu.error());
   if (args.dry_run) return DryRun(ctx.run_dir.string(), *workload, *plan);
   auto run = RunFolder::Create(*dir, inv.command_line);
@@ -113,8 +121,8 @@ int Execute(const ProfileArgs& args, const Invocation& inv) {
   };
   auto timeout = pipeline::StepTimeout(config);
   options.step_timeout_s = timeout.ok() ? *timeout : 0;
-  options.progress = stderr;
-  options.progress_terminal = isatty(STDERR_FILENO) != 0;
+  options.progress = ProgressFile();
+  options.progress_terminal = options.progress != nullptr && isatty(STDERR_FILENO) != 0;
   const pipeline::ProfileOutcome outcome = pipeline::ExecuteProfile(*run, *plan, *workload, *regions, options);
   if (auto s = run->WriteManifest(outcome.status, outcome.reason); !s.ok()) return ReportError(s.error());
   PrintSummary(*run, outcome.status);

@@ -43,7 +43,7 @@ int RunReport(const Invocation& inv) {
   for (const auto& file : *written) {
     if (file.starts_with("trace/regions/") && !file.starts_with("trace/regions/report.")) continue;
     if (!file.starts_with("ncu/regions/") || file == "ncu/regions/report.md" || file == "ncu/regions/report.json") {
-      std::cout << fmt::format("wrote {}/{}\n", dir, file);
+      Out() << fmt::format("wrote {}/{}\n", dir, file);
     }
   }
   return 0;

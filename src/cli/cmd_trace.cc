@@ -9,6 +9,7 @@
 #include "src/cli/parse_args.h"
 #include "src/cli/run_common.h"
 #include "src/cli/subcommands.h"
+#include "src/core/version.h"
 #include "src/pipeline/commands.h"
 #include "src/pipeline/region_options.h"
 #include "src/pipeline/trace_job.h"
@@ -28,6 +29,7 @@ int RunTrace(const Invocation& inv) {
   if (!composed.ok()) return ReportError(composed.error());
   config::Node& config = composed->config;
   if (!workload_argv.empty()) config["pipeline"]["workload"]["argv"] = workload_argv;
+  if (auto stop = AnswerHydraQuery(config_args, *composed)) return *stop;
   auto dir = RunDir(config);
   if (!dir.ok()) return ReportError(dir.error());
   auto workload = pipeline::ResolveWorkload(config);
@@ -39,6 +41,8 @@ int RunTrace(const Invocation& inv) {
   }
   auto library = pipeline::FindTracerLibrary();
   if (!library.ok()) return ReportError(library.error());
+  Verbose() << fmt::format("{}: workload: {}\n", kToolName, pipeline::ShellQuote(workload->argv));
+  Verbose() << fmt::format("{}: tracer library: {}\n", kToolName, library->string());
   auto regions = pipeline::RegionOptionsFromConfig(config);
   if (!regions.ok()) return ReportError(regions.error());
   auto timeout = pipeline::StepTimeout(config);
@@ -49,8 +53,8 @@ int RunTrace(const Invocation& inv) {
   if (auto s = WriteProvenance(*run, config, *workload); !s.ok()) return ReportError(s.error());
   pipeline::ExecuteOptions options;
   options.step_timeout_s = *timeout;
-  options.progress = stderr;
-  options.progress_terminal = isatty(STDERR_FILENO) != 0;
+  options.progress = ProgressFile();
+  options.progress_terminal = options.progress != nullptr && isatty(STDERR_FILENO) != 0;
   const auto outcome = pipeline::RunTrace(*run, workload->argv, *library, *regions, options);
   if (auto s = run->WriteManifest(outcome.status, outcome.reason); !s.ok()) return ReportError(s.error());
   PrintSummary(*run, outcome.status);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "src/cli/diagnostics.h"
 #include "src/config/node_path.h"
 #include "src/config/yaml_io.h"
 #include "src/pipeline/environment.h"
@@ -53,13 +54,13 @@ Status WriteProvenance(RunFolder& run, const Node& config, const pipeline::Workl
 }
 
 void PrintSummary(const RunFolder& run, RunStatus status) {
-  std::cout << fmt::format("run folder: {}\n", run.dir().string());
+  Out() << fmt::format("run folder: {}\n", run.dir().string());
   for (const auto& step : run.steps()) {
-    std::cout << fmt::format("  step {}: {}{}\n", step.name, pipeline::ToString(step.status),
-                             step.reason.empty() ? "" : ": " + step.reason);
+    Out() << fmt::format("  step {}: {}{}\n", step.name, pipeline::ToString(step.status),
+                         step.reason.empty() ? "" : ": " + step.reason);
   }
-  std::cout << fmt::format("artifacts: {} run.json\n", fmt::join(run.artifacts(), " "));
-  std::cout << fmt::format("status: {}\n", pipeline::ToString(status));
+  Out() << fmt::format("artifacts: {} run.json\n", fmt::join(run.artifacts(), " "));
+  Out() << fmt::format("status: {}\n", pipeline::ToString(status));
 }
 
 }  // namespace llmpo::cli

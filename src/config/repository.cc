@@ -111,13 +111,13 @@ Result<LoadedConfig> Repository::Load(const std::string& group, const std::strin
 fs::path BuiltinConfigDir() {
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  const fs::path installed = exe.parent_path().parent_path() / "share/llm-perf-opt/conf";
   if (!ec) {
-    for (const fs::path& candidate :
-         {exe.parent_path() / "conf", exe.parent_path().parent_path() / "share/llm-perf-opt/conf"}) {
+    for (const fs::path& candidate : {exe.parent_path() / "conf", installed}) {
       if (fs::is_regular_file(candidate / "config.yaml", ec)) return candidate;
     }
   }
-  return fs::path(LLMPO_SOURCE_CONF_DIR);
+  return installed;  // missing: composing says "not found" and names this folder
 }
 
 }  // namespace llmpo::config

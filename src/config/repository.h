@@ -47,8 +47,10 @@ class Repository {
   std::vector<std::filesystem::path> search_path_;
 };
 
-// The built-in conf/ folder: next to the binary (bundles), under
-// share/llm-perf-opt (installs), else the source tree it was built from.
+// The built-in conf/ folder, found from the binary's own location
+// (/proc/self/exe), never from a path compiled in: <bin dir>/conf (the build
+// tree links it to the source conf/; bundles copy it), else
+// <bin dir>/../share/llm-perf-opt/conf (installs).
 std::filesystem::path BuiltinConfigDir();
 
 }  // namespace llmpo::config

@@ -36,12 +36,16 @@ Result<fs::path> FindTracerLibrary() {
     if (fs::exists(env)) return fs::path(env);
     return MakeError(ExitStatus::kNotBuilt, fmt::format("LLMPO_TRACER_LIBRARY names {}, which does not exist", env));
   }
+  // Next to the binary (build tree, bundles), else where an install puts it.
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   const fs::path next_to_us = self.parent_path() / "libllmpo_tracer.so";
-  if (!ec && fs::exists(next_to_us)) return next_to_us;
-  return MakeError(ExitStatus::kNotBuilt,
-                   fmt::format("the tracer library is not built ({} is missing)", next_to_us.string()))
+  const fs::path installed = self.parent_path().parent_path() / "lib/llm-perf-opt/libllmpo_tracer.so";
+  for (const fs::path& candidate : {next_to_us, installed}) {
+    if (!ec && fs::exists(candidate, ec)) return candidate;
+  }
+  return MakeError(ExitStatus::kNotBuilt, fmt::format("the tracer library is not built ({} and {} are missing)",
+                                                      next_to_us.string(), installed.string()))
       .WithNote(
           "build it with the CUDA toolkit's NVTX headers present (cmake --build --preset release), or set "
           "LLMPO_TRACER_LIBRARY to its path");

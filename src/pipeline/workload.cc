@@ -30,7 +30,12 @@ Result<Workload> ResolveWorkload(const config::Node& c) {
   }
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  const fs::path path = exe.parent_path() / "workloads" / name->get<std::string>();
+  // Next to the binary (build tree, bundles), else where an install puts them.
+  fs::path path = exe.parent_path() / "workloads" / name->get<std::string>();
+  if (const fs::path installed = exe.parent_path().parent_path() / "lib/llm-perf-opt/workloads" / path.filename();
+      !fs::is_regular_file(path, ec) && fs::is_regular_file(installed, ec)) {
+    path = installed;
+  }
   w.argv = {path.string()};
   // model.workload_args: the sizes and flags the model config passes to it.
   if (const auto* args = config::FindPath(c, config::SplitKey("model.workload_args")); args && args->is_array()) {
