@@ -245,10 +245,19 @@ void RegionBuilder::OnLaunch(const model::LaunchRecord& launch) {
     return;
   }
   RegionTree& tree = TreeFor(Scope{launch.process, launch.device});
-  if (launch.kind == model::LaunchKind::kRange) {
-    AddRangeResult(tree, launch);
+  const model::LaunchRecord* record = &launch;
+  model::LaunchRecord folded;
+  if (launch.nvtx_stack.size() > model::kMaxNvtxDepth) {
+    // Deeper than the cap: counted in its ancestor at the cap (linear cost in any depth).
+    ++folded_;
+    folded = launch;
+    folded.nvtx_stack.resize(model::kMaxNvtxDepth);
+    record = &folded;
+  }
+  if (record->kind == model::LaunchKind::kRange) {
+    AddRangeResult(tree, *record);
   } else {
-    AddKernelLaunch(tree, launch);
+    AddKernelLaunch(tree, *record);
   }
 }
 
@@ -422,6 +431,12 @@ void RegionBuilder::AddTimedRanges() {
         return o->start <= r.start && r.end <= o->end && !(o->end == r.start && o->start < r.start);
       };
       while (!open.empty() && !contains(open.back())) open.pop_back();
+      if (open.size() >= model::kMaxNvtxDepth) {
+        // Folded: its CPU time is inside its ancestor's at the cap already.
+        ++folded_;
+        open.push_back(&r);
+        continue;
+      }
       frames.clear();
       for (const TimedRange* o : open) frames.push_back(o->frame);
       frames.push_back(r.frame);
@@ -440,6 +455,12 @@ void RegionBuilder::AddTimedRanges() {
 
 void RegionBuilder::Finish() {
   AddTimedRanges();
+  if (folded_ > 0) {
+    diagnostics_.Add("nvtx_depth_folded",
+                     fmt::format("{}: {} launch(es) or range(s) nested deeper than {} NVTX levels; counted in their "
+                                 "ancestor at level {}",
+                                 source_, folded_, model::kMaxNvtxDepth, model::kMaxNvtxDepth));
+  }
   for (auto& [scope, tree] : scopes_) tree.Finish(caps_);
 }
 

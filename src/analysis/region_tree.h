@@ -166,6 +166,7 @@ class RegionBuilder : public model::RecordSink {
   bool saw_nvtx() const { return saw_nvtx_; }
   std::uint64_t launches_outside() const { return outside_; }
   std::uint64_t launches_seen() const { return launches_; }
+  std::uint64_t folded() const { return folded_; }  // launches and ranges deeper than kMaxNvtxDepth
   const RegionCapabilities& caps() const { return caps_; }
   std::map<Scope, RegionTree>& scopes() { return scopes_; }
   const std::map<Scope, RegionTree>& scopes() const { return scopes_; }
@@ -194,6 +195,7 @@ class RegionBuilder : public model::RecordSink {
   bool saw_nvtx_ = false;
   std::uint64_t outside_ = 0;
   std::uint64_t launches_ = 0;
+  std::uint64_t folded_ = 0;
 };
 
 }  // namespace llmpo::analysis

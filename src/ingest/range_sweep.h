@@ -40,7 +40,9 @@ class RangeSweep {
     while (next_ < current_->size() && (*current_)[next_].start <= t) active_.push_back(&(*current_)[next_++]);
     std::erase_if(active_, [t](const ThreadRange* r) { return r->end < t; });
     for (const ThreadRange* r : active_) {
-      (r->push_pop ? launch.nvtx_stack : launch.nvtx_start_end).push_back(r->frame);
+      auto& frames = r->push_pop ? launch.nvtx_stack : launch.nvtx_start_end;
+      // Beyond the depth cap the outermost frames are enough: the region builder folds the rest.
+      if (frames.size() <= model::kMaxNvtxDepth) frames.push_back(r->frame);
     }
   }
 

@@ -54,6 +54,8 @@ constexpr DiagnosticCode kCodes[] = {
     {"tracer_unbalanced_pop", kWarning, "an NVTX pop without a push on that thread"},
     {"tracer_unknown_range_end", kWarning, "an NVTX range end for an id never started"},
     // Regions and kernels
+    {"nvtx_depth_folded", kWarning,
+     "launches or ranges nested deeper than 64 NVTX levels; counted in their ancestor at level 64"},
     {"range_without_duration", kDataLoss, "an ncu range-replay result without a duration; not counted"},
     {"range_ends_before_start", kDataLoss, "an NVTX range that ends before it starts; skipped"},
     {"metric_rule_unknown", kInfo,

@@ -21,6 +21,12 @@ inline std::string_view BaseSection(std::string_view section) {
   return section.substr(0, section.find(kChartItemSeparator));
 }
 
+// NVTX nesting deeper than this is folded: a launch or range below it counts
+// in its ancestor at this depth (docs/regions.md). A program that pushes a
+// range every step and never pops would otherwise cost depth^2 memory, time
+// and output.
+inline constexpr std::size_t kMaxNvtxDepth = 64;
+
 struct Metric {
   std::string name;     // raw metric name where known (gpu__time_duration.sum), else the label (Duration)
   std::string section;  // ncu section name (see kChartItemSeparator), empty if none

@@ -95,3 +95,34 @@ kernels = json.loads((pathlib.Path(sys.argv[1]) / "kernels.json").read_text("utf
 assert "caf\ufffd_kernel" in json.dumps(kernels, ensure_ascii=False), kernels
 PY
 echo ok
+
+# --- a 20,000-deep NVTX stack on one launch (a program that pushes a range every
+# step and never pops): regions stop at the 64-level cap, the rest is folded
+# and reported; memory, time and output stay linear (before: 182 s, 14.8 GB)
+python3 - <<'PY' >deep.csv
+import csv, sys
+header = ["ID", "Process ID", "Process Name", "Host Name",
+          "thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg",
+          "Kernel Name", "Context", "Stream", "Block Size", "Grid Size", "Device", "CC",
+          "Section Name", "Metric Name", "Metric Unit", "Metric Value"]
+stack = "100 " + " ".join(f'"<default domain>:step{i}:none:none:none:none:none:none"' for i in range(20000))
+w = csv.writer(sys.stdout, quoting=csv.QUOTE_ALL, lineterminator="\n")
+w.writerow(header)
+w.writerow(["0", "100", "app", "127.0.0.1", stack, "k", "1", "7", "(1, 1, 1)", "(1, 1, 1)", "0", "9.0",
+            "Command line profiler metrics", "gpu__time_duration.sum", "ns", "1000"])
+PY
+rm -rf out
+run import deep.csv --out out
+[[ $rc -eq 0 ]] || fail "a 20,000-deep NVTX stack: expected exit 0, got $rc: $(cat err.txt)"
+python3 - <<'PY' || fail "a 20,000-deep NVTX stack: report"
+import json, os
+d = json.load(open("out/regions/report.json"))
+assert len(d["regions"]) == 64, len(d["regions"])
+assert d["regions"][-1]["depth"] == 63 and d["regions"][-1]["exclusive_ms"] == 0.001
+k = json.load(open("out/kernels.json"))
+assert any(e["code"] == "nvtx_depth_folded" for e in k["diagnostics"]["entries"]) or \
+       "nvtx_depth_folded" in open("out/regions/report.md").read()
+size = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk("out") for f in fs)
+assert size < 20_000_000, size  # before: gigabytes of per-region paths
+PY
+echo ok

@@ -300,5 +300,25 @@ TEST(CombineRegions, TimelineTimesWinOverNcuAndNcuIsKeptBeside) {
   EXPECT_EQ(a->inputs, (std::set<std::string>{"nsys.sqlite"}));
 }
 
+// A program that pushes a range every step and never pops: depth grows with
+// the input. Regions stop at the cap, so cost stays linear in the input.
+TEST(RegionBuilder, DeepStacksAreFoldedAtTheCap) {
+  KernelFilter filter;
+  model::Diagnostics d;
+  RegionBuilder b("in", filter, d);
+  constexpr std::int64_t kDepth = 10000;
+  for (std::int64_t i = 0; i < kDepth; ++i) b.OnNvtxRange(Timed("step", i, 2 * kDepth - i));  // each inside the last
+  std::vector<std::string> stack(kDepth, "step");
+  b.OnLaunch(Launch("gemm", 5, stack));
+  const CombinedRegions c = Alone(b, SourceFamily::kTimeline);
+  EXPECT_EQ(c.aggregate.regions().size(), model::kMaxNvtxDepth);
+  const Region& deepest = c.aggregate.regions().back();
+  EXPECT_EQ(deepest.depth, static_cast<int>(model::kMaxNvtxDepth) - 1);
+  EXPECT_DOUBLE_EQ(*deepest.exclusive_ns, 5);  // the deep launch counts in the region at the cap
+  EXPECT_DOUBLE_EQ(*c.aggregate.regions().front().cpu_ns, 2.0 * kDepth);
+  EXPECT_EQ(b.folded(), static_cast<std::uint64_t>(kDepth) - model::kMaxNvtxDepth + 1);  // ranges and the launch
+  ASSERT_EQ(d.entries().count("nvtx_depth_folded"), 1u);
+}
+
 }  // namespace
 }  // namespace llmpo::analysis
