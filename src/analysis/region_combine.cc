@@ -162,6 +162,15 @@ CombinedRegions CombineRegions(const std::vector<SourceRegions>& sources) {
   }
   for (const auto& [scope, trees] : by_scope) out.scopes.emplace(scope, ByPrecedence(trees));
   out.aggregate = ByPrecedence(aggregates);
+  std::size_t differing = 0;
+  for (const Region& r : out.aggregate.regions()) differing += r.also_measured.size();
+  if (differing > 0) {
+    out.notes.push_back(fmt::format(
+        "{} region value(s) differ between inputs taken to describe the same program (listed as also measured): "
+        "ncu replays kernels one at a time, and inputs of one process that disagree may come from different runs; "
+        "only the first input's value is used, nothing is added",
+        differing));
+  }
   return out;
 }
 

@@ -244,6 +244,8 @@ TEST(CombineRegions, SummariesOfOneRunAreNotAdded) {
   ASSERT_EQ(r->also_measured.size(), 1u);
   EXPECT_EQ(r->also_measured[0].quantity, Quantity::kCpu);
   EXPECT_DOUBLE_EQ(r->also_measured[0].ns, 1064.0);
+  ASSERT_EQ(c.notes.size(), 2u);  // the same scope twice, and values that differ
+  EXPECT_NE(c.notes[1].find("differ"), std::string::npos);
 }
 
 TEST(CombineRegions, TheSameInputTwiceGivesTheNumbersOfOnce) {
