@@ -7,21 +7,11 @@
 
 #include "src/cli/diagnostics.h"
 #include "src/cli/parse_args.h"
+#include "src/pipeline/manifest.h"
 #include "src/pipeline/run_reports.h"
 #include "src/pipeline/trace_job.h"
 
 namespace llmpo::cli {
-namespace {
-
-// A run of `trace` (its manifest has the trace-reports step), not `profile`.
-bool IsTraceRun(const std::filesystem::path& manifest) {
-  std::ifstream in(manifest);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str().find("\"name\": \"trace-reports\"") != std::string::npos;
-}
-
-}  // namespace
 
 int RunReport(const Invocation& inv) {
   CLI::App app{"Regenerate every report of a run from its folder (byte-identical to what the run wrote).",
@@ -37,7 +27,9 @@ int RunReport(const Invocation& inv) {
   auto regions = pipeline::RunRegionOptions(dir);
   if (!regions.ok()) return ReportError(std::move(regions).error().WithContext("reading the run's config.yaml"));
   // A trace run (trace/ from `llm-perf-opt trace`) or a profile run.
-  const bool trace_run = IsTraceRun(std::filesystem::path(dir) / "run.json");
+  auto manifest = pipeline::ReadManifest(dir);
+  if (!manifest.ok()) return ReportError(manifest.error());
+  const bool trace_run = manifest->IsTraceRun();
   auto written = trace_run ? pipeline::BuildTraceReports(dir, *regions) : pipeline::BuildRunReports(dir, *regions);
   if (!written.ok()) return ReportError(written.error());
   for (const auto& file : *written) {

@@ -9,6 +9,7 @@
 #include "src/config/yaml_io.h"
 #include "src/core/atomic_file.h"
 #include "src/pipeline/import_job.h"
+#include "src/pipeline/manifest.h"
 #include "src/pipeline/mfu_options.h"
 #include "src/pipeline/trace_job.h"
 #include "src/report/summary_report.h"
@@ -27,13 +28,10 @@ Result<nlohmann::json> ReadJson(const fs::path& file) {
 Result<report::RunContext> ReadRunContext(const fs::path& run_dir) {
   report::RunContext run;
   run.run_name = run_dir.filename().string();
-  ASSIGN_OR_RETURN(nlohmann::json manifest, ReadJson(run_dir / "run.json"));
-  for (const auto& step : manifest.value("steps", nlohmann::json::array())) {
-    const std::string name = step.value("name", "");
-    if (name == "report") continue;  // written after these reports
-    report::RunContext::Step s{name, step.value("status", ""), step.value("reason", ""), std::nullopt};
-    if (step.contains("exit_code") && step["exit_code"].is_number_integer()) s.exit_code = step["exit_code"].get<int>();
-    run.steps.push_back(std::move(s));
+  ASSIGN_OR_RETURN(RunManifest manifest, ReadManifest(run_dir));
+  for (const auto& step : manifest.steps) {
+    if (step.name == "report") continue;  // written after these reports
+    run.steps.push_back(report::RunContext::Step{step.name, step.status, step.reason, step.exit_code});
   }
   if (auto env = ReadJson(run_dir / "env.json"); env.ok() && env->contains("gpu") && (*env)["gpu"].is_string()) {
     run.gpu = (*env)["gpu"].get<std::string>();

@@ -1,0 +1,40 @@
+// run.json read back as a typed value, for `report RUN_DIR` and the run
+// reports: which steps ran and how they ended, what the run produced. The
+// writer is RunFolder (run_folder.h); docs/profile.md has the schema.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/core/result.h"
+
+namespace llmpo::pipeline {
+
+struct ManifestStep {
+  std::string name;
+  std::string status;  // "ok", "failed", "skipped", "interrupted", ...
+  std::string reason;
+  std::optional<int> exit_code;
+  std::vector<std::string> argv;
+};
+
+struct RunManifest {
+  std::string schema_version;
+  std::string status;  // ok | partial | failed | interrupted | running
+  std::vector<ManifestStep> steps;
+  std::vector<std::string> artifacts;  // paths relative to the run folder
+
+  const ManifestStep* Step(std::string_view name) const;
+  bool Succeeded(std::string_view step) const;
+  // A run of `trace` (it has the trace-reports step), not of `profile`.
+  bool IsTraceRun() const { return Step("trace-reports") != nullptr; }
+};
+
+// Reads RUN_DIR/run.json. A file that is not JSON, or whose fields have the
+// wrong types, is an input error naming the file and the field.
+Result<RunManifest> ReadManifest(const std::filesystem::path& run_dir);
+
+}  // namespace llmpo::pipeline
