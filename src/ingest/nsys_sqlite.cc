@@ -111,18 +111,23 @@ class StringIds {
   std::unordered_map<std::int64_t, std::optional<std::string>> memo_;
 };
 
+// The API call that launched a GPU operation (alias `op`): same correlation
+// id, same process; rows ordered by launching thread and call time, as
+// RangeSweep needs them.
+std::string LaunchCallJoin(std::string_view op) {
+  return fmt::format(
+      "LEFT JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = {0}.correlationId "
+      "AND (r.globalTid & ~16777215) = {0}.globalPid ORDER BY r.globalTid, r.start",
+      op);
+}
+
 std::string KernelQuery(bool with_runtime) {
   const std::string runtime = with_runtime ? "r.globalTid, r.start" : "NULL, NULL";
   std::string sql =
       "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, k.globalPid, "
       "k.demangledName, k.rowid, " +
       runtime + ", k.shortName FROM CUPTI_ACTIVITY_KIND_KERNEL k ";
-  if (with_runtime) {
-    // The API call that launched the kernel: same correlation id, same process.
-    sql +=
-        "LEFT JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = k.correlationId "
-        "AND (r.globalTid & ~16777215) = k.globalPid ORDER BY r.globalTid, r.start";
-  }
+  if (with_runtime) sql += LaunchCallJoin("k");
   return sql;
 }
 
@@ -201,11 +206,7 @@ Status ImportGpuOps(sqlite3* db, ImportContext& ctx, const RangesByThread* range
       "SELECT m.start, m.end, m.deviceId, m.streamId, m.correlationId, m.globalPid, m.rowid, {} "
       "FROM {} m ",
       with_runtime ? "r.globalTid, r.start" : "NULL, NULL", table);
-  if (with_runtime) {
-    sql +=
-        "LEFT JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = m.correlationId "
-        "AND (r.globalTid & ~16777215) = m.globalPid ORDER BY r.globalTid, r.start";
-  }
+  if (with_runtime) sql += LaunchCallJoin("m");
   ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, sql, ctx));
   static const RangesByThread kNoRanges;
   RangeSweep sweep(ranges != nullptr ? *ranges : kNoRanges);

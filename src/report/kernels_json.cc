@@ -76,18 +76,13 @@ void WriteDiagnostics(JsonWriter& w, const model::Diagnostics& d) {
   w.EndObject();
 }
 
-std::optional<double> Ms(const std::optional<double>& ns) {
-  if (!ns) return std::nullopt;
-  return *ns / 1e6;
-}
-
 void WriteTimes(JsonWriter& w, const model::TimeStats& t) {
-  w.Member("total_ms", Ms(t.total_ns));
-  w.Member("mean_ms", Ms(t.mean_ns));
-  w.Member("median_ms", Ms(t.median_ns));
-  w.Member("min_ms", Ms(t.min_ns));
-  w.Member("max_ms", Ms(t.max_ns));
-  w.Member("stddev_ms", Ms(t.stddev_ns));
+  w.Member("total_ms", OptionalMs(t.total_ns));
+  w.Member("mean_ms", OptionalMs(t.mean_ns));
+  w.Member("median_ms", OptionalMs(t.median_ns));
+  w.Member("min_ms", OptionalMs(t.min_ns));
+  w.Member("max_ms", OptionalMs(t.max_ns));
+  w.Member("stddev_ms", OptionalMs(t.stddev_ns));
 }
 
 void WriteRuntime(JsonWriter& w, const analysis::RuntimeSummaries& r) {
@@ -128,10 +123,10 @@ void WriteRuntime(JsonWriter& w, const analysis::RuntimeSummaries& r) {
     w.Member("thread", row.thread);
     w.Member("device", row.device);
     w.Member("count", row.count);
-    w.Member("api_mean_ms", Ms(row.api_mean_ns));
-    w.Member("queue_mean_ms", Ms(row.queue_mean_ns));
-    w.Member("kernel_mean_ms", Ms(row.kernel_mean_ns));
-    w.Member("total_mean_ms", Ms(row.total_mean_ns));
+    w.Member("api_mean_ms", OptionalMs(row.api_mean_ns));
+    w.Member("queue_mean_ms", OptionalMs(row.queue_mean_ns));
+    w.Member("kernel_mean_ms", OptionalMs(row.kernel_mean_ns));
+    w.Member("total_mean_ms", OptionalMs(row.total_mean_ns));
     w.EndObject();
   }
   w.EndArray();

@@ -50,11 +50,6 @@ void WriteInstances(JsonWriter& w, const Region& r) {
   w.EndObject();
 }
 
-std::optional<double> Ms(const std::optional<double>& ns) {
-  if (!ns) return std::nullopt;
-  return *ns / 1e6;
-}
-
 void WriteOptionalString(JsonWriter& w, std::string_view key, const std::string* value) {
   w.Key(key);
   if (value == nullptr) return w.Null();
@@ -79,14 +74,14 @@ void WriteRegionObject(JsonWriter& w, const RegionEntry& e, const std::string& p
   w.Member("depth", r.depth);
   w.Member("process", process);
   w.Member("device", device);
-  w.Member("total_ms", Ms(r.total_ns));
+  w.Member("total_ms", OptionalMs(r.total_ns));
   w.Member("total_is_sum_of_children", r.derived_total);
-  w.Member("exclusive_ms", Ms(r.exclusive_ns));
-  w.Member("gpu_ops_ms", Ms(r.gpu_ops_ns));
-  w.Member("gpu_ops_exclusive_ms", Ms(r.gpu_ops_exclusive_ns));
-  w.Member("projected_ms", Ms(r.projected_ns));
-  w.Member("cpu_ms", Ms(r.cpu_ns));
-  w.Member("cpu_exclusive_ms", Ms(r.cpu_exclusive_ns));
+  w.Member("exclusive_ms", OptionalMs(r.exclusive_ns));
+  w.Member("gpu_ops_ms", OptionalMs(r.gpu_ops_ns));
+  w.Member("gpu_ops_exclusive_ms", OptionalMs(r.gpu_ops_exclusive_ns));
+  w.Member("projected_ms", OptionalMs(r.projected_ns));
+  w.Member("cpu_ms", OptionalMs(r.cpu_ns));
+  w.Member("cpu_exclusive_ms", OptionalMs(r.cpu_exclusive_ns));
   w.Member("kernel_count", std::uint64_t{r.launches});
   w.Member("gpu_op_count", std::uint64_t{r.gpu_ops});
   w.Member("excluded_launches", std::uint64_t{r.excluded});

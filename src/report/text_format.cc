@@ -46,6 +46,11 @@ std::string MsText(double ns) {
 
 std::string MsText(const std::optional<double>& ns) { return ns ? MsText(*ns) : "n/a"; }
 
+std::optional<double> OptionalMs(const std::optional<double>& ns) {
+  if (!ns) return std::nullopt;
+  return *ns / 1e6;
+}
+
 std::string JoinPath(const std::vector<std::string>& path) {
   std::string out;
   for (const auto& p : path) out += (out.empty() ? "" : " > ") + p;

@@ -23,6 +23,8 @@ std::string OneLine(std::string_view text);
 std::string MsText(double ns);
 // The same, "n/a" when unknown.
 std::string MsText(const std::optional<double>& ns);
+// Nanoseconds to milliseconds for JSON; unknown stays unknown (null).
+std::optional<double> OptionalMs(const std::optional<double>& ns);
 std::string JoinPath(const std::vector<std::string>& path);
 // A metric value in output units (times in ms).
 double OutValue(const analysis::MetricAggregate& m, double v);
