@@ -117,6 +117,18 @@ def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
 
+def private_copy(binary_src, folder):
+    """A copy of the binary with the config tree beside it (it reads <its folder>/conf), so a
+    rebuild during the run cannot change what is measured; returns the copy's path."""
+    os.makedirs(folder, exist_ok=True)
+    binary = os.path.join(folder, "llm-perf-opt")
+    shutil.copy2(binary_src, binary)
+    conf = os.path.join(folder, "conf")
+    shutil.rmtree(conf, ignore_errors=True)
+    shutil.copytree(os.path.join(os.path.dirname(BENCH), "conf"), conf)
+    return binary
+
+
 def file_sha(path):
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()[:16]
@@ -335,8 +347,7 @@ def main():
     binary_src = a.binary
     binary_mtime = os.path.getmtime(binary_src)
     binary_sha = file_sha(binary_src)
-    a.binary = os.path.join(a.scratch, "llm-perf-opt.bench-copy")
-    shutil.copy2(binary_src, a.binary)
+    a.binary = private_copy(binary_src, os.path.join(a.scratch, "bench-bin"))
     started = datetime.datetime.now().astimezone()
     load_before = loadavg()
 

@@ -189,9 +189,7 @@ def main():
     binary_src = a.binary
     binary_mtime = os.path.getmtime(binary_src)
     binary_sha = rb.file_sha(binary_src)
-    a.binary = os.path.join(a.scratch, "llm-perf-opt.region-bench-copy")
-    if os.path.abspath(binary_src) != os.path.abspath(a.binary):
-        shutil.copy2(binary_src, a.binary)
+    a.binary = rb.private_copy(binary_src, os.path.join(a.scratch, "region-bench-bin"))
     a.out_base = a.out_base or os.path.join(a.scratch, "out")
     os.makedirs(a.out_base, exist_ok=True)
     out_fs = subprocess.run(["stat", "-f", "-c", "%T", a.out_base], capture_output=True, text=True).stdout.strip()
