@@ -100,7 +100,7 @@ int Execute(const ProfileArgs& args, const Invocation& inv) {
   }
   if (auto mfu = pipeline::MfuOptionsFromConfig(config); !mfu.ok()) return ReportError(mfu.error());
   if (args.dry_run) return DryRun(ctx.run_dir.string(), *workload, *plan);
-  auto run = RunFolder::Create(*dir, inv.command_line);
+  auto run = ClaimRunFolder(*composed, *dir, inv.command_line);
   if (!run.ok()) return ReportError(run.error());
   if (auto s = WriteProvenance(*run, config, *workload); !s.ok()) return ReportError(s.error());
 
