@@ -92,6 +92,7 @@ int Execute(const ProfileArgs& args, const Invocation& inv) {
   ctx.tracer_library = tracer.ok() ? *tracer : std::filesystem::path("<libllmpo_tracer.so: not built>");
   auto plan = pipeline::PlanProfile(config, ctx);
   if (!plan.ok()) return ReportError(plan.error());
+  for (const auto& warning : pipeline::NcuWarnings(config, workload->bundled)) ReportWarning(warning);
   Verbose() << fmt::format("{}: workload: {}{}\n", kToolName, pipeline::ShellQuote(workload->argv),
                            workload->bundled ? (workload->exists ? " (bundled)" : " (bundled, not built)") : "");
   Verbose() << fmt::format("{}: tracer library: {}\n", kToolName, ctx.tracer_library.string());
