@@ -92,6 +92,7 @@ int Execute(const ProfileArgs& args, const Invocation& inv) {
   ctx.tracer_library = tracer.ok() ? *tracer : std::filesystem::path("<libllmpo_tracer.so: not built>");
   auto plan = pipeline::PlanProfile(config, ctx);
   if (!plan.ok()) return ReportError(plan.error());
+  for (const auto& warning : pipeline::NcuWarnings(config, workload->bundled)) ReportWarning(warning);
   Verbose() << fmt::format("{}: workload: {}{}\n", kToolName, pipeline::ShellQuote(workload->argv),
                            workload->bundled ? (workload->exists ? " (bundled)" : " (bundled, not built)") : "");
   Verbose() << fmt::format("{}: tracer library: {}\n", kToolName, ctx.tracer_library.string());
@@ -100,7 +101,7 @@ int Execute(const ProfileArgs& args, const Invocation& inv) {
   }
   if (auto mfu = pipeline::MfuOptionsFromConfig(config); !mfu.ok()) return ReportError(mfu.error());
   if (args.dry_run) return DryRun(ctx.run_dir.string(), *workload, *plan);
-  auto run = RunFolder::Create(*dir, inv.command_line);
+  auto run = ClaimRunFolder(*composed, *dir, inv.command_line);
   if (!run.ok()) return ReportError(run.error());
   if (auto s = WriteProvenance(*run, config, *workload); !s.ok()) return ReportError(s.error());
 

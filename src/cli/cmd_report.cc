@@ -8,6 +8,7 @@
 #include "src/cli/diagnostics.h"
 #include "src/cli/parse_args.h"
 #include "src/pipeline/manifest.h"
+#include "src/pipeline/run_lock.h"
 #include "src/pipeline/run_reports.h"
 #include "src/pipeline/trace_job.h"
 
@@ -19,6 +20,14 @@ int RunReport(const Invocation& inv) {
   std::string dir;
   app.add_option("run_dir", dir, "the run folder (it holds run.json)")->required();
   if (auto stop = Parse(app, inv.args)) return *stop;
+  // A run still going has a held lock; a finished run removed it, and the
+  // lock of one that died is stale: neither stops the rebuild.
+  pipeline::LockOwner owner;
+  if (pipeline::ProbeRunLock(dir, &owner) == pipeline::LockState::kHeld) {
+    return ReportError(
+        MakeError(ExitStatus::kUsage, fmt::format("the run in '{}' is still running (pid {})", dir, owner.pid))
+            .WithNote("wait until it has finished; its run.json then has the final status"));
+  }
   std::error_code ec;
   if (!std::filesystem::is_regular_file(std::filesystem::path(dir) / "run.json", ec)) {
     return ReportError(MakeError(ExitStatus::kInput, fmt::format("'{}' is not a run folder: it has no run.json", dir))

@@ -48,7 +48,7 @@ int RunTrace(const Invocation& inv) {
   auto timeout = pipeline::StepTimeout(config);
   if (!timeout.ok()) return ReportError(timeout.error());
 
-  auto run = pipeline::RunFolder::Create(*dir, inv.command_line);
+  auto run = ClaimRunFolder(*composed, *dir, inv.command_line);
   if (!run.ok()) return ReportError(run.error());
   if (auto s = WriteProvenance(*run, config, *workload); !s.ok()) return ReportError(s.error());
   pipeline::ExecuteOptions options;

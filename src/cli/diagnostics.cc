@@ -21,6 +21,11 @@ int ReportError(const Error& error) {
   return ToInt(error.kind);
 }
 
+void ReportWarning(const Error& warning) {
+  if (g_verbosity == Verbosity::kQuiet) return;
+  std::cerr << kToolName << ": warning: " << warning.Render() << "\n";
+}
+
 void SetVerbosity(Verbosity v) { g_verbosity = v; }
 Verbosity GetVerbosity() { return g_verbosity; }
 

@@ -11,6 +11,9 @@
 namespace llmpo::cli {
 
 int ReportError(const Error& error);
+// "llm-perf-opt: warning: ..." and its notes on stderr; nothing with --quiet.
+// The exit code is not changed.
+void ReportWarning(const Error& warning);
 
 enum class Verbosity { kQuiet, kNormal, kVerbose };
 void SetVerbosity(Verbosity v);

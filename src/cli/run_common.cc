@@ -32,6 +32,19 @@ Result<std::string> RunDir(const Node& config) {
   return dir->get<std::string>();
 }
 
+Result<RunFolder> ClaimRunFolder(const config::Composition& composed, const std::string& dir,
+                                 const std::vector<std::string>& command_line) {
+  const Node* raw = config::FindPath(composed.unresolved, config::SplitKey("hydra.run.dir"));
+  pipeline::CreateOptions options;
+  options.unique = raw != nullptr && raw->is_string() && raw->get<std::string>().find("${now:") != std::string::npos;
+  auto run = RunFolder::Create(dir, command_line, options);
+  if (run.ok() && !run->lock_note().empty()) {
+    ReportWarning(MakeError(ExitStatus::kOk, run->lock_note())
+                      .WithNote("its files stay; this run's run.json lists only what this run makes"));
+  }
+  return run;
+}
+
 namespace {
 
 Node InputsDocument(const Node& config, const pipeline::Workload& w) {

@@ -171,6 +171,7 @@ Result<Composition> Compose(const ComposeRequest& request) {
     }
   }
   for (const auto& ov : overrides.values) RETURN_IF_ERROR(ApplyValueOverride(result.config, ov));
+  result.unresolved = result.config;
   RETURN_IF_ERROR(ResolveInterpolations(result.config, ResolveContext{request.now, request.cwd}));
   return result;
 }

@@ -24,6 +24,7 @@ struct ComposeRequest {
 
 struct Composition {
   Node config;                       // resolved tree
+  Node unresolved;                   // the same before ${...} were resolved
   std::vector<std::string> choices;  // "group@package: option", in merge order
 };
 

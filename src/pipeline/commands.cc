@@ -5,6 +5,7 @@
 #include <re2/re2.h>
 
 #include <array>
+#include <cstdint>
 
 #include "src/config/node_path.h"
 #include "src/config/scalar.h"
@@ -68,11 +69,69 @@ const std::array<std::string, 2> kCacheControl = {"all", "none"};
 const std::array<std::string, 5> kClockControl = {"base", "boost", "force-boost", "none", "reset"};
 const std::array<std::string, 2> kGraphProfiling = {"node", "graph"};
 const std::array<std::string, 4> kCaptureRanges = {"none", "nvtx", "cudaProfilerApi", "hotkey"};
+// `ncu --list-sets` of recent versions (nsight-reference.md A.4).
+const std::array<std::string, 6> kSets = {"basic", "detailed", "full", "nvlink", "pmsampling", "roofline"};
+// The identifiers of ncu's standard sections (`ncu --list-sections`).
+const std::array<std::string, 24> kSections = {
+    "C2CLink",
+    "ComputeWorkloadAnalysis",
+    "InstructionStats",
+    "LaunchStats",
+    "MemoryWorkloadAnalysis",
+    "MemoryWorkloadAnalysis_Chart",
+    "MemoryWorkloadAnalysis_Tables",
+    "NumaAffinity",
+    "Nvlink",
+    "Nvlink_Tables",
+    "Nvlink_Topology",
+    "Occupancy",
+    "PmSampling",
+    "PmSampling_WarpStates",
+    "SchedulerStats",
+    "SourceCounters",
+    "SpeedOfLight",
+    "SpeedOfLight_HierarchicalDoubleRooflineChart",
+    "SpeedOfLight_HierarchicalHalfRooflineChart",
+    "SpeedOfLight_HierarchicalSingleRooflineChart",
+    "SpeedOfLight_HierarchicalTensorRooflineChart",
+    "SpeedOfLight_RooflineChart",
+    "WarpStateStats",
+    "WorkloadDistribution",
+};
 
 constexpr const char* kNcu = "pipeline.ncu.ncu_cli.";
 
+// --launch-skip / --launch-count: a non-negative integer, or null (ncu's default).
+Status CheckCount(const Node& c, const std::string& key) {
+  const Node* n = At(c, key);
+  if (n == nullptr || n->is_null()) return OkStatus();
+  if (n->is_number_unsigned() || (n->is_number_integer() && n->get<std::int64_t>() >= 0)) return OkStatus();
+  const std::string value = n->is_primitive() ? config::ScalarToText(*n) : n->dump();
+  return MakeError(ExitStatus::kUsage,
+                   fmt::format("{}={} is not valid: it must be a non-negative integer (or null)", key, value))
+      .WithNote(fmt::format("e.g. {}=10", key));
+}
+
+// --section: standard identifiers, or regex:EXPR (passed on unchecked).
+Status CheckSections(const Node& c) {
+  const std::string key = std::string(kNcu) + "sections";
+  for (const auto& s : List(At(c, key))) {
+    if (s.starts_with("regex:") || std::find(kSections.begin(), kSections.end(), s) != kSections.end()) continue;
+    Error e = MakeError(ExitStatus::kUsage, fmt::format("{}: '{}' is not a known ncu section identifier", key, s));
+    if (auto near = ClosestMatch(s, kSections)) std::move(e).WithNote(fmt::format("did you mean '{}'?", *near));
+    return std::move(e)
+        .WithNote(fmt::format("known identifiers: {}", fmt::join(kSections, ", ")))
+        .WithNote("`ncu --list-sections` lists your version's; give another as regex:^ID$");
+  }
+  return OkStatus();
+}
+
 Status CheckNcuChoices(const Node& c) {
   RETURN_IF_ERROR(CheckChoice(c, std::string(kNcu) + "replay_mode", kReplayModes));
+  RETURN_IF_ERROR(CheckChoice(c, std::string(kNcu) + "set", kSets));
+  RETURN_IF_ERROR(CheckSections(c));
+  RETURN_IF_ERROR(CheckCount(c, std::string(kNcu) + "launch_skip"));
+  RETURN_IF_ERROR(CheckCount(c, std::string(kNcu) + "launch_count"));
   RETURN_IF_ERROR(CheckChoice(c, std::string(kNcu) + "target_processes", kTargetProcesses));
   RETURN_IF_ERROR(CheckChoice(c, std::string(kNcu) + "kernel_name_base", kNameBases));
   RETURN_IF_ERROR(CheckChoice(c, std::string(kNcu) + "cache_control", kCacheControl));
@@ -207,6 +266,31 @@ Argv BuildTraceCommand(const CommandContext& ctx) {
                "LLMPO_TRACE_FILE=" + (ctx.run_dir / "trace" / "trace.%p.tsv").string()};
   argv.insert(argv.end(), ctx.workload.begin(), ctx.workload.end());
   return argv;
+}
+
+std::vector<Error> NcuWarnings(const Node& c, bool bundled_workload) {
+  std::vector<Error> warnings;
+  if (!Flag(c, "pipeline.ncu.enable", false)) return warnings;
+  const std::string key = std::string(kNcu) + "replay_mode";
+  const auto replay = Text(c, key);
+  if (!replay || (*replay != "range" && *replay != "app-range")) return warnings;
+  const bool nvtx =
+      Flag(c, "pipeline.ncu.gating_nvtx", true) && !NvtxExpressions(At(c, std::string(kNcu) + "nvtx.include")).empty();
+  if (nvtx || bundled_workload || Flag(c, "pipeline.workload.cuda_profiler_api", false)) return warnings;
+  warnings.push_back(
+      MakeError(ExitStatus::kUsage,
+                fmt::format("{}={} has no range to profile: no NVTX include is set ({}nvtx.include{}) and the "
+                            "workload is not marked as calling cudaProfilerStart/Stop",
+                            key, *replay, kNcu,
+                            Flag(c, "pipeline.ncu.gating_nvtx", true) ? "" : ", and pipeline.ncu.gating_nvtx=false"))
+          .WithNote("range replay profiles the ranges --nvtx-include names, else the cudaProfilerStart/Stop section; "
+                    "with neither, ncu reports \"No ranges were profiled\"")
+          .WithNote(
+              fmt::format("fix: name the ranges, e.g. '{}nvtx.include=[decode]'; or set "
+                          "pipeline.workload.cuda_profiler_api=true when the program calls cudaProfilerStart/Stop; "
+                          "or profile per kernel with {}=kernel",
+                          kNcu, key)));
+  return warnings;
 }
 
 Result<int> TopKernelCount(const Node& c) {

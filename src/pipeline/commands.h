@@ -48,6 +48,12 @@ std::vector<PlannedCommand> BuildNsysPostprocessing(const CommandContext& ctx);
 // the workload under our tracer (pipeline.trace.enable), writing trace/.
 Argv BuildTraceCommand(const CommandContext& ctx);
 
+// What is legal but will most likely profile nothing, checked before a run:
+// range or app-range replay with no range source (no NVTX include, and the
+// workload neither bundled, whose ranges are NVTX, nor marked with
+// pipeline.workload.cuda_profiler_api=true). Each says how to fix it.
+std::vector<Error> NcuWarnings(const config::Node& config, bool bundled_workload);
+
 // pipeline.ncu.top_kernels as a count (0: off). Needs a timeline: nsys or
 // the tracer enabled.
 Result<int> TopKernelCount(const config::Node& config);

@@ -1,7 +1,10 @@
 #include "src/pipeline/run_folder.h"
 
+#include <errno.h>
 #include <fmt/chrono.h>
 #include <fmt/format.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 
@@ -48,21 +51,68 @@ std::string IsoTimestamp(std::chrono::system_clock::time_point t) {
   return fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:03d}Z", seconds, millis);
 }
 
-RunFolder::RunFolder(fs::path dir, std::vector<std::string> command_line)
-    : dir_(std::move(dir)), command_line_(std::move(command_line)), start_(std::chrono::system_clock::now()) {}
+RunFolder::RunFolder(fs::path dir, std::vector<std::string> command_line, RunLock lock)
+    : dir_(std::move(dir)),
+      command_line_(std::move(command_line)),
+      start_(std::chrono::system_clock::now()),
+      lock_(std::move(lock)) {}
 
-Result<RunFolder> RunFolder::Create(const fs::path& dir, std::vector<std::string> command_line) {
+std::optional<RunFolder::FileStamp> RunFolder::Stamp(const fs::path& file) {
+  struct stat st {};
+  if (lstat(file.c_str(), &st) != 0) return std::nullopt;
+  return FileStamp{static_cast<std::uintmax_t>(st.st_dev), static_cast<std::uintmax_t>(st.st_ino),
+                   static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+                   static_cast<std::uintmax_t>(st.st_size)};
+}
+
+namespace {
+
+Error CannotCreate(const fs::path& dir, const std::string& why) {
+  return MakeError(ExitStatus::kFailure, fmt::format("cannot create run folder '{}': {}", dir.string(), why))
+      .WithNote("check the path and its permissions, or choose another with hydra.run.dir=PATH");
+}
+
+// Makes `dir`, or the first of DIR-2, DIR-3, ... that does not exist yet;
+// mkdir is atomic, so two runs never get the same one.
+Result<fs::path> MakeUniqueFolder(const fs::path& dir) {
   std::error_code ec;
-  if (fs::exists(dir / "run.json", ec)) {
-    return MakeError(ExitStatus::kUsage, fmt::format("run folder '{}' already holds a run (run.json)", dir.string()))
+  if (dir.has_parent_path()) fs::create_directories(dir.parent_path(), ec);
+  if (ec) return CannotCreate(dir, ec.message());
+  std::string base = dir.string();
+  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  for (int n = 1; n <= 1000; ++n) {
+    const fs::path candidate = n == 1 ? fs::path(base) : fs::path(fmt::format("{}-{}", base, n));
+    if (mkdir(candidate.c_str(), 0777) == 0) return candidate;
+    if (errno != EEXIST) return CannotCreate(candidate, strerror(errno));
+  }
+  return CannotCreate(dir, "it and DIR-2 ... DIR-1000 exist already");
+}
+
+}  // namespace
+
+Result<RunFolder> RunFolder::Create(const fs::path& dir, std::vector<std::string> command_line, CreateOptions options) {
+  std::error_code ec;
+  fs::path chosen = dir;
+  if (options.unique) {
+    ASSIGN_OR_RETURN(chosen, MakeUniqueFolder(dir));
+  } else {
+    fs::create_directories(dir, ec);
+    if (ec) return CannotCreate(dir, ec.message());
+  }
+  // Claim it first, then look: a run that finished or died here left run.json.
+  ASSIGN_OR_RETURN(RunLock lock, RunLock::Acquire(chosen));
+  if (fs::exists(chosen / "run.json", ec)) {
+    return MakeError(ExitStatus::kUsage, fmt::format("run folder '{}' already holds a run (run.json)", chosen.string()))
         .WithNote("choose another folder with hydra.run.dir=PATH, or remove the old run");
   }
-  fs::create_directories(dir, ec);
-  if (ec) {
-    return MakeError(ExitStatus::kFailure, fmt::format("cannot create run folder '{}': {}", dir.string(), ec.message()))
-        .WithNote("check the path and its permissions, or choose another with hydra.run.dir=PATH");
+  RunFolder run(fs::absolute(chosen, ec), std::move(command_line), std::move(lock));
+  // What is there already is not the run's: RecordArtifact leaves it out.
+  for (auto it = fs::recursive_directory_iterator(run.dir_, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (!it->is_regular_file(ec)) continue;
+    if (auto stamp = Stamp(it->path())) run.before_[fs::relative(it->path(), run.dir_).string()] = *stamp;
   }
-  return RunFolder(fs::absolute(dir, ec), std::move(command_line));
+  return run;
 }
 
 Status RunFolder::WriteArtifact(const std::string& relative, std::string_view content) {
@@ -75,8 +125,10 @@ Status RunFolder::WriteArtifact(const std::string& relative, std::string_view co
 }
 
 void RunFolder::RecordArtifact(const std::string& relative) {
-  std::error_code ec;
-  if (!fs::exists(dir_ / relative, ec)) return;
+  if (fs::path(relative).filename().string().starts_with(kRunLockName)) return;
+  const auto stamp = Stamp(dir_ / relative);
+  if (!stamp) return;
+  if (auto old = before_.find(relative); old != before_.end() && old->second == *stamp) return;
   if (std::find(artifacts_.begin(), artifacts_.end(), relative) == artifacts_.end()) artifacts_.push_back(relative);
 }
 

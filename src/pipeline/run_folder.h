@@ -4,13 +4,16 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "src/core/result.h"
+#include "src/pipeline/run_lock.h"
 
 namespace llmpo::pipeline {
 
@@ -32,17 +35,32 @@ struct StepRecord {
   std::string log;  // path relative to the run folder
 };
 
+struct CreateOptions {
+  // true: `dir` is a time-stamped default; when it exists already (another
+  // run started in the same second), use the first free DIR-2, DIR-3, ...
+  // false: use `dir` itself, refused while another live run holds it.
+  bool unique = false;
+};
+
 class RunFolder {
  public:
-  // Creates `dir` (and parents). Refuses a folder that already holds a run.
-  static Result<RunFolder> Create(const std::filesystem::path& dir, std::vector<std::string> command_line);
+  // Creates `dir` (and parents) and claims it with its lock (.llmpo.lock,
+  // removed when the RunFolder goes away). Refuses a folder that already
+  // holds a run or that a live run is using.
+  static Result<RunFolder> Create(const std::filesystem::path& dir, std::vector<std::string> command_line,
+                                  CreateOptions options = {});
 
   const std::filesystem::path& dir() const { return dir_; }
+  // Non-empty when the lock of a dead run was taken over.
+  const std::string& lock_note() const { return lock_.note(); }
+  // Ends the claim (the lock file goes); the destructor does the same.
+  void ReleaseLock() { lock_.Release(); }
 
   // Writes `relative` atomically and lists it as an artifact.
   Status WriteArtifact(const std::string& relative, std::string_view content);
 
-  // Lists a file something else wrote under the run folder.
+  // Lists a file something else wrote under the run folder, unless it was
+  // there before the run and is unchanged, or it is the lock.
   void RecordArtifact(const std::string& relative);
 
   void AddStep(StepRecord step) { steps_.push_back(std::move(step)); }
@@ -53,7 +71,15 @@ class RunFolder {
   Status WriteManifest(RunStatus status, const std::string& status_reason = "");
 
  private:
-  RunFolder(std::filesystem::path dir, std::vector<std::string> command_line);
+  struct FileStamp {
+    std::uintmax_t device = 0;
+    std::uintmax_t inode = 0;
+    std::int64_t mtime_ns = 0;
+    std::uintmax_t size = 0;
+    bool operator==(const FileStamp&) const = default;
+  };
+  RunFolder(std::filesystem::path dir, std::vector<std::string> command_line, RunLock lock);
+  static std::optional<FileStamp> Stamp(const std::filesystem::path& file);
   nlohmann::ordered_json ManifestJson(RunStatus status, const std::string& status_reason) const;
 
   std::filesystem::path dir_;
@@ -61,6 +87,8 @@ class RunFolder {
   std::chrono::system_clock::time_point start_;
   std::vector<StepRecord> steps_;
   std::vector<std::string> artifacts_;
+  RunLock lock_;
+  std::map<std::string, FileStamp> before_;  // files in the folder before the run
 };
 
 // ISO 8601 UTC with milliseconds, e.g. 2026-11-22T10:04:05.123Z.
