@@ -20,6 +20,8 @@ fixtures=${SANITIZE_FIXTURES:-$root/../shared/fixtures}
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# Only the tracer's process-lifetime NVTX handles are suppressed (see the file).
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/scripts/lsan.supp:print_suppressions=0}
 
 cmake --preset asan >/dev/null || { echo "sanitize: configure failed" >&2; exit 1; }
 cmake --build --preset asan -j"$jobs" || { echo "sanitize: build failed" >&2; exit 1; }
@@ -27,7 +29,13 @@ bin=$root/build/asan/llm-perf-opt
 status=0
 
 if [[ -z ${SANITIZE_SKIP_TESTS:-} ]]; then
-  if ! ctest --preset asan -j"$jobs" --label-exclude gpu "$@"; then
+  # Left out, as they cannot pass in this build whatever the code does:
+  # golden.cli.dryrun-bundled-workload pins the path build/release/workloads/...
+  # in its expected output; tracer.nvtx_cpu and cli.install inject the tracer
+  # library, built with ASan here, into programs that are not (python3, system
+  # tools), where the ASan runtime cannot load ("does not come first").
+  if ! ctest --preset asan -j"$jobs" --label-exclude gpu \
+    -E '^(golden[.]cli[.]dryrun-bundled-workload|tracer[.]nvtx_cpu|cli[.]install)$' "$@"; then
     echo "sanitize: tests failed under the sanitizers (see above)" >&2
     status=1
   fi
