@@ -270,9 +270,11 @@ Result<std::map<std::int64_t, std::string>> DomainNames(sqlite3* db, const Impor
                                                   "LEFT JOIN StringIds t ON t.id = n.textId WHERE n.eventType = {}",
                                                   kDomainCreate),
                                       ctx));
-  while (sqlite3_step(stmt.get()) == SQLITE_ROW) {
+  int rc = 0;
+  while ((rc = sqlite3_step(stmt.get())) == SQLITE_ROW) {
     if (auto id = Int(stmt.get(), 0)) domains[*id] = Text(stmt.get(), 1);
   }
+  if (rc != SQLITE_DONE) return SqlError(ctx, db, "reading NVTX domains failed");
   return domains;
 }
 
@@ -288,7 +290,8 @@ Status ImportNvtx(sqlite3* db, ImportContext& ctx, RangesByThread& ranges,
                                                   kPushPopRange, kStartEndRange),
                                       ctx));
   sqlite3_stmt* s = stmt.get();
-  while (sqlite3_step(s) == SQLITE_ROW) {
+  int rc = 0;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     ctx.diagnostics.CountRow();
     model::NvtxRange range;
     range.start_ns = Int(s, 0);
@@ -310,6 +313,7 @@ Status ImportNvtx(sqlite3* db, ImportContext& ctx, RangesByThread& ranges,
     }
     ctx.sink.OnNvtxRange(range);
   }
+  if (rc != SQLITE_DONE) return SqlError(ctx, db, "reading NVTX ranges failed");
   return OkStatus();
 }
 
