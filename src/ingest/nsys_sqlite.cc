@@ -30,7 +30,21 @@ struct StmtFinalizer {
 using Db = std::unique_ptr<sqlite3, DbCloser>;
 using Stmt = std::unique_ptr<sqlite3_stmt, StmtFinalizer>;
 
+// SQLite's codes for a file that is not a whole database: cut short (a copy
+// or an export that stopped), overwritten, or not SQLite past its header.
+bool IsDamaged(int code) {
+  const int primary = code & 0xff;
+  return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB || primary == SQLITE_IOERR;
+}
+
 Error SqlError(const ImportContext& ctx, sqlite3* db, std::string_view what) {
+  if (db != nullptr && IsDamaged(sqlite3_extended_errcode(db))) {
+    return MakeError(ExitStatus::kInput, fmt::format("{}: the SQLite file is damaged or truncated ({}: {})", ctx.source,
+                                                     what, sqlite3_errmsg(db)))
+        .WithNote(
+            "export it again: nsys export --type sqlite --force-overwrite true REPORT.nsys-rep (and copy the "
+            "whole file)");
+  }
   return MakeError(ExitStatus::kInput, fmt::format("{}: {}: {}", ctx.source, what, sqlite3_errmsg(db)));
 }
 
@@ -40,6 +54,17 @@ Result<Stmt> Prepare(sqlite3* db, const std::string& sql, const ImportContext& c
     return SqlError(ctx, db, "cannot query the export");
   }
   return Stmt(raw);
+}
+
+// Reads the schema once: SQLite reads the header and first page lazily, so a
+// damaged or truncated file shows here, not as a missing table.
+Status CheckReadable(sqlite3* db, const ImportContext& ctx) {
+  ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, "SELECT name FROM sqlite_master", ctx));
+  int rc = 0;
+  while ((rc = sqlite3_step(stmt.get())) == SQLITE_ROW) {
+  }
+  if (rc != SQLITE_DONE) return SqlError(ctx, db, "cannot read the schema");
+  return OkStatus();
 }
 
 bool HasTable(sqlite3* db, const char* table) {
@@ -246,9 +271,11 @@ Result<std::map<std::int64_t, std::string>> DomainNames(sqlite3* db, const Impor
                                                   "LEFT JOIN StringIds t ON t.id = n.textId WHERE n.eventType = {}",
                                                   kDomainCreate),
                                       ctx));
-  while (sqlite3_step(stmt.get()) == SQLITE_ROW) {
+  int rc = 0;
+  while ((rc = sqlite3_step(stmt.get())) == SQLITE_ROW) {
     if (auto id = Int(stmt.get(), 0)) domains[*id] = Text(stmt.get(), 1);
   }
+  if (rc != SQLITE_DONE) return SqlError(ctx, db, "reading NVTX domains failed");
   return domains;
 }
 
@@ -264,7 +291,8 @@ Status ImportNvtx(sqlite3* db, ImportContext& ctx, RangesByThread& ranges,
                                                   kPushPopRange, kStartEndRange),
                                       ctx));
   sqlite3_stmt* s = stmt.get();
-  while (sqlite3_step(s) == SQLITE_ROW) {
+  int rc = 0;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     ctx.diagnostics.CountRow();
     model::NvtxRange range;
     range.start_ns = Int(s, 0);
@@ -286,6 +314,7 @@ Status ImportNvtx(sqlite3* db, ImportContext& ctx, RangesByThread& ranges,
     }
     ctx.sink.OnNvtxRange(range);
   }
+  if (rc != SQLITE_DONE) return SqlError(ctx, db, "reading NVTX ranges failed");
   return OkStatus();
 }
 
@@ -296,6 +325,7 @@ Status ImportNsysSqlite(const std::filesystem::path& file, ImportContext& ctx) {
   const int rc = sqlite3_open_v2(file.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
   Db db(raw);
   if (rc != SQLITE_OK) return SqlError(ctx, raw, "cannot open the SQLite export");
+  RETURN_IF_ERROR(CheckReadable(db.get(), ctx));
   if (!HasTable(db.get(), "StringIds")) {
     return MakeError(ExitStatus::kInput, fmt::format("{}: a SQLite database, but not an nsys export (no StringIds "
                                                      "table)",

@@ -1,9 +1,16 @@
 #include "src/pipeline/import_job.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sched.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -25,12 +32,214 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string ReadHead(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
+// Says what is wrong with a path before anything is read from it: missing,
+// a dangling link or a loop of links, a folder, or not a regular file (a FIFO
+// would block the read, a device like /dev/zero would never end).
+Status CheckInputFile(const fs::path& file) {
+  const std::string name = file.string();
+  struct stat link_st {};
+  if (::lstat(file.c_str(), &link_st) != 0) {
+    const int err = errno;
+    if (err == ENOENT || err == ENOTDIR) return MakeError(ExitStatus::kInput, fmt::format("{}: no such file", name));
+    return MakeError(ExitStatus::kInput, fmt::format("{}: cannot be reached: {}", name, std::strerror(err)))
+        .WithNote("check the permissions of the folders above it");
+  }
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) {
+    const int err = errno;
+    if (err == ELOOP) {
+      return MakeError(ExitStatus::kInput,
+                       fmt::format("{}: a loop of symbolic links (or too many links in a row)", name))
+          .WithNote("point the link at the profiler output itself (ls -l shows where each link leads)");
+    }
+    if (err == ENOENT || err == ENOTDIR) {
+      return MakeError(ExitStatus::kInput, fmt::format("{}: a symbolic link to a file that does not exist", name))
+          .WithNote("point the link at the profiler output, or name the output itself");
+    }
+    return MakeError(ExitStatus::kInput, fmt::format("{}: cannot be reached: {}", name, std::strerror(err)))
+        .WithNote("check the permissions of the folders above it");
+  }
+  if (S_ISDIR(st.st_mode)) {
+    return MakeError(ExitStatus::kInput, fmt::format("{}: a folder, not a file", name))
+        .WithNote(fmt::format("name the profiler outputs inside it, e.g. {}/*.csv", name));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    const char* kind = S_ISFIFO(st.st_mode)   ? "a named pipe (FIFO)"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "a special file";
+    return MakeError(ExitStatus::kInput,
+                     fmt::format("{}: {}, not a regular file; not read (it could block or never end)", name, kind))
+        .WithNote("save the profiler output to a regular file first and import that");
+  }
+  return OkStatus();
+}
+
+Error ReadError(const fs::path& file, int err) {
+  if (err == EACCES || err == EPERM) {
+    return MakeError(ExitStatus::kInput, fmt::format("{}: cannot be read: permission denied", file.string()))
+        .WithNote("make it readable (chmod a+r), or run as a user who may read it");
+  }
+  return MakeError(ExitStatus::kInput, fmt::format("{}: cannot be read: {}", file.string(), std::strerror(err)))
+      .WithNote("check the disk, or copy or export the file again");
+}
+
+// Opens a regular file for reading without blocking (the file may have been
+// swapped for a FIFO since CheckInputFile looked) and checks it again.
+Result<int> OpenRegular(const fs::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return ReadError(file, errno);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return MakeError(ExitStatus::kInput, fmt::format("{}: not a regular file; not read", file.string()))
+        .WithNote("save the profiler output to a regular file first and import that");
+  }
+  return fd;
+}
+
+// Reads up to `size` bytes (fewer only at the end of the file).
+Result<std::size_t> ReadSome(int fd, const fs::path& file, char* buffer, std::size_t size) {
+  std::size_t got = 0;
+  while (got < size) {
+    const ssize_t n = ::read(fd, buffer + got, size - got);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ReadError(file, errno);
+    }
+    got += static_cast<std::size_t>(n);
+  }
+  return got;
+}
+
+Result<std::string> ReadHead(const fs::path& file) {
+  ASSIGN_OR_RETURN(int fd, OpenRegular(file));
   std::string head(64 * 1024, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<std::size_t>(in.gcount()));
+  Result<std::size_t> got = ReadSome(fd, file, head.data(), head.size());
+  ::close(fd);
+  if (!got.ok()) return std::move(got).error();
+  head.resize(*got);
   return head;
+}
+
+// Text as Windows tools write it (PowerShell's Out-File, Excel): a UTF-8
+// byte order mark, or UTF-16 with one.
+enum class TextEncoding { kPlain, kUtf8Bom, kUtf16Le, kUtf16Be };
+
+TextEncoding DetectEncoding(std::string_view head) {
+  if (head.starts_with("\xEF\xBB\xBF")) return TextEncoding::kUtf8Bom;
+  if (head.starts_with("\xFF\xFE")) return TextEncoding::kUtf16Le;
+  if (head.starts_with("\xFE\xFF")) return TextEncoding::kUtf16Be;
+  return TextEncoding::kPlain;
+}
+
+void AppendUtf8(std::string& out, std::uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+// UTF-16 to UTF-8, chunk by chunk: an odd byte or a high surrogate at the end
+// of one chunk waits for the next; an unpaired surrogate becomes U+FFFD.
+class Utf16Decoder {
+ public:
+  explicit Utf16Decoder(bool big_endian) : big_endian_(big_endian) {}
+  void Feed(std::string_view bytes, std::string& out) {
+    for (const char c : bytes) {
+      if (!have_byte_) {
+        byte_ = static_cast<unsigned char>(c);
+        have_byte_ = true;
+        continue;
+      }
+      have_byte_ = false;
+      const auto other = static_cast<unsigned char>(c);
+      const std::uint32_t unit = big_endian_ ? (byte_ << 8 | other) : (other << 8 | byte_);
+      Unit(unit, out);
+    }
+  }
+  void Finish(std::string& out) {
+    if (high_ != 0 || have_byte_) AppendUtf8(out, 0xFFFD);
+    high_ = 0;
+    have_byte_ = false;
+  }
+
+ private:
+  void Unit(std::uint32_t unit, std::string& out) {
+    if (unit >= 0xDC00 && unit <= 0xDFFF && high_ != 0) {
+      AppendUtf8(out, 0x10000 + ((high_ - 0xD800) << 10) + (unit - 0xDC00));
+      high_ = 0;
+      return;
+    }
+    if (high_ != 0) AppendUtf8(out, 0xFFFD);
+    high_ = 0;
+    if (unit >= 0xD800 && unit <= 0xDBFF) {
+      high_ = unit;
+    } else if (unit >= 0xDC00 && unit <= 0xDFFF) {
+      AppendUtf8(out, 0xFFFD);
+    } else {
+      AppendUtf8(out, unit);
+    }
+  }
+  bool big_endian_;
+  bool have_byte_ = false;
+  std::uint32_t byte_ = 0;
+  std::uint32_t high_ = 0;
+};
+
+// Writes the input as plain UTF-8 (no byte order mark) to a temporary file
+// inside the output folder, never outside it; the caller removes it.
+Result<fs::path> ReencodeToUtf8(const fs::path& file, TextEncoding encoding, const fs::path& out_dir) {
+  const fs::path copy = out_dir / (".llmpo-utf8-" + file.filename().string());
+  ASSIGN_OR_RETURN(int fd, OpenRegular(file));
+  Status read_status = OkStatus();
+  Status written = WriteFileAtomically(copy, [&](std::ostream& out) {
+    std::string chunk(1 << 20, '\0');
+    std::string converted;
+    Utf16Decoder decoder(encoding == TextEncoding::kUtf16Be);
+    std::size_t skip = encoding == TextEncoding::kUtf8Bom ? 3 : 2;  // the byte order mark
+    while (true) {
+      Result<std::size_t> got = ReadSome(fd, file, chunk.data(), chunk.size());
+      if (!got.ok()) {
+        read_status = std::move(got).error();
+        return;
+      }
+      std::string_view bytes(chunk.data(), *got);
+      const std::size_t drop = std::min(skip, bytes.size());
+      bytes.remove_prefix(drop);
+      skip -= drop;
+      if (encoding == TextEncoding::kUtf8Bom) {
+        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+      } else {
+        converted.clear();
+        decoder.Feed(bytes, converted);
+        if (*got < chunk.size()) decoder.Finish(converted);
+        out.write(converted.data(), static_cast<std::streamsize>(converted.size()));
+      }
+      if (*got < chunk.size()) return;
+    }
+  });
+  ::close(fd);
+  if (!read_status.ok()) {
+    std::error_code ec;
+    fs::remove(copy, ec);
+    return std::move(read_status).error();
+  }
+  RETURN_IF_ERROR(std::move(written));
+  return copy;
 }
 
 Error Unrecognised(const fs::path& file, const std::string& head) {
@@ -107,12 +316,10 @@ bool IsNsysReportName(const fs::path& file) {
   return ext == ".nsys-rep" || ext == ".qdrep";
 }
 
-Status ImportOne(const fs::path& file, const fs::path& out_dir, ingest::ImportContext& ctx, report::SourceInfo& info) {
-  std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) {
-    return MakeError(ExitStatus::kInput, fmt::format("{}: no such file", file.string()));
-  }
-  const std::string head = ReadHead(file);
+// `file` is the input as named; `bytes` the file holding its content (a
+// UTF-8 copy of a UTF-16 input, else `file` itself).
+Status ImportDetected(const fs::path& file, const fs::path& bytes, const std::string& head, const fs::path& out_dir,
+                      ingest::ImportContext& ctx, report::SourceInfo& info) {
   const ingest::InputFormat format = ingest::DetectFormat(head);
   info.format = std::string(ingest::ToString(format));
   info.family = ingest::ImporterFor(format).family;
@@ -128,7 +335,22 @@ Status ImportOne(const fs::path& file, const fs::path& out_dir, ingest::ImportCo
     ASSIGN_OR_RETURN(fs::path csv, ConvertNcuReport(file, out_dir));
     return ingest::ImporterFor(ingest::InputFormat::kNcuDetailsCsv).import(csv, ctx);
   }
-  return ingest::ImporterFor(format).import(file, ctx);
+  return ingest::ImporterFor(format).import(bytes, ctx);
+}
+
+Status ImportOne(const fs::path& file, const fs::path& out_dir, ingest::ImportContext& ctx, report::SourceInfo& info) {
+  RETURN_IF_ERROR(CheckInputFile(file));
+  ASSIGN_OR_RETURN(std::string head, ReadHead(file));
+  const TextEncoding encoding = DetectEncoding(head);
+  if (encoding == TextEncoding::kPlain) return ImportDetected(file, file, head, out_dir, ctx, info);
+  // A byte order mark: read a plain UTF-8 copy, named in messages as the input.
+  ASSIGN_OR_RETURN(fs::path copy, ReencodeToUtf8(file, encoding, out_dir));
+  Result<std::string> copy_head = ReadHead(copy);
+  Status status = copy_head.ok() ? ImportDetected(file, copy, *copy_head, out_dir, ctx, info)
+                                 : Status(std::move(copy_head).error());
+  std::error_code ec;
+  fs::remove(copy, ec);
+  return status;
 }
 
 // Feeds every record to both the kernel table and the region builder.
