@@ -40,7 +40,14 @@ Status CheckInputFile(const fs::path& file) {
   struct stat link_st {};
   if (::lstat(file.c_str(), &link_st) != 0) {
     const int err = errno;
-    if (err == ENOENT || err == ENOTDIR) return MakeError(ExitStatus::kInput, fmt::format("{}: no such file", name));
+    if (err == ENOENT || err == ENOTDIR) {
+      Error missing = MakeError(ExitStatus::kInput, fmt::format("{}: no such file", name));
+      // "key=value" given where an input goes: a config override without --set.
+      if (name.find('=') != std::string::npos && name.find('/') == std::string::npos) {
+        return std::move(missing).WithNote(fmt::format("a config override goes after --set: --set '{}'", name));
+      }
+      return missing;
+    }
     return MakeError(ExitStatus::kInput, fmt::format("{}: cannot be reached: {}", name, std::strerror(err)))
         .WithNote("check the permissions of the folders above it");
   }
@@ -465,6 +472,7 @@ Status WriteRegionFiles(const fs::path& dir, const std::string& subdir, const re
   written.push_back(subdir + "/report.json");
   auto per_region = [&](const std::vector<report::RegionEntry>& entries) -> Status {
     for (const auto& e : entries) {
+      if (e.folder.empty()) continue;  // beyond pipeline.regions.max_folders
       RETURN_IF_ERROR(CreateFoldersNoFollow(dir / e.folder, e.folder));
       RETURN_IF_ERROR(write(e.folder + "/report.md", report::RegionMarkdown(e, report.selection)));
       RETURN_IF_ERROR(write(e.folder + "/report.json", report::RegionJson(e, report.selection)));
@@ -545,6 +553,7 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
     for (const auto& unused : filter.UnusedPatterns()) {
       region_report.notes.push_back(fmt::format("kernel pattern {} matched no kernel", unused));
     }
+    report::LimitRegionFolders(region_report, request.regions.max_folders);
     RETURN_IF_ERROR(WriteRegionFiles(request.out_dir / request.regions_subdir, request.regions_subdir, region_report,
                                      outcome.written));
     if (extra) {
