@@ -177,6 +177,15 @@ StopSignals::~StopSignals() {
 
 const std::atomic<int>* StopSignals::signal() const { return &g_stop_signal; }
 
+ProcessRunner& SystemRunner() {
+  class System final : public ProcessRunner {
+   public:
+    Result<ProcessResult> Run(const StepSpec& spec) override { return RunStep(spec); }
+  };
+  static System runner;
+  return runner;
+}
+
 Result<ProcessResult> RunToFiles(const std::vector<std::string>& argv, const std::filesystem::path& stdout_file,
                                  const std::filesystem::path& stderr_file) {
   const auto start = Clock::now();
