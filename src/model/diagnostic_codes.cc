@@ -44,6 +44,11 @@ constexpr DiagnosticCode kCodes[] = {
     // Our tracer's traces
     {"bad_trace_line", kDataLoss, "an unreadable trace record; skipped"},
     {"trace_truncated", kDataLoss, "a trace without its end marker: the program was killed or crashed"},
+    {"trace_exec", kWarning,
+     "the traced process replaced its program (exec); records the old program had not yet written are lost"},
+    {"tracer_fd_replaced", kWarning,
+     "the program closed the tracer's trace file descriptor; the tracer reopened its file and wrote nothing into "
+     "the program's files"},
     {"range_open_at_exit", kWarning, "an NVTX range still open when the program exited; ended at exit"},
     {"tracer_cupti_missing", kWarning, "the tracer found no CUPTI library: no GPU activity was recorded"},
     {"tracer_cupti_unusable", kWarning, "CUPTI was found but could not be used: no GPU activity was recorded"},
