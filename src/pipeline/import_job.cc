@@ -24,6 +24,7 @@
 #include "src/ingest/llmpo_trace.h"
 #include "src/ingest/text_lines.h"
 #include "src/pipeline/environment.h"
+#include "src/pipeline/output_folder.h"
 #include "src/pipeline/process.h"
 #include "src/report/regions_report.h"
 
@@ -452,24 +453,20 @@ class RegionTagSink : public model::RecordSink {
   model::NvtxFrame frame_;
 };
 
-Status WriteRegionFiles(const fs::path& dir, const std::string& subdir, const report::RegionsReport& report,
-                        std::vector<std::string>& written) {
-  // Per-region files are new files in a new folder, written once: plain
-  // writes, no temp file and rename (thousands of regions make that cost
-  // seconds). The two top files above are written atomically.
-  // Neither follows a symbolic link planted in the output folder.
+// Every file of the region report into `dir` (a new, empty folder), named
+// relative to it in `files`. Nothing follows a symbolic link.
+Status WriteRegionFiles(const fs::path& dir, const report::RegionsReport& report, std::vector<std::string>& files) {
   auto write = [&](const std::string& relative, const std::string& text) -> Status {
     RETURN_IF_ERROR(WriteFileNoFollow(dir / relative, text));
-    written.push_back(subdir + "/" + relative);
+    files.push_back(relative);
     return OkStatus();
   };
-  RETURN_IF_ERROR(CreateFoldersNoFollow(dir, subdir));
   RETURN_IF_ERROR(
       WriteFileAtomically(dir / "report.md", [&](std::ostream& out) { report::WriteRegionsMarkdown(report, out); }));
-  written.push_back(subdir + "/report.md");
+  files.push_back("report.md");
   RETURN_IF_ERROR(
       WriteFileAtomically(dir / "report.json", [&](std::ostream& out) { report::WriteRegionsJson(report, out); }));
-  written.push_back(subdir + "/report.json");
+  files.push_back("report.json");
   auto per_region = [&](const std::vector<report::RegionEntry>& entries) -> Status {
     for (const auto& e : entries) {
       if (e.folder.empty()) continue;  // beyond pipeline.regions.max_folders
@@ -488,6 +485,27 @@ Status WriteRegionFiles(const fs::path& dir, const std::string& subdir, const re
   return OkStatus();
 }
 
+// The region report as a whole: built in a hidden folder beside `dir`, then
+// swapped in (src/pipeline/output_folder.h); the previous one goes entirely.
+Status WriteRegionFolder(const fs::path& dir, const std::string& subdir, const report::RegionsReport& report,
+                         std::vector<std::string>& written) {
+  RETURN_IF_ERROR(CheckReportFolder(dir));
+  if (const fs::path above = fs::path(subdir).parent_path(); !above.empty()) {
+    RETURN_IF_ERROR(CreateFoldersNoFollow(dir.parent_path(), above));
+  }
+  ASSIGN_OR_RETURN(const fs::path staging, MakeStagingFolder(dir));
+  std::vector<std::string> files;
+  Status status = WriteRegionFiles(staging, report, files);
+  if (status.ok()) status = ReplaceFolder(dir, staging);
+  if (!status.ok()) {
+    std::error_code ec;
+    fs::remove_all(staging, ec);
+    return status;
+  }
+  for (const auto& f : files) written.push_back(subdir + "/" + f);
+  return OkStatus();
+}
+
 }  // namespace
 
 Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports& extra) {
@@ -496,6 +514,12 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
   if (ec) {
     return MakeError(ExitStatus::kFailure,
                      fmt::format("cannot create output folder '{}': {}", request.out_dir.string(), ec.message()));
+  }
+  // What an import killed half-way left (callers hold the folder's lock).
+  const fs::path regions_dir = request.out_dir / request.regions_subdir;
+  RemoveLeftovers(request.out_dir, regions_dir.filename().string());
+  if (regions_dir.parent_path() != request.out_dir) {
+    RemoveLeftovers(regions_dir.parent_path(), regions_dir.filename().string());
   }
   ImportOutcome outcome;
   analysis::KernelAggregator aggregator;
@@ -554,14 +578,16 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
       region_report.notes.push_back(fmt::format("kernel pattern {} matched no kernel", unused));
     }
     report::LimitRegionFolders(region_report, request.regions.max_folders);
-    RETURN_IF_ERROR(WriteRegionFiles(request.out_dir / request.regions_subdir, request.regions_subdir, region_report,
-                                     outcome.written));
+    RETURN_IF_ERROR(WriteRegionFolder(request.out_dir / request.regions_subdir, request.regions_subdir, region_report,
+                                      outcome.written));
     if (extra) {
       ASSIGN_OR_RETURN(auto files, extra(outcome.report, &region_report));
       outcome.written.insert(outcome.written.end(), files.begin(), files.end());
     }
     return outcome;
   }
+  // No region report this time: the previous import's must not pass for one.
+  RETURN_IF_ERROR(RemoveReportFolder(request.out_dir / request.regions_subdir));
   if (extra) {
     ASSIGN_OR_RETURN(auto files, extra(outcome.report, nullptr));
     outcome.written.insert(outcome.written.end(), files.begin(), files.end());
