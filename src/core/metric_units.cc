@@ -37,9 +37,13 @@ bool IsRollup(std::string_view part) { return part == "sum" || part == "avg" || 
 // The unit of counter.rollup.<sub> given the counter's own unit.
 std::optional<std::string> SubmetricUnit(std::string_view sub, std::string_view counter_unit) {
   if (sub.empty()) return std::string(counter_unit);
+  // ncu prints no unit for the rates of a unitless counter either.
+  const bool rate = sub == "per_second" || sub.starts_with("per_cycle") || sub.starts_with("peak_sustained");
+  if (counter_unit.empty() && rate && sub.find('.') == std::string_view::npos) return std::string();
   if (sub == "per_second") return counter_unit == "cycle" ? std::string("hz") : std::string(counter_unit) + "/s";
   if (sub.starts_with("per_cycle") || sub.starts_with("peak_sustained")) {
     if (sub.find('.') != std::string_view::npos) return std::nullopt;  // e.g. peak_sustained.per_second
+    if (counter_unit == "cycle") return std::string();  // cycles per cycle: a ratio, printed without a unit
     return std::string(counter_unit) + "/cycle";
   }
   return std::nullopt;
