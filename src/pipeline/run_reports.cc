@@ -73,7 +73,8 @@ Result<std::vector<std::string>> BuildRunReports(const fs::path& run_dir, const 
   // step that failed).
   if (StepSucceeded(run, "ncu-export-details")) {
     request.inputs.push_back(run_dir / "ncu" / "details.csv");
-  } else if (std::error_code ec; fs::is_regular_file(run_dir / "ncu" / "profile.ncu-rep", ec)) {
+  } else if (std::error_code ec;
+             StepSucceeded(run, "ncu") && fs::is_regular_file(run_dir / "ncu" / "profile.ncu-rep", ec)) {
     request.inputs.push_back(run_dir / "ncu" / "profile.ncu-rep");
   }
   request.out_dir = run_dir;

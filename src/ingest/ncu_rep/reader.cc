@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <map>
 
+#include "ncu_report.pb.h"  // generated from ncu_report.proto (CMakeLists.txt)
 #include "src/core/utf8.h"
-#include "src/ingest/ncu_rep/ncu_report.pb.h"
 
 namespace llmpo::ingest::ncurep {
 namespace {
