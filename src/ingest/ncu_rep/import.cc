@@ -3,9 +3,11 @@
 // NVTX stack, findings), each device a DeviceInfo.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <set>
+#include <unordered_map>
 
 #include "src/core/metric_units.h"
 #include "src/ingest/importer.h"
@@ -55,6 +57,7 @@ class LaunchBuilder : public ncurep::Visitor {
       if (const auto* v = device->Scalar(); v && v->text) launch.device = *v->text;
     }
     for (const auto& m : r.metrics) AddMetric(r, m, launch);
+    launch.metric_layout = LayoutOf(launch.metrics);
     launch.has_nvtx = r.has_nvtx;
     for (const auto& f : r.LaunchStack()) launch.nvtx_stack.push_back({f.domain, f.name, std::nullopt});
     for (const auto& s : r.nvtx_start_end) {
@@ -96,8 +99,9 @@ class LaunchBuilder : public ncurep::Visitor {
     }
     model::Metric metric{m.name, "", {}};
     ParsedValue& p = metric.value;
-    p.raw_value = ValueText(*v);
+    // The report stores numbers, not text: raw_value stays empty for them.
     if (v->text) {
+      p.raw_value = *v->text;
       p.unparsable = true;  // a word (a device name, a cache policy): kept, never aggregated
     } else if (!std::isfinite(*v->number)) {
       p.unparsable = p.non_finite = true;
@@ -121,9 +125,28 @@ class LaunchBuilder : public ncurep::Visitor {
     launch.metrics.push_back(std::move(metric));
   }
 
+  // The catalogue's unit of a metric, looked up once per name.
+  struct UnitSlot {
+    bool known = false;
+    std::string base_unit;
+    UnitInfo info;
+  };
+
+  const UnitSlot& UnitOf(const std::string& name) {
+    auto it = units_.find(name);
+    if (it != units_.end()) return it->second;
+    UnitSlot slot;
+    if (const std::optional<std::string> unit = BaseUnitOfMetric(name)) {
+      slot.known = true;
+      slot.base_unit = *unit;
+      slot.info = LookupUnit(*unit);
+    }
+    return units_.emplace(name, std::move(slot)).first->second;
+  }
+
   void SetUnit(const std::string& name, ParsedValue& p) {
-    const std::optional<std::string> unit = BaseUnitOfMetric(name);
-    if (!unit) {
+    const UnitSlot& unit = UnitOf(name);
+    if (!unit.known) {
       if (!p.unparsable && unknown_units_.insert(name).second) {
         ctx_.diagnostics.Add("ncu_rep_unit_unknown", fmt::format("{}: no unit known for {}; value kept without a unit",
                                                                  ctx_.source, model::Excerpt(name)));
@@ -131,11 +154,24 @@ class LaunchBuilder : public ncurep::Visitor {
       p.unit_known = !p.value.has_value();
       return;
     }
-    const UnitInfo& info = LookupUnit(*unit);
-    p.raw_unit = *unit;
-    p.unit = info.canonical;
-    p.dimension = info.dimension;
-    if (p.value) *p.value *= info.scale;
+    p.raw_unit = unit.base_unit;
+    p.unit = unit.info.canonical;
+    p.dimension = unit.info.dimension;
+    if (p.value) *p.value *= unit.info.scale;
+  }
+
+  // Results of one ncu run list the same metrics in the same order; saying
+  // so lets the aggregators match them by position instead of by name.
+  std::uint64_t LayoutOf(const std::vector<model::Metric>& metrics) {
+    const bool same = metrics.size() == layout_names_.size() &&
+                      std::equal(metrics.begin(), metrics.end(), layout_names_.begin(),
+                                 [](const model::Metric& m, const std::string& name) { return m.name == name; });
+    if (!same) {
+      layout_names_.clear();
+      for (const auto& m : metrics) layout_names_.push_back(m.name);
+      layout_ = model::NewMetricLayout();
+    }
+    return layout_;
   }
 
   static model::DeviceInfo ToDeviceInfo(const ncurep::Device& d) {
@@ -168,6 +204,9 @@ class LaunchBuilder : public ncurep::Visitor {
 
   ImportContext& ctx_;
   std::set<std::string> unknown_units_;
+  std::unordered_map<std::string, UnitSlot> units_;
+  std::vector<std::string> layout_names_;
+  std::uint64_t layout_ = 0;
 };
 
 }  // namespace

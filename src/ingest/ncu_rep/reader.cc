@@ -139,6 +139,15 @@ class Framing {
     return ReadInto(buffer.data(), n, what);
   }
 
+  // Passes over `n` bytes without keeping them (cubins of several hundred KB).
+  Status Skip(std::uint64_t n, std::string_view what) {
+    if (n > left()) return Damaged(fmt::format("{} of {} bytes", what, n));
+    in_.ignore(static_cast<std::streamsize>(n));
+    if (static_cast<std::uint64_t>(in_.gcount()) != n) return Damaged(std::string(what));
+    pos_ += n;
+    return OkStatus();
+  }
+
   Error Damaged(std::string what) const {
     return MakeError(ExitStatus::kInput,
                      fmt::format("{}: damaged or truncated Nsight Compute report: {} at byte {} runs past the end of "
@@ -239,12 +248,14 @@ class ReportReader {
       if (framing_.position() > end || size > end - framing_.position()) {
         return framing_.Damaged(fmt::format("an entry of {} bytes in block {}", size, summary_.blocks - 1));
       }
-      RETURN_IF_ERROR(framing_.ReadBytes(size, buffer_, "an entry"));
       if (entry < header.num_sources()) {
+        RETURN_IF_ERROR(framing_.Skip(size, "a source entry"));
         ++summary_.sources;
       } else if (entry - header.num_sources() < header.num_results()) {
+        RETURN_IF_ERROR(framing_.ReadBytes(size, buffer_, "a result entry"));
         ReadResult(header);
       } else {
+        RETURN_IF_ERROR(framing_.Skip(size, "an entry"));
         ++summary_.extra_entries;  // 2026.2's CUDA graph description, or kinds not known yet
       }
       ++entry;
@@ -258,7 +269,10 @@ class ReportReader {
   }
 
   void ReadResult(const pb::BlockHeader& header) {
-    pb::ProfileResult r;
+    // One arena per result, emptied after it: hundreds of metric messages
+    // without a malloc and free each.
+    arena_.Reset();
+    pb::ProfileResult& r = *google::protobuf::Arena::CreateMessage<pb::ProfileResult>(&arena_);
     const std::uint64_t index = summary_.results++;
     if (!r.ParseFromString(buffer_)) {
       diagnostics_.Add("ncu_rep_bad_result",
@@ -349,6 +363,7 @@ class ReportReader {
   Session session_;
   std::vector<std::string> strings_;  // the string tables, concatenated in block order
   std::string buffer_;
+  google::protobuf::Arena arena_;
   std::size_t replaced_ = 0;
 };
 
