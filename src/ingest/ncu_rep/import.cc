@@ -196,6 +196,7 @@ class LaunchBuilder : public ncurep::Visitor {
     out.sm_clock_max_khz = first("max_gpu_frequency_khz", "clock_rate");
     out.memory_clock_max_khz = first("max_mem_frequency_khz", "memory_clock_rate");
     out.memory_bus_width_bits = integer("global_memory_bus_width");
+    if (!out.memory_bus_width_bits) out.memory_bus_width_bits = integer("fb_bus_width");
     out.l2_cache_bytes = integer("l2_cache_size");
     out.total_memory_bytes = integer("total_memory");
     for (const auto& a : d.attributes) out.attributes.emplace_back(a.name, ValueText(a.value));
