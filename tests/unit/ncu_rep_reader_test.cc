@@ -328,3 +328,41 @@ TEST(NcuRepReaderHostile, NameIndexOutOfRangeAndUnknownWireTypeAreCounted) {
 
 }  // namespace
 }  // namespace llmpo::ingest::ncurep
+
+namespace llmpo::ingest::ncurep {
+namespace {
+
+// A block as ncu 2026.2 writes them: a source entry (a cubin, passed over), a
+// result, then an entry of the third kind (header field 10), skipped and counted.
+TEST(NcuRepReaderHostile, SourcesAndThirdKindEntriesAreSkipped) {
+  const std::string source = VarintField(1, 99) + BytesField(4, std::string(5000, '\x7f'));
+  const std::string result = ResultEntry("k", 250);
+  const std::string extra = VarintField(1, 1) + BytesField(6, "graph");
+  std::string payload;
+  for (const auto* e : {&source, &result, &extra}) payload += U32(static_cast<std::uint32_t>(e->size())) + *e;
+  const std::string header = VarintField(1, 1) + VarintField(2, 1) +
+                             BytesField(4, BytesField(1, "gpu__time_duration.sum")) + VarintField(5, payload.size()) +
+                             VarintField(10, 1);
+  const auto outcome = ReadBytes(FileHeader() + U32(static_cast<std::uint32_t>(header.size())) + header + payload);
+  ASSERT_TRUE(outcome->summary.ok()) << outcome->summary.error().Render();
+  EXPECT_EQ(outcome->summary->sources, 1u);
+  EXPECT_EQ(outcome->summary->results, 1u);
+  EXPECT_EQ(outcome->summary->extra_entries, 1u);
+  ASSERT_EQ(outcome->collected.results.size(), 1u);
+  EXPECT_EQ(Duration(outcome->collected.results[0]), 250);
+}
+
+// A block announcing more entries than its payload holds.
+TEST(NcuRepReaderHostile, MissingEntriesAreCounted) {
+  const std::string result = ResultEntry("k", 1);
+  const std::string payload = U32(static_cast<std::uint32_t>(result.size())) + result;
+  const std::string header =
+      VarintField(2, 3) + BytesField(4, BytesField(1, "gpu__time_duration.sum")) + VarintField(5, payload.size());
+  const auto outcome = ReadBytes(FileHeader() + U32(static_cast<std::uint32_t>(header.size())) + header + payload);
+  ASSERT_TRUE(outcome->summary.ok());
+  EXPECT_EQ(outcome->collected.results.size(), 1u);
+  EXPECT_TRUE(outcome->diagnostics.entries().count("ncu_rep_missing_entries"));
+}
+
+}  // namespace
+}  // namespace llmpo::ingest::ncurep
