@@ -70,6 +70,12 @@ TEST(NcuRepImport, TeslaT4FullSetLaunchAndDevice) {
   const model::Metric* sol = Find(l, "sm__throughput.avg.pct_of_peak_sustained_elapsed");
   ASSERT_NE(sol, nullptr);
   EXPECT_EQ(sol->value.dimension, Dimension::kPercent);
+  // Metrics a section header lists carry its display name, as on ncu's details page.
+  EXPECT_EQ(sol->section, "GPU Speed Of Light Throughput");
+  EXPECT_EQ(duration->section, "GPU Speed Of Light Throughput");
+  const model::Metric* grid = Find(l, "launch__grid_size");
+  ASSERT_NE(grid, nullptr);
+  EXPECT_EQ(grid->section, "Launch Statistics");
   ASSERT_EQ(got->sink.devices.size(), 1u);
   const model::DeviceInfo& t4 = got->sink.devices[0];
   EXPECT_EQ(t4.name, "Tesla T4");

@@ -56,6 +56,7 @@ class LaunchBuilder : public ncurep::Visitor {
     if (const auto* device = r.FindMetric("device__attribute_display_name")) {
       if (const auto* v = device->Scalar(); v && v->text) launch.device = *v->text;
     }
+    SectionsOf(r);
     for (const auto& m : r.metrics) AddMetric(r, m, launch);
     launch.metric_layout = LayoutOf(launch.metrics);
     launch.has_nvtx = r.has_nvtx;
@@ -97,7 +98,8 @@ class LaunchBuilder : public ncurep::Visitor {
       });
       return;
     }
-    model::Metric metric{m.name, "", {}};
+    auto section = section_of_.find(m.name);
+    model::Metric metric{m.name, section == section_of_.end() ? std::string() : section->second, {}};
     ParsedValue& p = metric.value;
     // The report stores numbers, not text: raw_value stays empty for them.
     if (v->text) {
@@ -123,6 +125,15 @@ class LaunchBuilder : public ncurep::Visitor {
       }
     }
     launch.metrics.push_back(std::move(metric));
+  }
+
+  // The section display name of each metric a section header lists (the
+  // first section wins), as ncu's details page shows it.
+  void SectionsOf(const ncurep::ProfileResult& r) {
+    section_of_.clear();
+    for (const auto& s : r.sections) {
+      for (const auto& [name, label] : s.header) section_of_.emplace(name, s.display_name);
+    }
   }
 
   // The catalogue's unit of a metric, looked up once per name.
@@ -163,12 +174,14 @@ class LaunchBuilder : public ncurep::Visitor {
   // Results of one ncu run list the same metrics in the same order; saying
   // so lets the aggregators match them by position instead of by name.
   std::uint64_t LayoutOf(const std::vector<model::Metric>& metrics) {
-    const bool same = metrics.size() == layout_names_.size() &&
-                      std::equal(metrics.begin(), metrics.end(), layout_names_.begin(),
-                                 [](const model::Metric& m, const std::string& name) { return m.name == name; });
+    const bool same =
+        metrics.size() == layout_names_.size() &&
+        std::equal(metrics.begin(), metrics.end(), layout_names_.begin(), [](const model::Metric& m, const auto& kept) {
+          return m.name == kept.second && m.section == kept.first;
+        });
     if (!same) {
       layout_names_.clear();
-      for (const auto& m : metrics) layout_names_.push_back(m.name);
+      for (const auto& m : metrics) layout_names_.emplace_back(m.section, m.name);
       layout_ = model::NewMetricLayout();
     }
     return layout_;
@@ -206,7 +219,8 @@ class LaunchBuilder : public ncurep::Visitor {
   ImportContext& ctx_;
   std::set<std::string> unknown_units_;
   std::unordered_map<std::string, UnitSlot> units_;
-  std::vector<std::string> layout_names_;
+  std::vector<std::pair<std::string, std::string>> layout_names_;  // section, name
+  std::unordered_map<std::string, std::string> section_of_;
   std::uint64_t layout_ = 0;
 };
 

@@ -284,6 +284,14 @@ class ReportReader {
     out.index = index;
     FillIdentity(r, header, out);
     FillMetrics(r, out);
+    for (const auto& section : r.sections()) {
+      Section& kept = out.sections.emplace_back();
+      kept.identifier = Text(section.identifier(), replaced_);
+      kept.display_name = Text(section.display_name(), replaced_);
+      for (const auto& m : section.header().metrics()) {
+        kept.header.emplace_back(Text(m.name(), replaced_), Text(m.label(), replaced_));
+      }
+    }
     for (const auto& rule : r.rules()) out.rules.push_back(ToRule(rule, replaced_));
     if (r.has_nvtx()) {
       out.has_nvtx = true;

@@ -11,6 +11,7 @@
 #include <istream>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/core/result.h"
@@ -67,6 +68,14 @@ struct NvtxStartEnd {
   std::optional<std::uint64_t> start_thread_id;
 };
 
+// A section as the result defines it; its header metrics are the ones ncu's
+// details page lists under the display name.
+struct Section {
+  std::string identifier;                                   // "SpeedOfLight"
+  std::string display_name;                                 // "GPU Speed Of Light Throughput"
+  std::vector<std::pair<std::string, std::string>> header;  // metric name, label
+};
+
 struct RuleResult {
   std::string identifier;  // "SOLBottleneck"
   std::string display_name;
@@ -83,6 +92,7 @@ struct ProfileResult {
   std::optional<std::uint64_t> process_id;
   std::string process_name;
   std::vector<MetricEntry> metrics;
+  std::vector<Section> sections;
   std::vector<RuleResult> rules;
   bool has_nvtx = false;  // ncu ran with --nvtx
   std::vector<NvtxThreadStack> nvtx_push_pop;
