@@ -15,7 +15,7 @@ namespace llmpo::cli {
 int RunImport(const Invocation& inv) {
   CLI::App app{
       "Build kernels.md and kernels.json from existing profiler outputs: ncu CSV (details, raw, "
-      "--print-summary), .ncu-rep (needs ncu), nsys stats CSV, nsys SQLite exports. The format is "
+      "--print-summary), .ncu-rep (read natively), nsys stats CSV, nsys SQLite exports. The format is "
       "detected from the content.",
       "llm-perf-opt import"};
   std::vector<std::string> inputs;

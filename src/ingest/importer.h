@@ -24,7 +24,7 @@ enum class InputFormat {
   kNcuSummaryCsv,  // ncu --print-summary per-kernel|per-nvtx|per-gpu --csv
   kNsysStatsCsv,   // nsys stats --format csv, any report
   kNsysSqlite,     // nsys export --type sqlite
-  kNcuReport,      // .ncu-rep binary report (needs ncu to convert)
+  kNcuReport,      // .ncu-rep binary report (read natively, ncu_rep/reader.h)
   kLlmpoTrace,     // our tracer's trace.PID.tsv (tracer/README.md)
 };
 
@@ -46,6 +46,7 @@ InputFormat DetectFormat(std::string_view head);
 Status ImportNcuCsv(std::istream& in, ImportContext& ctx);  // details, raw and summary pages
 Status ImportNsysStatsCsv(std::istream& in, ImportContext& ctx);
 Status ImportNsysSqlite(const std::filesystem::path& file, ImportContext& ctx);
+Status ImportNcuReport(const std::filesystem::path& file, ImportContext& ctx);  // ncu_rep/import.cc
 
 // The importer table: one entry per format, the only place that ties a
 // format to its name, its kind of measurement and the function reading it.

@@ -33,6 +33,15 @@ constexpr DiagnosticCode kCodes[] = {
     {"bad_invocations", kDataLoss, "a --print-summary row whose invocation count is not a number; skipped"},
     {"summary_without_duration", kWarning, "a --print-summary row without an average duration; no time"},
     {"bad_duration", kDataLoss, "a --print-summary duration that is negative, NaN or infinite; no time"},
+    // Nsight Compute reports (.ncu-rep)
+    {"ncu_rep_bad_result", kDataLoss, "an .ncu-rep result entry that does not decode; skipped"},
+    {"ncu_rep_bad_metric_name", kDataLoss, "an .ncu-rep metric whose name index is past the string table; skipped"},
+    {"ncu_rep_missing_entries", kDataLoss, "an .ncu-rep block holding fewer entries than its header announces"},
+    {"ncu_rep_entries_skipped", kInfo, "blocks with .ncu-rep entries of a kind not read (ncu 2026 CUDA graphs)"},
+    {"ncu_rep_instance_values", kInfo,
+     "an .ncu-rep metric with only per-instance values (PM sampling, per opcode); not imported"},
+    {"ncu_rep_unit_unknown", kWarning,
+     "an .ncu-rep metric the unit catalogue does not know (the file stores no units); kept without a unit"},
     // nsys exports
     {"bad_kernel_row", kDataLoss, "a kernel row without a name or a number where one is needed; skipped"},
     {"bad_gpu_op_row", kDataLoss, "a memcpy/memset row that ends before it starts; skipped"},

@@ -17,6 +17,7 @@ class RecordSink {
   virtual void OnApiSummary(const ApiSummaryRow& /*row*/) {}
   virtual void OnGpuOpSummary(const GpuOpSummaryRow& /*row*/) {}
   virtual void OnLaunchOverhead(const LaunchOverheadRow& /*row*/) {}
+  virtual void OnDevice(const DeviceInfo& /*device*/) {}
 };
 
 }  // namespace llmpo::model

@@ -286,7 +286,9 @@ class Executor {
 
   void ImportOutputs() {
     if (stop_.stopped()) outcome_ = {RunStatus::kInterrupted, ExitStatus::kInterrupted, "interrupted by a signal"};
-    if (!succeeded_.count("nsys-export") && !succeeded_.count("ncu-export-details") &&
+    // ncu's saved report alone will do: it is read natively when its CSV
+    // export failed.
+    if (!succeeded_.count("nsys-export") && !succeeded_.count("ncu-export-details") && !succeeded_.count("ncu") &&
         !succeeded_.count("trace-summaries")) {
       return;
     }
