@@ -25,6 +25,7 @@
 #include "src/ingest/text_lines.h"
 #include "src/pipeline/environment.h"
 #include "src/pipeline/process.h"
+#include "src/report/gpu_breakdown_report.h"
 #include "src/report/regions_report.h"
 
 namespace llmpo::pipeline {
@@ -356,7 +357,12 @@ Status ImportOne(const fs::path& file, const fs::path& out_dir, ingest::ImportCo
 // Feeds every record to both the kernel table and the region builder.
 class TeeSink : public model::RecordSink {
  public:
-  TeeSink(model::RecordSink& a, model::RecordSink& b) : a_(a), b_(b) {}
+  TeeSink(model::RecordSink& a, model::RecordSink& b, model::GpuBreakdown& breakdown)
+      : a_(a), b_(b), breakdown_(breakdown) {}
+  void OnGpuBreakdown(const model::GpuBreakdown& g) override {
+    breakdown_.devices.insert(breakdown_.devices.end(), g.devices.begin(), g.devices.end());
+    breakdown_.cpu_ops.insert(breakdown_.cpu_ops.end(), g.cpu_ops.begin(), g.cpu_ops.end());
+  }
   void OnLaunch(const model::LaunchRecord& l) override {
     a_.OnLaunch(l);
     b_.OnLaunch(l);
@@ -380,6 +386,7 @@ class TeeSink : public model::RecordSink {
  private:
   model::RecordSink& a_;
   model::RecordSink& b_;
+  model::GpuBreakdown& breakdown_;
 };
 
 // Metrics the catalogue does not know were averaged, the safe rule: each is
@@ -439,6 +446,7 @@ class RegionTagSink : public model::RecordSink {
   void OnApiSummary(const model::ApiSummaryRow& row) override { next_.OnApiSummary(row); }
   void OnGpuOpSummary(const model::GpuOpSummaryRow& row) override { next_.OnGpuOpSummary(row); }
   void OnLaunchOverhead(const model::LaunchOverheadRow& row) override { next_.OnLaunchOverhead(row); }
+  void OnGpuBreakdown(const model::GpuBreakdown& b) override { next_.OnGpuBreakdown(b); }
 
  private:
   model::RecordSink& next_;
@@ -498,6 +506,7 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
   std::vector<std::unique_ptr<analysis::RegionBuilder>> builders;
   std::vector<analysis::SourceRegions> region_sources;
   const bool read_ahead = ReadAheadWanted();
+  model::GpuBreakdown gpu_breakdown;
   for (const auto& file : request.inputs) {
     std::string label = file.string();
     if (request.label_base) {
@@ -508,7 +517,7 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
     report::SourceInfo info{label, "unknown", "ok"};
     aggregator.SetSource(info.path);
     builders.push_back(std::make_unique<analysis::RegionBuilder>(info.path, filter, region_diagnostics));
-    TeeSink tee(aggregator, *builders.back());
+    TeeSink tee(aggregator, *builders.back(), gpu_breakdown);
     const auto capture = request.capture_regions.find(file.string());
     std::optional<RegionTagSink> tagged;
     if (capture != request.capture_regions.end()) tagged.emplace(tee, capture->second);
@@ -537,6 +546,14 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
       WriteFileAtomically(request.out_dir / "kernels.md", report::KernelsMarkdown(outcome.report, request.top_k)));
   RETURN_IF_ERROR(WriteFileAtomically(request.out_dir / "kernels.json", report::KernelsJson(outcome.report)));
   outcome.written = {"kernels.md", "kernels.json"};
+  if (!gpu_breakdown.devices.empty() || !gpu_breakdown.cpu_ops.empty()) {
+    RETURN_IF_ERROR(WriteFileAtomically(request.out_dir / "gpu_breakdown.md",
+                                        report::GpuBreakdownMarkdown(gpu_breakdown, request.top_k)));
+    RETURN_IF_ERROR(
+        WriteFileAtomically(request.out_dir / "gpu_breakdown.json", report::GpuBreakdownJson(gpu_breakdown)));
+    outcome.written.push_back("gpu_breakdown.md");
+    outcome.written.push_back("gpu_breakdown.json");
+  }
   if (regions.saw_nvtx) {
     model::Diagnostics merged = outcome.report.diagnostics;
     merged.Merge(region_diagnostics);

@@ -1,0 +1,219 @@
+#include "src/ingest/kineto/json_pull.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+namespace llmpo::ingest::kineto {
+namespace {
+
+bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+bool IsBare(char c) {  // characters of numbers and literals
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '-' || c == '+' || c == '.' || c == 'E';
+}
+
+void AppendUtf8(std::uint32_t cp, std::string& out) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+}  // namespace
+
+JsonPull::JsonPull(ByteSource& source, std::size_t buffer_bytes) : source_(source), buffer_(buffer_bytes) {}
+
+bool JsonPull::Fail(const std::string& what) {
+  if (error_.empty()) {
+    error_ = fmt::format("byte {}: {}", offset(), what);
+    if (!source_.error().empty()) error_ += fmt::format(" ({})", source_.error());
+  }
+  return false;
+}
+
+bool JsonPull::Refill() {
+  if (eof_ || !error_.empty()) return false;
+  base_ += len_;
+  pos_ = 0;
+  len_ = source_.Read(buffer_.data(), buffer_.size());
+  if (len_ == 0) eof_ = true;
+  return len_ > 0;
+}
+
+bool JsonPull::SkipWhitespace() {
+  for (;;) {
+    while (pos_ < len_ && IsSpace(buffer_[pos_])) ++pos_;
+    if (pos_ < len_) return true;
+    if (!Refill()) return false;
+  }
+}
+
+char JsonPull::Peek() { return SkipWhitespace() ? buffer_[pos_] : '\0'; }
+
+bool JsonPull::Consume(char c) {
+  if (Peek() != c || c == '\0') return false;
+  ++pos_;
+  return true;
+}
+
+bool JsonPull::Expect(char c, const char* what) {
+  if (Consume(c)) return true;
+  if (!SkipWhitespace()) return Fail(fmt::format("the text ends where {} was expected", what));
+  return Fail(fmt::format("expected {}, found '{}'", what, buffer_[pos_]));
+}
+
+bool JsonPull::ReadHex4(std::uint32_t& value) {
+  value = 0;
+  for (int i = 0; i < 4; ++i) {
+    if (pos_ == len_ && !Refill()) return Fail("the text ends inside a \\u escape");
+    const char c = buffer_[pos_++];
+    int digit = -1;
+    if (c >= '0' && c <= '9') digit = c - '0';
+    if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
+    if (digit < 0) return Fail("a \\u escape with a character that is not hexadecimal");
+    value = value * 16 + static_cast<std::uint32_t>(digit);
+  }
+  return true;
+}
+
+bool JsonPull::ReadEscape(std::string& out) {
+  if (pos_ == len_ && !Refill()) return Fail("the text ends inside a string escape");
+  const char c = buffer_[pos_++];
+  switch (c) {
+    case '"':
+    case '\\':
+    case '/':
+      out += c;
+      return true;
+    case 'b':
+      out += '\b';
+      return true;
+    case 'f':
+      out += '\f';
+      return true;
+    case 'n':
+      out += '\n';
+      return true;
+    case 'r':
+      out += '\r';
+      return true;
+    case 't':
+      out += '\t';
+      return true;
+    case 'u': {
+      std::uint32_t cp = 0;
+      if (!ReadHex4(cp)) return false;
+      if (cp >= 0xD800 && cp < 0xDC00) {  // a high surrogate: its pair follows as another \u escape
+        if (Consume('\\') && pos_ < len_ && buffer_[pos_] == 'u') {
+          ++pos_;
+          std::uint32_t low = 0;
+          if (!ReadHex4(low)) return false;
+          cp = low >= 0xDC00 && low < 0xE000 ? 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00) : 0xFFFD;
+        } else {
+          cp = 0xFFFD;
+        }
+      } else if (cp >= 0xDC00 && cp < 0xE000) {
+        cp = 0xFFFD;  // an unpaired low surrogate
+      }
+      AppendUtf8(cp, out);
+      return true;
+    }
+    default:
+      return Fail(fmt::format("an unknown string escape '\\{}'", c));
+  }
+}
+
+bool JsonPull::ReadString(std::string& out) {
+  out.clear();
+  if (!Expect('"', "a string")) return false;
+  for (;;) {
+    if (pos_ == len_ && !Refill()) return Fail("the text ends inside a string");
+    const char* begin = buffer_.data() + pos_;
+    const char* end = buffer_.data() + len_;
+    const char* p = begin;
+    while (p < end && *p != '"' && *p != '\\') ++p;
+    out.append(begin, p);
+    pos_ = static_cast<std::size_t>(p - buffer_.data());
+    if (p == end) continue;
+    ++pos_;
+    if (*p == '"') return true;
+    if (!ReadEscape(out)) return false;
+  }
+}
+
+bool JsonPull::SkipString() {
+  ++pos_;  // the opening quote
+  for (;;) {
+    if (pos_ == len_ && !Refill()) return Fail("the text ends inside a string");
+    const char* begin = buffer_.data() + pos_;
+    const char* end = buffer_.data() + len_;
+    const char* p = begin;
+    while (p < end && *p != '"' && *p != '\\') ++p;
+    pos_ = static_cast<std::size_t>(p - buffer_.data());
+    if (p == end) continue;
+    ++pos_;
+    if (*p == '"') return true;
+    if (pos_ == len_ && !Refill()) return Fail("the text ends inside a string escape");
+    ++pos_;  // the escaped character; a \u escape's digits are plain characters
+  }
+}
+
+bool JsonPull::ReadBare(std::string& out) {
+  out.clear();
+  for (;;) {
+    while (pos_ < len_ && IsBare(buffer_[pos_])) out += buffer_[pos_++];
+    if (pos_ < len_ || !Refill()) break;
+  }
+  if (out.empty()) {
+    if (pos_ < len_) return Fail(fmt::format("expected a value, found '{}'", buffer_[pos_]));
+    return Fail("the text ends where a value was expected");
+  }
+  return true;
+}
+
+bool JsonPull::ReadScalar(std::string& out, bool& is_string) {
+  const char c = Peek();
+  is_string = c == '"';
+  if (is_string) return ReadString(out);
+  if (c == '{' || c == '[') return Fail("expected a number or a string, found an object or array");
+  return ReadBare(out);
+}
+
+bool JsonPull::SkipValue() {
+  const char first = Peek();
+  if (first == '"') return SkipString();
+  if (first != '{' && first != '[') {
+    std::string ignored;
+    return ReadBare(ignored);
+  }
+  // A container: count brackets, skipping strings whole.
+  std::size_t depth = 0;
+  for (;;) {
+    if (pos_ == len_ && !Refill()) return Fail("the text ends inside an object or array");
+    const char c = buffer_[pos_];
+    if (c == '"') {
+      if (!SkipString()) return false;
+      continue;
+    }
+    ++pos_;
+    if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      if (--depth == 0) return true;
+    }
+  }
+}
+
+}  // namespace llmpo::ingest::kineto
