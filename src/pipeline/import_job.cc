@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "src/analysis/kernel_aggregator.h"
 #include "src/analysis/region_combine.h"
@@ -261,8 +262,8 @@ Error Unrecognised(const fs::path& file, const std::string& head) {
     return e;
   }
   return std::move(e).WithNote(
-      "expected: ncu CSV (--csv --page details|raw, --print-summary), nsys stats CSV, an nsys SQLite export, or "
-      ".ncu-rep");
+      "expected: ncu CSV (--csv --page details|raw, --print-summary), nsys stats CSV, an nsys SQLite export, "
+      ".ncu-rep, or a PyTorch profiler (Kineto) trace (.json, .json.gz, a .tar.gz of ranks)");
 }
 
 // A binary .ncu-rep is read through `ncu --import`, whose CSV is kept beside
@@ -547,6 +548,10 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
   RETURN_IF_ERROR(WriteFileAtomically(request.out_dir / "kernels.json", report::KernelsJson(outcome.report)));
   outcome.written = {"kernels.md", "kernels.json"};
   if (!gpu_breakdown.devices.empty() || !gpu_breakdown.cpu_ops.empty()) {
+    // Ranks in rank order (an archive lists its members in any order).
+    std::stable_sort(gpu_breakdown.devices.begin(), gpu_breakdown.devices.end(), [](const auto& a, const auto& b) {
+      return std::tuple(!a.rank.has_value(), a.rank.value_or(0)) < std::tuple(!b.rank.has_value(), b.rank.value_or(0));
+    });
     RETURN_IF_ERROR(WriteFileAtomically(request.out_dir / "gpu_breakdown.md",
                                         report::GpuBreakdownMarkdown(gpu_breakdown, request.top_k)));
     RETURN_IF_ERROR(

@@ -195,7 +195,7 @@ TEST(KinetoImport, NothingReadableIsAnError) {
   EXPECT_EQ(r->status.error().kind, ExitStatus::kInput);
 }
 
-TEST(KinetoDetect, RecognisesObjectArrayAndGzipHeads) {
+TEST(KinetoDetect, RecognisesObjectAndArrayHeads) {
   EXPECT_EQ(DetectFormat("{\n  \"schemaVersion\": 1, \"traceEvents\": ["), InputFormat::kKinetoTrace);
   EXPECT_EQ(DetectFormat("[\n{\"ph\": \"X\", \"ts\": 1"), InputFormat::kKinetoTrace);
   EXPECT_EQ(DetectFormat("{\"a\": 1}"), InputFormat::kUnknown);
@@ -246,6 +246,19 @@ TEST(KinetoFixtures, MatchTheExactReferenceNumbers) {
     EXPECT_NEAR(kernel_ns / 1000, ref.kernel_us, ref.tolerance_us);
     EXPECT_NEAR(busy_ns / 1000, ref.busy_us, ref.tolerance_us);
     EXPECT_NEAR(span_ns / 1000, ref.span_us, ref.tolerance_us);
+  }
+}
+
+TEST(KinetoFixtures, DetectsGzipAndTarGzHeads) {
+  for (const char* name :
+       {"tracelens-b300-moe01.json.gz", "kineto-resnet50-2020-array.json.gz", "param-dlrm-8ranks.tar.gz"}) {
+    const fs::path file = Fixture(name);
+    if (!fs::exists(file)) GTEST_SKIP() << "no shared fixtures at " << file;
+    std::string head(64 * 1024, '\0');
+    std::ifstream in(file, std::ios::binary);
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    EXPECT_EQ(DetectFormat(head), InputFormat::kKinetoTrace) << name;
   }
 }
 

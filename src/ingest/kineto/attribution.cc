@@ -26,7 +26,8 @@ struct Launch {
 // op's External id differs from its correlation.
 bool HasRealExternalIds(const TraceStore& store) {
   for (const auto& op : store.gpu_ops) {
-    if (op.has_external_id && op.has_correlation && op.external_id != op.correlation) return true;
+    if (op.kind == GpuOpKind::kKernel && op.has_external_id && op.has_correlation && op.external_id != op.correlation)
+      return true;
   }
   return false;
 }

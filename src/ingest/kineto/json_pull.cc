@@ -7,6 +7,7 @@
 namespace llmpo::ingest::kineto {
 namespace {
 
+bool IsStructural(char c) { return c == '"' || c == '{' || c == '}' || c == '[' || c == ']'; }
 bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 bool IsBare(char c) {  // characters of numbers and literals
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '-' || c == '+' || c == '.' || c == 'E';
@@ -28,6 +29,15 @@ void AppendUtf8(std::uint32_t cp, std::string& out) {
     out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
     out += static_cast<char>(0x80 | (cp & 0x3F));
   }
+}
+
+// The first '"' or '\\' in [p, end), or end: memchr finds the quote with
+// vector instructions; escapes are rare, so the backslash search is bounded by it.
+const char* FindQuoteOrBackslash(const char* p, const char* end) {
+  const void* quote = std::memchr(p, '"', static_cast<std::size_t>(end - p));
+  const char* stop = quote ? static_cast<const char*>(quote) : end;
+  const void* backslash = std::memchr(p, '\\', static_cast<std::size_t>(stop - p));
+  return backslash ? static_cast<const char*>(backslash) : stop;
 }
 
 }  // namespace
@@ -52,7 +62,15 @@ bool JsonPull::Refill() {
 }
 
 bool JsonPull::SkipWhitespace() {
+  constexpr std::uint64_t kEightSpaces = 0x2020202020202020ull;
   for (;;) {
+    // Traces are indented: skip runs of spaces eight at a time.
+    while (pos_ + 8 <= len_) {
+      std::uint64_t word;
+      std::memcpy(&word, buffer_.data() + pos_, 8);
+      if (word != kEightSpaces) break;
+      pos_ += 8;
+    }
     while (pos_ < len_ && IsSpace(buffer_[pos_])) ++pos_;
     if (pos_ < len_) return true;
     if (!Refill()) return false;
@@ -141,9 +159,8 @@ bool JsonPull::ReadString(std::string& out) {
   for (;;) {
     if (pos_ == len_ && !Refill()) return Fail("the text ends inside a string");
     const char* begin = buffer_.data() + pos_;
+    const char* p = FindQuoteOrBackslash(begin, buffer_.data() + len_);
     const char* end = buffer_.data() + len_;
-    const char* p = begin;
-    while (p < end && *p != '"' && *p != '\\') ++p;
     out.append(begin, p);
     pos_ = static_cast<std::size_t>(p - buffer_.data());
     if (p == end) continue;
@@ -157,10 +174,8 @@ bool JsonPull::SkipString() {
   ++pos_;  // the opening quote
   for (;;) {
     if (pos_ == len_ && !Refill()) return Fail("the text ends inside a string");
-    const char* begin = buffer_.data() + pos_;
     const char* end = buffer_.data() + len_;
-    const char* p = begin;
-    while (p < end && *p != '"' && *p != '\\') ++p;
+    const char* p = FindQuoteOrBackslash(buffer_.data() + pos_, end);
     pos_ = static_cast<std::size_t>(p - buffer_.data());
     if (p == end) continue;
     ++pos_;
@@ -173,7 +188,9 @@ bool JsonPull::SkipString() {
 bool JsonPull::ReadBare(std::string& out) {
   out.clear();
   for (;;) {
-    while (pos_ < len_ && IsBare(buffer_[pos_])) out += buffer_[pos_++];
+    const std::size_t begin = pos_;
+    while (pos_ < len_ && IsBare(buffer_[pos_])) ++pos_;
+    out.append(buffer_.data() + begin, pos_ - begin);
     if (pos_ < len_ || !Refill()) break;
   }
   if (out.empty()) {
@@ -198,11 +215,22 @@ bool JsonPull::SkipValue() {
     std::string ignored;
     return ReadBare(ignored);
   }
-  // A container: count brackets, skipping strings whole.
-  std::size_t depth = 0;
+  return SkipContainer(0);
+}
+
+bool JsonPull::SkipRestOfObject() { return SkipContainer(1); }
+
+bool JsonPull::SkipContainer(std::size_t depth) {
+  // Count brackets, skipping strings whole; other bytes are passed over in a
+  // tight loop.
   for (;;) {
     if (pos_ == len_ && !Refill()) return Fail("the text ends inside an object or array");
-    const char c = buffer_[pos_];
+    const char* p = buffer_.data() + pos_;
+    const char* end = buffer_.data() + len_;
+    while (p < end && !IsStructural(*p)) ++p;
+    pos_ = static_cast<std::size_t>(p - buffer_.data());
+    if (p == end) continue;
+    const char c = *p;
     if (c == '"') {
       if (!SkipString()) return false;
       continue;
@@ -210,8 +238,8 @@ bool JsonPull::SkipValue() {
     ++pos_;
     if (c == '{' || c == '[') {
       ++depth;
-    } else if (c == '}' || c == ']') {
-      if (--depth == 0) return true;
+    } else if (--depth == 0) {
+      return true;
     }
   }
 }

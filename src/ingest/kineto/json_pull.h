@@ -30,6 +30,8 @@ class JsonPull {
   bool ReadScalar(std::string& out, bool& is_string);
   // Skips one value of any kind.
   bool SkipValue();
+  // Inside an object whose '{' was consumed: skips to just past its '}'.
+  bool SkipRestOfObject();
 
   // Bytes consumed so far (of the decompressed text).
   std::uint64_t offset() const { return base_ + pos_; }
@@ -44,6 +46,7 @@ class JsonPull {
   bool ReadEscape(std::string& out);
   bool ReadHex4(std::uint32_t& value);
   bool SkipString();
+  bool SkipContainer(std::size_t depth);
   bool ReadBare(std::string& out);
 
   ByteSource& source_;

@@ -13,7 +13,7 @@ namespace llmpo::ingest::kineto {
 
 class SpanSweep {
  public:
-  // `spans` is kept by reference; indexes are sorted by (thread, start, longer first).
+  // `spans` is kept by reference; indexes are sorted by (thread, start, longer first, file order).
   explicit SpanSweep(const std::vector<CpuSpan>& spans) : spans_(spans), order_(spans.size()) {
     for (std::uint32_t i = 0; i < order_.size(); ++i) order_[i] = i;
     std::sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) {
@@ -21,7 +21,8 @@ class SpanSweep {
       const CpuSpan& y = spans_[b];
       if (x.thread != y.thread) return x.thread < y.thread;
       if (x.start != y.start) return x.start < y.start;
-      return x.end > y.end;
+      if (x.end != y.end) return x.end > y.end;
+      return a < b;  // same times (integer-us traces): the later event in the file is the inner one
     });
   }
 

@@ -10,12 +10,15 @@
 namespace llmpo::ingest::kineto {
 namespace {
 
+using namespace std::string_view_literals;
+
 // One event's fields of interest, as text; reused from event to event so
 // the strings keep their capacity.
 struct RawEvent {
   std::string ph, cat, name, pid, tid, ts, dur;
   std::string correlation, external_id, device, stream;
   bool has_ts = false, has_dur = false;
+  bool skipped = false;  // read past: not a duration event, or an ignored category
   void Clear() {
     ph.clear();
     cat.clear();
@@ -28,7 +31,7 @@ struct RawEvent {
     external_id.clear();
     device.clear();
     stream.clear();
-    has_ts = has_dur = false;
+    has_ts = has_dur = skipped = false;
   }
 };
 
@@ -45,20 +48,8 @@ enum class Category {
   kUnknown
 };
 
-Category Classify(const RawEvent& e) {
-  const std::string& c = e.cat;
-  if (c == "kernel" || c == "Kernel") return Category::kKernel;
-  if (c == "gpu_memcpy" || c == "Memcpy") return Category::kMemcpy;
-  if (c == "gpu_memset" || c == "Memset") return Category::kMemset;
-  if (c == "cuda_sync") return Category::kSync;
-  if (c == "cuda_runtime" || c == "cuda_driver" || c == "Runtime") return Category::kCall;
-  if (c == "cpu_op") return Category::kCpuOp;
-  if (c == "user_annotation") return Category::kAnnotation;
-  if (c == "Operator") {  // before 2021-06, record_function ranges were Operator events too
-    const bool op = e.name.find("::") != std::string::npos && !e.name.starts_with("ProfilerStep#");
-    return op ? Category::kCpuOp : Category::kAnnotation;
-  }
-  if (c == "gpu_user_annotation") return Category::kGpuAnnotation;
+// Categories read past without keeping anything.
+bool IsIgnoredCategory(std::string_view c) {
   static constexpr std::string_view kIgnored[] = {"python_function",
                                                   "fwdbwd",
                                                   "ac2g",
@@ -74,8 +65,26 @@ Category Classify(const RawEvent& e) {
                                                   "[memory]",
                                                   "gpu_mem"};
   for (std::string_view i : kIgnored) {
-    if (c == i) return Category::kIgnored;
+    if (c == i) return true;
   }
+  return false;
+}
+
+Category Classify(const RawEvent& e) {
+  const std::string& c = e.cat;
+  if (c == "kernel"sv || c == "Kernel"sv) return Category::kKernel;
+  if (c == "gpu_memcpy"sv || c == "Memcpy"sv) return Category::kMemcpy;
+  if (c == "gpu_memset"sv || c == "Memset"sv) return Category::kMemset;
+  if (c == "cuda_sync"sv) return Category::kSync;
+  if (c == "cuda_runtime"sv || c == "cuda_driver"sv || c == "Runtime"sv) return Category::kCall;
+  if (c == "cpu_op"sv) return Category::kCpuOp;
+  if (c == "user_annotation"sv) return Category::kAnnotation;
+  if (c == "Operator"sv) {  // before 2021-06, record_function ranges were Operator events too
+    const bool op = e.name.find("::") != std::string::npos && !e.name.starts_with("ProfilerStep#");
+    return op ? Category::kCpuOp : Category::kAnnotation;
+  }
+  if (c == "gpu_user_annotation"sv) return Category::kGpuAnnotation;
+  if (IsIgnoredCategory(c)) return Category::kIgnored;
   return Category::kUnknown;
 }
 
@@ -113,12 +122,12 @@ class Reader {
     do {
       if (!json_.ReadString(key) || !json_.Expect(':', "':'")) return;
       bool ok = true;
-      if (key == "traceEvents") {
+      if (key == "traceEvents"sv) {
         ok = ReadEvents();
-      } else if (key == "baseTimeNanoseconds") {
+      } else if (key == "baseTimeNanoseconds"sv) {
         ok = json_.ReadScalar(text_, is_string_);
         if (ok) store_.base_ns = Parse<std::int64_t>(text_);
-      } else if (key == "distributedInfo" && json_.Peek() == '{') {
+      } else if (key == "distributedInfo"sv && json_.Peek() == '{') {
         ok = ReadDistributedInfo();
       } else {
         ok = json_.SkipValue();
@@ -134,9 +143,9 @@ class Reader {
     std::string key;
     do {
       if (!json_.ReadString(key) || !json_.Expect(':', "':'")) return false;
-      if ((key == "rank" || key == "world_size") && json_.Peek() != '{' && json_.Peek() != '[') {
+      if ((key == "rank"sv || key == "world_size"sv) && json_.Peek() != '{' && json_.Peek() != '[') {
         if (!json_.ReadScalar(text_, is_string_)) return false;
-        (key == "rank" ? store_.rank : store_.world_size) = Parse<std::int64_t>(text_);
+        (key == "rank"sv ? store_.rank : store_.world_size) = Parse<std::int64_t>(text_);
       } else if (!json_.SkipValue()) {
         return false;
       }
@@ -174,13 +183,13 @@ class Reader {
     do {
       if (!json_.ReadString(key_) || !json_.Expect(':', "':'")) return false;
       std::string* target = nullptr;
-      if (key_ == "correlation")
+      if (key_ == "correlation"sv)
         target = &event_.correlation;
-      else if (key_ == "External id" || key_ == "external id")
+      else if (key_ == "External id"sv || key_ == "external id"sv)
         target = &event_.external_id;
-      else if (key_ == "device")
+      else if (key_ == "device"sv)
         target = &event_.device;
-      else if (key_ == "stream")
+      else if (key_ == "stream"sv)
         target = &event_.stream;
       if (!(target ? ReadScalarInto(*target) : json_.SkipValue())) return false;
     } while (json_.Consume(','));
@@ -194,21 +203,24 @@ class Reader {
     do {
       if (!json_.ReadString(key_) || !json_.Expect(':', "':'")) return false;
       bool ok = true;
-      if (key_ == "ph")
+      if (key_ == "ph"sv) {
         ok = ReadScalarInto(event_.ph);
-      else if (key_ == "cat")
+        // Metadata, flows, instants: nothing to keep; pass over the rest fast.
+        if (ok && event_.ph != "X"sv) return (event_.skipped = true, json_.SkipRestOfObject());
+      } else if (key_ == "cat"sv) {
         ok = ReadScalarInto(event_.cat);
-      else if (key_ == "name")
+        if (ok && IsIgnoredCategory(event_.cat)) return (event_.skipped = true, json_.SkipRestOfObject());
+      } else if (key_ == "name"sv)
         ok = ReadScalarInto(event_.name);
-      else if (key_ == "pid")
+      else if (key_ == "pid"sv)
         ok = ReadScalarInto(event_.pid);
-      else if (key_ == "tid")
+      else if (key_ == "tid"sv)
         ok = ReadScalarInto(event_.tid);
-      else if (key_ == "ts")
+      else if (key_ == "ts"sv)
         ok = (event_.has_ts = true, ReadScalarInto(event_.ts));
-      else if (key_ == "dur")
+      else if (key_ == "dur"sv)
         ok = (event_.has_dur = true, ReadScalarInto(event_.dur));
-      else if (key_ == "args")
+      else if (key_ == "args"sv)
         ok = ReadArgs();
       else
         ok = json_.SkipValue();
@@ -287,7 +299,7 @@ class Reader {
   void Store(std::uint64_t position) {
     ++store_.events;
     diagnostics_.CountRow();
-    if (event_.ph != "X") return;  // metadata, flows, instants, counters
+    if (event_.skipped || event_.ph != "X"sv) return;  // metadata, flows, instants, counters
     switch (Classify(event_)) {
       case Category::kKernel:
         return StoreGpuOp(position, GpuOpKind::kKernel);
