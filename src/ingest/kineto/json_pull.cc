@@ -34,6 +34,10 @@ void AppendUtf8(std::uint32_t cp, std::string& out) {
 // The first '"' or '\\' in [p, end), or end: memchr finds the quote with
 // vector instructions; escapes are rare, so the backslash search is bounded by it.
 const char* FindQuoteOrBackslash(const char* p, const char* end) {
+  // Most strings are short (keys, categories): a plain loop first, memchr for the long ones.
+  for (int i = 0; i < 24 && p < end; ++i, ++p) {
+    if (*p == '"' || *p == '\\') return p;
+  }
   const void* quote = std::memchr(p, '"', static_cast<std::size_t>(end - p));
   const char* stop = quote ? static_cast<const char*>(quote) : end;
   const void* backslash = std::memchr(p, '\\', static_cast<std::size_t>(stop - p));
@@ -71,7 +75,9 @@ bool JsonPull::SkipWhitespace() {
       if (word != kEightSpaces) break;
       pos_ += 8;
     }
-    while (pos_ < len_ && IsSpace(buffer_[pos_])) ++pos_;
+    // One comparison per byte: JSON white space is below '!', and so is
+    // nothing else that may stand here in valid JSON.
+    while (pos_ < len_ && static_cast<unsigned char>(buffer_[pos_]) <= ' ' && IsSpace(buffer_[pos_])) ++pos_;
     if (pos_ < len_) return true;
     if (!Refill()) return false;
   }
