@@ -28,11 +28,11 @@ END = "<!-- kineto-bench end -->"
 
 
 def timed(cmd, env=None):
-    out = subprocess.run(["/usr/bin/time", "-f", "%e %U %M"] + cmd, capture_output=True, text=True, env=env)
+    out = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M"] + cmd, capture_output=True, text=True, env=env)
     if out.returncode != 0:
         sys.exit(f"failed: {' '.join(cmd)}\n{out.stderr[-2000:]}")
-    wall, user, rss_kib = out.stderr.strip().splitlines()[-1].split()
-    return float(wall), float(user), int(rss_kib) / 1024.0, out.stdout
+    wall, user, system, rss_kib = out.stderr.strip().splitlines()[-1].split()
+    return float(wall), float(user) + float(system), int(rss_kib) / 1024.0, out.stdout
 
 
 def text_bytes(path):
@@ -85,24 +85,28 @@ def main():
             if check["kernels"] != kernels or abs(check["total_us"] - kernel_us) > 1e-6 * max(1, kernel_us) + 1:
                 sys.exit(f"{label}: kernels differ: ours {kernels} / {kernel_us} us, reference {check}")
         med = lambda runs, i: statistics.median(x[i] for x in runs)
-        rows.append((label, path, mb, med(ours, 0), med(ours, 2), med(ref, 0), med(ref, 2), kernels))
+        rows.append((label, path, mb, med(ours, 0), med(ours, 1), med(ours, 2), med(ref, 0), med(ref, 1), med(ref, 2),
+                     kernels))
     lines = [
         BEGIN,
         "## Kineto traces",
         "",
         f"- Date: {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}; {os.cpu_count()} CPUs; load average "
-        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} at the end",
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} at the end (the machine is shared: CPU seconds, "
+        "user + system from GNU time, are the steadier measure)",
         f"- Command: `python3 bench/run_kineto_bench.py --mb {args.mb:g} --reps {args.reps}{' --write-results' if args.write_results else ''}`",
         "- Ours: `llm-perf-opt import TRACE --out DIR` (whole import: kernels, regions, GPU breakdown, reports). "
-        "Reference: `bench/reference_kineto.py` (json.load, correlation join, per-name sums, busy union). "
+        "Reference: `bench/reference_kineto.py` (json.load; correlation join, per-name kernel sums, annotation and "
+        "CPU-op attribution by sort and sweep, busy and computation unions). "
         "MB = bytes of JSON text (decompressed). Median of the reps, interleaved; peak RSS from GNU time.",
         "",
-        "| input | MB | kernels | ours s | ours MB/s | ours peak RSS MiB | reference s | reference MB/s | reference peak RSS MiB | speed ratio |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| input | MB | kernels | ours wall s | ours CPU s | ours MB/s | ours peak RSS MiB | reference wall s | "
+        "reference CPU s | reference MB/s | reference peak RSS MiB | wall ratio | CPU ratio |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for label, path, mb, ow, orss, rw, rrss, kernels in rows:
-        lines.append(f"| {label} (`{path.name}`) | {mb:.1f} | {kernels:,} | {ow:.2f} | {mb / ow:.0f} | {orss:.1f} | "
-                     f"{rw:.2f} | {mb / rw:.1f} | {rrss:.1f} | {rw / ow:.1f}x |")
+    for label, path, mb, ow, oc, orss, rw, rc, rrss, kernels in rows:
+        lines.append(f"| {label} (`{path.name}`) | {mb:.1f} | {kernels:,} | {ow:.2f} | {oc:.2f} | {mb / ow:.0f} | "
+                     f"{orss:.1f} | {rw:.2f} | {rc:.2f} | {mb / rw:.1f} | {rrss:.1f} | {rw / ow:.1f}x | {rc / oc:.1f}x |")
     lines.append(END)
     text = "\n".join(lines) + "\n"
     print(text)

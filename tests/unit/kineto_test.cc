@@ -13,6 +13,7 @@
 #include "src/ingest/kineto/byte_source.h"
 #include "src/ingest/kineto/trace_reader.h"
 #include "src/model/sink.h"
+#include "src/report/gpu_breakdown_report.h"
 #include "tests/unit/temp_dir.h"
 
 namespace llmpo::ingest {
@@ -285,6 +286,29 @@ TEST(KinetoFixtures, EightRankArchiveGivesEachRankItsNumbers) {
     EXPECT_NEAR(100 * d.classes.computation_ns / d.span_ns, comp[k], 0.005);
     ASSERT_TRUE(d.classes.comm_comp_overlap_pct.has_value());
     EXPECT_NEAR(*d.classes.comm_comp_overlap_pct, overlap[k], 0.005);
+  }
+}
+
+TEST(KinetoFixtures, RankComparisonNamesTheSlowestRankPerStep) {
+  const fs::path file = Fixture("param-dlrm-8ranks.tar.gz");
+  if (!fs::exists(file)) GTEST_SKIP() << "no shared fixtures at " << file;
+  auto r = ImportFile(file);
+  ASSERT_TRUE(r->status.ok());
+  const report::RankComparison ranks = report::CompareRanks(r->sink.breakdown);
+  EXPECT_EQ(ranks.processes, 8);
+  // ProfilerStep#10 durations per rank (python over the archive): 14455, 19901, 13017, 19313, 17979, 17797,
+  // 13091, 12509 us for ranks 0..7.
+  ASSERT_EQ(ranks.steps.size(), 1u);
+  EXPECT_EQ(ranks.steps[0].step, 10);
+  EXPECT_EQ(ranks.steps[0].ranks, 8);
+  EXPECT_DOUBLE_EQ(ranks.steps[0].min_cpu_ms, 12.509);
+  EXPECT_DOUBLE_EQ(ranks.steps[0].max_cpu_ms, 19.901);
+  EXPECT_DOUBLE_EQ(ranks.steps[0].median_cpu_ms, (14.455 + 17.797) / 2);
+  EXPECT_EQ(ranks.steps[0].slowest_process, "rank 1");
+  for (const auto& q : ranks.quantities) {
+    if (q.quantity != "kernel_ms") continue;  // §7: rank 7 has the least kernel time, rank 1 the most
+    EXPECT_EQ(q.min_process, "rank 7");
+    EXPECT_EQ(q.max_process, "rank 1");
   }
 }
 
