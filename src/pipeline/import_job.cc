@@ -28,6 +28,7 @@
 #include "src/pipeline/process.h"
 #include "src/report/gpu_breakdown_report.h"
 #include "src/report/regions_report.h"
+#include "src/report/run_model.h"
 
 namespace llmpo::pipeline {
 namespace fs = std::filesystem;
@@ -489,6 +490,34 @@ Status WriteRegionFiles(const fs::path& dir, const std::string& subdir, const re
   return OkStatus();
 }
 
+// A timeline (a Kineto trace, an nsys export) imported with an ncu page of
+// the same program: one kernel table with the timeline's durations and, per
+// kernel name, ncu's metrics (kernels_combined.md / .json).
+Status WriteCombinedKernels(const ImportRequest& request, ImportOutcome& outcome) {
+  bool timeline = false, ncu = false;
+  for (const auto& s : outcome.report.sources) {
+    if (s.status != "ok") continue;
+    timeline = timeline || s.family == model::SourceFamily::kTimeline;
+    ncu = ncu || s.family == model::SourceFamily::kNcu;
+  }
+  if (!timeline || !ncu) return OkStatus();
+  report::KernelsReport combined = outcome.report;
+  std::string times_from;
+  combined.kernels = report::TimesFromOneSource(outcome.report, &times_from);
+  std::size_t matched = 0;
+  for (const auto& k : combined.kernels) matched += k.metrics.empty() ? 0 : 1;
+  combined.diagnostics.Note(fmt::format(
+      "kernels_combined: durations from {}; metrics from same-named kernels of the ncu input(s) ({} of {} kernel(s) "
+      "matched by name)",
+      times_from, matched, combined.kernels.size()));
+  RETURN_IF_ERROR(
+      WriteFileAtomically(request.out_dir / "kernels_combined.md", report::KernelsMarkdown(combined, request.top_k)));
+  RETURN_IF_ERROR(WriteFileAtomically(request.out_dir / "kernels_combined.json", report::KernelsJson(combined)));
+  outcome.written.push_back("kernels_combined.md");
+  outcome.written.push_back("kernels_combined.json");
+  return OkStatus();
+}
+
 }  // namespace
 
 Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports& extra) {
@@ -547,6 +576,7 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
       WriteFileAtomically(request.out_dir / "kernels.md", report::KernelsMarkdown(outcome.report, request.top_k)));
   RETURN_IF_ERROR(WriteFileAtomically(request.out_dir / "kernels.json", report::KernelsJson(outcome.report)));
   outcome.written = {"kernels.md", "kernels.json"};
+  RETURN_IF_ERROR(WriteCombinedKernels(request, outcome));
   if (!gpu_breakdown.devices.empty() || !gpu_breakdown.cpu_ops.empty()) {
     // Ranks in rank order (an archive lists its members in any order).
     std::stable_sort(gpu_breakdown.devices.begin(), gpu_breakdown.devices.end(), [](const auto& a, const auto& b) {
