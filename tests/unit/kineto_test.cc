@@ -4,7 +4,9 @@
 // (computed there with exact integer-ns arithmetic, independently of us).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -163,6 +165,48 @@ TEST(KinetoImport, AttributesKernelsToLaunchesAnnotationsAndCpuOps) {
     EXPECT_EQ(op.cpu_ns, 5000);
   }
   EXPECT_TRUE(found);
+}
+
+// Bytes from memory, handed out in pieces of at most `chunk`.
+class MemorySource : public kineto::ByteSource {
+ public:
+  MemorySource(std::string text, std::size_t chunk) : text_(std::move(text)), chunk_(chunk) {}
+  std::size_t Read(char* buffer, std::size_t size) override {
+    const std::size_t n = std::min({size, chunk_, text_.size() - at_});
+    std::memcpy(buffer, text_.data() + at_, n);
+    at_ += n;
+    return n;
+  }
+
+ private:
+  std::string text_;
+  std::size_t chunk_;
+  std::size_t at_ = 0;
+};
+
+TEST(KinetoReader, TinyBuffersReadTheSameAsOneBigOne) {
+  // Every key, string, number and ':' lands across a refill for some buffer size.
+  for (std::size_t buffer : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{5}, std::size_t{7},
+                             std::size_t{13}, std::size_t{64}, std::size_t{1} << 20}) {
+    SCOPED_TRACE(buffer);
+    MemorySource source(std::string(kHandmade) + "  \n", buffer);
+    kineto::TraceStore store;
+    model::Diagnostics d;
+    const auto outcome = kineto::ReadTrace(source, store, d, "t", buffer);
+    EXPECT_EQ(outcome.error, "");
+    EXPECT_EQ(store.events, 12u);
+    EXPECT_EQ(store.gpu_ops.size(), 4u);
+    EXPECT_EQ(store.calls.size(), 2u);
+    EXPECT_EQ(store.cpu_ops.size(), 1u);
+    EXPECT_EQ(store.annotations.size(), 2u);
+    EXPECT_EQ(store.base_ns, 1000000000);
+    EXPECT_EQ(store.rank, 3);
+    ASSERT_FALSE(store.gpu_ops.empty());
+    EXPECT_EQ(store.gpu_ops[0].start, 20500);
+    EXPECT_EQ(store.gpu_ops[0].end, 30750);
+    EXPECT_EQ(store.names[store.gpu_ops[0].name], "gemm");
+    EXPECT_EQ(store.gpu_ops[0].external_id, 5u);
+  }
 }
 
 TEST(KinetoImport, ASyntaxErrorKeepsTheEventsBeforeIt) {

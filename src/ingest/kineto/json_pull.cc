@@ -83,13 +83,7 @@ bool JsonPull::SkipWhitespace() {
   }
 }
 
-char JsonPull::Peek() { return SkipWhitespace() ? buffer_[pos_] : '\0'; }
-
-bool JsonPull::Consume(char c) {
-  if (Peek() != c || c == '\0') return false;
-  ++pos_;
-  return true;
-}
+char JsonPull::PeekSlow() { return SkipWhitespace() ? buffer_[pos_] : '\0'; }
 
 bool JsonPull::Expect(char c, const char* what) {
   if (Consume(c)) return true;
@@ -174,6 +168,34 @@ bool JsonPull::ReadString(std::string& out) {
     if (*p == '"') return true;
     if (!ReadEscape(out)) return false;
   }
+}
+
+bool JsonPull::ReadKey(std::string_view& key) {
+  if (!Expect('"', "a string")) return false;
+  const char* begin = buffer_.data() + pos_;
+  const char* end = buffer_.data() + len_;
+  const char* p = FindQuoteOrBackslash(begin, end);
+  if (p < end && *p == '"') {  // whole and plain: no copy
+    key = std::string_view(begin, static_cast<std::size_t>(p - begin));
+    pos_ = static_cast<std::size_t>(p - buffer_.data()) + 1;
+  } else {
+    --pos_;  // back to the opening quote, which is still in the buffer
+    if (!ReadString(key_scratch_)) return false;
+    key = key_scratch_;
+  }
+  // The ':' in this buffer: the view stays valid. Else copy the key first,
+  // since reading on may refill the buffer under it.
+  std::size_t i = pos_;
+  while (i < len_ && IsSpace(buffer_[i])) ++i;
+  if (i < len_ && buffer_[i] == ':') {
+    pos_ = i + 1;
+    return true;
+  }
+  if (key.data() != key_scratch_.data()) {
+    key_scratch_.assign(key);
+    key = key_scratch_;
+  }
+  return Expect(':', "':'");
 }
 
 bool JsonPull::SkipString() {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "src/ingest/kineto/byte_source.h"
@@ -18,13 +19,25 @@ class JsonPull {
   explicit JsonPull(ByteSource& source, std::size_t buffer_bytes = 1 << 20);
 
   // The next byte after white space, not consumed; '\0' at the end of input.
-  char Peek();
+  // Inline fast path: most tokens follow no white space or one byte of it.
+  char Peek() {
+    if (pos_<len_&& static_cast<unsigned char>(buffer_[pos_])> ' ') return buffer_[pos_];
+    return PeekSlow();
+  }
   // Consumes `c` if it is the next byte after white space.
-  bool Consume(char c);
+  bool Consume(char c) {
+    if (Peek() != c || c == '\0') return false;
+    ++pos_;
+    return true;
+  }
   // Consumes `c` or fails with "expected <what>".
   bool Expect(char c, const char* what);
   // A string value (escapes decoded, UTF-8 out).
   bool ReadString(std::string& out);
+  // An object key and the ':' after it. The view is valid until the next
+  // call (it points into the buffer when the key has no escapes and is whole
+  // in it, else into scratch storage).
+  bool ReadKey(std::string_view& key);
   // A number's text, a string's content, or a literal (true/false/null);
   // `is_string` says which. Objects and arrays fail.
   bool ReadScalar(std::string& out, bool& is_string);
@@ -41,6 +54,7 @@ class JsonPull {
   bool Fail(const std::string& what);
 
  private:
+  char PeekSlow();
   bool Refill();
   bool SkipWhitespace();
   bool ReadEscape(std::string& out);
@@ -56,6 +70,7 @@ class JsonPull {
   std::uint64_t base_ = 0;
   bool eof_ = false;
   std::string error_;
+  std::string key_scratch_;
 };
 
 }  // namespace llmpo::ingest::kineto

@@ -98,8 +98,9 @@ std::optional<T> Parse(std::string_view text) {
 
 class Reader {
  public:
-  Reader(ByteSource& source, TraceStore& store, model::Diagnostics& diagnostics, const std::string& label)
-      : json_(source), store_(store), diagnostics_(diagnostics), label_(label) {}
+  Reader(ByteSource& source, TraceStore& store, model::Diagnostics& diagnostics, const std::string& label,
+         std::size_t buffer_bytes)
+      : json_(source, buffer_bytes), store_(store), diagnostics_(diagnostics), label_(label) {}
 
   ReadOutcome Run() {
     const char first = json_.Peek();
@@ -181,7 +182,7 @@ class Reader {
     json_.Consume('{');
     if (json_.Consume('}')) return true;
     do {
-      if (!json_.ReadString(key_) || !json_.Expect(':', "':'")) return false;
+      if (!json_.ReadKey(key_)) return false;
       std::string* target = nullptr;
       if (key_ == "correlation"sv)
         target = &event_.correlation;
@@ -201,7 +202,7 @@ class Reader {
     json_.Consume('{');
     if (json_.Consume('}')) return true;
     do {
-      if (!json_.ReadString(key_) || !json_.Expect(':', "':'")) return false;
+      if (!json_.ReadKey(key_)) return false;
       bool ok = true;
       if (key_ == "ph"sv) {
         ok = ReadScalarInto(event_.ph);
@@ -334,7 +335,8 @@ class Reader {
   model::Diagnostics& diagnostics_;
   const std::string& label_;
   RawEvent event_;
-  std::string key_, text_, thread_key_;
+  std::string_view key_;
+  std::string text_, thread_key_;
   bool is_string_ = false;
 };
 
@@ -400,9 +402,9 @@ std::optional<std::uint64_t> IdFromText(std::string_view text) {
   return negative ? 0 - *value : *value;
 }
 
-ReadOutcome ReadTrace(ByteSource& source, TraceStore& store, model::Diagnostics& diagnostics,
-                      const std::string& label) {
-  return Reader(source, store, diagnostics, label).Run();
+ReadOutcome ReadTrace(ByteSource& source, TraceStore& store, model::Diagnostics& diagnostics, const std::string& label,
+                      std::size_t buffer_bytes) {
+  return Reader(source, store, diagnostics, label, buffer_bytes).Run();
 }
 
 }  // namespace llmpo::ingest::kineto

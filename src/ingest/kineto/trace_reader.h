@@ -28,6 +28,9 @@ struct ReadOutcome {
   std::string error;  // empty: the whole text was read
 };
 
-ReadOutcome ReadTrace(ByteSource& source, TraceStore& store, model::Diagnostics& diagnostics, const std::string& label);
+// `buffer_bytes`: the reader's buffer (tests use tiny ones to put every
+// token across a refill).
+ReadOutcome ReadTrace(ByteSource& source, TraceStore& store, model::Diagnostics& diagnostics, const std::string& label,
+                      std::size_t buffer_bytes = 1 << 20);
 
 }  // namespace llmpo::ingest::kineto
