@@ -117,8 +117,9 @@ class Emitter {
     return by_id;
   }
 
-  model::LaunchRecord Record(const GpuOp& op) const {
-    model::LaunchRecord r;
+  // Fills `r` for `op`, reusing its strings' storage from the launch before
+  // (one record is rebuilt per launch: no allocation per launch).
+  void Fill(const GpuOp& op, model::LaunchRecord& r) const {
     r.kind = op.kind == GpuOpKind::kMemcpy   ? model::LaunchKind::kMemcpy
              : op.kind == GpuOpKind::kMemset ? model::LaunchKind::kMemset
                                              : model::LaunchKind::kKernel;
@@ -129,12 +130,15 @@ class Emitter {
     r.end_ns = op.end + base_;
     r.duration_ns = static_cast<double>(op.end - op.start);
     r.stream = op.stream;
+    r.correlation_id.reset();
+    r.result_id.clear();
     if (op.has_correlation) {
       r.correlation_id = static_cast<std::int64_t>(op.correlation);
       r.result_id = std::to_string(op.correlation);
     }
     r.has_nvtx = !s_.annotations.empty();
-    return r;
+    r.global_tid.reset();
+    r.nvtx_stack.clear();
   }
 
   void CountCpuOps(const std::vector<std::uint32_t>& open_ops, std::uint32_t innermost, double ns) {
@@ -153,7 +157,8 @@ class Emitter {
     const auto op_by_id = by_external_id ? CpuOpsByExternalId() : std::unordered_map<std::uint64_t, std::uint32_t>{};
     for (const Launch& l : launches) {
       const GpuOp& op = s_.gpu_ops[l.op];
-      model::LaunchRecord record = Record(op);
+      model::LaunchRecord& record = record_;
+      Fill(op, record);
       if (l.call == kNone) {
         ctx_.diagnostics.AddLazy("kernel_without_launch_call", model::Severity::kWarning, [&] {
           return fmt::format(
@@ -271,6 +276,7 @@ class Emitter {
   ImportContext& ctx_;
   std::string process_;
   std::int64_t base_;
+  model::LaunchRecord record_;             // rebuilt for each launch
   std::vector<std::string> region_names_;  // by name id: ProfilerStep#N -> ProfilerStep
   std::vector<model::StepTimes> steps_;
   std::unordered_map<std::uint32_t, std::size_t> step_of_annotation_;
