@@ -27,6 +27,9 @@ class ByteSource {
 // A plain or gzip file; nullptr and `why` set when it cannot be opened.
 std::unique_ptr<ByteSource> OpenFileSource(const std::string& path, std::string& why);
 
+// Inflates a gzip stream read from `compressed` (which it does not own).
+std::unique_ptr<ByteSource> GunzipSource(ByteSource& compressed);
+
 // True when the first bytes are gzip's magic.
 bool IsGzip(const char* bytes, std::size_t size);
 

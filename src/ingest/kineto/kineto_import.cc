@@ -38,6 +38,24 @@ std::string InflateHead(std::string_view head) {
   return out;
 }
 
+// A tar whose first members (as far as `head` reaches) include a
+// `.json.gz`: its traces cannot be seen compressed, so the name decides.
+bool TarHeadHasGzipJson(std::string_view head) {
+  constexpr std::size_t kBlock = 512;
+  for (std::size_t at = 0; at + kBlock <= head.size();) {
+    const std::string_view header = head.substr(at, kBlock);
+    const std::string_view name = header.substr(0, header.substr(0, 100).find('\0'));
+    if (name.empty()) return false;
+    if (name.ends_with(".json.gz")) return true;
+    std::uint64_t size = 0;  // octal, at byte 124
+    for (char c : header.substr(124, 12)) {
+      if (c >= '0' && c <= '7') size = size * 8 + static_cast<std::uint64_t>(c - '0');
+    }
+    at += kBlock + (size + kBlock - 1) / kBlock * kBlock;
+  }
+  return false;
+}
+
 bool LooksLikeTraceText(std::string_view text) {
   std::size_t i = 0;
   if (text.starts_with("\xEF\xBB\xBF")) i = 3;
@@ -96,13 +114,15 @@ Status ImportArchive(const std::filesystem::path& file, ImportContext& ctx) {
   while ((rc = archive_read_next_header(a.get(), &entry)) == ARCHIVE_OK) {
     if (archive_entry_filetype(entry) != AE_IFREG) continue;
     const std::string member = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "?";
-    if (!member.ends_with(".json")) {
-      ctx.diagnostics.Note(
-          fmt::format("{}: member '{}' is not a .json trace; not read", ctx.source, model::Excerpt(member)));
+    const bool gzip = member.ends_with(".json.gz");
+    if (!member.ends_with(".json") && !gzip) {
+      ctx.diagnostics.Note(fmt::format("{}: member '{}' is not a .json or .json.gz trace; not read", ctx.source,
+                                       model::Excerpt(member)));
       continue;
     }
     ArchiveMemberSource source(a.get());
-    if (ImportOneTrace(source, ctx.source + ":" + member, ctx)) ++traces;
+    std::unique_ptr<ByteSource> inflated = gzip ? kineto::GunzipSource(source) : nullptr;
+    if (ImportOneTrace(inflated ? *inflated : source, ctx.source + ":" + member, ctx)) ++traces;
   }
   if (rc != ARCHIVE_EOF) {
     ctx.diagnostics.Add("kineto_json_error", model::Severity::kDataLoss,
@@ -120,7 +140,7 @@ Status ImportArchive(const std::filesystem::path& file, ImportContext& ctx) {
 bool LooksLikeKinetoTrace(std::string_view head) {
   const std::string inflated = kineto::IsGzip(head.data(), head.size()) ? InflateHead(head) : std::string();
   const std::string_view text = inflated.empty() ? head : std::string_view(inflated);
-  if (IsTarHeader(text)) return Contains(text, "\"traceEvents\"");
+  if (IsTarHeader(text)) return Contains(text, "\"traceEvents\"") || TarHeadHasGzipJson(text);
   return LooksLikeTraceText(text);
 }
 
