@@ -26,6 +26,7 @@ enum class InputFormat {
   kNsysSqlite,     // nsys export --type sqlite
   kNcuReport,      // .ncu-rep binary report (read natively, ncu_rep/reader.h)
   kLlmpoTrace,     // our tracer's trace.PID.tsv (tracer/README.md)
+  kKinetoTrace,    // PyTorch profiler (Kineto) Chrome trace: .json, .json.gz, tar of ranks
 };
 
 std::string_view ToString(InputFormat f);
@@ -47,6 +48,9 @@ Status ImportNcuCsv(std::istream& in, ImportContext& ctx);  // details, raw and 
 Status ImportNsysStatsCsv(std::istream& in, ImportContext& ctx);
 Status ImportNsysSqlite(const std::filesystem::path& file, ImportContext& ctx);
 Status ImportNcuReport(const std::filesystem::path& file, ImportContext& ctx);  // ncu_rep/import.cc
+Status ImportKinetoTrace(const std::filesystem::path& file, ImportContext& ctx);
+// A Kineto trace's first bytes (plain, gzip, or a tar of traces).
+bool LooksLikeKinetoTrace(std::string_view head);
 
 // The importer table: one entry per format, the only place that ties a
 // format to its name, its kind of measurement and the function reading it.

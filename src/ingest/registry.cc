@@ -28,6 +28,8 @@ constexpr Importer kImporters[] = {
      ImportNcuReport},
     {InputFormat::kLlmpoTrace, "llmpo-trace", SourceFamily::kTimeline, "our tracer's trace.PID.tsv",
      FromStream<ImportLlmpoTraceRecords>},
+    {InputFormat::kKinetoTrace, "kineto-trace", SourceFamily::kTimeline, "PyTorch profiler (Kineto) trace",
+     ImportKinetoTrace},
 };
 
 constexpr Importer kUnknown{InputFormat::kUnknown, "unknown", SourceFamily::kNcu, "not a profiler output", nullptr};

@@ -67,6 +67,12 @@ constexpr DiagnosticCode kCodes[] = {
     {"tracer_cupti_thread_ids_not_system", kWarning, "CUPTI gave thread ids that are not the system's"},
     {"tracer_unbalanced_pop", kWarning, "an NVTX pop without a push on that thread"},
     {"tracer_unknown_range_end", kWarning, "an NVTX range end for an id never started"},
+    // PyTorch profiler (Kineto) traces
+    {"kineto_json_error", kDataLoss,
+     "the trace's JSON text is damaged or cut short at the byte named; the events before it are kept"},
+    {"kineto_bad_time", kDataLoss, "a duration event without a readable ts or dur; skipped"},
+    {"kineto_negative_duration", kDataLoss, "an event that ends before it starts (negative dur); skipped"},
+    {"kineto_unknown_category", kInfo, "duration events of a category the importer does not know; ignored"},
     // Regions and kernels
     {"nvtx_depth_folded", kWarning,
      "launches or ranges nested deeper than 64 NVTX levels; counted in their ancestor at level 64"},

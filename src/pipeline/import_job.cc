@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "src/analysis/kernel_aggregator.h"
 #include "src/analysis/region_combine.h"
@@ -26,7 +27,9 @@
 #include "src/pipeline/environment.h"
 #include "src/pipeline/output_folder.h"
 #include "src/pipeline/process.h"
+#include "src/report/gpu_breakdown_report.h"
 #include "src/report/regions_report.h"
+#include "src/report/run_model.h"
 
 namespace llmpo::pipeline {
 namespace fs = std::filesystem;
@@ -268,8 +271,8 @@ Error Unrecognised(const fs::path& file, const std::string& head) {
     return e;
   }
   return std::move(e).WithNote(
-      "expected: ncu CSV (--csv --page details|raw, --print-summary), nsys stats CSV, an nsys SQLite export, or "
-      ".ncu-rep");
+      "expected: ncu CSV (--csv --page details|raw, --print-summary), nsys stats CSV, an nsys SQLite export, "
+      ".ncu-rep, or a PyTorch profiler (Kineto) trace (.json, .json.gz, a .tar.gz of ranks)");
 }
 
 // An .nsys-rep (or the older .qdrep) is read through `nsys export --type
@@ -350,7 +353,12 @@ Status ImportOne(const fs::path& file, const fs::path& out_dir, ingest::ImportCo
 // Feeds every record to both the kernel table and the region builder.
 class TeeSink : public model::RecordSink {
  public:
-  TeeSink(model::RecordSink& a, model::RecordSink& b) : a_(a), b_(b) {}
+  TeeSink(model::RecordSink& a, model::RecordSink& b, model::GpuBreakdown& breakdown)
+      : a_(a), b_(b), breakdown_(breakdown) {}
+  void OnGpuBreakdown(const model::GpuBreakdown& g) override {
+    breakdown_.devices.insert(breakdown_.devices.end(), g.devices.begin(), g.devices.end());
+    breakdown_.cpu_ops.insert(breakdown_.cpu_ops.end(), g.cpu_ops.begin(), g.cpu_ops.end());
+  }
   void OnLaunch(const model::LaunchRecord& l) override {
     a_.OnLaunch(l);
     b_.OnLaunch(l);
@@ -374,6 +382,7 @@ class TeeSink : public model::RecordSink {
  private:
   model::RecordSink& a_;
   model::RecordSink& b_;
+  model::GpuBreakdown& breakdown_;
 };
 
 // Metrics the catalogue does not know were averaged, the safe rule: each is
@@ -433,6 +442,7 @@ class RegionTagSink : public model::RecordSink {
   void OnApiSummary(const model::ApiSummaryRow& row) override { next_.OnApiSummary(row); }
   void OnGpuOpSummary(const model::GpuOpSummaryRow& row) override { next_.OnGpuOpSummary(row); }
   void OnLaunchOverhead(const model::LaunchOverheadRow& row) override { next_.OnLaunchOverhead(row); }
+  void OnGpuBreakdown(const model::GpuBreakdown& b) override { next_.OnGpuBreakdown(b); }
 
  private:
   model::RecordSink& next_;
@@ -492,6 +502,34 @@ Status WriteRegionFolder(const fs::path& dir, const std::string& subdir, const r
   return OkStatus();
 }
 
+// A timeline (a Kineto trace, an nsys export) imported with an ncu page of
+// the same program: one kernel table with the timeline's durations and, per
+// kernel name, ncu's metrics (kernels_combined.md / .json).
+Status WriteCombinedKernels(const ImportRequest& request, ImportOutcome& outcome) {
+  bool timeline = false, ncu = false;
+  for (const auto& s : outcome.report.sources) {
+    if (s.status != "ok") continue;
+    timeline = timeline || s.family == model::SourceFamily::kTimeline;
+    ncu = ncu || s.family == model::SourceFamily::kNcu;
+  }
+  if (!timeline || !ncu) return OkStatus();
+  report::KernelsReport combined = outcome.report;
+  std::string times_from;
+  combined.kernels = report::TimesFromOneSource(outcome.report, &times_from);
+  std::size_t matched = 0;
+  for (const auto& k : combined.kernels) matched += k.metrics.empty() ? 0 : 1;
+  combined.diagnostics.Note(fmt::format(
+      "kernels_combined: durations from {}; metrics from same-named kernels of the ncu input(s) ({} of {} kernel(s) "
+      "matched by name)",
+      times_from, matched, combined.kernels.size()));
+  RETURN_IF_ERROR(
+      WriteFileAtomically(request.out_dir / "kernels_combined.md", report::KernelsMarkdown(combined, request.top_k)));
+  RETURN_IF_ERROR(WriteFileAtomically(request.out_dir / "kernels_combined.json", report::KernelsJson(combined)));
+  outcome.written.push_back("kernels_combined.md");
+  outcome.written.push_back("kernels_combined.json");
+  return OkStatus();
+}
+
 }  // namespace
 
 Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports& extra) {
@@ -516,6 +554,7 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
   std::vector<std::unique_ptr<analysis::RegionBuilder>> builders;
   std::vector<analysis::SourceRegions> region_sources;
   const bool read_ahead = ReadAheadWanted();
+  model::GpuBreakdown gpu_breakdown;
   for (const auto& file : request.inputs) {
     std::string label = file.string();
     if (request.label_base) {
@@ -526,7 +565,7 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
     report::SourceInfo info{label, "unknown", "ok"};
     aggregator.SetSource(info.path);
     builders.push_back(std::make_unique<analysis::RegionBuilder>(info.path, filter, region_diagnostics));
-    TeeSink tee(aggregator, *builders.back());
+    TeeSink tee(aggregator, *builders.back(), gpu_breakdown);
     const auto capture = request.capture_regions.find(file.string());
     std::optional<RegionTagSink> tagged;
     if (capture != request.capture_regions.end()) tagged.emplace(tee, capture->second);
@@ -555,6 +594,19 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
       WriteFileAtomically(request.out_dir / "kernels.md", report::KernelsMarkdown(outcome.report, request.top_k)));
   RETURN_IF_ERROR(WriteFileAtomically(request.out_dir / "kernels.json", report::KernelsJson(outcome.report)));
   outcome.written = {"kernels.md", "kernels.json"};
+  RETURN_IF_ERROR(WriteCombinedKernels(request, outcome));
+  if (!gpu_breakdown.devices.empty() || !gpu_breakdown.cpu_ops.empty()) {
+    // Ranks in rank order (an archive lists its members in any order).
+    std::stable_sort(gpu_breakdown.devices.begin(), gpu_breakdown.devices.end(), [](const auto& a, const auto& b) {
+      return std::tuple(!a.rank.has_value(), a.rank.value_or(0)) < std::tuple(!b.rank.has_value(), b.rank.value_or(0));
+    });
+    RETURN_IF_ERROR(WriteFileAtomically(request.out_dir / "gpu_breakdown.md",
+                                        report::GpuBreakdownMarkdown(gpu_breakdown, request.top_k)));
+    RETURN_IF_ERROR(
+        WriteFileAtomically(request.out_dir / "gpu_breakdown.json", report::GpuBreakdownJson(gpu_breakdown)));
+    outcome.written.push_back("gpu_breakdown.md");
+    outcome.written.push_back("gpu_breakdown.json");
+  }
   if (regions.saw_nvtx) {
     model::Diagnostics merged = outcome.report.diagnostics;
     merged.Merge(region_diagnostics);
