@@ -25,7 +25,9 @@
 #include "src/ingest/text_lines.h"
 #include "src/pipeline/environment.h"
 #include "src/pipeline/process.h"
+#include "src/report/html_report.h"
 #include "src/report/regions_report.h"
+#include "src/report/run_model.h"
 
 namespace llmpo::pipeline {
 namespace fs = std::filesystem;
@@ -480,6 +482,21 @@ Status WriteRegionFiles(const fs::path& dir, const std::string& subdir, const re
   return OkStatus();
 }
 
+Status WriteHtmlReport(const ImportRequest& request, const report::KernelsReport& kernels,
+                       const report::RegionsReport* regions) {
+  report::RunContext context;
+  if (request.html_run) {
+    context = *request.html_run;
+  } else {
+    context.run_name = request.out_dir.filename().string();
+    if (context.run_name.empty() || context.run_name == ".") context.run_name = request.out_dir.string();
+  }
+  const report::RunModel run = report::BuildRunModel(context, kernels, regions);
+  report::HtmlReportInput input{&run, &kernels, regions, request.timeline ? &*request.timeline : nullptr,
+                                request.trace_json_link};
+  return WriteFileAtomically(request.out_dir / "report.html", report::HtmlReport(input));
+}
+
 }  // namespace
 
 Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports& extra) {
@@ -537,26 +554,26 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
       WriteFileAtomically(request.out_dir / "kernels.md", report::KernelsMarkdown(outcome.report, request.top_k)));
   RETURN_IF_ERROR(WriteFileAtomically(request.out_dir / "kernels.json", report::KernelsJson(outcome.report)));
   outcome.written = {"kernels.md", "kernels.json"};
+  const report::RegionsReport* html_regions = nullptr;
+  std::optional<report::RegionsReport> region_report;
   if (regions.saw_nvtx) {
     model::Diagnostics merged = outcome.report.diagnostics;
     merged.Merge(region_diagnostics);
-    report::RegionsReport region_report = report::BuildRegionsReport(
-        regions, outcome.report.sources, request.regions.selection, request.regions.aggregate, merged);
+    region_report = report::BuildRegionsReport(regions, outcome.report.sources, request.regions.selection,
+                                               request.regions.aggregate, merged);
     for (const auto& unused : filter.UnusedPatterns()) {
-      region_report.notes.push_back(fmt::format("kernel pattern {} matched no kernel", unused));
+      region_report->notes.push_back(fmt::format("kernel pattern {} matched no kernel", unused));
     }
-    RETURN_IF_ERROR(WriteRegionFiles(request.out_dir / request.regions_subdir, request.regions_subdir, region_report,
+    RETURN_IF_ERROR(WriteRegionFiles(request.out_dir / request.regions_subdir, request.regions_subdir, *region_report,
                                      outcome.written));
-    if (extra) {
-      ASSIGN_OR_RETURN(auto files, extra(outcome.report, &region_report));
-      outcome.written.insert(outcome.written.end(), files.begin(), files.end());
-    }
-    return outcome;
+    html_regions = &*region_report;
   }
   if (extra) {
-    ASSIGN_OR_RETURN(auto files, extra(outcome.report, nullptr));
+    ASSIGN_OR_RETURN(auto files, extra(outcome.report, html_regions));
     outcome.written.insert(outcome.written.end(), files.begin(), files.end());
   }
+  RETURN_IF_ERROR(WriteHtmlReport(request, outcome.report, html_regions));
+  outcome.written.push_back("report.html");
   return outcome;
 }
 
