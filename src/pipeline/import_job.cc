@@ -487,9 +487,10 @@ Status WriteHtmlReport(const ImportRequest& request, const report::KernelsReport
   report::RunContext context;
   if (request.html_run) {
     context = *request.html_run;
-  } else {
-    context.run_name = request.out_dir.filename().string();
-    if (context.run_name.empty() || context.run_name == ".") context.run_name = request.out_dir.string();
+  } else if (!kernels.sources.empty()) {
+    // Named by its inputs, not by where it is written: the same inputs give the same page.
+    context.run_name = fs::path(kernels.sources.front().path).filename().string();
+    if (kernels.sources.size() > 1) context.run_name += fmt::format(" and {} more", kernels.sources.size() - 1);
   }
   const report::RunModel run = report::BuildRunModel(context, kernels, regions);
   report::HtmlReportInput input{&run, &kernels, regions, request.timeline ? &*request.timeline : nullptr,

@@ -66,10 +66,15 @@ std::string TopRegions(const RunModel& run) {
       rest_pct += s.share_pct;
       continue;
     }
-    out += fmt::format(
-        "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\"><span class=\"meter\" style=\"width:{:.1f}px\">"
-        "</span> {:.1f} %</td><td class=\"num\">{}</td></tr>\n",
-        HtmlText(s.label), MsText(s.gpu_kernel_ns), s.share_pct, s.share_pct, s.launches);
+    // Without GPU kernel time the model's share is 0 by construction: not a share.
+    const std::string share = s.gpu_kernel_ns ? fmt::format(
+                                                    "<span class=\"meter\" style=\"width:{:.1f}px\"></span> "
+                                                    "{:.1f} %",
+                                                    s.share_pct, s.share_pct)
+                                              : "n/a";
+    out +=
+        fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
+                    HtmlText(s.label), MsText(s.gpu_kernel_ns), share, s.launches);
   }
   out += "</tbody></table>\n";
   if (rows.size() > kHtmlTopRegions) {
