@@ -236,33 +236,40 @@ ordered_json KernelTable(const KernelsReport& k, std::size_t& omitted) {
       {"rows", std::move(rows)}};
 }
 
+// One row per region; a scope column only when the trees are per scope.
 ordered_json RegionTable(const RegionsReport* r, std::size_t& omitted) {
   ordered_json rows = ordered_json::array();
   std::size_t count = 0;
   omitted = 0;
-  auto add = [&](const std::string& scope, const std::vector<RegionEntry>& entries) {
-    for (const auto& e : entries) {
+  const auto trees = r != nullptr ? Trees(*r) : decltype(Trees(*r)){};
+  const bool scoped = trees.size() > 1;
+  for (const auto& [scope, entries] : trees) {
+    for (const auto& e : *entries) {
       if (++count > kHtmlMaxRegionRows) {
         ++omitted;
         continue;
       }
       const auto& g = *e.region;
-      rows.push_back(ordered_json::array({scope, JoinPath(g.path), std::string(analysis::ToString(g.kind)),
-                                          Ms(g.total_ns), Ms(g.exclusive_ns), Ms(g.gpu_ops_ns), Ms(g.projected_ns),
-                                          Ms(g.cpu_ns), Ms(g.cpu_exclusive_ns), g.launches}));
+      ordered_json row = ordered_json::array();
+      if (scoped) row.push_back(scope);
+      for (ordered_json v : {ordered_json(JoinPath(g.path)), ordered_json(std::string(analysis::ToString(g.kind))),
+                             Ms(g.total_ns), Ms(g.exclusive_ns), Ms(g.gpu_ops_ns), Ms(g.projected_ns), Ms(g.cpu_ns),
+                             Ms(g.cpu_exclusive_ns), ordered_json(g.launches)}) {
+        row.push_back(std::move(v));
+      }
+      rows.push_back(std::move(row));
     }
-  };
-  if (r != nullptr) {
-    for (const auto& [scope, entries] : Trees(*r)) add(scope, *entries);
   }
-  return ordered_json{
-      {"columns",
-       {Column("scope", "Scope", "text"), Column("path", "Region", "text"), Column("kind", "Kind", "text"),
-        Column("total", "GPU kernel time (ms)", "ms"), Column("excl", "GPU kernel time, exclusive (ms)", "ms"),
-        Column("gpu_ops", "GPU memory ops (ms)", "ms"), Column("projected", "Projected GPU time (ms)", "ms"),
-        Column("cpu", "CPU range time (ms)", "ms"), Column("cpu_excl", "CPU range time, exclusive (ms)", "ms"),
-        Column("launches", "Launches", "int")}},
-      {"rows", std::move(rows)}};
+  ordered_json columns = ordered_json::array();
+  if (scoped) columns.push_back(Column("scope", "Scope", "text"));
+  for (auto& c :
+       {Column("path", "Region", "text"), Column("kind", "Kind", "text"), Column("total", "GPU kernel time (ms)", "ms"),
+        Column("excl", "GPU kernel time, exclusive (ms)", "ms"), Column("gpu_ops", "GPU memory ops (ms)", "ms"),
+        Column("projected", "Projected GPU time (ms)", "ms"), Column("cpu", "CPU range time (ms)", "ms"),
+        Column("cpu_excl", "CPU range time, exclusive (ms)", "ms"), Column("launches", "Launches", "int")}) {
+    columns.push_back(c);
+  }
+  return ordered_json{{"columns", std::move(columns)}, {"rows", std::move(rows)}};
 }
 
 std::string DataQuality(const HtmlReportInput& in) {
