@@ -91,7 +91,7 @@ def region_section_span(text):
 
 
 def kept_region_section(dest):
-    """The other benchmarks' sections of an existing results file (region bench, tracer), or ""."""
+    """The other benchmarks' sections of an existing results file (region bench, tracer, HTML), or ""."""
     try:
         with open(dest) as f:
             text = f.read()
@@ -99,10 +99,11 @@ def kept_region_section(dest):
         return ""
     span = region_section_span(text)
     kept = text[span[0]:span[1]] + "\n" if span else ""
-    tracer = text.find("## Tracer")
-    if tracer >= 0:
-        end = text.find("\n## ", tracer + 1)
-        kept += "\n" + (text[tracer:end + 1] if end >= 0 else text[tracer:]).rstrip("\n") + "\n"
+    for heading in ("## Tracer", "## HTML report"):  # run_trace_bench.py, run_html_bench.py
+        at = text.find(heading)
+        if at >= 0:
+            end = text.find("\n## ", at + 1)
+            kept += "\n" + (text[at:end + 1] if end >= 0 else text[at:]).rstrip("\n") + "\n"
     return kept
 
 

@@ -10,6 +10,7 @@ packages=(
   libprotobuf-dev protobuf-compiler
   zlib1g-dev libarchive-dev
   python3 help2man
+  chromium python3-websocket fonts-liberation
 )
 
 missing=()

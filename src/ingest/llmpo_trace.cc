@@ -139,6 +139,8 @@ bool ParseLine(const std::vector<std::string_view>& f, TraceData& t) {
       if (f.size() < 5 || !Num(f[1], a.tid) || !Num(f[2], a.correlation) || !Num(f[3], a.start) || !Num(f[4], a.end)) {
         return false;
       }
+      if (f.size() > 5 && (f[5] == "runtime" || f[5] == "driver")) a.api = std::string(f[5]);
+      if (f.size() > 6 && !Num(f[6], a.callback_id)) a.callback_id = 0;
       t.api_calls.push_back(a);
       return true;
     }

@@ -34,6 +34,8 @@ struct TraceGpuOp {
 struct TraceApiCall {
   std::uint32_t tid = 0;
   std::uint64_t correlation = 0, start = 0, end = 0;
+  std::string api;                // "runtime" or "driver"; "" when the trace did not say
+  std::uint32_t callback_id = 0;  // CUPTI's callback id of the function (0: not given)
 };
 
 struct TraceData {

@@ -28,6 +28,7 @@
 #include "src/pipeline/output_folder.h"
 #include "src/pipeline/process.h"
 #include "src/report/gpu_breakdown_report.h"
+#include "src/report/html_report.h"
 #include "src/report/regions_report.h"
 #include "src/report/run_model.h"
 
@@ -530,6 +531,22 @@ Status WriteCombinedKernels(const ImportRequest& request, ImportOutcome& outcome
   return OkStatus();
 }
 
+Status WriteHtmlReport(const ImportRequest& request, const report::KernelsReport& kernels,
+                       const report::RegionsReport* regions) {
+  report::RunContext context;
+  if (request.html_run) {
+    context = *request.html_run;
+  } else if (!kernels.sources.empty()) {
+    // Named by its inputs, not by where it is written: the same inputs give the same page.
+    context.run_name = fs::path(kernels.sources.front().path).filename().string();
+    if (kernels.sources.size() > 1) context.run_name += fmt::format(" and {} more", kernels.sources.size() - 1);
+  }
+  const report::RunModel run = report::BuildRunModel(context, kernels, regions);
+  report::HtmlReportInput input{&run, &kernels, regions, request.timeline ? &*request.timeline : nullptr,
+                                request.trace_json_link};
+  return WriteFileAtomically(request.out_dir / "report.html", report::HtmlReport(input));
+}
+
 }  // namespace
 
 Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports& extra) {
@@ -607,29 +624,30 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
     outcome.written.push_back("gpu_breakdown.md");
     outcome.written.push_back("gpu_breakdown.json");
   }
+  const report::RegionsReport* html_regions = nullptr;
+  std::optional<report::RegionsReport> region_report;
   if (regions.saw_nvtx) {
     model::Diagnostics merged = outcome.report.diagnostics;
     merged.Merge(region_diagnostics);
-    report::RegionsReport region_report = report::BuildRegionsReport(
-        regions, outcome.report.sources, request.regions.selection, request.regions.aggregate, merged);
+    region_report = report::BuildRegionsReport(regions, outcome.report.sources, request.regions.selection,
+                                               request.regions.aggregate, merged);
     for (const auto& unused : filter.UnusedPatterns()) {
-      region_report.notes.push_back(fmt::format("kernel pattern {} matched no kernel", unused));
+      region_report->notes.push_back(fmt::format("kernel pattern {} matched no kernel", unused));
     }
-    report::LimitRegionFolders(region_report, request.regions.max_folders);
-    RETURN_IF_ERROR(WriteRegionFolder(request.out_dir / request.regions_subdir, request.regions_subdir, region_report,
+    report::LimitRegionFolders(*region_report, request.regions.max_folders);
+    RETURN_IF_ERROR(WriteRegionFolder(request.out_dir / request.regions_subdir, request.regions_subdir, *region_report,
                                       outcome.written));
-    if (extra) {
-      ASSIGN_OR_RETURN(auto files, extra(outcome.report, &region_report));
-      outcome.written.insert(outcome.written.end(), files.begin(), files.end());
-    }
-    return outcome;
+    html_regions = &*region_report;
+  } else {
+    // No region report this time: the previous import's must not pass for one.
+    RETURN_IF_ERROR(RemoveReportFolder(request.out_dir / request.regions_subdir));
   }
-  // No region report this time: the previous import's must not pass for one.
-  RETURN_IF_ERROR(RemoveReportFolder(request.out_dir / request.regions_subdir));
   if (extra) {
-    ASSIGN_OR_RETURN(auto files, extra(outcome.report, nullptr));
+    ASSIGN_OR_RETURN(auto files, extra(outcome.report, html_regions));
     outcome.written.insert(outcome.written.end(), files.begin(), files.end());
   }
+  RETURN_IF_ERROR(WriteHtmlReport(request, outcome.report, html_regions));
+  outcome.written.push_back("report.html");
   return outcome;
 }
 

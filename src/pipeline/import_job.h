@@ -15,6 +15,8 @@
 #include "src/pipeline/region_options.h"
 #include "src/report/kernels_report.h"
 #include "src/report/regions_report.h"
+#include "src/report/summary_report.h"
+#include "src/report/timeline_model.h"
 
 namespace llmpo::pipeline {
 
@@ -31,6 +33,12 @@ struct ImportRequest {
   // When set, inputs under this folder are named relative to it in the
   // reports (a run folder's reports then do not depend on where it lives).
   std::optional<std::filesystem::path> label_base;
+  // report.html: the run the reports belong to (default: a run named after
+  // out_dir), the timeline it draws and the trace.json it links (relative
+  // to out_dir), when there is one.
+  std::optional<report::RunContext> html_run;
+  std::optional<report::TimelineOverview> timeline;
+  std::string trace_json_link;
 };
 
 struct ImportOutcome {

@@ -84,11 +84,14 @@ Result<std::vector<std::string>> BuildRunReports(const fs::path& run_dir, const 
   if (request.inputs.empty() && StepSucceeded(run, "trace-summaries")) {
     request.inputs = TraceReportInputs(run_dir / "trace");
     request.regions_subdir = "trace/regions";
+    request.timeline = TraceTimeline(run_dir);
+    if (fs::exists(run_dir / "trace" / "trace.json")) request.trace_json_link = "trace/trace.json";
   }
+  request.html_run = run;
   request.label_base = run_dir;
   auto extra = [&](const report::KernelsReport& kernels,
                    const report::RegionsReport* region_report) -> Result<std::vector<std::string>> {
-    run.files = {"kernels.md", "kernels.json", "stakeholder_summary.md"};
+    run.files = {"kernels.md", "kernels.json", "stakeholder_summary.md", "report.html"};
     if (region_report != nullptr) run.files.push_back(request.regions_subdir + "/report.md");
     RETURN_IF_ERROR(WriteFileAtomically(run_dir / "stakeholder_summary.md",
                                         report::StakeholderSummary(run, kernels, region_report)));

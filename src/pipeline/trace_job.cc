@@ -51,7 +51,27 @@ Result<fs::path> FindTracerLibrary() {
           "LLMPO_TRACER_LIBRARY to its path");
 }
 
-Result<std::vector<std::string>> WriteTraceSummaries(const fs::path& run_dir) {
+static Result<std::vector<model::TraceData>> ReadTraces(const fs::path& run_dir, const std::vector<fs::path>& files,
+                                                        model::Diagnostics& diagnostics) {
+  std::vector<model::TraceData> traces;
+  for (const auto& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    auto t = ingest::ImportLlmpoTrace(in, fs::relative(f, run_dir).string(), diagnostics);
+    if (!t.ok()) return t.error();
+    traces.push_back(std::move(t).value());
+  }
+  return traces;
+}
+
+std::optional<report::TimelineOverview> TraceTimeline(const fs::path& run_dir) {
+  model::Diagnostics ignored;  // WriteTraceSummaries reports them
+  auto traces = ReadTraces(run_dir, TraceFiles(run_dir / "trace"), ignored);
+  if (!traces.ok()) return std::nullopt;
+  return report::BuildTimelineOverview(*traces);
+}
+
+Result<std::vector<std::string>> WriteTraceSummaries(const fs::path& run_dir,
+                                                     std::optional<report::TimelineOverview>* timeline) {
   const fs::path dir = run_dir / "trace";
   const auto files = TraceFiles(dir);
   if (files.empty()) {
@@ -59,15 +79,10 @@ Result<std::vector<std::string>> WriteTraceSummaries(const fs::path& run_dir) {
                                                      "or the tracer was not loaded",
                                                      dir.string()));
   }
-  std::vector<model::TraceData> traces;
   model::Diagnostics diagnostics;
-  for (const auto& f : files) {
-    std::ifstream in(f, std::ios::binary);
-    auto t = ingest::ImportLlmpoTrace(in, fs::relative(f, run_dir).string(), diagnostics);
-    if (!t.ok()) return t.error();
-    traces.push_back(std::move(t).value());
-  }
+  ASSIGN_OR_RETURN(std::vector<model::TraceData> traces, ReadTraces(run_dir, files, diagnostics));
   const auto summaries = analysis::Summarize(traces);
+  if (timeline != nullptr) *timeline = report::BuildTimelineOverview(traces);
   std::vector<std::string> written;
   auto write = [&](const std::string& name, const std::string& text) -> Status {
     RETURN_IF_ERROR(WriteFileAtomically(dir / name, text));
@@ -95,8 +110,11 @@ Result<std::vector<std::string>> WriteTraceSummaries(const fs::path& run_dir) {
 }
 
 Result<std::vector<std::string>> BuildTraceReports(const fs::path& run_dir, const RegionOptions& regions) {
-  ASSIGN_OR_RETURN(std::vector<std::string> written, WriteTraceSummaries(run_dir));
   ImportRequest request;
+  ASSIGN_OR_RETURN(std::vector<std::string> written, WriteTraceSummaries(run_dir, &request.timeline));
+  request.trace_json_link = "trace/trace.json";
+  request.html_run = report::RunContext{};
+  request.html_run->run_name = run_dir.filename().string();
   request.inputs = TraceReportInputs(run_dir / "trace");
   request.out_dir = run_dir;
   request.regions = regions;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "src/pipeline/profile_job.h"
 #include "src/pipeline/region_options.h"
 #include "src/pipeline/run_folder.h"
+#include "src/report/timeline_model.h"
 
 namespace llmpo::pipeline {
 
@@ -33,7 +35,13 @@ TraceOutcome RunTrace(RunFolder& run, const std::vector<std::string>& workload, 
 
 // Reads every trace/trace.*.tsv of a run folder and writes the summaries,
 // trace/trace.json and trace/data_quality.txt; returns the files written.
-Result<std::vector<std::string>> WriteTraceSummaries(const std::filesystem::path& run_dir);
+// `timeline`, when given, receives the overview report.html draws.
+Result<std::vector<std::string>> WriteTraceSummaries(const std::filesystem::path& run_dir,
+                                                     std::optional<report::TimelineOverview>* timeline = nullptr);
+
+// The overview report.html draws from a run's traces; null when there are
+// none or they cannot be read (WriteTraceSummaries reports why).
+std::optional<report::TimelineOverview> TraceTimeline(const std::filesystem::path& run_dir);
 
 // The trace.*.tsv files of a run's trace/ folder, sorted.
 std::vector<std::filesystem::path> TraceFiles(const std::filesystem::path& trace_dir);

@@ -9,6 +9,7 @@ bin=$(realpath "$1")
 program=$(realpath "$2")
 shim=$(realpath "$3")
 python_script=$(cd "$(dirname "$0")" && pwd)/python_nvtx.py
+trace_checker=$(cd "$(dirname "$0")/../browser" && pwd)/check_trace_json.py
 source "$(dirname "$0")/../cli/signal_lib.sh"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -67,9 +68,12 @@ assert int(summary[("PushPop", ":inner")]["Min (ns)"]) == min(p[4] - p[3] for p 
 assert abs(sum(float(r["Time (%)"]) for r in rows) - 100) < 0.5
 assert not os.path.exists(f"{run}/trace/summary_cuda_gpu_kern_sum.csv"), "no GPU, no kernel summary"
 
-# The Chrome trace: valid JSON, one complete event per range, one instant per mark.
+# The Chrome trace: valid JSON, one complete event per push/pop range, one
+# async begin/end pair per start/end range (they overlap), one instant per mark.
 events = json.load(open(f"{run}/trace/trace.json", encoding="utf-8"))["traceEvents"]
-assert sum(e["ph"] == "X" for e in events) == sum(want.values())
+assert sum(e["ph"] == "X" for e in events) == sum(v for k, v in want.items() if k[0] == "PushPop")
+start_end = sum(v for k, v in want.items() if k[0] == "StartEnd")
+assert sum(e["ph"] == "b" for e in events) == sum(e["ph"] == "e" for e in events) == start_end
 assert sum(e["ph"] == "i" for e in events) == 1
 manifest = json.load(open(f"{run}/run.json"))
 assert manifest["status"] == "ok", manifest["status"]
@@ -79,6 +83,9 @@ for f in ["trace/summary_nvtx_sum.csv", "trace/trace.json", "trace/data_quality.
 assert "trace_truncated" not in open(f"{run}/trace/data_quality.txt").read()
 PY
 [[ -f ok/trace/regions/report.md ]] || fail "region report from the NVTX summary"
+/usr/bin/python3 "$trace_checker" ok/trace/trace.json --expect-async 3 >check.txt ||
+  fail "trace.json format: $(cat check.txt)"
+[[ -f ok/report.html ]] || fail "no report.html in the trace run"
 # `report RUN_DIR` rebuilds every report of a trace run byte for byte.
 cp -r ok ok.before
 "$bin" report ok >out.txt || fail "report exited $?"

@@ -1,0 +1,215 @@
+#include "src/report/html_charts.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "src/report/html_report.h"
+#include "src/report/html_text.h"
+#include "src/report/text_format.h"
+
+namespace llmpo::report {
+namespace {
+
+using analysis::Quantity;
+using analysis::Region;
+
+constexpr double kWidth = 1000;
+constexpr double kRowHeight = 22;
+constexpr double kCharWidth = 7;  // for fitting labels; the stylesheet's 12 px font is about this wide
+
+std::string Label(const std::string& text, double width_px) {
+  if (width_px < 4 * kCharWidth) return "";
+  return HtmlShort(text, static_cast<std::size_t>((width_px - 6) / kCharWidth));
+}
+
+std::string Percent(double v) { return fmt::format("{:.1f} %", v); }
+
+// The tooltip of one region: every quantity it knows, named.
+std::string RegionTitle(const Region& r, Quantity drawn, std::optional<double> parent_value) {
+  std::vector<std::string> lines{HtmlText(JoinPath(r.path))};
+  auto add = [&](const char* name, const std::optional<double>& v, const std::optional<double>& excl) {
+    if (!v) return;
+    lines.push_back(excl ? fmt::format("{}: {} ms (exclusive {} ms)", name, MsText(*v), MsText(*excl))
+                         : fmt::format("{}: {} ms", name, MsText(*v)));
+  };
+  add("GPU kernel time", r.total_ns, r.exclusive_ns);
+  add("GPU memory-operation time", r.gpu_ops_ns, r.gpu_ops_exclusive_ns);
+  add("Projected GPU time", r.projected_ns, std::nullopt);
+  add("CPU range time", r.cpu_ns, r.cpu_exclusive_ns);
+  lines.push_back(fmt::format("kernel launches: {}", r.launches));
+  const auto value = r.Value(drawn);
+  if (value && parent_value && *parent_value > 0) {
+    lines.push_back(
+        fmt::format("share of parent ({}): {}", QuantityMeaning(drawn), Percent(100 * *value / *parent_value)));
+  }
+  std::string out;
+  for (const auto& l : lines) out += (out.empty() ? "" : "\n") + l;
+  return out;
+}
+
+class IcicleLayout {
+ public:
+  IcicleLayout(const std::vector<RegionEntry>& entries, Quantity q) : entries_(entries), q_(q) {}
+
+  IcicleResult Draw() {
+    std::vector<std::size_t> roots;
+    for (std::size_t i = 0; i < entries_.size(); ++i) {
+      if (!entries_[i].region->parent) roots.push_back(i);
+    }
+    double sum = 0;
+    for (auto i : roots) sum += Value(i);
+    Place(roots, 0.0, 1.0, sum, std::nullopt);
+    const double height = kRowHeight * (max_depth_ + 1);
+    result_.svg = fmt::format(
+        "<svg class=\"icicle\" data-chart=\"regions\" viewBox=\"0 0 {} {}\" width=\"100%\" role=\"img\" "
+        "aria-label=\"NVTX region tree, widths: {}\">\n{}</svg>\n",
+        kWidth, height, QuantityMeaning(q_), body_);
+    return std::move(result_);
+  }
+
+ private:
+  double Value(std::size_t i) const { return std::max(0.0, entries_[i].region->Value(q_).value_or(0.0)); }
+
+  // Lays out `ids` side by side in [x0, x1) of the full width, in proportion
+  // to their values over `total` (the parent's value, or the children's sum
+  // when larger, so children never spill out of their parent).
+  void Place(const std::vector<std::size_t>& ids, double x0, double x1, double total,
+             std::optional<double> parent_value) {
+    double x = x0;
+    for (auto i : ids) {
+      const double share = total > 0 ? Value(i) / total * (x1 - x0) : 0;
+      if (share < kIcicleMinShare) {
+        result_.hidden += 1 + Descendants(i);
+        continue;
+      }
+      Node(i, x, x + share, parent_value);
+      const auto& children = entries_[i].region->children;
+      double child_sum = 0;
+      for (auto c : children) child_sum += Value(c);
+      Place(children, x, x + share, std::max(Value(i), child_sum), entries_[i].region->Value(q_));
+      x += share;
+    }
+  }
+
+  std::size_t Descendants(std::size_t i) const {
+    std::size_t n = 0;
+    for (auto c : entries_[i].region->children) n += 1 + Descendants(c);
+    return n;
+  }
+
+  void Node(std::size_t i, double x0, double x1, std::optional<double> parent_value) {
+    const Region& r = *entries_[i].region;
+    max_depth_ = std::max(max_depth_, r.depth);
+    ++result_.drawn;
+    const double w = (x1 - x0) * kWidth;
+    const double y = r.depth * kRowHeight;
+    body_ += fmt::format(
+        "<g class=\"node\" data-x0=\"{:.6f}\" data-x1=\"{:.6f}\" data-d=\"{}\" data-label=\"{}\">"
+        "<rect x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" fill=\"{}\"/>"
+        "<text x=\"{:.2f}\" y=\"{}\">{}</text><title>{}</title></g>\n",
+        x0, x1, r.depth, HtmlText(r.label), x0 * kWidth, y, w, kRowHeight - 1, NameColour(r.label), x0 * kWidth + 3,
+        y + 15, Label(r.label, w), RegionTitle(r, q_, parent_value));
+  }
+
+  const std::vector<RegionEntry>& entries_;
+  Quantity q_;
+  IcicleResult result_;
+  std::string body_;
+  int max_depth_ = 0;
+};
+
+}  // namespace
+
+Quantity IcicleQuantity(const std::vector<RegionEntry>& entries) {
+  for (Quantity q : {Quantity::kTotal, Quantity::kCpu, Quantity::kProjected, Quantity::kGpuOps}) {
+    for (const auto& e : entries) {
+      if (!e.region->parent && e.region->Value(q).value_or(0) > 0) return q;
+    }
+  }
+  return Quantity::kTotal;
+}
+
+std::string QuantityMeaning(Quantity q) {
+  switch (q) {
+    case Quantity::kTotal:
+      return "GPU kernel time (inclusive)";
+    case Quantity::kGpuOps:
+      return "GPU memory-operation time (inclusive)";
+    case Quantity::kProjected:
+      return "projected GPU time (first start to last end of the GPU work inside)";
+    case Quantity::kCpu:
+      return "CPU range time";
+  }
+  return "";
+}
+
+IcicleResult IcicleSvg(const std::vector<RegionEntry>& entries, Quantity q) { return IcicleLayout(entries, q).Draw(); }
+
+std::string KernelBarsSvg(const std::vector<TopKernel>& top) {
+  constexpr double kLabelWidth = 380, kBarX = 390, kBarMax = 320;  // room for the numbers after the longest bar
+  const double max = top.empty() ? 0 : top.front().kernel.total_ns;
+  std::string body;
+  for (std::size_t i = 0; i < top.size(); ++i) {
+    const auto& k = top[i].kernel;
+    const double w = max > 0 ? k.total_ns / max * kBarMax : 0;
+    const double y = static_cast<double>(i) * kRowHeight;
+    body += fmt::format(
+        "<g class=\"bar\"><text class=\"name\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>"
+        "<rect x=\"{}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" fill=\"#5b8ff9\"/>"
+        "<text x=\"{:.2f}\" y=\"{}\">{} ms · {} calls · mean {} ms</text>"
+        "<title>{}\nGPU kernel time: {} ms ({} of the run's GPU kernel time)\ncalls: {}\nmean: {} ms\n"
+        "bound: {}\ncategory: not known in this input</title></g>\n",
+        kLabelWidth, y + 15, HtmlShort(k.name, 52), kBarX, y + 2, w, kRowHeight - 4, kBarX + w + 4, y + 15,
+        MsText(k.total_ns), k.calls, MsText(k.MeanNs()), HtmlText(k.name), MsText(k.total_ns),
+        Percent(top[i].share_pct), k.calls, MsText(k.MeanNs()), HtmlText(top[i].bound));
+  }
+  return fmt::format(
+      "<svg class=\"bars\" data-chart=\"kernels\" viewBox=\"0 0 {} {}\" width=\"100%\" role=\"img\" "
+      "aria-label=\"top kernels by GPU kernel time\">\n{}</svg>\n",
+      kWidth, std::max(kRowHeight, kRowHeight * static_cast<double>(top.size())), body);
+}
+
+std::string TimelineSvg(const TimelineOverview& t) {
+  constexpr double kLabelWidth = 220, kStripX = 230, kStripW = 760;
+  const double span_ns = static_cast<double>(t.end_ns - t.start_ns);
+  const double bin_ns = t.bins ? span_ns / static_cast<double>(t.bins) : 0;
+  const double bin_px = t.bins ? kStripW / static_cast<double>(t.bins) : 0;
+  std::string body;
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    const auto& row = t.rows[r];
+    const double y = static_cast<double>(r) * kRowHeight;
+    body += fmt::format(
+        "<g class=\"row\"><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}<title>{}\nbusy: {} ms of {} ms</title></text>"
+        "<rect class=\"strip\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>\n",
+        kLabelWidth, y + 15, HtmlShort(row.label, 30), HtmlText(row.label), MsText(row.busy_total_ns), MsText(span_ns),
+        kStripX, y + 2, kStripW, kRowHeight - 4);
+    for (std::size_t b = 0; b < row.busy_ns.size(); ++b) {
+      if (row.busy_ns[b] <= 0) continue;
+      const double share = std::min(1.0, bin_ns > 0 ? row.busy_ns[b] / bin_ns : 0);
+      body += fmt::format(
+          "<rect x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" fill-opacity=\"{:.3f}\">"
+          "<title>{} to {} ms: GPU busy {} ms ({})</title></rect>\n",
+          kStripX + bin_px * static_cast<double>(b), y + 2, bin_px, kRowHeight - 4, 0.15 + 0.85 * share,
+          MsText(bin_ns * static_cast<double>(b)), MsText(bin_ns * static_cast<double>(b + 1)), MsText(row.busy_ns[b]),
+          Percent(100 * share));
+    }
+    body += "</g>\n";
+  }
+  const double height = kRowHeight * static_cast<double>(t.rows.size()) + 20;
+  body += fmt::format("<text x=\"{}\" y=\"{}\">0 ms</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{} ms</text>\n",
+                      kStripX, height - 4, kStripX + kStripW, height - 4, MsText(span_ns));
+  return fmt::format(
+      "<svg class=\"timeline\" data-chart=\"timeline\" viewBox=\"0 0 {} {}\" width=\"100%\" role=\"img\" "
+      "aria-label=\"GPU busy time per stream over the traced span\">\n{}</svg>\n",
+      kWidth, height, body);
+}
+
+std::string NameColour(std::string_view name) {
+  std::uint32_t h = 2166136261u;  // FNV-1a
+  for (char c : name) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
+  return fmt::format("hsl({},55%,68%)", h % 360);
+}
+
+}  // namespace llmpo::report

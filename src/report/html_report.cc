@@ -1,0 +1,351 @@
+#include "src/report/html_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "src/report/html_assets.h"
+#include "src/report/html_charts.h"
+#include "src/report/html_text.h"
+#include "src/report/text_format.h"
+
+namespace llmpo::report {
+namespace {
+
+using nlohmann::ordered_json;
+
+// Content-Security-Policy: nothing may be loaded; inline style and script only.
+constexpr const char* kCsp = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:";
+
+ordered_json Ms(const std::optional<double>& ns) {
+  if (!ns) return nullptr;
+  return *ns / 1e6;
+}
+
+std::string Absent(std::string_view text) { return fmt::format("<p class=\"absent\">{}</p>\n", text); }
+
+std::string Tile(std::string_view value, std::string_view label) {
+  return fmt::format("<div class=\"tile\"><div class=\"value\">{}</div><div class=\"label\">{}</div></div>\n", value,
+                     label);
+}
+
+std::string Tiles(const HtmlReportInput& in) {
+  const RunModel& run = *in.run;
+  std::string out = "<div class=\"tiles\">\n";
+  out += Tile(run.times_from.empty() ? "n/a" : MsText(run.gpu_kernel_ns) + " ms",
+              run.times_from.empty() ? "GPU kernel time: no kernel durations in these inputs"
+                                     : "GPU kernel time, from " + HtmlText(run.times_from));
+  out += Tile(fmt::format("{}", run.launches), "kernel launches");
+  out += Tile(fmt::format("{}", run.distinct_kernels), "distinct kernels");
+  out += Tile(run.region_count ? fmt::format("{}", *run.region_count) : "n/a", "NVTX regions (aggregate)");
+  const auto* t = in.timeline;
+  if (t != nullptr && t->gpu_busy_ns) {
+    const double span = static_cast<double>(t->end_ns - t->start_ns);
+    out += Tile(MsText(*t->gpu_busy_ns) + " ms", fmt::format("GPU busy (any stream) of {} ms traced", MsText(span)));
+    out += Tile(MsText(*t->gpu_idle_ns) + " ms",
+                fmt::format("GPU idle ({:.1f} % of the traced span)", span > 0 ? 100 * *t->gpu_idle_ns / span : 0.0));
+  } else {
+    out += Tile("n/a", "GPU busy vs idle: not known (no GPU timeline in these inputs)");
+  }
+  return out + "</div>\n";
+}
+
+// The largest top-level regions; the rest are counted in one line.
+std::string TopRegions(const RunModel& run) {
+  if (run.stages.empty()) return Absent("No NVTX regions in these inputs: nothing to split the time by phase.");
+  std::vector<const StageRow*> rows;
+  for (const auto& s : run.stages) rows.push_back(&s);
+  std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) { return a->share_pct > b->share_pct; });
+  std::string out =
+      "<table class=\"plain\"><thead><tr><th>Top-level region</th><th>GPU kernel time (ms)</th>"
+      "<th>Share of top-level regions</th><th>Launches</th></tr></thead><tbody>\n";
+  double rest_pct = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const StageRow& s = *rows[i];
+    if (i >= kHtmlTopRegions) {
+      rest_pct += s.share_pct;
+      continue;
+    }
+    // Without GPU kernel time the model's share is 0 by construction: not a share.
+    const std::string share = s.gpu_kernel_ns ? fmt::format(
+                                                    "<span class=\"meter\" style=\"width:{:.1f}px\"></span> "
+                                                    "{:.1f} %",
+                                                    s.share_pct, s.share_pct)
+                                              : "n/a";
+    out +=
+        fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
+                    HtmlText(s.label), MsText(s.gpu_kernel_ns), share, s.launches);
+  }
+  out += "</tbody></table>\n";
+  if (rows.size() > kHtmlTopRegions) {
+    out += fmt::format(
+        "<p class=\"note\">The {} largest of {} top-level regions; the other {} hold {:.1f} % "
+        "together (region table).</p>\n",
+        kHtmlTopRegions, rows.size(), rows.size() - kHtmlTopRegions, rest_pct);
+  }
+  return out;
+}
+
+std::string Mfu(const RunModel& run) {
+  if (!run.mfu_configured) return "";
+  if (run.mfu_without_regions) return Absent("Model FLOPs are configured, but these inputs have no NVTX regions.");
+  std::string out =
+      "<h3>Model FLOPs utilisation</h3><table class=\"plain\"><thead><tr><th>Region</th><th>FLOPs</th>"
+      "<th>GPU kernel time (ms)</th><th>Achieved TFLOP/s</th><th>MFU</th></tr></thead><tbody>\n";
+  for (const auto& m : run.mfu) {
+    out += fmt::format(
+        "<tr><td>{}</td><td class=\"num\">{:.4g}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td></tr>\n",
+        HtmlText(m.region_path), m.flops, m.missing.empty() ? MsText(m.gpu_kernel_ns) : HtmlText(m.missing),
+        m.achieved_tflops ? fmt::format("{:.2f}", *m.achieved_tflops) : "n/a",
+        m.mfu_pct ? fmt::format("{:.1f} %", *m.mfu_pct) : "n/a (no peak_tflops)");
+  }
+  return out + "</tbody></table>\n";
+}
+
+std::string Actions(const RunModel& run) {
+  std::string out =
+      "<h3>Advice</h3>\n<p class=\"note\">Not ranked by saving: these inputs give no estimated savings per "
+      "finding.</p>\n<ol data-chart=\"actions\">\n";
+  for (const auto& line : run.recommendations) out += "<li>" + HtmlText(line) + "</li>\n";
+  return out + "</ol>\n";
+}
+
+std::string Overview(const HtmlReportInput& in) {
+  std::string out = "<section id=\"overview\"><h2>Overview: where the time goes</h2>\n";
+  out += Tiles(in);
+  out += "<h3>Top-level regions</h3>\n" + TopRegions(*in.run);
+  out += "<h3>Time per kernel category</h3>\n" +
+         Absent("No kernel categories in this input (GEMM, attention, communication, ... are not assigned yet).");
+  out += Mfu(*in.run);
+  out += Actions(*in.run);
+  return out + "</section>\n";
+}
+
+// The region trees drawn: the aggregate, or each scope when it is off.
+std::vector<std::pair<std::string, const std::vector<RegionEntry>*>> Trees(const RegionsReport& r) {
+  std::vector<std::pair<std::string, const std::vector<RegionEntry>*>> out;
+  if (r.aggregate) {
+    out.emplace_back("all processes and devices", &*r.aggregate);
+    return out;
+  }
+  for (const auto& s : r.scopes)
+    out.emplace_back(fmt::format("process {}, device {}", s.process, s.device), &s.regions);
+  return out;
+}
+
+std::string RegionsSection(const HtmlReportInput& in) {
+  std::string out = "<section id=\"regions\"><h2>NVTX region tree</h2>\n";
+  if (in.regions == nullptr || Trees(*in.regions).empty()) {
+    return out + "<div data-chart=\"regions\">" + Absent("No NVTX regions in these inputs.") + "</div></section>\n";
+  }
+  out +=
+      "<p class=\"note\">Click a block to zoom into it, click the top row or press Escape to zoom out; hover for "
+      "its numbers.</p>\n";
+  for (const auto& [scope, entries] : Trees(*in.regions)) {
+    if (entries->empty()) {
+      out += "<div data-chart=\"regions\">" + Absent("No region in " + HtmlText(scope) + ".") + "</div>\n";
+      continue;
+    }
+    const auto q = IcicleQuantity(*entries);
+    const auto icicle = IcicleSvg(*entries, q);
+    out += fmt::format("<h3>{}: widths are {}</h3>\n<div class=\"zoomable\">{}</div>\n", HtmlText(scope),
+                       QuantityMeaning(q), icicle.svg);
+    if (icicle.hidden > 0) {
+      out += fmt::format(
+          "<p class=\"note\">Aggregated: {} of {} regions are narrower than {:.3g} % of the width (or have no value) "
+          "and "
+          "are not drawn; their time is inside their parent's block. The region table lists every region.</p>\n",
+          icicle.hidden, entries->size(), 100 * kIcicleMinShare);
+    }
+  }
+  return out + "</section>\n";
+}
+
+std::string KernelsSection(const HtmlReportInput& in) {
+  std::string out = "<section id=\"kernels\"><h2>Top kernels</h2>\n";
+  if (in.run->top_kernels.empty()) {
+    out += "<div data-chart=\"kernels\">" + Absent("No kernels in these inputs.") + "</div>\n";
+  } else {
+    out += fmt::format(
+        "<p class=\"note\">The {} kernels with the most GPU kernel time in {}, merged over processes and devices. "
+        "One colour: kernel categories are not known in this input.</p>\n",
+        in.run->top_kernels.size(), HtmlText(in.run->times_from));
+    out += KernelBarsSvg(in.run->top_kernels);
+  }
+  out += "<h3>Roofline</h3>\n<div class=\"roofline\" data-chart=\"roofline\">" +
+         Absent(
+             "No roofline data in this input: it needs FLOP counts and DRAM bytes per kernel (ncu) and the "
+             "device's peaks.") +
+         "</div>\n";
+  return out + "</section>\n";
+}
+
+std::string TimelineSection(const HtmlReportInput& in) {
+  std::string out = "<section id=\"timeline\"><h2>Timeline</h2>\n";
+  if (in.timeline == nullptr || in.timeline->rows.empty()) {
+    out += Absent(in.timeline == nullptr ? "No timeline in these inputs." : "No GPU work in this timeline.");
+  } else {
+    out += fmt::format(
+        "<p class=\"note\">GPU busy time per stream in {} equal bins of the traced span (darker: busier); hover a bin "
+        "for its numbers.</p>\n",
+        in.timeline->bins);
+    out += TimelineSvg(*in.timeline);
+  }
+  if (!in.trace_json.empty()) {
+    out += fmt::format(
+        "<p>Every event: <a href=\"{0}\">{0}</a>; open it in <b>ui.perfetto.dev</b> (Open trace file) or "
+        "chrome://tracing.</p>\n",
+        HtmlText(in.trace_json));
+  }
+  return out + "</section>\n";
+}
+
+std::string TableSection(std::string_view id, std::string_view title, std::string_view note) {
+  return fmt::format(
+      "<section id=\"{0}\"><h2>{1}</h2>\n<p class=\"note\">{2}</p>\n"
+      "<input type=\"search\" class=\"filter\" data-filter-for=\"{0}-t\" placeholder=\"filter rows\">\n"
+      "<span class=\"count\" id=\"{0}-t-count\"></span>\n"
+      "<div class=\"scroll\"><table class=\"data\" id=\"{0}-t\" data-table=\"{0}\"></table></div></section>\n",
+      id, title, note);
+}
+
+ordered_json Column(std::string_view key, std::string_view label, std::string_view type) {
+  return ordered_json{{"key", key}, {"label", label}, {"type", type}};
+}
+
+ordered_json KernelTable(const KernelsReport& k, std::size_t& omitted) {
+  std::vector<const analysis::KernelAggregate*> sorted;
+  for (const auto& kernel : k.kernels) sorted.push_back(&kernel);
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto* a, const auto* b) { return a->total_ns > b->total_ns; });
+  omitted = sorted.size() > kHtmlMaxKernelRows ? sorted.size() - kHtmlMaxKernelRows : 0;
+  if (omitted) sorted.resize(kHtmlMaxKernelRows);
+  ordered_json rows = ordered_json::array();
+  for (const auto* kernel : sorted) {
+    rows.push_back(
+        ordered_json::array({kernel->name, kernel->calls, kernel->total_ns / 1e6,
+                             kernel->timed_calls ? ordered_json(kernel->MeanNs() / 1e6) : ordered_json(nullptr),
+                             Ms(kernel->min_ns), Ms(kernel->max_ns), kernel->device, kernel->process, kernel->source}));
+  }
+  return ordered_json{
+      {"columns",
+       {Column("name", "Kernel", "text"), Column("calls", "Calls", "int"), Column("total", "Total (ms)", "ms"),
+        Column("mean", "Mean (ms)", "ms"), Column("min", "Min (ms)", "ms"), Column("max", "Max (ms)", "ms"),
+        Column("device", "Device", "text"), Column("process", "Process", "text"), Column("input", "Input", "text")}},
+      {"rows", std::move(rows)}};
+}
+
+// One row per region; a scope column only when the trees are per scope.
+ordered_json RegionTable(const RegionsReport* r, std::size_t& omitted) {
+  ordered_json rows = ordered_json::array();
+  std::size_t count = 0;
+  omitted = 0;
+  const auto trees = r != nullptr ? Trees(*r) : decltype(Trees(*r)){};
+  const bool scoped = trees.size() > 1;
+  for (const auto& [scope, entries] : trees) {
+    for (const auto& e : *entries) {
+      if (++count > kHtmlMaxRegionRows) {
+        ++omitted;
+        continue;
+      }
+      const auto& g = *e.region;
+      ordered_json row = ordered_json::array();
+      if (scoped) row.push_back(scope);
+      for (ordered_json v : {ordered_json(JoinPath(g.path)), ordered_json(std::string(analysis::ToString(g.kind))),
+                             Ms(g.total_ns), Ms(g.exclusive_ns), Ms(g.gpu_ops_ns), Ms(g.projected_ns), Ms(g.cpu_ns),
+                             Ms(g.cpu_exclusive_ns), ordered_json(g.launches)}) {
+        row.push_back(std::move(v));
+      }
+      rows.push_back(std::move(row));
+    }
+  }
+  ordered_json columns = ordered_json::array();
+  if (scoped) columns.push_back(Column("scope", "Scope", "text"));
+  for (auto& c :
+       {Column("path", "Region", "text"), Column("kind", "Kind", "text"), Column("total", "GPU kernel time (ms)", "ms"),
+        Column("excl", "GPU kernel time, exclusive (ms)", "ms"), Column("gpu_ops", "GPU memory ops (ms)", "ms"),
+        Column("projected", "Projected GPU time (ms)", "ms"), Column("cpu", "CPU range time (ms)", "ms"),
+        Column("cpu_excl", "CPU range time, exclusive (ms)", "ms"), Column("launches", "Launches", "int")}) {
+    columns.push_back(c);
+  }
+  return ordered_json{{"columns", std::move(columns)}, {"rows", std::move(rows)}};
+}
+
+std::string DataQuality(const HtmlReportInput& in) {
+  const model::Diagnostics& d = in.regions ? in.regions->diagnostics : in.kernels->diagnostics;
+  std::string out = "<section id=\"data-quality\"><h2>Data quality</h2>\n";
+  out += "<table class=\"plain\"><thead><tr><th>Input</th><th>Format</th><th>Status</th></tr></thead><tbody>\n";
+  for (const auto& s : in.kernels->sources) {
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n", HtmlText(s.path), HtmlText(s.format),
+                       HtmlText(s.status));
+  }
+  out += "</tbody></table>\n";
+  out += fmt::format("<p>Rows read: {}. Rows skipped: {}.</p>\n", d.rows_read(), d.rows_skipped());
+  if (!d.entries().empty()) {
+    out +=
+        "<table class=\"plain\" id=\"diagnostics\"><thead><tr><th>Code</th><th>Severity</th><th>Count</th>"
+        "<th>First example</th></tr></thead><tbody>\n";
+    for (const auto& [code, e] : d.entries()) {
+      out += fmt::format("<tr><td><code>{}</code></td><td>{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
+                         HtmlText(code), HtmlText(model::ToString(e.severity)), e.count, HtmlText(e.first_example));
+    }
+    out += "</tbody></table>\n";
+  }
+  std::vector<std::string> notes = d.notes();
+  if (in.regions) notes.insert(notes.end(), in.regions->notes.begin(), in.regions->notes.end());
+  if (!notes.empty()) {
+    out += "<ul class=\"notes\">\n";
+    for (const auto& n : notes) out += "<li>" + HtmlText(n) + "</li>\n";
+    out += "</ul>\n";
+  }
+  return out + "</section>\n";
+}
+
+std::string Nav(const HtmlReportInput& in) {
+  std::string out =
+      "<nav><a href=\"#overview\">Overview</a> <a href=\"#regions\">Regions</a> <a href=\"#kernels\">Kernels</a> "
+      "<a href=\"#timeline\">Timeline</a> <a href=\"#kernel-table\">Kernel table</a> <a href=\"#region-table\">Region "
+      "table</a> <a href=\"#data-quality\">Data quality</a>";
+  if (!in.trace_json.empty()) out += fmt::format(" <a href=\"{0}\">{0}</a>", HtmlText(in.trace_json));
+  return out + "</nav>\n";
+}
+
+}  // namespace
+
+std::string HtmlReport(const HtmlReportInput& in) {
+  std::size_t kernels_omitted = 0, regions_omitted = 0;
+  ordered_json data{{"kernels", KernelTable(*in.kernels, kernels_omitted)},
+                    {"regions", RegionTable(in.regions, regions_omitted)}};
+  const std::string name = HtmlText(in.run->run.run_name);
+  std::string out = fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<title>llm-perf-opt report: {}</title>\n<style>\n{}</style></head>\n<body>\n"
+      "<header><h1>llm-perf-opt report: {}</h1>\n",
+      kCsp, name, HtmlStyle(), name);
+  if (!in.run->run.gpu.empty()) out += fmt::format("<p>GPU: {}</p>\n", HtmlText(in.run->run.gpu));
+  out += Nav(in) + "</header>\n<main>\n";
+  out += Overview(in);
+  out += RegionsSection(in);
+  out += KernelsSection(in);
+  out += TimelineSection(in);
+  out += TableSection("kernel-table", "Kernels",
+                      kernels_omitted
+                          ? fmt::format("Every input's kernels per process and device, largest total first; the {} "
+                                        "smallest are not listed here (kernels.json has them).",
+                                        kernels_omitted)
+                          : "Every input's kernels per process and device. Click a heading to sort.");
+  out += TableSection("region-table", "Regions",
+                      regions_omitted
+                          ? fmt::format("Every region; {} more are in the region report only.", regions_omitted)
+                          : "Every region with each quantity it knows (empty: unknown). Click a heading "
+                            "to sort.");
+  out += DataQuality(in);
+  out += "</main>\n<script type=\"application/json\" id=\"report-data\">" + ScriptJson(data) + "</script>\n";
+  out += "<script>\n" + std::string(HtmlScript()) + "</script>\n</body></html>\n";
+  return out;
+}
+
+}  // namespace llmpo::report

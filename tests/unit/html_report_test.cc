@@ -1,0 +1,81 @@
+#include <gtest/gtest.h>
+
+#include "src/report/html_text.h"
+#include "src/report/timeline_model.h"
+
+namespace llmpo::report {
+namespace {
+
+TEST(HtmlText, EscapesMarkupAndQuotes) {
+  EXPECT_EQ(HtmlText(R"(<a href="x">&'</a>)"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
+}
+
+TEST(HtmlText, ControlCharactersBecomeSpacesAndBadUtf8IsReplaced) {
+  EXPECT_EQ(HtmlText("a\nb\rc\x01"
+                     "d\te"),
+            "a b c d\te");
+  EXPECT_EQ(HtmlText("bad\xff!"), "bad\xEF\xBF\xBD!");  // U+FFFD
+}
+
+TEST(HtmlShort, CutsOnCharactersNotBytes) {
+  EXPECT_EQ(HtmlShort("\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9", 3), "\xC3\xA9\xC3\xA9\xE2\x80\xA6");  // éé…
+  EXPECT_EQ(HtmlShort("abc", 3), "abc");
+  EXPECT_EQ(HtmlShort("<<<<", 3), "&lt;&lt;\xE2\x80\xA6");
+}
+
+TEST(ScriptJson, NoStringCanCloseTheScriptElement) {
+  nlohmann::ordered_json doc{{"name", "</script><script>x()</script>&\xff"}};
+  const std::string out = ScriptJson(doc);
+  EXPECT_EQ(out.find('<'), std::string::npos);
+  EXPECT_EQ(out.find('>'), std::string::npos);
+  EXPECT_EQ(out.find('&'), std::string::npos);
+  EXPECT_EQ(out, R"({"name":"\u003c/script\u003e\u003cscript\u003ex()\u003c/script\u003e\u0026)"
+                 "\xEF\xBF\xBD\"}");
+  // A JSON parser reads the original text back (the invalid byte replaced).
+  EXPECT_EQ(nlohmann::json::parse(out)["name"], "</script><script>x()</script>&\xEF\xBF\xBD");
+}
+
+model::TraceGpuOp Op(std::uint64_t stream, std::uint64_t start, std::uint64_t end) {
+  model::TraceGpuOp op;
+  op.stream = stream;
+  op.start = start;
+  op.end = end;
+  return op;
+}
+
+TEST(TimelineOverview, BusyTimeIsTheUnionAndBinsSplitOperations) {
+  model::TraceData t;
+  t.pid = 5;
+  t.gpu_traced = true;
+  model::TraceRange r;
+  r.start = 1000, r.end = 1400;
+  t.ranges.push_back(r);
+  t.gpu_ops = {Op(7, 1000, 1100), Op(7, 1050, 1150), Op(8, 1200, 1300)};
+  const auto o = BuildTimelineOverview({t}, 4);  // bins of 100 ns from 1000 to 1400
+  ASSERT_TRUE(o);
+  EXPECT_EQ(o->start_ns, 1000u);
+  EXPECT_EQ(o->end_ns, 1400u);
+  ASSERT_EQ(o->rows.size(), 2u);
+  EXPECT_EQ(o->rows[0].label, "GPU 0 stream 7 (pid 5)");
+  EXPECT_EQ(o->rows[0].busy_ns, (std::vector<double>{150, 50, 0, 0}));  // each op's time in its bins
+  EXPECT_DOUBLE_EQ(o->rows[0].busy_total_ns, 150);                      // 1000..1150, overlap once
+  EXPECT_EQ(o->rows[1].busy_ns, (std::vector<double>{0, 0, 100, 0}));
+  EXPECT_DOUBLE_EQ(*o->gpu_busy_ns, 250);
+  EXPECT_DOUBLE_EQ(*o->gpu_idle_ns, 150);
+  EXPECT_EQ(o->gpu_ops, 3u);
+}
+
+TEST(TimelineOverview, WithoutGpuTracingBusyIsUnknown) {
+  model::TraceData t;
+  model::TraceRange r;
+  r.start = 10, r.end = 20;
+  t.ranges.push_back(r);
+  const auto o = BuildTimelineOverview({t});
+  ASSERT_TRUE(o);
+  EXPECT_TRUE(o->rows.empty());
+  EXPECT_FALSE(o->gpu_busy_ns);
+  EXPECT_FALSE(BuildTimelineOverview({}));
+}
+
+}  // namespace
+}  // namespace llmpo::report
