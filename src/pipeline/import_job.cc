@@ -648,6 +648,9 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
   }
   RETURN_IF_ERROR(WriteHtmlReport(request, outcome.report, html_regions));
   outcome.written.push_back("report.html");
+  // A report the previous import wrote and this one does not (gpu_breakdown.md
+  // of an earlier trace) goes: the folder holds one import's outputs.
+  RETURN_IF_ERROR(ReplaceOutputsRecord(request.out_dir, outcome.written));
   return outcome;
 }
 

@@ -9,6 +9,10 @@
 #include <cerrno>
 #include <cstring>
 #include <regex>
+#include <set>
+#include <sstream>
+
+#include "src/core/atomic_file.h"
 
 namespace llmpo::pipeline {
 namespace fs = std::filesystem;
@@ -99,6 +103,35 @@ Status RemoveReportFolder(const fs::path& final_dir) {
   bool exists = false;
   RETURN_IF_ERROR(CheckReplaceable(final_dir, exists));
   return exists ? RemoveTree(final_dir) : OkStatus();
+}
+
+Status ReplaceOutputsRecord(const fs::path& folder, const std::vector<std::string>& written) {
+  static const std::regex plain_name(R"([A-Za-z0-9_-][A-Za-z0-9_.-]*)");
+  std::set<std::string> now;
+  for (const auto& f : written) {
+    if (std::regex_match(f, plain_name)) now.insert(f);
+  }
+  const fs::path record = folder / kOutputsRecordName;
+  const int fd = ::open(record.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd >= 0) {
+    struct stat st {};
+    std::string text;
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < (1 << 20)) {
+      text.resize(static_cast<std::size_t>(st.st_size));
+      const ssize_t n = ::read(fd, text.data(), text.size());
+      text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+    }
+    ::close(fd);
+    std::istringstream lines(text);
+    for (std::string name; std::getline(lines, name);) {
+      if (!std::regex_match(name, plain_name) || now.count(name)) continue;
+      struct stat old {};
+      if (::lstat((folder / name).c_str(), &old) == 0 && S_ISREG(old.st_mode)) ::unlink((folder / name).c_str());
+    }
+  }
+  std::string text;
+  for (const auto& name : now) text += name + "\n";
+  return WriteFileAtomically(record, text, Durability::kUnsynced);
 }
 
 std::size_t RemoveLeftovers(const fs::path& folder, const std::string& final_name) {

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "src/core/result.h"
 
@@ -27,6 +28,16 @@ Status CheckReportFolder(const std::filesystem::path& final_dir);
 // Removes `final_dir` when it is a report folder of ours (the new import has
 // no such report); refuses one that is not.
 Status RemoveReportFolder(const std::filesystem::path& final_dir);
+
+// The record of which top-level report files the last import into a folder
+// wrote, so the next one can remove those it does not write again.
+inline constexpr const char* kOutputsRecordName = ".llmpo-outputs";
+
+// Removes the top-level files that `folder`'s record lists and `written`
+// does not hold, then records `written`'s top-level files. Only plain names
+// (no '/', no leading '.') of regular files are ever removed, so a record
+// someone edited cannot reach outside the folder.
+Status ReplaceOutputsRecord(const std::filesystem::path& folder, const std::vector<std::string>& written);
 
 // What a killed import leaves in `folder`: hidden staging folders of
 // `final_name` and "<file>.tmp.<random>" files of the atomic writer.

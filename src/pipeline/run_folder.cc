@@ -10,6 +10,7 @@
 
 #include "src/core/atomic_file.h"
 #include "src/core/version.h"
+#include "src/pipeline/output_folder.h"
 
 namespace llmpo::pipeline {
 namespace fs = std::filesystem;
@@ -142,7 +143,8 @@ Status RunFolder::WriteArtifact(const std::string& relative, std::string_view co
 }
 
 void RunFolder::RecordArtifact(const std::string& relative) {
-  if (fs::path(relative).filename().string().starts_with(kRunLockName)) return;
+  const std::string name = fs::path(relative).filename().string();
+  if (name.starts_with(kRunLockName) || name == kOutputsRecordName) return;
   const auto stamp = Stamp(dir_ / relative);
   if (!stamp) return;
   if (auto old = before_.find(relative); old != before_.end() && old->second == *stamp) return;

@@ -30,6 +30,18 @@ ls -a out | grep -q '\.new-\|\.tmp\.[a-z2-7]\{12\}$' && fail "the import left it
 "$bin" import "$fixtures/ncu_details_2022.csv" --out out >/dev/null
 [[ -e out/regions ]] && fail "a region report of an earlier input survived: $(ls out/regions)"
 
+# A top-level report of an earlier input (gpu_breakdown.md of a PyTorch trace)
+# goes when the new import does not make it; a user's file stays, and an
+# edited record cannot reach outside the folder.
+"$bin" import "$fixtures/kineto_rank3.json" --out out3 >/dev/null
+[[ -f out3/gpu_breakdown.md ]] || fail "the Kineto import made no gpu_breakdown.md"
+echo mine >out3/notes.md
+echo victim >victim.txt
+printf '../victim.txt\nnotes.md.x\n' >>out3/.llmpo-outputs
+"$bin" import "$fixtures/ncu_details_2022.csv" --out out3 >/dev/null
+[[ -e out3/gpu_breakdown.md || -e out3/gpu_breakdown.json ]] && fail "gpu_breakdown of an earlier input survived"
+[[ -f out3/kernels.md && $(cat out3/notes.md) == mine && $(cat victim.txt) == victim ]] || fail "the wrong files went"
+
 # A regions folder someone else made is never removed or mixed into.
 mkdir -p out2/regions && echo theirs >out2/regions/notes.txt
 set +e
