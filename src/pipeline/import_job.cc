@@ -483,7 +483,7 @@ Status WriteRegionFiles(const fs::path& dir, const std::string& subdir, const re
 }
 
 Status WriteHtmlReport(const ImportRequest& request, const report::KernelsReport& kernels,
-                       const report::RegionsReport* regions) {
+                       const report::RegionsReport* regions, const std::optional<report::TimelineOverview>& timeline) {
   report::RunContext context;
   if (request.html_run) {
     context = *request.html_run;
@@ -493,8 +493,7 @@ Status WriteHtmlReport(const ImportRequest& request, const report::KernelsReport
     if (kernels.sources.size() > 1) context.run_name += fmt::format(" and {} more", kernels.sources.size() - 1);
   }
   const report::RunModel run = report::BuildRunModel(context, kernels, regions);
-  report::HtmlReportInput input{&run, &kernels, regions, request.timeline ? &*request.timeline : nullptr,
-                                request.trace_json_link};
+  report::HtmlReportInput input{&run, &kernels, regions, timeline ? &*timeline : nullptr, request.trace_json_link};
   return WriteFileAtomically(request.out_dir / "report.html", report::HtmlReport(input));
 }
 
@@ -509,6 +508,7 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
   }
   ImportOutcome outcome;
   analysis::KernelAggregator aggregator;
+  report::TimelineCollector timeline;  // report.html's timeline overview when an input is a timeline
   ASSIGN_OR_RETURN(analysis::KernelFilter filter,
                    analysis::KernelFilter::Create(request.regions.kernels, request.regions.per_region));
   model::Diagnostics region_diagnostics;
@@ -526,7 +526,9 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
     report::SourceInfo info{label, "unknown", "ok"};
     aggregator.SetSource(info.path);
     builders.push_back(std::make_unique<analysis::RegionBuilder>(info.path, filter, region_diagnostics));
-    TeeSink tee(aggregator, *builders.back());
+    timeline.SetSource(info.path);
+    TeeSink kernels_and_regions(aggregator, *builders.back());
+    TeeSink tee(kernels_and_regions, timeline);
     const auto capture = request.capture_regions.find(file.string());
     std::optional<RegionTagSink> tagged;
     if (capture != request.capture_regions.end()) tagged.emplace(tee, capture->second);
@@ -573,7 +575,10 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
     ASSIGN_OR_RETURN(auto files, extra(outcome.report, html_regions));
     outcome.written.insert(outcome.written.end(), files.begin(), files.end());
   }
-  RETURN_IF_ERROR(WriteHtmlReport(request, outcome.report, html_regions));
+  // A trace run's overview (from its traces: copies and NVTX ranges too) wins over the launches'.
+  const std::optional<report::TimelineOverview> streamed = request.timeline ? std::nullopt : timeline.Finish();
+  RETURN_IF_ERROR(
+      WriteHtmlReport(request, outcome.report, html_regions, request.timeline ? request.timeline : streamed));
   outcome.written.push_back("report.html");
   return outcome;
 }
