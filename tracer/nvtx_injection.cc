@@ -5,6 +5,8 @@
 // ranges, marks, domains, registered strings and thread names.
 #include <nvtx3/nvToolsExt.h>
 #include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -233,6 +235,9 @@ void ResetAfterForkInChild() {
   }
   new (&g_start_end_mu) std::mutex;
   StartEnd().clear();
+  // The forking thread lives on in the child under a new thread id; its
+  // ranges from now on must carry that id, or its kernels are not attributed.
+  MyStacks().tid = static_cast<std::uint32_t>(syscall(SYS_gettid));
 }
 
 // --- The handlers NVTX calls ------------------------------------------------

@@ -2,10 +2,12 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -28,6 +30,14 @@ class TraceFile {
   void Write(const std::string& text) {
     std::lock_guard<std::mutex> lock(mu_);
     if (!Open()) return;
+    if (!StillOurs()) {
+      // The program closed our descriptor (and may have reused its number for
+      // a file of its own): never write into that; reopen ours and say so.
+      fd_ = -1;
+      if (!Open()) return;
+      const std::string note = "X\tfd_replaced\n";
+      WriteAll(note.data(), note.size());
+    }
     WriteAll(text.data(), text.size());
   }
   // In a forked child: the parent's file is not ours; the next record opens
@@ -37,6 +47,7 @@ class TraceFile {
     if (fd_ >= 0) close(fd_);
     fd_ = -1;
     failed_ = false;
+    reopened_ = 0;
   }
 
  private:
@@ -50,17 +61,30 @@ class TraceFile {
     }
   }
 
+  // Whether fd_ still refers to the file Open() made.
+  bool StillOurs() const {
+    struct stat st {};
+    return ::fstat(fd_, &st) == 0 && st.st_dev == dev_ && st.st_ino == ino_;
+  }
+
+  // Appends, never truncates: after an exec the same process (same pid, so
+  // the same file) goes on writing after what it recorded before; the new
+  // image writes its own header, which the importer reads as an exec.
   bool Open() {
     if (fd_ >= 0 || failed_) return fd_ >= 0;
     const char* pattern = std::getenv("LLMPO_TRACE_FILE");
     std::string path = pattern != nullptr && *pattern ? pattern : "llmpo-trace.%p.tsv";
     if (auto at = path.find("%p"); at != std::string::npos) path.replace(at, 2, std::to_string(getpid()));
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_ < 0) {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    struct stat st {};
+    if (fd_ < 0 || ::fstat(fd_, &st) != 0) {
       failed_ = true;
       std::fprintf(stderr, "llm-perf-opt tracer: cannot write %s; no trace for this process\n", path.c_str());
       return false;
     }
+    dev_ = st.st_dev;
+    ino_ = st.st_ino;
+    if (reopened_++ > 0) return true;  // our own file again: its header is there
     char exe[512] = {0};
     const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     std::string header = "#llmpo-trace 1\nP\t" + std::to_string(getpid()) + "\t";
@@ -73,6 +97,9 @@ class TraceFile {
   std::mutex mu_;
   int fd_ = -1;
   bool failed_ = false;
+  dev_t dev_ = 0;
+  ino_t ino_ = 0;
+  int reopened_ = 0;
 };
 
 TraceFile& File() {
@@ -145,8 +172,18 @@ std::uint64_t NowNs() {
   return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
+// Bumped in a forked child: every thread id cached before the fork is the
+// parent's, and the child's thread must ask again.
+std::atomic<std::uint32_t> g_fork_generation{0};
+
 std::uint32_t ThreadId() {
-  thread_local const auto tid = static_cast<std::uint32_t>(syscall(SYS_gettid));
+  thread_local std::uint32_t tid = 0;
+  thread_local std::uint32_t generation = 0;
+  const std::uint32_t now = g_fork_generation.load(std::memory_order_relaxed);
+  if (tid == 0 || generation != now) {
+    tid = static_cast<std::uint32_t>(syscall(SYS_gettid));
+    generation = now;
+  }
   return tid;
 }
 
@@ -195,6 +232,7 @@ void FlushAll(const char* reason) {
 }
 
 void ResetAfterFork() {
+  g_fork_generation.fetch_add(1, std::memory_order_relaxed);
   new (&g_buffers_mu) std::mutex;
   for (ThreadBuffer* b : Buffers()) {
     b->mu.Reset();

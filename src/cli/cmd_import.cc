@@ -1,18 +1,21 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "src/cli/diagnostics.h"
 #include "src/cli/parse_args.h"
 #include "src/pipeline/import_job.h"
+#include "src/pipeline/run_lock.h"
 
 namespace llmpo::cli {
 
 int RunImport(const Invocation& inv) {
   CLI::App app{
       "Build kernels.md and kernels.json from existing profiler outputs: ncu CSV (details, raw, "
-      "--print-summary), .ncu-rep (needs ncu), nsys stats CSV, nsys SQLite exports. The format is "
+      "--print-summary), .ncu-rep (read natively), nsys stats CSV, nsys SQLite exports. The format is "
       "detected from the content.",
       "llm-perf-opt import"};
   std::vector<std::string> inputs;
@@ -55,6 +58,13 @@ int RunImport(const Invocation& inv) {
     return o.find("ncu_cli.sections") != std::string::npos || o.find("ncu_cli.metrics") != std::string::npos;
   });
   if (!chose) request.regions.selection = {};
+  // One import at a time per output folder (and none while a run writes it).
+  std::optional<pipeline::RunLock> lock;
+  if (std::error_code ec; std::filesystem::create_directories(out, ec), !ec) {
+    auto claimed = pipeline::RunLock::Acquire(out);
+    if (!claimed.ok()) return ReportError(claimed.error());
+    lock.emplace(std::move(claimed).value());
+  }
   auto outcome = pipeline::RunImport(request);
   if (!outcome.ok()) return ReportError(outcome.error());
 

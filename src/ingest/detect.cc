@@ -30,6 +30,7 @@ InputFormat DetectFormat(std::string_view head) {
   if (head.starts_with(std::string_view("SQLite format 3\0", 16))) return InputFormat::kNsysSqlite;
   if (head.starts_with(std::string_view("NVR\0", 4))) return InputFormat::kNcuReport;
   if (head.starts_with("#llmpo-trace ")) return InputFormat::kLlmpoTrace;
+  if (LooksLikeKinetoTrace(head)) return InputFormat::kKinetoTrace;
   if (head.find('\0') != std::string_view::npos) return InputFormat::kUnknown;  // some other binary
   for (std::string_view line : SplitLines(head)) {
     const InputFormat f = ClassifyHeader(line);

@@ -24,8 +24,9 @@ enum class InputFormat {
   kNcuSummaryCsv,  // ncu --print-summary per-kernel|per-nvtx|per-gpu --csv
   kNsysStatsCsv,   // nsys stats --format csv, any report
   kNsysSqlite,     // nsys export --type sqlite
-  kNcuReport,      // .ncu-rep binary report (needs ncu to convert)
+  kNcuReport,      // .ncu-rep binary report (read natively, ncu_rep/reader.h)
   kLlmpoTrace,     // our tracer's trace.PID.tsv (tracer/README.md)
+  kKinetoTrace,    // PyTorch profiler (Kineto) Chrome trace: .json, .json.gz, tar of ranks
 };
 
 std::string_view ToString(InputFormat f);
@@ -46,6 +47,10 @@ InputFormat DetectFormat(std::string_view head);
 Status ImportNcuCsv(std::istream& in, ImportContext& ctx);  // details, raw and summary pages
 Status ImportNsysStatsCsv(std::istream& in, ImportContext& ctx);
 Status ImportNsysSqlite(const std::filesystem::path& file, ImportContext& ctx);
+Status ImportNcuReport(const std::filesystem::path& file, ImportContext& ctx);  // ncu_rep/import.cc
+Status ImportKinetoTrace(const std::filesystem::path& file, ImportContext& ctx);
+// A Kineto trace's first bytes (plain, gzip, or a tar of traces).
+bool LooksLikeKinetoTrace(std::string_view head);
 
 // The importer table: one entry per format, the only place that ties a
 // format to its name, its kind of measurement and the function reading it.

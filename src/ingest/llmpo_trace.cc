@@ -191,6 +191,19 @@ Result<TraceData> ImportLlmpoTrace(std::istream& in, const std::string& source, 
   while (std::getline(in, line)) {
     ++line_no;
     if (line.empty()) continue;
+    if (line.rfind("#llmpo-trace ", 0) == 0) {
+      // The process called exec: the new image appends to the same file
+      // (same pid) with its own header. What the old image still held in its
+      // buffers was never written.
+      diagnostics.AddLazy("trace_exec", model::Severity::kWarning, [&] {
+        return fmt::format(
+            "{}:{}: the process replaced its program (exec); records the old program had not yet written "
+            "(up to 64 KiB per thread) are lost",
+            source, line_no);
+      });
+      t.complete = false;  // the new program must end with its own end marker
+      continue;
+    }
     diagnostics.CountRow();
     const auto fields = SplitTabs(line);
     if (!ParseLine(fields, t)) {

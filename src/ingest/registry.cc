@@ -24,9 +24,12 @@ constexpr Importer kImporters[] = {
     {InputFormat::kNsysStatsCsv, "nsys-stats-csv", SourceFamily::kSummary, "nsys stats --format csv",
      FromStream<ImportNsysStatsCsv>},
     {InputFormat::kNsysSqlite, "nsys-sqlite", SourceFamily::kTimeline, "nsys export --type sqlite", ImportNsysSqlite},
-    {InputFormat::kNcuReport, "ncu-report", SourceFamily::kNcu, ".ncu-rep (read through ncu --import)", nullptr},
+    {InputFormat::kNcuReport, "ncu-report", SourceFamily::kNcu, "Nsight Compute report (.ncu-rep), read natively",
+     ImportNcuReport},
     {InputFormat::kLlmpoTrace, "llmpo-trace", SourceFamily::kTimeline, "our tracer's trace.PID.tsv",
      FromStream<ImportLlmpoTraceRecords>},
+    {InputFormat::kKinetoTrace, "kineto-trace", SourceFamily::kTimeline, "PyTorch profiler (Kineto) trace",
+     ImportKinetoTrace},
 };
 
 constexpr Importer kUnknown{InputFormat::kUnknown, "unknown", SourceFamily::kNcu, "not a profiler output", nullptr};

@@ -33,6 +33,15 @@ constexpr DiagnosticCode kCodes[] = {
     {"bad_invocations", kDataLoss, "a --print-summary row whose invocation count is not a number; skipped"},
     {"summary_without_duration", kWarning, "a --print-summary row without an average duration; no time"},
     {"bad_duration", kDataLoss, "a --print-summary duration that is negative, NaN or infinite; no time"},
+    // Nsight Compute reports (.ncu-rep)
+    {"ncu_rep_bad_result", kDataLoss, "an .ncu-rep result entry that does not decode; skipped"},
+    {"ncu_rep_bad_metric_name", kDataLoss, "an .ncu-rep metric whose name index is past the string table; skipped"},
+    {"ncu_rep_missing_entries", kDataLoss, "an .ncu-rep block holding fewer entries than its header announces"},
+    {"ncu_rep_entries_skipped", kInfo, "blocks with .ncu-rep entries of a kind not read (ncu 2026 CUDA graphs)"},
+    {"ncu_rep_instance_values", kInfo,
+     "an .ncu-rep metric with only per-instance values (PM sampling, per opcode); not imported"},
+    {"ncu_rep_unit_unknown", kWarning,
+     "an .ncu-rep metric the unit catalogue does not know (the file stores no units); kept without a unit"},
     // nsys exports
     {"bad_kernel_row", kDataLoss, "a kernel row without a name or a number where one is needed; skipped"},
     {"bad_gpu_op_row", kDataLoss, "a memcpy/memset row that ends before it starts; skipped"},
@@ -44,6 +53,11 @@ constexpr DiagnosticCode kCodes[] = {
     // Our tracer's traces
     {"bad_trace_line", kDataLoss, "an unreadable trace record; skipped"},
     {"trace_truncated", kDataLoss, "a trace without its end marker: the program was killed or crashed"},
+    {"trace_exec", kWarning,
+     "the traced process replaced its program (exec); records the old program had not yet written are lost"},
+    {"tracer_fd_replaced", kWarning,
+     "the program closed the tracer's trace file descriptor; the tracer reopened its file and wrote nothing into "
+     "the program's files"},
     {"range_open_at_exit", kWarning, "an NVTX range still open when the program exited; ended at exit"},
     {"tracer_cupti_missing", kWarning, "the tracer found no CUPTI library: no GPU activity was recorded"},
     {"tracer_cupti_unusable", kWarning, "CUPTI was found but could not be used: no GPU activity was recorded"},
@@ -53,6 +67,12 @@ constexpr DiagnosticCode kCodes[] = {
     {"tracer_cupti_thread_ids_not_system", kWarning, "CUPTI gave thread ids that are not the system's"},
     {"tracer_unbalanced_pop", kWarning, "an NVTX pop without a push on that thread"},
     {"tracer_unknown_range_end", kWarning, "an NVTX range end for an id never started"},
+    // PyTorch profiler (Kineto) traces
+    {"kineto_json_error", kDataLoss,
+     "the trace's JSON text is damaged or cut short at the byte named; the events before it are kept"},
+    {"kineto_bad_time", kDataLoss, "a duration event without a readable ts or dur; skipped"},
+    {"kineto_negative_duration", kDataLoss, "an event that ends before it starts (negative dur); skipped"},
+    {"kineto_unknown_category", kInfo, "duration events of a category the importer does not know; ignored"},
     // Regions and kernels
     {"nvtx_depth_folded", kWarning,
      "launches or ranges nested deeper than 64 NVTX levels; counted in their ancestor at level 64"},

@@ -7,9 +7,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "src/core/units.h"
+#include "src/model/findings.h"
 
 namespace llmpo::model {
 
@@ -72,6 +74,23 @@ struct LaunchRecord {
   std::optional<std::int64_t> stream;
   std::optional<std::int64_t> correlation_id;
   std::optional<std::int64_t> global_tid;
+  std::vector<Finding> findings;  // ncu rule results about this launch
+};
+
+// A GPU as the profiler described it (ncu's device attributes). Each
+// number is in the unit its name says; unknown is null.
+struct DeviceInfo {
+  std::string id;  // device index as text
+  std::string name;
+  std::optional<std::int64_t> sm_count;
+  std::optional<std::int64_t> compute_capability_major, compute_capability_minor;
+  std::optional<double> sm_clock_max_khz;      // max_gpu_frequency_khz (else clock_rate)
+  std::optional<double> memory_clock_max_khz;  // max_mem_frequency_khz (else memory_clock_rate)
+  std::optional<std::int64_t> memory_bus_width_bits;
+  std::optional<std::int64_t> l2_cache_bytes;
+  std::optional<std::int64_t> total_memory_bytes;
+  // Every attribute as the profiler stored it: name, value as text.
+  std::vector<std::pair<std::string, std::string>> attributes;
 };
 
 // One row of an nsys per-kernel summary (cuda_gpu_kern_sum and friends).

@@ -3,6 +3,7 @@
 // per kernel name, a region builder keeps what regions need.
 #pragma once
 
+#include "src/model/gpu_breakdown.h"
 #include "src/model/records.h"
 
 namespace llmpo::model {
@@ -17,6 +18,8 @@ class RecordSink {
   virtual void OnApiSummary(const ApiSummaryRow& /*row*/) {}
   virtual void OnGpuOpSummary(const GpuOpSummaryRow& /*row*/) {}
   virtual void OnLaunchOverhead(const LaunchOverheadRow& /*row*/) {}
+  virtual void OnDevice(const DeviceInfo& /*device*/) {}
+  virtual void OnGpuBreakdown(const GpuBreakdown& /*breakdown*/) {}
 };
 
 }  // namespace llmpo::model

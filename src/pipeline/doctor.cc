@@ -176,7 +176,7 @@ DoctorReport RunDoctor() {
                                    : gpu && cupti ? "NVTX ranges and GPU activity"
                                    : !gpu         ? "NVTX ranges only (no GPU)"
                                                   : "NVTX ranges only (no CUPTI)"));
-  r.verdicts.push_back("import of existing ncu/nsys files (CSV, SQLite): works everywhere; .ncu-rep needs ncu");
+  r.verdicts.push_back("import of existing ncu/nsys files (CSV, SQLite, .ncu-rep): works everywhere");
   r.verdicts.push_back("profile --dry-run (print the commands): works everywhere");
   return r;
 }

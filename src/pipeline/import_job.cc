@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "src/analysis/kernel_aggregator.h"
 #include "src/analysis/region_combine.h"
@@ -24,7 +25,9 @@
 #include "src/ingest/llmpo_trace.h"
 #include "src/ingest/text_lines.h"
 #include "src/pipeline/environment.h"
+#include "src/pipeline/output_folder.h"
 #include "src/pipeline/process.h"
+#include "src/report/gpu_breakdown_report.h"
 #include "src/report/html_report.h"
 #include "src/report/regions_report.h"
 #include "src/report/run_model.h"
@@ -42,7 +45,14 @@ Status CheckInputFile(const fs::path& file) {
   struct stat link_st {};
   if (::lstat(file.c_str(), &link_st) != 0) {
     const int err = errno;
-    if (err == ENOENT || err == ENOTDIR) return MakeError(ExitStatus::kInput, fmt::format("{}: no such file", name));
+    if (err == ENOENT || err == ENOTDIR) {
+      Error missing = MakeError(ExitStatus::kInput, fmt::format("{}: no such file", name));
+      // "key=value" given where an input goes: a config override without --set.
+      if (name.find('=') != std::string::npos && name.find('/') == std::string::npos) {
+        return std::move(missing).WithNote(fmt::format("a config override goes after --set: --set '{}'", name));
+      }
+      return missing;
+    }
     return MakeError(ExitStatus::kInput, fmt::format("{}: cannot be reached: {}", name, std::strerror(err)))
         .WithNote("check the permissions of the folders above it");
   }
@@ -262,30 +272,8 @@ Error Unrecognised(const fs::path& file, const std::string& head) {
     return e;
   }
   return std::move(e).WithNote(
-      "expected: ncu CSV (--csv --page details|raw, --print-summary), nsys stats CSV, an nsys SQLite export, or "
-      ".ncu-rep");
-}
-
-// A binary .ncu-rep is read through `ncu --import`, whose CSV is kept beside
-// the reports so the numbers can be traced back.
-Result<fs::path> ConvertNcuReport(const fs::path& file, const fs::path& out_dir) {
-  if (!FindOnPath("ncu")) {
-    return MakeError(ExitStatus::kToolMissing,
-                     fmt::format("{}: a binary Nsight Compute report; reading it needs ncu, which is not on PATH",
-                                 file.string()))
-        .WithNote("install Nsight Compute (or add it to PATH), or export CSV where ncu exists: ncu --import " +
-                  file.string() + " --csv --page details --print-units base > report.csv");
-  }
-  const fs::path csv = out_dir / (file.stem().string() + ".details.csv");
-  const fs::path log = out_dir / (file.stem().string() + ".import.log");
-  ASSIGN_OR_RETURN(
-      ProcessResult run,
-      RunToFiles({"ncu", "--import", file.string(), "--csv", "--page", "details", "--print-units", "base"}, csv, log));
-  if (run.exit_code != 0) {
-    return MakeError(ExitStatus::kToolFailed,
-                     fmt::format("ncu --import {} exited with {}; see {}", file.string(), run.exit_code, log.string()));
-  }
-  return csv;
+      "expected: ncu CSV (--csv --page details|raw, --print-summary), nsys stats CSV, an nsys SQLite export, "
+      ".ncu-rep, or a PyTorch profiler (Kineto) trace (.json, .json.gz, a .tar.gz of ranks)");
 }
 
 // An .nsys-rep (or the older .qdrep) is read through `nsys export --type
@@ -313,6 +301,17 @@ Result<fs::path> ConvertNsysReport(const fs::path& file, const fs::path& out_dir
   return sqlite;
 }
 
+// The zstd container of a report (.ncu-repz) is documented by NVIDIA but no
+// such file could be checked (ncu-rep-format.md §2), so it is not guessed at.
+Error CompressedNcuReport(const fs::path& file) {
+  fs::path plain = file;
+  plain.replace_extension(".ncu-rep");
+  return MakeError(ExitStatus::kInput,
+                   fmt::format("{}: a compressed Nsight Compute report (.ncu-repz), which this tool does not read",
+                               file.string()))
+      .WithNote(fmt::format("decompress it and import the result: zstd -d {} -o {}", file.string(), plain.string()));
+}
+
 bool IsNsysReportName(const fs::path& file) {
   const std::string ext = file.extension().string();
   return ext == ".nsys-rep" || ext == ".qdrep";
@@ -326,16 +325,13 @@ Status ImportDetected(const fs::path& file, const fs::path& bytes, const std::st
   info.format = std::string(ingest::ToString(format));
   info.family = ingest::ImporterFor(format).family;
   if (format == ingest::InputFormat::kUnknown) {
+    if (file.extension() == ".ncu-repz") return CompressedNcuReport(file);
     if (!IsNsysReportName(file)) return Unrecognised(file, head);
     ASSIGN_OR_RETURN(fs::path sqlite, ConvertNsysReport(file, out_dir));
     const ingest::Importer& importer = ingest::ImporterFor(ingest::InputFormat::kNsysSqlite);
     info.format = std::string(importer.name);
     info.family = importer.family;
     return importer.import(sqlite, ctx);
-  }
-  if (format == ingest::InputFormat::kNcuReport) {
-    ASSIGN_OR_RETURN(fs::path csv, ConvertNcuReport(file, out_dir));
-    return ingest::ImporterFor(ingest::InputFormat::kNcuDetailsCsv).import(csv, ctx);
   }
   return ingest::ImporterFor(format).import(bytes, ctx);
 }
@@ -358,7 +354,12 @@ Status ImportOne(const fs::path& file, const fs::path& out_dir, ingest::ImportCo
 // Feeds every record to both the kernel table and the region builder.
 class TeeSink : public model::RecordSink {
  public:
-  TeeSink(model::RecordSink& a, model::RecordSink& b) : a_(a), b_(b) {}
+  TeeSink(model::RecordSink& a, model::RecordSink& b, model::GpuBreakdown& breakdown)
+      : a_(a), b_(b), breakdown_(breakdown) {}
+  void OnGpuBreakdown(const model::GpuBreakdown& g) override {
+    breakdown_.devices.insert(breakdown_.devices.end(), g.devices.begin(), g.devices.end());
+    breakdown_.cpu_ops.insert(breakdown_.cpu_ops.end(), g.cpu_ops.begin(), g.cpu_ops.end());
+  }
   void OnLaunch(const model::LaunchRecord& l) override {
     a_.OnLaunch(l);
     b_.OnLaunch(l);
@@ -382,6 +383,7 @@ class TeeSink : public model::RecordSink {
  private:
   model::RecordSink& a_;
   model::RecordSink& b_;
+  model::GpuBreakdown& breakdown_;
 };
 
 // Metrics the catalogue does not know were averaged, the safe rule: each is
@@ -441,32 +443,30 @@ class RegionTagSink : public model::RecordSink {
   void OnApiSummary(const model::ApiSummaryRow& row) override { next_.OnApiSummary(row); }
   void OnGpuOpSummary(const model::GpuOpSummaryRow& row) override { next_.OnGpuOpSummary(row); }
   void OnLaunchOverhead(const model::LaunchOverheadRow& row) override { next_.OnLaunchOverhead(row); }
+  void OnGpuBreakdown(const model::GpuBreakdown& b) override { next_.OnGpuBreakdown(b); }
 
  private:
   model::RecordSink& next_;
   model::NvtxFrame frame_;
 };
 
-Status WriteRegionFiles(const fs::path& dir, const std::string& subdir, const report::RegionsReport& report,
-                        std::vector<std::string>& written) {
-  // Per-region files are new files in a new folder, written once: plain
-  // writes, no temp file and rename (thousands of regions make that cost
-  // seconds). The two top files above are written atomically.
-  // Neither follows a symbolic link planted in the output folder.
+// Every file of the region report into `dir` (a new, empty folder), named
+// relative to it in `files`. Nothing follows a symbolic link.
+Status WriteRegionFiles(const fs::path& dir, const report::RegionsReport& report, std::vector<std::string>& files) {
   auto write = [&](const std::string& relative, const std::string& text) -> Status {
     RETURN_IF_ERROR(WriteFileNoFollow(dir / relative, text));
-    written.push_back(subdir + "/" + relative);
+    files.push_back(relative);
     return OkStatus();
   };
-  RETURN_IF_ERROR(CreateFoldersNoFollow(dir, subdir));
   RETURN_IF_ERROR(
       WriteFileAtomically(dir / "report.md", [&](std::ostream& out) { report::WriteRegionsMarkdown(report, out); }));
-  written.push_back(subdir + "/report.md");
+  files.push_back("report.md");
   RETURN_IF_ERROR(
       WriteFileAtomically(dir / "report.json", [&](std::ostream& out) { report::WriteRegionsJson(report, out); }));
-  written.push_back(subdir + "/report.json");
+  files.push_back("report.json");
   auto per_region = [&](const std::vector<report::RegionEntry>& entries) -> Status {
     for (const auto& e : entries) {
+      if (e.folder.empty()) continue;  // beyond pipeline.regions.max_folders
       RETURN_IF_ERROR(CreateFoldersNoFollow(dir / e.folder, e.folder));
       RETURN_IF_ERROR(write(e.folder + "/report.md", report::RegionMarkdown(e, report.selection)));
       RETURN_IF_ERROR(write(e.folder + "/report.json", report::RegionJson(e, report.selection)));
@@ -479,6 +479,55 @@ Status WriteRegionFiles(const fs::path& dir, const std::string& subdir, const re
   };
   if (report.aggregate) return per_region(*report.aggregate);
   for (const auto& scope : report.scopes) RETURN_IF_ERROR(per_region(scope.regions));
+  return OkStatus();
+}
+
+// The region report as a whole: built in a hidden folder beside `dir`, then
+// swapped in (src/pipeline/output_folder.h); the previous one goes entirely.
+Status WriteRegionFolder(const fs::path& dir, const std::string& subdir, const report::RegionsReport& report,
+                         std::vector<std::string>& written) {
+  RETURN_IF_ERROR(CheckReportFolder(dir));
+  if (const fs::path above = fs::path(subdir).parent_path(); !above.empty()) {
+    RETURN_IF_ERROR(CreateFoldersNoFollow(dir.parent_path(), above));
+  }
+  ASSIGN_OR_RETURN(const fs::path staging, MakeStagingFolder(dir));
+  std::vector<std::string> files;
+  Status status = WriteRegionFiles(staging, report, files);
+  if (status.ok()) status = ReplaceFolder(dir, staging);
+  if (!status.ok()) {
+    std::error_code ec;
+    fs::remove_all(staging, ec);
+    return status;
+  }
+  for (const auto& f : files) written.push_back(subdir + "/" + f);
+  return OkStatus();
+}
+
+// A timeline (a Kineto trace, an nsys export) imported with an ncu page of
+// the same program: one kernel table with the timeline's durations and, per
+// kernel name, ncu's metrics (kernels_combined.md / .json).
+Status WriteCombinedKernels(const ImportRequest& request, ImportOutcome& outcome) {
+  bool timeline = false, ncu = false;
+  for (const auto& s : outcome.report.sources) {
+    if (s.status != "ok") continue;
+    timeline = timeline || s.family == model::SourceFamily::kTimeline;
+    ncu = ncu || s.family == model::SourceFamily::kNcu;
+  }
+  if (!timeline || !ncu) return OkStatus();
+  report::KernelsReport combined = outcome.report;
+  std::string times_from;
+  combined.kernels = report::TimesFromOneSource(outcome.report, &times_from);
+  std::size_t matched = 0;
+  for (const auto& k : combined.kernels) matched += k.metrics.empty() ? 0 : 1;
+  combined.diagnostics.Note(fmt::format(
+      "kernels_combined: durations from {}; metrics from same-named kernels of the ncu input(s) ({} of {} kernel(s) "
+      "matched by name)",
+      times_from, matched, combined.kernels.size()));
+  RETURN_IF_ERROR(
+      WriteFileAtomically(request.out_dir / "kernels_combined.md", report::KernelsMarkdown(combined, request.top_k)));
+  RETURN_IF_ERROR(WriteFileAtomically(request.out_dir / "kernels_combined.json", report::KernelsJson(combined)));
+  outcome.written.push_back("kernels_combined.md");
+  outcome.written.push_back("kernels_combined.json");
   return OkStatus();
 }
 
@@ -506,6 +555,12 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
     return MakeError(ExitStatus::kFailure,
                      fmt::format("cannot create output folder '{}': {}", request.out_dir.string(), ec.message()));
   }
+  // What an import killed half-way left (callers hold the folder's lock).
+  const fs::path regions_dir = request.out_dir / request.regions_subdir;
+  RemoveLeftovers(request.out_dir, regions_dir.filename().string());
+  if (regions_dir.parent_path() != request.out_dir) {
+    RemoveLeftovers(regions_dir.parent_path(), regions_dir.filename().string());
+  }
   ImportOutcome outcome;
   analysis::KernelAggregator aggregator;
   report::TimelineCollector timeline;  // report.html's timeline overview when an input is a timeline
@@ -516,6 +571,7 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
   std::vector<std::unique_ptr<analysis::RegionBuilder>> builders;
   std::vector<analysis::SourceRegions> region_sources;
   const bool read_ahead = ReadAheadWanted();
+  model::GpuBreakdown gpu_breakdown;
   for (const auto& file : request.inputs) {
     std::string label = file.string();
     if (request.label_base) {
@@ -527,8 +583,8 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
     aggregator.SetSource(info.path);
     builders.push_back(std::make_unique<analysis::RegionBuilder>(info.path, filter, region_diagnostics));
     timeline.SetSource(info.path);
-    TeeSink kernels_and_regions(aggregator, *builders.back());
-    TeeSink tee(kernels_and_regions, timeline);
+    TeeSink kernels_and_regions(aggregator, *builders.back(), gpu_breakdown);
+    TeeSink tee(kernels_and_regions, timeline, gpu_breakdown);
     const auto capture = request.capture_regions.find(file.string());
     std::optional<RegionTagSink> tagged;
     if (capture != request.capture_regions.end()) tagged.emplace(tee, capture->second);
@@ -557,6 +613,19 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
       WriteFileAtomically(request.out_dir / "kernels.md", report::KernelsMarkdown(outcome.report, request.top_k)));
   RETURN_IF_ERROR(WriteFileAtomically(request.out_dir / "kernels.json", report::KernelsJson(outcome.report)));
   outcome.written = {"kernels.md", "kernels.json"};
+  RETURN_IF_ERROR(WriteCombinedKernels(request, outcome));
+  if (!gpu_breakdown.devices.empty() || !gpu_breakdown.cpu_ops.empty()) {
+    // Ranks in rank order (an archive lists its members in any order).
+    std::stable_sort(gpu_breakdown.devices.begin(), gpu_breakdown.devices.end(), [](const auto& a, const auto& b) {
+      return std::tuple(!a.rank.has_value(), a.rank.value_or(0)) < std::tuple(!b.rank.has_value(), b.rank.value_or(0));
+    });
+    RETURN_IF_ERROR(WriteFileAtomically(request.out_dir / "gpu_breakdown.md",
+                                        report::GpuBreakdownMarkdown(gpu_breakdown, request.top_k)));
+    RETURN_IF_ERROR(
+        WriteFileAtomically(request.out_dir / "gpu_breakdown.json", report::GpuBreakdownJson(gpu_breakdown)));
+    outcome.written.push_back("gpu_breakdown.md");
+    outcome.written.push_back("gpu_breakdown.json");
+  }
   const report::RegionsReport* html_regions = nullptr;
   std::optional<report::RegionsReport> region_report;
   if (regions.saw_nvtx) {
@@ -567,9 +636,13 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
     for (const auto& unused : filter.UnusedPatterns()) {
       region_report->notes.push_back(fmt::format("kernel pattern {} matched no kernel", unused));
     }
-    RETURN_IF_ERROR(WriteRegionFiles(request.out_dir / request.regions_subdir, request.regions_subdir, *region_report,
-                                     outcome.written));
+    report::LimitRegionFolders(*region_report, request.regions.max_folders);
+    RETURN_IF_ERROR(WriteRegionFolder(request.out_dir / request.regions_subdir, request.regions_subdir, *region_report,
+                                      outcome.written));
     html_regions = &*region_report;
+  } else {
+    // No region report this time: the previous import's must not pass for one.
+    RETURN_IF_ERROR(RemoveReportFolder(request.out_dir / request.regions_subdir));
   }
   if (extra) {
     ASSIGN_OR_RETURN(auto files, extra(outcome.report, html_regions));

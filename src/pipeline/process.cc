@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -59,35 +59,8 @@ class LineFollower {
   std::string pending_;
 };
 
-Result<pid_t> Spawn(const StepSpec& spec, bool own_group) {
-  if (spec.argv.empty()) return MakeError(ExitStatus::kFailure, "RunStep: empty argv");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, spec.stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, spec.stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  if (own_group) posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  // The tool gets default handling of the stop signals we forward, even when
-  // we were started with them ignored (a background job of a shell script
-  // ignores SIGINT, and so would every child it starts).
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGTERM);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  short flags = POSIX_SPAWN_SETSIGDEF;
-  if (own_group) {
-    flags |= POSIX_SPAWN_SETPGROUP;
-    posix_spawnattr_setpgroup(&attr, 0);
-  }
-  posix_spawnattr_setflags(&attr, flags);
-  std::vector<char*> args;
-  for (const auto& a : spec.argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  // Our environment with spec.env on top.
+// Our environment with spec.env on top.
+std::vector<std::string> ChildEnvironment(const StepSpec& spec) {
   std::vector<std::string> env_text = spec.env;
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string_view entry(*e);
@@ -96,15 +69,89 @@ Result<pid_t> Spawn(const StepSpec& spec, bool own_group) {
     for (const auto& mine : spec.env) overridden |= std::string_view(mine).substr(0, mine.find('=')) == name;
     if (!overridden) env_text.emplace_back(entry);
   }
+  return env_text;
+}
+
+// In the child between fork and exec: async-signal-safe calls only. A
+// failure is reported through `report` (errno) and ends the child.
+[[noreturn]] void ExecChild(const StepSpec& spec, bool own_group, pid_t parent, char* const* args, char* const* envp,
+                            int report) {
+  const auto fail = [report](int err) {
+    while (::write(report, &err, sizeof err) < 0 && errno == EINTR) {
+    }
+    _exit(127);
+  };
+  if (own_group && setpgid(0, 0) != 0) fail(errno);
+  // When we die, even by SIGKILL, the program dies with us instead of running
+  // on as an orphan. If we died before this line, we are already gone.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(137);
+  const auto redirect = [&](int target, const char* path, int flags) {
+    const int fd = ::open(path, flags | O_CLOEXEC, 0644);
+    if (fd < 0) fail(errno);
+    if (dup2(fd, target) < 0) fail(errno);  // the duplicate does not inherit O_CLOEXEC
+    close(fd);
+  };
+  redirect(STDOUT_FILENO, spec.stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC);
+  redirect(STDERR_FILENO, spec.stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC);
+  if (own_group) redirect(STDIN_FILENO, "/dev/null", O_RDONLY);
+  // The program gets default handling of the stop signals we forward, even
+  // when we were started with them ignored (a background job of a shell
+  // script ignores SIGINT, and so would every child it starts).
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  sigaction(SIGINT, &dfl, nullptr);
+  sigaction(SIGTERM, &dfl, nullptr);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  execvpe(args[0], args, envp);
+  fail(errno);
+  _exit(127);  // not reached
+}
+
+Result<pid_t> Spawn(const StepSpec& spec, bool own_group) {
+  if (spec.argv.empty()) return MakeError(ExitStatus::kFailure, "RunStep: empty argv");
+  std::vector<char*> args;
+  for (const auto& a : spec.argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::vector<std::string> env_text = ChildEnvironment(spec);
   std::vector<char*> envp;
   for (auto& e : env_text) envp.push_back(e.data());
   envp.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) {
-    return MakeError(ExitStatus::kToolMissing, fmt::format("cannot start '{}': {}", spec.argv[0], std::strerror(rc)));
+  // The child writes errno here when it cannot exec; a successful exec
+  // closes it (O_CLOEXEC) and the read below sees end of file.
+  int report[2];
+  if (pipe2(report, O_CLOEXEC) != 0) {
+    return MakeError(ExitStatus::kFailure,
+                     fmt::format("cannot start '{}': pipe: {}", spec.argv[0], std::strerror(errno)));
+  }
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    const int err = errno;
+    close(report[0]);
+    close(report[1]);
+    return MakeError(ExitStatus::kFailure,
+                     fmt::format("cannot start '{}': fork: {}", spec.argv[0], std::strerror(err)));
+  }
+  if (pid == 0) {
+    close(report[0]);
+    ExecChild(spec, own_group, parent, args.data(), envp.data(), report[1]);
+  }
+  close(report[1]);
+  int child_errno = 0;
+  ssize_t n = 0;
+  while ((n = ::read(report[0], &child_errno, sizeof child_errno)) < 0 && errno == EINTR) {
+  }
+  close(report[0]);
+  if (n == static_cast<ssize_t>(sizeof child_errno)) {
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return MakeError(ExitStatus::kToolMissing,
+                     fmt::format("cannot start '{}': {}", spec.argv[0], std::strerror(child_errno)));
   }
   return pid;
 }
@@ -176,6 +223,15 @@ StopSignals::~StopSignals() {
 }
 
 const std::atomic<int>* StopSignals::signal() const { return &g_stop_signal; }
+
+ProcessRunner& SystemRunner() {
+  class System final : public ProcessRunner {
+   public:
+    Result<ProcessResult> Run(const StepSpec& spec) override { return RunStep(spec); }
+  };
+  static System runner;
+  return runner;
+}
 
 Result<ProcessResult> RunToFiles(const std::vector<std::string>& argv, const std::filesystem::path& stdout_file,
                                  const std::filesystem::path& stderr_file) {

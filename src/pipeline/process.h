@@ -44,6 +44,17 @@ struct StepSpec {
 // Fails only when the program could not be started at all.
 Result<ProcessResult> RunStep(const StepSpec& spec);
 
+// The one seam the orchestration (profile, trace) starts programs through:
+// SystemRunner() runs them with RunStep; unit tests pass an in-process fake
+// that writes the files a tool would and returns its exit status.
+class ProcessRunner {
+ public:
+  virtual ~ProcessRunner() = default;
+  virtual Result<ProcessResult> Run(const StepSpec& spec) = 0;
+};
+
+ProcessRunner& SystemRunner();
+
 // While alive, SIGINT and SIGTERM are caught and noted instead of ending us:
 // signal() says which arrived (0: none), for StepSpec::stop_signal and for
 // the caller's "stop after this step". One at a time; the old handlers come back.

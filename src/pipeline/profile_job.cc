@@ -227,14 +227,20 @@ class Executor {
     spec.stderr_file = err;
     spec.timeout_s = options_.step_timeout_s;
     spec.stop_signal = stop_.signal();
-    return RunStepWithProgress(std::move(spec), cmd.step, options_.progress, options_.progress_terminal);
+    return RunStepWithProgress(options_.Runner(), std::move(spec), cmd.step, options_.progress,
+                               options_.progress_terminal);
   }
 
   // After a failure: is the tool older than the commands need? Its
   // `--version` output stays in TOOL/version.txt.
   std::string TooOld(const std::string& tool) {
     const fs::path file = run_.dir() / tool / "version.txt";
-    auto ran = RunToFiles({tool, "--version"}, file, file);
+    StepSpec spec;
+    spec.argv = {tool, "--version"};
+    spec.stdout_file = file;
+    spec.stderr_file = file;
+    spec.timeout_s = 60;
+    auto ran = options_.Runner().Run(spec);
     auto text = ReadWholeFile(file);
     return ran.ok() && text.ok() ? TooOldMessage(tool, *text) : "";
   }
@@ -280,7 +286,9 @@ class Executor {
 
   void ImportOutputs() {
     if (stop_.stopped()) outcome_ = {RunStatus::kInterrupted, ExitStatus::kInterrupted, "interrupted by a signal"};
-    if (!succeeded_.count("nsys-export") && !succeeded_.count("ncu-export-details") &&
+    // ncu's saved report alone will do: it is read natively when its CSV
+    // export failed.
+    if (!succeeded_.count("nsys-export") && !succeeded_.count("ncu-export-details") && !succeeded_.count("ncu") &&
         !succeeded_.count("trace-summaries")) {
       return;
     }

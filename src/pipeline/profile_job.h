@@ -14,6 +14,7 @@
 #include "src/config/node.h"
 #include "src/core/exit_status.h"
 #include "src/pipeline/commands.h"
+#include "src/pipeline/process.h"
 #include "src/pipeline/region_options.h"
 #include "src/pipeline/run_folder.h"
 #include "src/pipeline/workload.h"
@@ -37,6 +38,9 @@ struct ExecuteOptions {
   // Where live progress goes (nullptr: nowhere) and whether it is a terminal.
   std::FILE* progress = nullptr;
   bool progress_terminal = false;
+  // Starts the tools and the workload (nullptr: SystemRunner()).
+  ProcessRunner* runner = nullptr;
+  ProcessRunner& Runner() const { return runner != nullptr ? *runner : SystemRunner(); }
 };
 
 ProfileOutcome ExecuteProfile(RunFolder& run, const std::vector<PlannedCommand>& plan, const Workload& workload,

@@ -98,15 +98,16 @@ void ProgressDisplay::Finish() {
   width_ = 0;
 }
 
-Result<ProcessResult> RunStepWithProgress(StepSpec spec, const std::string& step, std::FILE* out, bool terminal) {
-  if (out == nullptr) return RunStep(spec);
+Result<ProcessResult> RunStepWithProgress(ProcessRunner& runner, StepSpec spec, const std::string& step, std::FILE* out,
+                                          bool terminal) {
+  if (out == nullptr) return runner.Run(spec);
   ToolProgress progress(step);
   ProgressDisplay display(out, terminal);
   display.Update(progress.Text());
   spec.on_line = [&](std::string_view line) {
     if (progress.Feed(line)) display.Update(progress.Text());
   };
-  auto result = RunStep(spec);
+  auto result = runner.Run(spec);
   display.Finish();
   return result;
 }

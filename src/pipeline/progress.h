@@ -49,8 +49,9 @@ class ProgressDisplay {
   std::chrono::steady_clock::time_point last_plain_{};
 };
 
-// RunStep with a ToolProgress for `step` fed from the program's output and
-// shown on `out` (nullptr: no display).
-Result<ProcessResult> RunStepWithProgress(StepSpec spec, const std::string& step, std::FILE* out, bool terminal);
+// Runs `spec` through `runner` with a ToolProgress for `step` fed from the
+// program's output and shown on `out` (nullptr: no display).
+Result<ProcessResult> RunStepWithProgress(ProcessRunner& runner, StepSpec spec, const std::string& step, std::FILE* out,
+                                          bool terminal);
 
 }  // namespace llmpo::pipeline

@@ -48,6 +48,12 @@ Result<RegionOptions> RegionOptionsFromConfig(const Node& root) {
     if (!aggregate->is_boolean()) return WrongType("pipeline.regions.aggregate", "true or false");
     options.aggregate = aggregate->get<bool>();
   }
+  if (const Node* max_folders = At(root, "pipeline.regions.max_folders")) {
+    if (!max_folders->is_number_integer() || max_folders->get<std::int64_t>() < 0) {
+      return WrongType("pipeline.regions.max_folders", "a whole number >= 0");
+    }
+    options.max_folders = static_cast<std::size_t>(max_folders->get<std::int64_t>());
+  }
   if (const Node* per_region = At(root, "pipeline.regions.kernels"); per_region && !per_region->is_null()) {
     if (!per_region->is_object()) return WrongType("pipeline.regions.kernels", "a mapping of region -> patterns");
     for (const auto& [region, value] : per_region->items()) {

@@ -16,6 +16,7 @@ struct RegionOptions {
   std::map<std::string, analysis::PatternSet> per_region;  // pipeline.regions.kernels
   analysis::MetricSelection selection;                     // pipeline.ncu.ncu_cli.sections / metrics
   bool aggregate = true;                                   // pipeline.regions.aggregate
+  std::size_t max_folders = 1000;                          // pipeline.regions.max_folders
 };
 
 // Missing keys keep the defaults; a key of the wrong type is a usage error

@@ -105,6 +105,23 @@ Result<RunFolder> RunFolder::Create(const fs::path& dir, std::vector<std::string
     return MakeError(ExitStatus::kUsage, fmt::format("run folder '{}' already holds a run (run.json)", chosen.string()))
         .WithNote("choose another folder with hydra.run.dir=PATH, or remove the old run");
   }
+  // A run writes files whose names it chooses (ncu/profile.ncu-rep, ...): in
+  // a folder holding someone's files it could overwrite one of them.
+  std::vector<std::string> present;
+  for (auto it = fs::directory_iterator(chosen, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!name.starts_with(kRunLockName)) present.push_back(name);
+  }
+  if (!present.empty()) {
+    std::sort(present.begin(), present.end());
+    std::string listed;
+    for (std::size_t i = 0; i < present.size() && i < 3; ++i) listed += (i ? ", " : "") + present[i];
+    if (present.size() > 3) listed += fmt::format(" and {} more", present.size() - 3);
+    return MakeError(ExitStatus::kUsage,
+                     fmt::format("run folder '{}' is not empty ({}); a run could overwrite those files",
+                                 chosen.string(), listed))
+        .WithNote("choose a new or empty folder with hydra.run.dir=PATH");
+  }
   RunFolder run(fs::absolute(chosen, ec), std::move(command_line), std::move(lock));
   // What is there already is not the run's: RecordArtifact leaves it out.
   for (auto it = fs::recursive_directory_iterator(run.dir_, ec); !ec && it != fs::recursive_directory_iterator();

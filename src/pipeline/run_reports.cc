@@ -68,7 +68,15 @@ Result<std::vector<std::string>> BuildRunReports(const fs::path& run_dir, const 
   ASSIGN_OR_RETURN(report::RunContext run, ReadRunContext(run_dir));
   ImportRequest request;
   if (StepSucceeded(run, "nsys-export")) request.inputs.push_back(run_dir / "nsys" / "run.sqlite");
-  if (StepSucceeded(run, "ncu-export-details")) request.inputs.push_back(run_dir / "ncu" / "details.csv");
+  // The CSV export when it was made, else the saved report itself (read
+  // natively: a run folder copied to a machine without ncu, or an export
+  // step that failed).
+  if (StepSucceeded(run, "ncu-export-details")) {
+    request.inputs.push_back(run_dir / "ncu" / "details.csv");
+  } else if (std::error_code ec;
+             StepSucceeded(run, "ncu") && fs::is_regular_file(run_dir / "ncu" / "profile.ncu-rep", ec)) {
+    request.inputs.push_back(run_dir / "ncu" / "profile.ncu-rep");
+  }
   request.out_dir = run_dir;
   request.regions = regions;
   request.regions_subdir = "ncu/regions";

@@ -139,7 +139,8 @@ TraceOutcome RunTrace(RunFolder& run, const std::vector<std::string>& workload, 
   spec.timeout_s = options.step_timeout_s;
   StopSignals stop;  // the program has its own process group: RunStep passes these on
   spec.stop_signal = stop.signal();
-  auto result = RunStepWithProgress(std::move(spec), "trace", options.progress, options.progress_terminal);
+  auto result =
+      RunStepWithProgress(options.Runner(), std::move(spec), "trace", options.progress, options.progress_terminal);
 
   StepRecord step{"trace", StepStatus::kOk, "", workload, std::nullopt, 0, "trace/workload.stderr.log"};
   if (!result.ok()) {

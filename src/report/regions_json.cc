@@ -1,6 +1,6 @@
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
+#include <algorithm>
 
 #include "src/core/version.h"
 #include "src/report/json_writer.h"
@@ -10,7 +10,6 @@
 namespace llmpo::report {
 namespace {
 
-using Json = nlohmann::ordered_json;
 using analysis::Region;
 
 void WriteMetrics(JsonWriter& w, const analysis::KernelAggregate& k, const analysis::MetricSelection& selection) {
@@ -128,22 +127,17 @@ void WriteRegionObject(JsonWriter& w, const RegionEntry& e, const std::string& p
   w.EndObject();
 }
 
-// `text` with `pad` after every newline, written in one piece.
-void WriteIndented(std::ostream& out, const std::string& text, const std::string& pad) {
-  std::string indented;
-  indented.reserve(text.size() + text.size() / 8);
-  for (char c : text) {
-    indented += c;
-    if (c == '\n') indented += pad;
-  }
-  out << indented;
+void WriteStrings(JsonWriter& w, std::string_view key, const std::vector<std::string>& items) {
+  w.Key(key);
+  w.BeginArray();
+  for (const auto& item : items) w.String(item);
+  w.EndArray();
 }
 
 // Region by region into `out`, so memory holds one region's text at a time.
-void WriteRegionArray(std::ostream& out, const std::vector<RegionEntry>& entries, const std::string& process,
-                      const std::string& device, const analysis::MetricSelection& selection, int depth) {
-  std::string text;
-  JsonWriter w(text, depth);
+void WriteRegionArray(std::ostream& out, std::string& text, JsonWriter& w, const std::vector<RegionEntry>& entries,
+                      const std::string& process, const std::string& device,
+                      const analysis::MetricSelection& selection) {
   w.BeginArray();
   for (const auto& e : entries) {
     WriteRegionObject(w, e, process, device, selection, false);
@@ -151,58 +145,62 @@ void WriteRegionArray(std::ostream& out, const std::vector<RegionEntry>& entries
     text.clear();
   }
   w.EndArray();
-  out << text;
-}
-
-// A "key": value member at depth 1, with the value dumped as dump(2) would.
-void WriteMember(std::ostream& out, const char* key, const Json& value, bool& first) {
-  out << (first ? "\n" : ",\n") << "  \"" << key << "\": ";
-  first = false;
-  WriteIndented(out, value.dump(2, ' ', false, Json::error_handler_t::replace), "  ");
 }
 
 }  // namespace
 
 // Region by region, so memory holds one region's JSON at a time however many
-// regions there are.
+// regions there are; one JsonWriter writes the whole document.
 void WriteRegionsJson(const RegionsReport& report, std::ostream& out) {
-  Json sources = Json::array();
-  for (const auto& s : report.sources)
-    sources.push_back({{"path", s.path}, {"format", s.format}, {"status", s.status}});
-  bool first = true;
-  out << "{";
-  WriteMember(out, "schema_version", kRegionsSchemaVersion, first);
-  WriteMember(out, "tool", {{"name", kToolName}, {"version", kToolVersion}}, first);
-  WriteMember(out, "sources", sources, first);
-  WriteMember(out, "selection", {{"sections", report.selection.sections}, {"metrics", report.selection.metrics}},
-              first);
-  WriteMember(out, "launches_with_nvtx", report.launches_with_nvtx, first);
-  WriteMember(out, "launches_outside_ranges", report.launches_outside, first);
+  std::string text;
+  JsonWriter w(text);
+  w.BeginObject();
+  w.Member("schema_version", kRegionsSchemaVersion);
+  w.Key("tool");
+  w.BeginObject();
+  w.Member("name", kToolName);
+  w.Member("version", kToolVersion);
+  w.EndObject();
+  w.Key("sources");
+  w.BeginArray();
+  for (const auto& s : report.sources) {
+    w.BeginObject();
+    w.Member("path", s.path);
+    w.Member("format", s.format);
+    w.Member("status", s.status);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("selection");
+  w.BeginObject();
+  WriteStrings(w, "sections", report.selection.sections);
+  WriteStrings(w, "metrics", report.selection.metrics);
+  w.EndObject();
+  w.Member("launches_with_nvtx", static_cast<std::uint64_t>(report.launches_with_nvtx));
+  w.Member("launches_outside_ranges", static_cast<std::uint64_t>(report.launches_outside));
   if (report.aggregate) {
-    out << ",\n  \"regions\": ";
-    WriteRegionArray(out, *report.aggregate, "all", "all", report.selection, 1);
+    w.Key("regions");
+    WriteRegionArray(out, text, w, *report.aggregate, "all", "all", report.selection);
   }
-  out << ",\n  \"scopes\": ";
-  if (report.scopes.empty()) {
-    out << "[]";
-  } else {
-    out << "[\n";
-    for (std::size_t i = 0; i < report.scopes.size(); ++i) {
-      const auto& s = report.scopes[i];
-      // Invalid UTF-8 (a name from a damaged input) becomes U+FFFD, as everywhere in our JSON.
-      out << "    {\n      \"process\": " << Json(s.process).dump(-1, ' ', false, Json::error_handler_t::replace)
-          << ",\n      \"device\": " << Json(s.device).dump(-1, ' ', false, Json::error_handler_t::replace)
-          << ",\n      \"regions\": ";
-      WriteRegionArray(out, s.regions, s.process, s.device, report.selection, 3);
-      out << "\n    }" << (i + 1 < report.scopes.size() ? ",\n" : "\n");
-    }
-    out << "  ]";
+  w.Key("scopes");
+  w.BeginArray();
+  for (const auto& s : report.scopes) {
+    w.BeginObject();
+    w.Member("process", s.process);
+    w.Member("device", s.device);
+    w.Key("regions");
+    WriteRegionArray(out, text, w, s.regions, s.process, s.device, report.selection);
+    w.EndObject();
   }
-  WriteMember(out, "notes", report.notes, first);
-  WriteMember(out, "diagnostics",
-              {{"rows_read", report.diagnostics.rows_read()}, {"rows_skipped", report.diagnostics.rows_skipped()}},
-              first);
-  out << "\n}\n";
+  w.EndArray();
+  WriteStrings(w, "notes", report.notes);
+  w.Key("diagnostics");
+  w.BeginObject();
+  w.Member("rows_read", static_cast<std::uint64_t>(report.diagnostics.rows_read()));
+  w.Member("rows_skipped", static_cast<std::uint64_t>(report.diagnostics.rows_skipped()));
+  w.EndObject();
+  w.EndObject();
+  out << text << "\n";
 }
 
 std::string RegionJson(const RegionEntry& entry, const analysis::MetricSelection& selection) {

@@ -44,7 +44,64 @@ std::vector<std::string> NoMatchCauses() {
   };
 }
 
+// The quantity folders are ranked by: the first of GPU kernel time,
+// projection and CPU range time that any region has.
+struct RankQuantity {
+  std::optional<double> analysis::Region::*member;
+  const char* meaning;
+};
+
+std::optional<RankQuantity> ChooseRankQuantity(const std::vector<RegionEntry>& entries) {
+  static const RankQuantity kOrder[] = {{&analysis::Region::total_ns, "GPU kernel time"},
+                                        {&analysis::Region::projected_ns, "GPU projection"},
+                                        {&analysis::Region::cpu_ns, "CPU range time"}};
+  for (const auto& q : kOrder) {
+    for (const auto& e : entries) {
+      if ((e.region->*q.member).has_value()) return q;
+    }
+  }
+  return std::nullopt;
+}
+
+// Clears the folder of all but the `max_folders` largest entries; returns how
+// many lost theirs.
+std::size_t KeepLargestFolders(std::vector<RegionEntry>& entries, std::size_t max_folders, const RankQuantity* rank) {
+  if (entries.size() <= max_folders) return 0;
+  std::vector<std::size_t> order(entries.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (rank != nullptr) {
+    // Regions without the quantity rank after every region with it.
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      const auto& va = entries[a].region->*rank->member;
+      const auto& vb = entries[b].region->*rank->member;
+      if (va.has_value() != vb.has_value()) return va.has_value();
+      return va.has_value() && *va > *vb;
+    });
+  }
+  for (std::size_t i = max_folders; i < order.size(); ++i) entries[order[i]].folder.clear();
+  return entries.size() - max_folders;
+}
+
 }  // namespace
+
+void LimitRegionFolders(RegionsReport& report, std::size_t max_folders) {
+  auto limit = [&](std::vector<RegionEntry>& entries, const std::string& where) {
+    const auto rank = ChooseRankQuantity(entries);
+    const std::size_t dropped = KeepLargestFolders(entries, max_folders, rank ? &*rank : nullptr);
+    if (dropped == 0) return;
+    report.notes.push_back(
+        fmt::format("Per-region folders{}: {} of {} regions have one, those with the most {}; every region is in "
+                    "report.md and report.json (pipeline.regions.max_folders sets the limit)",
+                    where, max_folders, entries.size(), rank ? rank->meaning : "(no time known: first in tree order)"));
+  };
+  if (report.aggregate) {
+    limit(*report.aggregate, "");
+    return;
+  }
+  for (auto& scope : report.scopes) {
+    limit(scope.regions, fmt::format(" ({}, device {})", scope.process, scope.device));
+  }
+}
 
 std::string SanitizeFolderName(const std::vector<std::string>& path) {
   std::string raw;

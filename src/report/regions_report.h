@@ -48,6 +48,13 @@ RegionsReport BuildRegionsReport(const analysis::CombinedRegions& regions, std::
                                  analysis::MetricSelection selection, bool aggregate,
                                  const model::Diagnostics& diagnostics);
 
+// Keeps per-region folders for at most `max_folders` regions of each list
+// (the aggregate, or each scope without one): those with the most GPU kernel
+// time, else projected, else CPU range time (the first quantity any region
+// has), ties in tree order. The others keep their place in report.md and
+// report.json with no folder; a note says how many got one and by what.
+void LimitRegionFolders(RegionsReport& report, std::size_t max_folders);
+
 // The longest region folder name, a "-2", "-3" uniqueness suffix included.
 inline constexpr std::size_t kMaxFolderName = 80;
 

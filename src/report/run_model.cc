@@ -23,6 +23,8 @@ std::string Boundness(const analysis::KernelAggregate& k) {
   return "balanced";
 }
 
+}  // namespace
+
 // A run can hold the same kernels from several inputs (nsys or our tracer,
 // and ncu); summed together they would count twice. Times come from one: a
 // timeline when there is one (whole-run, unserialised durations), else the
@@ -48,6 +50,8 @@ std::vector<analysis::KernelAggregate> TimesFromOneSource(const KernelsReport& a
   }
   return one;
 }
+
+namespace {
 
 // Kernels by name over processes and devices, largest total first.
 std::vector<analysis::KernelAggregate> ByName(const std::vector<analysis::KernelAggregate>& kernels) {

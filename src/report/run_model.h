@@ -54,4 +54,10 @@ struct RunModel {
 
 RunModel BuildRunModel(const RunContext& run, const KernelsReport& kernels, const RegionsReport* regions);
 
+// The kernels of one input, without counting any kernel twice: a timeline's
+// (nsys, our tracer, a Kineto trace) when there is one, else the first
+// input's; each borrows the metrics it lacks from same-named kernels of the
+// other inputs (ncu). `source` is set to the input whose times are used.
+std::vector<analysis::KernelAggregate> TimesFromOneSource(const KernelsReport& all, std::string* source);
+
 }  // namespace llmpo::report

@@ -61,17 +61,34 @@ plant regions "$work/outside"
 run import "$fixture" --out out
 expect_refused "link at the regions folder"
 
+# A regions folder that no import of ours wrote (here: holding only a link)
+# is refused whole and left alone.
 plant regions/A "$work/outside"
 run import "$fixture" --out out
-expect_refused "link at a region folder"
+[[ $rc -eq 1 ]] || fail "foreign regions folder: expected exit 1, got $rc: $(cat err.txt)"
+grep -q "'out/regions' was not written by llm-perf-opt" err.txt || fail "foreign regions folder: $(cat err.txt)"
+[[ -L out/regions/A ]] && victim_unchanged || fail "foreign regions folder: touched"
 
-plant regions/B/report.md "$work/outside/victim"
+# Links planted inside a region report of ours: the new report replaces the
+# folder whole; the links go with the old one, nothing is written through them.
+for link in "regions/A:$work/outside" "regions/B/report.md:$work/outside/victim"; do
+  rm -rf out
+  run import "$fixture" --out out
+  [[ $rc -eq 0 ]] || fail "import before planting ${link%%:*}: exit $rc"
+  rm -rf "out/${link%%:*}"
+  ln -s "${link#*:}" "out/${link%%:*}"
+  run import "$fixture" --out out
+  [[ $rc -eq 0 ]] || fail "link at ${link%%:*}: exit $rc: $(cat err.txt)"
+  [[ -L "out/${link%%:*}" ]] && fail "link at ${link%%:*}: still there"
+  victim_unchanged || fail "link at ${link%%:*}: something was written outside the output folder"
+done
+# A link in place of its report.json makes the folder not ours: refused, never read through.
+rm -rf out
 run import "$fixture" --out out
-expect_refused "link at a per-region file"
-
-plant regions/report.json "$work/outside/victim"
+ln -sf "$work/outside/victim" out/regions/report.json
 run import "$fixture" --out out
-expect_refused "link at regions/report.json"
+[[ $rc -eq 1 ]] && grep -q "was not written by llm-perf-opt" err.txt || fail "link at regions/report.json: $rc $(cat err.txt)"
+victim_unchanged || fail "link at regions/report.json: something was written outside the output folder"
 
 # Without links the same import works, twice over the same folder.
 rm -rf out

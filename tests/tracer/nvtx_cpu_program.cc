@@ -10,6 +10,12 @@
 // --exit-inside: exit(3) while "outer" is open (the early-exit case).
 // --fork: after the rest, forks inside the range "parent_side"; the child
 //   records "child_work" and exits normally, so it writes its own trace file.
+// --close-fds: records enough "filler" ranges that the tracer opens its file,
+//   closes every descriptor above 2, opens own.txt (likely reusing the
+//   tracer's number), writes one line to it, records more filler, exits.
+// --exec: records filler (written before the exec), then "pre_exec", then
+//   execs itself with --after-exec, which records "post_exec" and exits.
+#include <fcntl.h>
 #include <nvtx3/nvToolsExt.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -64,9 +70,45 @@ void Worker(nvtxDomainHandle_t beta, int index, nvtxRangeId_t handoff) {
   nvtxDomainRangePop(beta);
 }
 
+// More than the tracer's 64 KiB per-thread buffer of range records, so some
+// reach the file before what follows.
+void Filler() {
+  for (int i = 0; i < 2000; ++i) {
+    nvtxRangePushA("filler");
+    nvtxRangePop();
+  }
+}
+
+int CloseFdsAndWrite() {
+  Filler();
+  for (int fd = 3; fd < 1024; ++fd) close(fd);
+  const int own = open("own.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (own < 0 || write(own, "mine\n", 5) != 5) return 2;
+  Filler();  // the tracer flushes again: never into own.txt
+  close(own);
+  return 0;
+}
+
+int ExecSelf(char* self) {
+  Filler();
+  nvtxRangePushA("pre_exec");
+  nvtxRangePop();
+  char after[] = "--after-exec";
+  char* args[] = {self, after, nullptr};
+  execv(self, args);
+  return 2;  // exec failed
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--close-fds") == 0) return CloseFdsAndWrite();
+  if (argc > 1 && std::strcmp(argv[1], "--exec") == 0) return ExecSelf(argv[0]);
+  if (argc > 1 && std::strcmp(argv[1], "--after-exec") == 0) {
+    nvtxRangePushA("post_exec");
+    nvtxRangePop();
+    return 0;
+  }
   const bool exit_inside = argc > 1 && std::strcmp(argv[1], "--exit-inside") == 0;
   nvtxRangePushA("outer");
   Spin();

@@ -121,8 +121,45 @@ for f in files:
     names.append(sorted({r[6] for r in rec if r[0] == "R"}))
 child = [n for n in names if "child_work" in n]
 parent = [n for n in names if "parent_side" in n]
-assert child == [["child_work"]], names   # nothing of the parent's copied into the child's file
 assert len(parent) == 1 and "child_work" not in parent[0] and parent[0].count("outer") == 1, names
+assert child == [["child_work"]], names   # nothing of the parent's copied into the child's file
+# The child's range carries the child's own thread id (its pid: one thread), not the parent's.
+for f in files:
+    rec = [l.split("\t") for l in open(f, encoding="utf-8").read().splitlines()[1:]]
+    if any(r[0] == "R" and r[6] == "child_work" for r in rec):
+        pid = [r for r in rec if r[0] == "P"][0][1]
+        assert [r[1] for r in rec if r[0] == "R"] == [pid], (pid, rec)
+PY
+
+# A program that closes the tracer's descriptor and opens a file of its own:
+# nothing of the trace lands in its file, the trace keeps every range and says
+# the tracer reopened its file.
+"$bin" trace hydra.run.dir=closed -- "$program" --close-fds >out.txt 2>err.txt ||
+  fail "close-fds run exited $?: $(cat err.txt)"
+[[ "$(cat own.txt)" == "mine" ]] || fail "close-fds: the program's own file holds $(head -c 200 own.txt | od -c | head -3)"
+python3 - closed <<'PY' || fail "close-fds: the trace"
+import glob, sys
+files = glob.glob(f"{sys.argv[1]}/trace/trace.*.tsv")
+assert len(files) == 1, files
+rec = [l.split("\t") for l in open(files[0], encoding="utf-8").read().splitlines()[1:]]
+assert sum(r[0] == "R" and r[6] == "filler" for r in rec) == 4000, sum(r[0] == "R" for r in rec)
+assert ["X", "fd_replaced"] in rec and rec[-1][0] == "E", rec[-1]
+assert "tracer_fd_replaced" in open(f"{sys.argv[1]}/trace/data_quality.txt").read()
+PY
+
+# exec: the new program appends to the same file (same pid); what the old one
+# wrote before the exec stays, and the exec is reported.
+"$bin" trace hydra.run.dir=execd -- "$program" --exec >out.txt 2>err.txt || fail "exec run exited $?: $(cat err.txt)"
+python3 - execd <<'PY' || fail "exec: the trace"
+import glob, sys
+files = glob.glob(f"{sys.argv[1]}/trace/trace.*.tsv")
+assert len(files) == 1, files
+lines = open(files[0], encoding="utf-8").read().splitlines()
+assert lines.count("#llmpo-trace 1") == 2, "one header per program image"
+names = [l.split("\t")[6] for l in lines if l.startswith("R\t")]
+assert names.count("filler") >= 1000 and "post_exec" in names, (len(names), names[-3:])
+assert lines[-1].startswith("E\t"), lines[-1]
+assert "trace_exec" in open(f"{sys.argv[1]}/trace/data_quality.txt").read()
 PY
 
 # `profile` with the tracer as its timeline step.

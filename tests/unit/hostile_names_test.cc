@@ -53,6 +53,34 @@ TEST(RegionFolders, AtMost80CharactersWithTheUniquenessSuffix) {
   EXPECT_TRUE(folders.count(std::string(77, 'r') + "-12"));
 }
 
+TEST(RegionFolders, OnlyTheLargestRegionsGetOneBeyondTheLimit) {
+  analysis::KernelFilter filter;
+  model::Diagnostics d;
+  analysis::RegionBuilder builder("in", filter, d);
+  // Five top-level regions; r3 has the most GPU kernel time, then r1.
+  const double ns[] = {10, 40, 20, 90, 5};
+  for (int i = 0; i < 5; ++i) builder.OnLaunch(Launch({"r" + std::to_string(i)}, ns[i]));
+  builder.Finish();
+  const auto regions = analysis::CombineRegions({{&builder, model::SourceFamily::kNcu}});
+  auto report = report::BuildRegionsReport(regions, {}, analysis::MetricSelection{}, true, d);
+  report::LimitRegionFolders(report, 2);
+  std::set<std::string> with_folder;
+  for (const auto& e : *report.aggregate) {
+    if (!e.folder.empty()) with_folder.insert(e.region->label);
+  }
+  EXPECT_EQ(with_folder, (std::set<std::string>{"r3", "r1"}));
+  EXPECT_EQ(report.aggregate->size(), 5u);  // every region is still reported
+  ASSERT_FALSE(report.notes.empty());
+  EXPECT_NE(report.notes.back().find("2 of 5 regions have one, those with the most GPU kernel time"), std::string::npos)
+      << report.notes.back();
+
+  auto unlimited = report::BuildRegionsReport(regions, {}, analysis::MetricSelection{}, true, d);
+  const auto notes_before = unlimited.notes.size();
+  report::LimitRegionFolders(unlimited, 5);
+  for (const auto& e : *unlimited.aggregate) EXPECT_FALSE(e.folder.empty());
+  EXPECT_EQ(unlimited.notes.size(), notes_before);
+}
+
 TEST(MdCell, LineBreaksNeverEndATableRow) {
   const std::string cell = report::MdCell("gemm\r\nkernel\nx\ry|z");
   EXPECT_EQ(cell.find_first_of("\r\n"), std::string::npos) << cell;

@@ -158,26 +158,26 @@ TEST(RunFolderClaim, FixedFolderHeldByALiveRunIsRefused) {
   EXPECT_EQ(ProbeRunLock(dir.path() / "x"), LockState::kFree);
 }
 
-TEST(RunFolderClaim, ArtifactsLeaveOutFilesFromBeforeTheRunAndTheLock) {
+TEST(RunFolderClaim, AFolderHoldingSomeoneElsesFilesIsRefusedAndLeftAlone) {
   testing::TempDir dir;
-  dir.Write("x/old.txt", "before\n");
-  dir.Write("x/ncu/old.csv", "a,b\n");
-  dir.Write("x/ncu/rewritten.csv", "old\n");
+  dir.Write("x/notes.txt", "before\n");
+  dir.Write("x/ncu/profile.ncu-rep", "a user's report\n");
+  auto run = RunFolder::Create(dir.path() / "x", {});
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.error().kind, ExitStatus::kUsage);
+  EXPECT_NE(run.error().message.find("is not empty (ncu, notes.txt)"), std::string::npos) << run.error().message;
+  EXPECT_EQ(*ReadWholeFile(dir.path() / "x/ncu/profile.ncu-rep"), "a user's report\n");
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "x" / kRunLockName));  // the claim is given back
+}
+
+TEST(RunFolderClaim, ArtifactsLeaveOutTheLock) {
+  testing::TempDir dir;
   auto run = RunFolder::Create(dir.path() / "x", {});
   ASSERT_TRUE(run.ok());
   dir.Write("x/ncu/new.csv", "c,d\n");
-  ASSERT_TRUE(WriteFileAtomically(dir.path() / "x/ncu/rewritten.csv", "new, and longer\n").ok());
-  for (const char* f : {"old.txt", "ncu/old.csv", "ncu/new.csv", "ncu/rewritten.csv", kRunLockName}) {
-    run->RecordArtifact(f);
-  }
+  for (const char* f : {"ncu/new.csv", kRunLockName}) run->RecordArtifact(f);
   ASSERT_TRUE(run->WriteArtifact("config.yaml", "a: 1\n").ok());
-  EXPECT_EQ(run->artifacts(), (std::vector<std::string>{"ncu/new.csv", "ncu/rewritten.csv", "config.yaml"}));
-  ASSERT_TRUE(run->WriteManifest(RunStatus::kOk).ok());
-  const auto manifest = nlohmann::json::parse(*ReadWholeFile(dir.path() / "x" / "run.json"));
-  for (const auto& a : manifest["artifacts"]) {
-    EXPECT_NE(a["path"], "old.txt");
-    EXPECT_NE(a["path"], kRunLockName);
-  }
+  EXPECT_EQ(run->artifacts(), (std::vector<std::string>{"ncu/new.csv", "config.yaml"}));
 }
 
 }  // namespace

@@ -1,0 +1,297 @@
+#include "src/ingest/kineto/attribution.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "src/ingest/kineto/breakdown.h"
+#include "src/ingest/kineto/span_sweep.h"
+
+namespace llmpo::ingest::kineto {
+namespace {
+
+constexpr std::uint32_t kNone = UINT32_MAX;
+constexpr std::string_view kStepPrefix = "ProfilerStep#";
+
+// A GPU op and the call that launched it, visited in (thread, call start) order.
+struct Launch {
+  std::uint32_t op = 0;
+  std::uint32_t call = kNone;
+};
+
+// In 2023 traces a GPU op's External id is its own correlation id and names
+// no CPU op; from 2024 it names the innermost cpu_op. Real ids exist when some
+// op's External id differs from its correlation.
+bool HasRealExternalIds(const TraceStore& store) {
+  for (const auto& op : store.gpu_ops) {
+    if (op.kind == GpuOpKind::kKernel && op.has_external_id && op.has_correlation && op.external_id != op.correlation)
+      return true;
+  }
+  return false;
+}
+
+std::optional<std::int64_t> StepNumber(std::string_view name) {
+  if (!name.starts_with(kStepPrefix)) return std::nullopt;
+  std::int64_t n = 0;
+  for (char c : name.substr(kStepPrefix.size())) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+
+// ProfilerStep#7 is instance 7... of the region "ProfilerStep".
+std::string RegionName(const std::string& name) { return StepNumber(name) ? "ProfilerStep" : name; }
+
+class Emitter {
+ public:
+  Emitter(const TraceStore& store, const std::string& label, ImportContext& ctx)
+      : s_(store), label_(label), ctx_(ctx), process_(ProcessLabel(store)), base_(store.base_ns.value_or(0)) {
+    region_names_.reserve(s_.names.size());
+    for (std::uint32_t i = 0; i < s_.names.size(); ++i) region_names_.push_back(RegionName(s_.names[i]));
+  }
+
+  void Run() {
+    EmitAnnotations();
+    const std::vector<Launch> launches = OrderLaunches();
+    AttributeAndEmit(launches);
+    EmitBreakdown(launches);
+  }
+
+ private:
+  void EmitAnnotations() {
+    for (std::uint32_t i = 0; i < s_.annotations.size(); ++i) {
+      const CpuSpan& a = s_.annotations[i];
+      model::NvtxRange range;
+      range.name = region_names_[a.name];
+      range.process = process_;
+      range.start_ns = a.start + base_;
+      range.end_ns = a.end + base_;
+      range.global_tid = a.thread;
+      range.range_id = i;
+      ctx_.sink.OnNvtxRange(range);
+      if (auto n = StepNumber(s_.names[a.name])) {
+        step_of_annotation_[i] = steps_.size();
+        steps_.push_back({*n, static_cast<double>(a.end - a.start), 0});
+      }
+    }
+  }
+
+  std::vector<Launch> OrderLaunches() {
+    std::unordered_map<std::uint64_t, std::uint32_t> call_of;
+    call_of.reserve(s_.calls.size());
+    for (std::uint32_t i = 0; i < s_.calls.size(); ++i) {
+      if (s_.calls[i].has_correlation) call_of.try_emplace(s_.calls[i].correlation, i);
+    }
+    std::vector<Launch> launches;
+    launches.reserve(s_.gpu_ops.size());
+    for (std::uint32_t i = 0; i < s_.gpu_ops.size(); ++i) {
+      const GpuOp& op = s_.gpu_ops[i];
+      if (op.kind == GpuOpKind::kSync) continue;
+      Launch l{i, kNone};
+      if (op.has_correlation) {
+        if (auto it = call_of.find(op.correlation); it != call_of.end()) l.call = it->second;
+      }
+      launches.push_back(l);
+    }
+    // Launched ops by (thread, call start), as the sweeps need; the rest after.
+    std::stable_sort(launches.begin(), launches.end(), [&](const Launch& a, const Launch& b) {
+      if ((a.call == kNone) != (b.call == kNone)) return b.call == kNone;
+      if (a.call == kNone) return false;
+      const HostCall& x = s_.calls[a.call];
+      const HostCall& y = s_.calls[b.call];
+      return x.thread != y.thread ? x.thread < y.thread : x.start < y.start;
+    });
+    return launches;
+  }
+
+  std::unordered_map<std::uint64_t, std::uint32_t> CpuOpsByExternalId() const {
+    std::unordered_map<std::uint64_t, std::uint32_t> by_id;
+    for (std::uint32_t i = 0; i < s_.cpu_ops.size(); ++i) {
+      if (!s_.cpu_ops[i].has_external_id) continue;
+      auto [it, inserted] = by_id.try_emplace(s_.cpu_ops[i].external_id, i);
+      if (!inserted) it->second = kNone;  // shared: not an identity
+    }
+    return by_id;
+  }
+
+  // Fills `r` for `op`, reusing its strings' storage from the launch before
+  // (one record is rebuilt per launch: no allocation per launch).
+  void Fill(const GpuOp& op, model::LaunchRecord& r) const {
+    r.kind = op.kind == GpuOpKind::kMemcpy   ? model::LaunchKind::kMemcpy
+             : op.kind == GpuOpKind::kMemset ? model::LaunchKind::kMemset
+                                             : model::LaunchKind::kKernel;
+    r.kernel_name = s_.names[op.name];
+    r.process = process_;
+    r.device = op.device >= 0 ? std::to_string(op.device) : "";
+    r.start_ns = op.start + base_;
+    r.end_ns = op.end + base_;
+    r.duration_ns = static_cast<double>(op.end - op.start);
+    r.stream = op.stream;
+    r.correlation_id.reset();
+    r.result_id.clear();
+    if (op.has_correlation) {
+      r.correlation_id = static_cast<std::int64_t>(op.correlation);
+      r.result_id = std::to_string(op.correlation);
+    }
+    r.has_nvtx = !s_.annotations.empty();
+    r.global_tid.reset();
+    r.nvtx_stack.clear();
+  }
+
+  void CountCpuOps(const std::vector<std::uint32_t>& open_ops, std::uint32_t innermost, double ns) {
+    if (innermost != kNone) {
+      auto& t = op_times_[s_.cpu_ops[innermost].name];
+      t.gpu_self_ns += ns;
+      ++t.kernels;
+    }
+    for (std::uint32_t i : open_ops) op_times_[s_.cpu_ops[i].name].gpu_total_ns += ns;
+  }
+
+  void AttributeAndEmit(const std::vector<Launch>& launches) {
+    SpanSweep annotations(s_.annotations);
+    SpanSweep ops(s_.cpu_ops);
+    const bool by_external_id = HasRealExternalIds(s_);
+    const auto op_by_id = by_external_id ? CpuOpsByExternalId() : std::unordered_map<std::uint64_t, std::uint32_t>{};
+    for (const Launch& l : launches) {
+      const GpuOp& op = s_.gpu_ops[l.op];
+      model::LaunchRecord& record = record_;
+      Fill(op, record);
+      if (l.call == kNone) {
+        ctx_.diagnostics.AddLazy("kernel_without_launch_call", model::Severity::kWarning, [&] {
+          return fmt::format(
+              "{}: GPU op '{}' (correlation {}) has no launch call in the trace (running before the "
+              "window opened, or launched by an untraced thread); kept, outside every region",
+              label_, model::Excerpt(record.kernel_name), record.result_id);
+        });
+        ctx_.sink.OnLaunch(record);
+        continue;
+      }
+      const HostCall& call = s_.calls[l.call];
+      record.global_tid = call.thread;
+      const double ns = *record.duration_ns;
+      for (std::uint32_t a : annotations.OpenAt(call.thread, call.start)) {
+        if (record.nvtx_stack.size() <= model::kMaxNvtxDepth) {
+          record.nvtx_stack.push_back(model::NvtxFrame{"", region_names_[s_.annotations[a].name], a});
+        }
+        if (auto step = step_of_annotation_.find(a);
+            step != step_of_annotation_.end() && op.kind == GpuOpKind::kKernel) {
+          steps_[step->second].gpu_kernel_ns += ns;
+        }
+      }
+      if (op.kind == GpuOpKind::kKernel) {
+        const auto& open = ops.OpenAt(call.thread, call.start);
+        std::uint32_t innermost = open.empty() ? kNone : open.back();
+        if (by_external_id && op.has_external_id) {
+          if (auto it = op_by_id.find(op.external_id); it != op_by_id.end() && it->second != kNone)
+            innermost = it->second;
+        }
+        CountCpuOps(open, innermost, ns);
+      }
+      ctx_.sink.OnLaunch(record);
+    }
+  }
+
+  void EmitBreakdown(const std::vector<Launch>& launches) {
+    std::map<std::int32_t, std::vector<ClassifiedOp>> by_device;
+    std::map<std::int32_t, model::DeviceBreakdown> devices;
+    for (const Launch& l : launches) {
+      const GpuOp& op = s_.gpu_ops[l.op];
+      const KernelClass kind = ClassifyKernelName(s_.names[op.name]);
+      by_device[op.device].push_back({{op.start, op.end}, kind});
+      model::DeviceBreakdown& d = devices[op.device];
+      if (op.kind == GpuOpKind::kKernel) {
+        ++d.kernels;
+        d.kernel_ns += static_cast<double>(op.end - op.start);
+      } else {
+        ++d.memory_ops;
+      }
+      if (l.call != kNone) AddLaunch(s_.calls[l.call], op, d.launch);
+    }
+    model::GpuBreakdown out;
+    for (auto& [device, d] : devices) {
+      d.source = label_;
+      d.process = process_;
+      d.device = device >= 0 ? std::to_string(device) : "";
+      d.rank = s_.rank;
+      d.world_size = s_.world_size;
+      FillTemporalBreakdown(std::move(by_device[device]), d);
+      FinishLaunch(d.launch);
+      d.steps = steps_;
+      out.devices.push_back(std::move(d));
+    }
+    if (devices.empty()) {
+      ctx_.diagnostics.Note(
+          fmt::format("{}: no GPU kernels, copies or sets in the trace (a CPU-only profile?); "
+                      "CPU ops and annotations are still reported",
+                      label_));
+    }
+    EmitCpuOps(out);
+    ctx_.sink.OnGpuBreakdown(out);
+  }
+
+  static void AddLaunch(const HostCall& call, const GpuOp& op, model::LaunchStats& s) {
+    const double cpu = static_cast<double>(call.end - call.start);
+    const double gpu = static_cast<double>(op.end - op.start);
+    const double delay = static_cast<double>(std::max<std::int64_t>(0, op.start - call.end));
+    ++s.launches;
+    s.cpu_mean_ns += cpu;  // sums until FinishLaunch
+    s.gpu_mean_ns += gpu;
+    s.delay_mean_ns += delay;
+    s.cpu_max_ns = std::max(s.cpu_max_ns, cpu);
+    s.gpu_max_ns = std::max(s.gpu_max_ns, gpu);
+    s.delay_max_ns = std::max(s.delay_max_ns, delay);
+    if (gpu < cpu) ++s.gpu_shorter_than_call;
+  }
+
+  static void FinishLaunch(model::LaunchStats& s) {
+    if (s.launches == 0) return;
+    const auto n = static_cast<double>(s.launches);
+    s.cpu_mean_ns /= n;
+    s.gpu_mean_ns /= n;
+    s.delay_mean_ns /= n;
+  }
+
+  void EmitCpuOps(model::GpuBreakdown& out) {
+    for (const CpuSpan& op : s_.cpu_ops) {
+      auto& t = op_times_[op.name];
+      ++t.calls;
+      t.cpu_ns += static_cast<double>(op.end - op.start);
+    }
+    for (auto& [name, t] : op_times_) {
+      t.source = label_;
+      t.process = process_;
+      t.name = s_.names[name];
+      out.cpu_ops.push_back(std::move(t));
+    }
+    std::sort(out.cpu_ops.begin(), out.cpu_ops.end(), [](const auto& a, const auto& b) {
+      return a.gpu_total_ns != b.gpu_total_ns ? a.gpu_total_ns > b.gpu_total_ns : a.name < b.name;
+    });
+  }
+
+  const TraceStore& s_;
+  const std::string& label_;
+  ImportContext& ctx_;
+  std::string process_;
+  std::int64_t base_;
+  model::LaunchRecord record_;             // rebuilt for each launch
+  std::vector<std::string> region_names_;  // by name id: ProfilerStep#N -> ProfilerStep
+  std::vector<model::StepTimes> steps_;
+  std::unordered_map<std::uint32_t, std::size_t> step_of_annotation_;
+  std::unordered_map<std::uint32_t, model::CpuOpTimes> op_times_;
+};
+
+}  // namespace
+
+std::string ProcessLabel(const TraceStore& store) {
+  if (store.rank) return fmt::format("rank {}", *store.rank);
+  return store.os_pid.empty() ? "trace" : fmt::format("pid {}", store.os_pid);
+}
+
+void EmitTrace(const TraceStore& store, const std::string& label, ImportContext& ctx) {
+  Emitter(store, label, ctx).Run();
+}
+
+}  // namespace llmpo::ingest::kineto

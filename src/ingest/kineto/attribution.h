@@ -1,0 +1,21 @@
+// Links what a Kineto trace recorded: each GPU op to the host call that
+// launched it (correlation id), that call to the user annotations and CPU ops
+// open on its thread when it started (time containment; the innermost CPU op
+// by External id where the trace carries a real one), then pushes launches,
+// annotation ranges and the GPU breakdown into the sink.
+#pragma once
+
+#include <string>
+
+#include "src/ingest/importer.h"
+#include "src/ingest/kineto/trace_store.h"
+
+namespace llmpo::ingest::kineto {
+
+// `label` names the input in messages and reports (a file, or archive:member).
+void EmitTrace(const TraceStore& store, const std::string& label, ImportContext& ctx);
+
+// The scope label of a trace: "rank R" from distributedInfo, else "pid P".
+std::string ProcessLabel(const TraceStore& store);
+
+}  // namespace llmpo::ingest::kineto

@@ -1,0 +1,109 @@
+#include "src/ingest/kineto/byte_source.h"
+
+#include <zlib.h>
+
+#include <climits>
+#include <vector>
+
+namespace llmpo::ingest::kineto {
+namespace {
+
+class GzFileSource : public ByteSource {
+ public:
+  explicit GzFileSource(gzFile file) : file_(file) { gzbuffer(file_, 1 << 20); }
+  ~GzFileSource() override { gzclose(file_); }
+  GzFileSource(const GzFileSource&) = delete;
+  GzFileSource& operator=(const GzFileSource&) = delete;
+
+  std::size_t Read(char* buffer, std::size_t size) override {
+    if (done_) return 0;
+    const int got = gzread(file_, buffer, static_cast<unsigned>(size > INT_MAX ? INT_MAX : size));
+    if (got > 0) return static_cast<std::size_t>(got);
+    done_ = true;
+    int code = Z_OK;
+    const char* message = gzerror(file_, &code);
+    if (code != Z_OK && code != Z_STREAM_END) {
+      error_ = code == Z_BUF_ERROR ? "the gzip stream is cut short (unexpected end of file)"
+                                   : std::string("gzip: ") + (message ? message : "read error");
+    } else if (got < 0) {
+      error_ = "read error";
+    }
+    return 0;
+  }
+
+ private:
+  gzFile file_;
+  bool done_ = false;
+};
+
+// zlib's inflate over another source, for gzip members of an archive.
+class InflatingSource : public ByteSource {
+ public:
+  explicit InflatingSource(ByteSource& in) : in_(in), input_(1 << 20) {
+    ok_ = inflateInit2(&z_, 16 + MAX_WBITS) == Z_OK;  // 16: gzip framing
+    if (!ok_) error_ = "gzip: cannot start inflating";
+  }
+  ~InflatingSource() override {
+    if (ok_) inflateEnd(&z_);
+  }
+  InflatingSource(const InflatingSource&) = delete;
+  InflatingSource& operator=(const InflatingSource&) = delete;
+
+  std::size_t Read(char* buffer, std::size_t size) override {
+    if (!ok_ || done_) return 0;
+    z_.next_out = reinterpret_cast<Bytef*>(buffer);
+    const auto want = static_cast<uInt>(size > UINT_MAX ? UINT_MAX : size);
+    z_.avail_out = want;
+    while (z_.avail_out == want) {  // until some output (or the end)
+      if (z_.avail_in == 0) {
+        const std::size_t got = in_.Read(input_.data(), input_.size());
+        if (got == 0) {
+          done_ = true;
+          error_ = in_.error().empty() ? "the gzip stream is cut short (unexpected end of file)" : in_.error();
+          break;
+        }
+        z_.next_in = reinterpret_cast<Bytef*>(input_.data());
+        z_.avail_in = static_cast<uInt>(got);
+      }
+      const int rc = inflate(&z_, Z_NO_FLUSH);
+      if (rc == Z_STREAM_END) {
+        done_ = true;
+        break;
+      }
+      if (rc != Z_OK && rc != Z_BUF_ERROR) {
+        done_ = true;
+        error_ = std::string("gzip: ") + (z_.msg ? z_.msg : "damaged data");
+        break;
+      }
+    }
+    return want - z_.avail_out;
+  }
+
+ private:
+  ByteSource& in_;
+  std::vector<char> input_;
+  z_stream z_{};
+  bool ok_ = false;
+  bool done_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<ByteSource> GunzipSource(ByteSource& compressed) {
+  return std::make_unique<InflatingSource>(compressed);
+}
+
+bool IsGzip(const char* bytes, std::size_t size) {
+  return size >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b;
+}
+
+std::unique_ptr<ByteSource> OpenFileSource(const std::string& path, std::string& why) {
+  gzFile file = gzopen(path.c_str(), "rb");
+  if (file == nullptr) {
+    why = "cannot be opened for reading";
+    return nullptr;
+  }
+  return std::make_unique<GzFileSource>(file);
+}
+
+}  // namespace llmpo::ingest::kineto

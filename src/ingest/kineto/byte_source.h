@@ -1,0 +1,36 @@
+// Where a Kineto trace's bytes come from: a plain or gzip-compressed file
+// (zlib's gzread passes plain files through unchanged), or one member of a
+// tar archive (libarchive, any compression it knows). Reads are in chunks,
+// so the file never sits in memory.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace llmpo::ingest::kineto {
+
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  // Up to `size` bytes; 0 at the end or on an error (then error() says which).
+  virtual std::size_t Read(char* buffer, std::size_t size) = 0;
+  // Empty while the bytes are whole; else why reading stopped early
+  // ("unexpected end of file" for a cut gzip stream).
+  const std::string& error() const { return error_; }
+
+ protected:
+  std::string error_;
+};
+
+// A plain or gzip file; nullptr and `why` set when it cannot be opened.
+std::unique_ptr<ByteSource> OpenFileSource(const std::string& path, std::string& why);
+
+// Inflates a gzip stream read from `compressed` (which it does not own).
+std::unique_ptr<ByteSource> GunzipSource(ByteSource& compressed);
+
+// True when the first bytes are gzip's magic.
+bool IsGzip(const char* bytes, std::size_t size);
+
+}  // namespace llmpo::ingest::kineto

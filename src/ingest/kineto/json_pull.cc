@@ -1,0 +1,275 @@
+#include "src/ingest/kineto/json_pull.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+namespace llmpo::ingest::kineto {
+namespace {
+
+bool IsStructural(char c) { return c == '"' || c == '{' || c == '}' || c == '[' || c == ']'; }
+bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+bool IsBare(char c) {  // characters of numbers and literals
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '-' || c == '+' || c == '.' || c == 'E';
+}
+
+void AppendUtf8(std::uint32_t cp, std::string& out) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+// The first '"' or '\\' in [p, end), or end: memchr finds the quote with
+// vector instructions; escapes are rare, so the backslash search is bounded by it.
+const char* FindQuoteOrBackslash(const char* p, const char* end) {
+  // Most strings are short (keys, categories): a plain loop first, memchr for the long ones.
+  for (int i = 0; i < 24 && p < end; ++i, ++p) {
+    if (*p == '"' || *p == '\\') return p;
+  }
+  const void* quote = std::memchr(p, '"', static_cast<std::size_t>(end - p));
+  const char* stop = quote ? static_cast<const char*>(quote) : end;
+  const void* backslash = std::memchr(p, '\\', static_cast<std::size_t>(stop - p));
+  return backslash ? static_cast<const char*>(backslash) : stop;
+}
+
+}  // namespace
+
+JsonPull::JsonPull(ByteSource& source, std::size_t buffer_bytes) : source_(source), buffer_(buffer_bytes) {}
+
+bool JsonPull::Fail(const std::string& what) {
+  if (error_.empty()) {
+    error_ = fmt::format("byte {}: {}", offset(), what);
+    if (!source_.error().empty()) error_ += fmt::format(" ({})", source_.error());
+  }
+  return false;
+}
+
+bool JsonPull::Refill() {
+  if (eof_ || !error_.empty()) return false;
+  base_ += len_;
+  pos_ = 0;
+  len_ = source_.Read(buffer_.data(), buffer_.size());
+  if (len_ == 0) eof_ = true;
+  return len_ > 0;
+}
+
+bool JsonPull::SkipWhitespace() {
+  constexpr std::uint64_t kEightSpaces = 0x2020202020202020ull;
+  for (;;) {
+    // Traces are indented: skip runs of spaces eight at a time.
+    while (pos_ + 8 <= len_) {
+      std::uint64_t word;
+      std::memcpy(&word, buffer_.data() + pos_, 8);
+      if (word != kEightSpaces) break;
+      pos_ += 8;
+    }
+    // One comparison per byte: JSON white space is below '!', and so is
+    // nothing else that may stand here in valid JSON.
+    while (pos_ < len_ && static_cast<unsigned char>(buffer_[pos_]) <= ' ' && IsSpace(buffer_[pos_])) ++pos_;
+    if (pos_ < len_) return true;
+    if (!Refill()) return false;
+  }
+}
+
+char JsonPull::PeekSlow() { return SkipWhitespace() ? buffer_[pos_] : '\0'; }
+
+bool JsonPull::Expect(char c, const char* what) {
+  if (Consume(c)) return true;
+  if (!SkipWhitespace()) return Fail(fmt::format("the text ends where {} was expected", what));
+  return Fail(fmt::format("expected {}, found '{}'", what, buffer_[pos_]));
+}
+
+bool JsonPull::ReadHex4(std::uint32_t& value) {
+  value = 0;
+  for (int i = 0; i < 4; ++i) {
+    if (pos_ == len_ && !Refill()) return Fail("the text ends inside a \\u escape");
+    const char c = buffer_[pos_++];
+    int digit = -1;
+    if (c >= '0' && c <= '9') digit = c - '0';
+    if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
+    if (digit < 0) return Fail("a \\u escape with a character that is not hexadecimal");
+    value = value * 16 + static_cast<std::uint32_t>(digit);
+  }
+  return true;
+}
+
+bool JsonPull::ReadEscape(std::string& out) {
+  if (pos_ == len_ && !Refill()) return Fail("the text ends inside a string escape");
+  const char c = buffer_[pos_++];
+  switch (c) {
+    case '"':
+    case '\\':
+    case '/':
+      out += c;
+      return true;
+    case 'b':
+      out += '\b';
+      return true;
+    case 'f':
+      out += '\f';
+      return true;
+    case 'n':
+      out += '\n';
+      return true;
+    case 'r':
+      out += '\r';
+      return true;
+    case 't':
+      out += '\t';
+      return true;
+    case 'u': {
+      std::uint32_t cp = 0;
+      if (!ReadHex4(cp)) return false;
+      if (cp >= 0xD800 && cp < 0xDC00) {  // a high surrogate: its pair follows as another \u escape
+        if (Consume('\\') && pos_ < len_ && buffer_[pos_] == 'u') {
+          ++pos_;
+          std::uint32_t low = 0;
+          if (!ReadHex4(low)) return false;
+          cp = low >= 0xDC00 && low < 0xE000 ? 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00) : 0xFFFD;
+        } else {
+          cp = 0xFFFD;
+        }
+      } else if (cp >= 0xDC00 && cp < 0xE000) {
+        cp = 0xFFFD;  // an unpaired low surrogate
+      }
+      AppendUtf8(cp, out);
+      return true;
+    }
+    default:
+      return Fail(fmt::format("an unknown string escape '\\{}'", c));
+  }
+}
+
+bool JsonPull::ReadString(std::string& out) {
+  out.clear();
+  if (!Expect('"', "a string")) return false;
+  for (;;) {
+    if (pos_ == len_ && !Refill()) return Fail("the text ends inside a string");
+    const char* begin = buffer_.data() + pos_;
+    const char* p = FindQuoteOrBackslash(begin, buffer_.data() + len_);
+    const char* end = buffer_.data() + len_;
+    out.append(begin, p);
+    pos_ = static_cast<std::size_t>(p - buffer_.data());
+    if (p == end) continue;
+    ++pos_;
+    if (*p == '"') return true;
+    if (!ReadEscape(out)) return false;
+  }
+}
+
+bool JsonPull::ReadKey(std::string_view& key) {
+  if (!Expect('"', "a string")) return false;
+  const char* begin = buffer_.data() + pos_;
+  const char* end = buffer_.data() + len_;
+  const char* p = FindQuoteOrBackslash(begin, end);
+  if (p < end && *p == '"') {  // whole and plain: no copy
+    key = std::string_view(begin, static_cast<std::size_t>(p - begin));
+    pos_ = static_cast<std::size_t>(p - buffer_.data()) + 1;
+  } else {
+    --pos_;  // back to the opening quote, which is still in the buffer
+    if (!ReadString(key_scratch_)) return false;
+    key = key_scratch_;
+  }
+  // The ':' in this buffer: the view stays valid. Else copy the key first,
+  // since reading on may refill the buffer under it.
+  std::size_t i = pos_;
+  while (i < len_ && IsSpace(buffer_[i])) ++i;
+  if (i < len_ && buffer_[i] == ':') {
+    pos_ = i + 1;
+    return true;
+  }
+  if (key.data() != key_scratch_.data()) {
+    key_scratch_.assign(key);
+    key = key_scratch_;
+  }
+  return Expect(':', "':'");
+}
+
+bool JsonPull::SkipString() {
+  ++pos_;  // the opening quote
+  for (;;) {
+    if (pos_ == len_ && !Refill()) return Fail("the text ends inside a string");
+    const char* end = buffer_.data() + len_;
+    const char* p = FindQuoteOrBackslash(buffer_.data() + pos_, end);
+    pos_ = static_cast<std::size_t>(p - buffer_.data());
+    if (p == end) continue;
+    ++pos_;
+    if (*p == '"') return true;
+    if (pos_ == len_ && !Refill()) return Fail("the text ends inside a string escape");
+    ++pos_;  // the escaped character; a \u escape's digits are plain characters
+  }
+}
+
+bool JsonPull::ReadBare(std::string& out) {
+  out.clear();
+  for (;;) {
+    const std::size_t begin = pos_;
+    while (pos_ < len_ && IsBare(buffer_[pos_])) ++pos_;
+    out.append(buffer_.data() + begin, pos_ - begin);
+    if (pos_ < len_ || !Refill()) break;
+  }
+  if (out.empty()) {
+    if (pos_ < len_) return Fail(fmt::format("expected a value, found '{}'", buffer_[pos_]));
+    return Fail("the text ends where a value was expected");
+  }
+  return true;
+}
+
+bool JsonPull::ReadScalar(std::string& out, bool& is_string) {
+  const char c = Peek();
+  is_string = c == '"';
+  if (is_string) return ReadString(out);
+  if (c == '{' || c == '[') return Fail("expected a number or a string, found an object or array");
+  return ReadBare(out);
+}
+
+bool JsonPull::SkipValue() {
+  const char first = Peek();
+  if (first == '"') return SkipString();
+  if (first != '{' && first != '[') {
+    std::string ignored;
+    return ReadBare(ignored);
+  }
+  return SkipContainer(0);
+}
+
+bool JsonPull::SkipRestOfObject() { return SkipContainer(1); }
+
+bool JsonPull::SkipContainer(std::size_t depth) {
+  // Count brackets, skipping strings whole; other bytes are passed over in a
+  // tight loop.
+  for (;;) {
+    if (pos_ == len_ && !Refill()) return Fail("the text ends inside an object or array");
+    const char* p = buffer_.data() + pos_;
+    const char* end = buffer_.data() + len_;
+    while (p < end && !IsStructural(*p)) ++p;
+    pos_ = static_cast<std::size_t>(p - buffer_.data());
+    if (p == end) continue;
+    const char c = *p;
+    if (c == '"') {
+      if (!SkipString()) return false;
+      continue;
+    }
+    ++pos_;
+    if (c == '{' || c == '[') {
+      ++depth;
+    } else if (--depth == 0) {
+      return true;
+    }
+  }
+}
+
+}  // namespace llmpo::ingest::kineto

@@ -1,0 +1,76 @@
+// A streaming pull reader for JSON text, made for Chrome-trace files of any
+// size: it holds one buffer of bytes, hands out strings and the text of
+// numbers (never a double: Kineto's 19-digit timestamps do not fit one), and
+// skips values it is not asked for without building them. The first syntax
+// error stops it; error() says what and at which byte.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/ingest/kineto/byte_source.h"
+
+namespace llmpo::ingest::kineto {
+
+class JsonPull {
+ public:
+  explicit JsonPull(ByteSource& source, std::size_t buffer_bytes = 1 << 20);
+
+  // The next byte after white space, not consumed; '\0' at the end of input.
+  // Inline fast path: most tokens follow no white space or one byte of it.
+  char Peek() {
+    if (pos_<len_&& static_cast<unsigned char>(buffer_[pos_])> ' ') return buffer_[pos_];
+    return PeekSlow();
+  }
+  // Consumes `c` if it is the next byte after white space.
+  bool Consume(char c) {
+    if (Peek() != c || c == '\0') return false;
+    ++pos_;
+    return true;
+  }
+  // Consumes `c` or fails with "expected <what>".
+  bool Expect(char c, const char* what);
+  // A string value (escapes decoded, UTF-8 out).
+  bool ReadString(std::string& out);
+  // An object key and the ':' after it. The view is valid until the next
+  // call (it points into the buffer when the key has no escapes and is whole
+  // in it, else into scratch storage).
+  bool ReadKey(std::string_view& key);
+  // A number's text, a string's content, or a literal (true/false/null);
+  // `is_string` says which. Objects and arrays fail.
+  bool ReadScalar(std::string& out, bool& is_string);
+  // Skips one value of any kind.
+  bool SkipValue();
+  // Inside an object whose '{' was consumed: skips to just past its '}'.
+  bool SkipRestOfObject();
+
+  // Bytes consumed so far (of the decompressed text).
+  std::uint64_t offset() const { return base_ + pos_; }
+  bool failed() const { return !error_.empty(); }
+  const std::string& error() const { return error_; }
+  // Records an error at the current byte (the first error wins).
+  bool Fail(const std::string& what);
+
+ private:
+  char PeekSlow();
+  bool Refill();
+  bool SkipWhitespace();
+  bool ReadEscape(std::string& out);
+  bool ReadHex4(std::uint32_t& value);
+  bool SkipString();
+  bool SkipContainer(std::size_t depth);
+  bool ReadBare(std::string& out);
+
+  ByteSource& source_;
+  std::vector<char> buffer_;
+  std::size_t pos_ = 0;
+  std::size_t len_ = 0;
+  std::uint64_t base_ = 0;
+  bool eof_ = false;
+  std::string error_;
+  std::string key_scratch_;
+};
+
+}  // namespace llmpo::ingest::kineto

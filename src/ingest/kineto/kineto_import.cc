@@ -1,0 +1,169 @@
+// PyTorch profiler (Kineto) Chrome traces: `.json`, `.json.gz`, and tar
+// archives holding one trace per rank. Each trace is streamed into compact
+// records (trace_reader), then linked and pushed into the sink (attribution).
+#include <archive.h>
+#include <archive_entry.h>
+#include <fmt/format.h>
+#include <zlib.h>
+
+#include <cstring>
+#include <memory>
+
+#include "src/ingest/importer.h"
+#include "src/ingest/kineto/attribution.h"
+#include "src/ingest/kineto/byte_source.h"
+#include "src/ingest/kineto/trace_reader.h"
+
+namespace llmpo::ingest {
+namespace {
+
+using kineto::ByteSource;
+
+bool Contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+
+bool IsTarHeader(std::string_view bytes) { return bytes.size() >= 262 && bytes.substr(257, 5) == "ustar"; }
+
+// The first bytes of a gzip stream, inflated (as much as `head` allows).
+std::string InflateHead(std::string_view head) {
+  std::string out(1 << 20, '\0');
+  z_stream z{};
+  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return "";
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(head.data()));
+  z.avail_in = static_cast<uInt>(head.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  inflate(&z, Z_SYNC_FLUSH);
+  out.resize(out.size() - z.avail_out);
+  inflateEnd(&z);
+  return out;
+}
+
+// A tar whose first members (as far as `head` reaches) include a
+// `.json.gz`: its traces cannot be seen compressed, so the name decides.
+bool TarHeadHasGzipJson(std::string_view head) {
+  constexpr std::size_t kBlock = 512;
+  for (std::size_t at = 0; at + kBlock <= head.size();) {
+    const std::string_view header = head.substr(at, kBlock);
+    const std::string_view name = header.substr(0, header.substr(0, 100).find('\0'));
+    if (name.empty()) return false;
+    if (name.ends_with(".json.gz")) return true;
+    std::uint64_t size = 0;  // octal, at byte 124
+    for (char c : header.substr(124, 12)) {
+      if (c >= '0' && c <= '7') size = size * 8 + static_cast<std::uint64_t>(c - '0');
+    }
+    at += kBlock + (size + kBlock - 1) / kBlock * kBlock;
+  }
+  return false;
+}
+
+bool LooksLikeTraceText(std::string_view text) {
+  std::size_t i = 0;
+  if (text.starts_with("\xEF\xBB\xBF")) i = 3;
+  while (i < text.size() && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t')) ++i;
+  if (i == text.size()) return false;
+  if (text[i] == '{') return Contains(text, "\"traceEvents\"") || Contains(text, "\"schemaVersion\"");
+  if (text[i] == '[') return Contains(text, "\"ph\"") && Contains(text, "\"ts\"");
+  return false;
+}
+
+// An archive member, read through libarchive.
+class ArchiveMemberSource : public ByteSource {
+ public:
+  explicit ArchiveMemberSource(archive* a) : a_(a) {}
+  std::size_t Read(char* buffer, std::size_t size) override {
+    const la_ssize_t got = archive_read_data(a_, buffer, size);
+    if (got >= 0) return static_cast<std::size_t>(got);
+    error_ = archive_error_string(a_) ? archive_error_string(a_) : "archive read error";
+    return 0;
+  }
+
+ private:
+  archive* a_;
+};
+
+// Reads one trace; false when nothing usable came out of it.
+bool ImportOneTrace(ByteSource& source, const std::string& label, ImportContext& ctx) {
+  kineto::TraceStore store;
+  const kineto::ReadOutcome read = kineto::ReadTrace(source, store, ctx.diagnostics, label);
+  if (!read.error.empty()) {
+    ctx.diagnostics.Add("kineto_json_error", model::Severity::kDataLoss,
+                        fmt::format("{}: {} (the JSON text is damaged or cut short; the {} events before it are "
+                                    "kept)",
+                                    label, read.error, store.events));
+  }
+  if (store.events == 0 && !read.error.empty()) return false;
+  kineto::EmitTrace(store, label, ctx);
+  return true;
+}
+
+struct ArchiveCloser {
+  void operator()(archive* a) const { archive_read_free(a); }
+};
+
+Status ImportArchive(const std::filesystem::path& file, ImportContext& ctx) {
+  std::unique_ptr<archive, ArchiveCloser> a(archive_read_new());
+  archive_read_support_filter_all(a.get());
+  archive_read_support_format_tar(a.get());
+  if (archive_read_open_filename(a.get(), file.c_str(), 1 << 20) != ARCHIVE_OK) {
+    return MakeError(ExitStatus::kInput,
+                     fmt::format("{}: cannot read the archive: {}", ctx.source, archive_error_string(a.get())));
+  }
+  int traces = 0;
+  archive_entry* entry = nullptr;
+  int rc = 0;
+  while ((rc = archive_read_next_header(a.get(), &entry)) == ARCHIVE_OK) {
+    if (archive_entry_filetype(entry) != AE_IFREG) continue;
+    const std::string member = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "?";
+    const bool gzip = member.ends_with(".json.gz");
+    if (!member.ends_with(".json") && !gzip) {
+      ctx.diagnostics.Note(fmt::format("{}: member '{}' is not a .json or .json.gz trace; not read", ctx.source,
+                                       model::Excerpt(member)));
+      continue;
+    }
+    ArchiveMemberSource source(a.get());
+    std::unique_ptr<ByteSource> inflated = gzip ? kineto::GunzipSource(source) : nullptr;
+    if (ImportOneTrace(inflated ? *inflated : source, ctx.source + ":" + member, ctx)) ++traces;
+  }
+  if (rc != ARCHIVE_EOF) {
+    ctx.diagnostics.Add("kineto_json_error", model::Severity::kDataLoss,
+                        fmt::format("{}: the archive is damaged or cut short ({}); the {} trace(s) before it are kept",
+                                    ctx.source, archive_error_string(a.get()), traces));
+  }
+  if (traces == 0) {
+    return MakeError(ExitStatus::kInput, fmt::format("{}: an archive without a readable Kineto trace", ctx.source));
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+bool LooksLikeKinetoTrace(std::string_view head) {
+  const std::string inflated = kineto::IsGzip(head.data(), head.size()) ? InflateHead(head) : std::string();
+  const std::string_view text = inflated.empty() ? head : std::string_view(inflated);
+  if (IsTarHeader(text)) return Contains(text, "\"traceEvents\"") || TarHeadHasGzipJson(text);
+  return LooksLikeTraceText(text);
+}
+
+Status ImportKinetoTrace(const std::filesystem::path& file, ImportContext& ctx) {
+  std::string why;
+  std::unique_ptr<ByteSource> source = kineto::OpenFileSource(file.string(), why);
+  if (!source) return MakeError(ExitStatus::kInput, fmt::format("{}: {}", ctx.source, why));
+  char first[512];
+  std::size_t got = 0;
+  while (got < sizeof first) {
+    const std::size_t n = source->Read(first + got, sizeof first - got);
+    if (n == 0) break;
+    got += n;
+  }
+  if (IsTarHeader(std::string_view(first, got))) return ImportArchive(file, ctx);
+  source = kineto::OpenFileSource(file.string(), why);  // start again from byte 0
+  if (!source) return MakeError(ExitStatus::kInput, fmt::format("{}: {}", ctx.source, why));
+  if (!ImportOneTrace(*source, ctx.source, ctx)) {
+    return MakeError(ExitStatus::kInput, fmt::format("{}: no event could be read from the trace", ctx.source))
+        .WithNote(
+            "check that the file is a whole PyTorch profiler trace (export_chrome_trace / tensorboard_trace_handler)");
+  }
+  return OkStatus();
+}
+
+}  // namespace llmpo::ingest

@@ -1,0 +1,55 @@
+// The CPU spans (annotations, CPU ops) open on a thread at a moment, for
+// launch calls visited in (thread, time) order: each span enters once and
+// leaves once, so a whole trace costs O(spans + calls x depth).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "src/ingest/kineto/trace_store.h"
+
+namespace llmpo::ingest::kineto {
+
+class SpanSweep {
+ public:
+  // `spans` is kept by reference; indexes are sorted by (thread, start, longer first, file order).
+  explicit SpanSweep(const std::vector<CpuSpan>& spans) : spans_(spans), order_(spans.size()) {
+    for (std::uint32_t i = 0; i < order_.size(); ++i) order_[i] = i;
+    std::sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const CpuSpan& x = spans_[a];
+      const CpuSpan& y = spans_[b];
+      if (x.thread != y.thread) return x.thread < y.thread;
+      if (x.start != y.start) return x.start < y.start;
+      if (x.end != y.end) return x.end > y.end;
+      return a < b;  // same times (integer-us traces): the later event in the file is the inner one
+    });
+  }
+
+  // The spans of `thread` with start <= t <= end, outermost first. Calls
+  // must come in (thread, t) order.
+  const std::vector<std::uint32_t>& OpenAt(std::uint32_t thread, std::int64_t t) {
+    if (thread != thread_) {
+      thread_ = thread;
+      active_.clear();
+      next_ = static_cast<std::size_t>(
+          std::lower_bound(order_.begin(), order_.end(), thread,
+                           [&](std::uint32_t i, std::uint32_t th) { return spans_[i].thread < th; }) -
+          order_.begin());
+    }
+    while (next_ < order_.size() && spans_[order_[next_]].thread == thread && spans_[order_[next_]].start <= t) {
+      active_.push_back(order_[next_++]);
+    }
+    std::erase_if(active_, [&](std::uint32_t i) { return spans_[i].end < t; });
+    return active_;
+  }
+
+ private:
+  const std::vector<CpuSpan>& spans_;
+  std::vector<std::uint32_t> order_;
+  std::uint32_t thread_ = UINT32_MAX;
+  std::size_t next_ = 0;
+  std::vector<std::uint32_t> active_;
+};
+
+}  // namespace llmpo::ingest::kineto

@@ -1,0 +1,410 @@
+#include "src/ingest/kineto/trace_reader.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <limits>
+
+#include "src/ingest/kineto/json_pull.h"
+
+namespace llmpo::ingest::kineto {
+namespace {
+
+using namespace std::string_view_literals;
+
+// One event's fields of interest, as text; reused from event to event so
+// the strings keep their capacity.
+struct RawEvent {
+  std::string ph, cat, name, pid, tid, ts, dur;
+  std::string correlation, external_id, device, stream;
+  bool has_ts = false, has_dur = false;
+  bool skipped = false;  // read past: not a duration event, or an ignored category
+  void Clear() {
+    ph.clear();
+    cat.clear();
+    name.clear();
+    pid.clear();
+    tid.clear();
+    ts.clear();
+    dur.clear();
+    correlation.clear();
+    external_id.clear();
+    device.clear();
+    stream.clear();
+    has_ts = has_dur = skipped = false;
+  }
+};
+
+enum class Category {
+  kKernel,
+  kMemcpy,
+  kMemset,
+  kSync,
+  kCall,
+  kCpuOp,
+  kAnnotation,
+  kGpuAnnotation,
+  kIgnored,
+  kUnknown
+};
+
+// Categories read past without keeping anything.
+bool IsIgnoredCategory(std::string_view c) {
+  static constexpr std::string_view kIgnored[] = {"python_function",
+                                                  "fwdbwd",
+                                                  "ac2g",
+                                                  "async",
+                                                  "async_gpu",
+                                                  "async_cpu_to_gpu",
+                                                  "Trace",
+                                                  "overhead",
+                                                  "cpu_instant_event",
+                                                  "cuda_profiler_range",
+                                                  "Python",
+                                                  "Memory",
+                                                  "[memory]",
+                                                  "gpu_mem"};
+  for (std::string_view i : kIgnored) {
+    if (c == i) return true;
+  }
+  return false;
+}
+
+Category Classify(const RawEvent& e) {
+  const std::string& c = e.cat;
+  if (c == "kernel"sv || c == "Kernel"sv) return Category::kKernel;
+  if (c == "gpu_memcpy"sv || c == "Memcpy"sv) return Category::kMemcpy;
+  if (c == "gpu_memset"sv || c == "Memset"sv) return Category::kMemset;
+  if (c == "cuda_sync"sv) return Category::kSync;
+  if (c == "cuda_runtime"sv || c == "cuda_driver"sv || c == "Runtime"sv) return Category::kCall;
+  if (c == "cpu_op"sv) return Category::kCpuOp;
+  if (c == "user_annotation"sv) return Category::kAnnotation;
+  if (c == "Operator"sv) {  // before 2021-06, record_function ranges were Operator events too
+    const bool op = e.name.find("::") != std::string::npos && !e.name.starts_with("ProfilerStep#");
+    return op ? Category::kCpuOp : Category::kAnnotation;
+  }
+  if (c == "gpu_user_annotation"sv) return Category::kGpuAnnotation;
+  if (IsIgnoredCategory(c)) return Category::kIgnored;
+  return Category::kUnknown;
+}
+
+template <typename T>
+std::optional<T> Parse(std::string_view text) {
+  T value{};
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+class Reader {
+ public:
+  Reader(ByteSource& source, TraceStore& store, model::Diagnostics& diagnostics, const std::string& label,
+         std::size_t buffer_bytes)
+      : json_(source, buffer_bytes), store_(store), diagnostics_(diagnostics), label_(label) {}
+
+  ReadOutcome Run() {
+    const char first = json_.Peek();
+    if (first == '[') {
+      store_.array_form = true;
+      ReadEvents();
+    } else if (first == '{') {
+      ReadTopObject();
+    } else {
+      json_.Fail("expected '{' or '[' at the start of a Chrome trace");
+    }
+    return ReadOutcome{json_.error()};
+  }
+
+ private:
+  void ReadTopObject() {
+    json_.Consume('{');
+    if (json_.Consume('}')) return;
+    std::string key;
+    do {
+      if (!json_.ReadString(key) || !json_.Expect(':', "':'")) return;
+      bool ok = true;
+      if (key == "traceEvents"sv) {
+        ok = ReadEvents();
+      } else if (key == "baseTimeNanoseconds"sv) {
+        ok = json_.ReadScalar(text_, is_string_);
+        if (ok) store_.base_ns = Parse<std::int64_t>(text_);
+      } else if (key == "distributedInfo"sv && json_.Peek() == '{') {
+        ok = ReadDistributedInfo();
+      } else {
+        ok = json_.SkipValue();
+      }
+      if (!ok) return;
+    } while (json_.Consume(','));
+    json_.Expect('}', "',' or '}' after a top-level value");
+  }
+
+  bool ReadDistributedInfo() {
+    json_.Consume('{');
+    if (json_.Consume('}')) return true;
+    std::string key;
+    do {
+      if (!json_.ReadString(key) || !json_.Expect(':', "':'")) return false;
+      if ((key == "rank"sv || key == "world_size"sv) && json_.Peek() != '{' && json_.Peek() != '[') {
+        if (!json_.ReadScalar(text_, is_string_)) return false;
+        (key == "rank"sv ? store_.rank : store_.world_size) = Parse<std::int64_t>(text_);
+      } else if (!json_.SkipValue()) {
+        return false;
+      }
+    } while (json_.Consume(','));
+    return json_.Expect('}', "',' or '}' in distributedInfo");
+  }
+
+  bool ReadEvents() {
+    if (!json_.Expect('[', "'[' starting the event list")) return false;
+    if (json_.Consume(']')) return true;
+    do {
+      const std::uint64_t position = json_.offset();
+      if (json_.Peek() != '{') {
+        if (!json_.SkipValue()) return false;
+        continue;
+      }
+      if (!ReadEvent()) return false;
+      Store(position);
+    } while (json_.Consume(','));
+    return json_.Expect(']', "',' or ']' after an event");
+  }
+
+  bool ReadScalarInto(std::string& out) {
+    if (json_.Peek() == '{' || json_.Peek() == '[') {
+      out.clear();
+      return json_.SkipValue();
+    }
+    return json_.ReadScalar(out, is_string_);
+  }
+
+  bool ReadArgs() {
+    if (json_.Peek() != '{') return json_.SkipValue();
+    json_.Consume('{');
+    if (json_.Consume('}')) return true;
+    do {
+      if (!json_.ReadKey(key_)) return false;
+      std::string* target = nullptr;
+      if (key_ == "correlation"sv)
+        target = &event_.correlation;
+      else if (key_ == "External id"sv || key_ == "external id"sv)
+        target = &event_.external_id;
+      else if (key_ == "device"sv)
+        target = &event_.device;
+      else if (key_ == "stream"sv)
+        target = &event_.stream;
+      if (!(target ? ReadScalarInto(*target) : json_.SkipValue())) return false;
+    } while (json_.Consume(','));
+    return json_.Expect('}', "',' or '}' in args");
+  }
+
+  bool ReadEvent() {
+    event_.Clear();
+    json_.Consume('{');
+    if (json_.Consume('}')) return true;
+    do {
+      if (!json_.ReadKey(key_)) return false;
+      bool ok = true;
+      if (key_ == "ph"sv) {
+        ok = ReadScalarInto(event_.ph);
+        // Metadata, flows, instants: nothing to keep; pass over the rest fast.
+        if (ok && event_.ph != "X"sv) return (event_.skipped = true, json_.SkipRestOfObject());
+      } else if (key_ == "cat"sv) {
+        ok = ReadScalarInto(event_.cat);
+        if (ok && IsIgnoredCategory(event_.cat)) return (event_.skipped = true, json_.SkipRestOfObject());
+      } else if (key_ == "name"sv)
+        ok = ReadScalarInto(event_.name);
+      else if (key_ == "pid"sv)
+        ok = ReadScalarInto(event_.pid);
+      else if (key_ == "tid"sv)
+        ok = ReadScalarInto(event_.tid);
+      else if (key_ == "ts"sv)
+        ok = (event_.has_ts = true, ReadScalarInto(event_.ts));
+      else if (key_ == "dur"sv)
+        ok = (event_.has_dur = true, ReadScalarInto(event_.dur));
+      else if (key_ == "args"sv)
+        ok = ReadArgs();
+      else
+        ok = json_.SkipValue();
+      if (!ok) return false;
+    } while (json_.Consume(','));
+    return json_.Expect('}', "',' or '}' in an event");
+  }
+
+  void BadEvent(std::uint64_t position, const char* code, const char* what) {
+    diagnostics_.AddLazy(code, model::Severity::kDataLoss, [&] {
+      return fmt::format("{}: byte {}: {} event '{}' {}; skipped", label_, position, event_.cat,
+                         model::Excerpt(event_.name), what);
+    });
+  }
+
+  // Start and end, or nullopt (reported) when the times are missing or bad.
+  std::optional<std::pair<std::int64_t, std::int64_t>> Times(std::uint64_t position) {
+    const auto ts = event_.has_ts ? MicrosToNs(event_.ts) : std::nullopt;
+    const auto dur = event_.has_dur ? MicrosToNs(event_.dur) : std::nullopt;
+    if (!ts || !dur) {
+      BadEvent(position, "kineto_bad_time", "has no readable ts or dur");
+      return std::nullopt;
+    }
+    if (*dur < 0) {
+      BadEvent(position, "kineto_negative_duration", "ends before it starts (negative dur)");
+      return std::nullopt;
+    }
+    return std::pair{*ts, *ts + *dur};
+  }
+
+  std::uint32_t Thread() {
+    if (store_.os_pid.empty() && Parse<std::int64_t>(event_.pid)) store_.os_pid = event_.pid;
+    thread_key_.assign(event_.pid).append("/").append(event_.tid);
+    return store_.threads.Intern(thread_key_);
+  }
+
+  void StoreGpuOp(std::uint64_t position, GpuOpKind kind) {
+    const auto times = Times(position);
+    if (!times) return;
+    GpuOp op;
+    op.kind = kind;
+    std::tie(op.start, op.end) = *times;
+    op.name = store_.names.Intern(event_.name);
+    const auto device = IdFromText(event_.device.empty() ? event_.pid : event_.device);
+    op.device = device ? static_cast<std::int32_t>(*device) : -1;
+    const auto stream = IdFromText(event_.stream.empty() ? event_.tid : event_.stream);
+    op.stream = stream ? static_cast<std::int64_t>(*stream) : -1;
+    if (auto c = IdFromText(event_.correlation)) op.correlation = *c, op.has_correlation = true;
+    if (auto x = IdFromText(event_.external_id)) op.external_id = *x, op.has_external_id = true;
+    store_.gpu_ops.push_back(op);
+  }
+
+  void StoreCall(std::uint64_t position) {
+    const auto times = Times(position);
+    if (!times) return;
+    HostCall call;
+    std::tie(call.start, call.end) = *times;
+    call.name = store_.names.Intern(event_.name);
+    call.thread = Thread();
+    if (auto c = IdFromText(event_.correlation)) call.correlation = *c, call.has_correlation = true;
+    store_.calls.push_back(call);
+  }
+
+  void StoreSpan(std::uint64_t position, std::vector<CpuSpan>& into) {
+    const auto times = Times(position);
+    if (!times) return;
+    CpuSpan span;
+    std::tie(span.start, span.end) = *times;
+    span.position = position;
+    span.name = store_.names.Intern(event_.name);
+    span.thread = Thread();
+    if (auto x = IdFromText(event_.external_id)) span.external_id = *x, span.has_external_id = true;
+    into.push_back(span);
+  }
+
+  void Store(std::uint64_t position) {
+    ++store_.events;
+    diagnostics_.CountRow();
+    if (event_.skipped || event_.ph != "X"sv) return;  // metadata, flows, instants, counters
+    switch (Classify(event_)) {
+      case Category::kKernel:
+        return StoreGpuOp(position, GpuOpKind::kKernel);
+      case Category::kMemcpy:
+        return StoreGpuOp(position, GpuOpKind::kMemcpy);
+      case Category::kMemset:
+        return StoreGpuOp(position, GpuOpKind::kMemset);
+      case Category::kSync:
+        return StoreGpuOp(position, GpuOpKind::kSync);
+      case Category::kCall:
+        return StoreCall(position);
+      case Category::kCpuOp:
+        return StoreSpan(position, store_.cpu_ops);
+      case Category::kAnnotation:
+        return StoreSpan(position, store_.annotations);
+      case Category::kGpuAnnotation:
+        ++store_.gpu_user_annotations;
+        return;
+      case Category::kIgnored:
+        return;
+      case Category::kUnknown:
+        diagnostics_.AddLazy("kineto_unknown_category", model::Severity::kInfo, [&] {
+          return fmt::format("{}: byte {}: event '{}' of category '{}', which this importer does not know; ignored",
+                             label_, position, model::Excerpt(event_.name), model::Excerpt(event_.cat));
+        });
+        return;
+    }
+  }
+
+  JsonPull json_;
+  TraceStore& store_;
+  model::Diagnostics& diagnostics_;
+  const std::string& label_;
+  RawEvent event_;
+  std::string_view key_;
+  std::string text_, thread_key_;
+  bool is_string_ = false;
+};
+
+}  // namespace
+
+std::optional<std::int64_t> MicrosToNs(std::string_view text) {
+  // value = mantissa x 10^exponent microseconds, the mantissa's digits as written.
+  std::size_t i = 0;
+  const bool negative = i < text.size() && text[i] == '-';
+  if (negative || (i < text.size() && text[i] == '+')) ++i;
+  std::string mantissa;
+  int exponent = 0;
+  bool dot = false;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '.' && !dot) {
+      dot = true;
+    } else if (c >= '0' && c <= '9') {
+      if (!(mantissa.empty() && c == '0')) mantissa += c;
+      if (dot) --exponent;
+    } else {
+      break;
+    }
+  }
+  if (i == 0 || (i == 1 && (negative || text[0] == '+')) || (dot && i == (negative ? 2u : 1u))) return std::nullopt;
+  if (i < text.size()) {
+    if (text[i] != 'e' && text[i] != 'E') return std::nullopt;
+    std::string_view e = text.substr(i + 1);
+    if (!e.empty() && e[0] == '+') e.remove_prefix(1);
+    const auto exp = Parse<int>(e);
+    if (!exp || *exp > 40 || *exp < -60) return std::nullopt;
+    exponent += *exp;
+  }
+  exponent += 3;  // to nanoseconds
+  bool round_up = false;
+  if (exponent < 0) {  // drop digits below the nanosecond, rounding half away from zero
+    const auto drop = static_cast<std::size_t>(-exponent);
+    if (drop > mantissa.size()) {
+      mantissa.clear();
+    } else {
+      round_up = mantissa[mantissa.size() - drop] >= '5';
+      mantissa.resize(mantissa.size() - drop);
+    }
+    exponent = 0;
+  }
+  if (mantissa.size() + static_cast<std::size_t>(exponent) > 19) return std::nullopt;
+  std::uint64_t value = 0;  // at most 19 digits: fits
+  for (char c : mantissa) value = value * 10 + (c - '0');
+  for (int k = 0; k < exponent; ++k) value *= 10;
+  if (round_up) ++value;
+  if (value > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return std::nullopt;
+  return negative ? -static_cast<std::int64_t>(value) : static_cast<std::int64_t>(value);
+}
+
+std::optional<std::uint64_t> IdFromText(std::string_view text) {
+  std::size_t begin = text.size();
+  while (begin > 0 && text[begin - 1] >= '0' && text[begin - 1] <= '9') --begin;
+  if (begin == text.size()) return std::nullopt;
+  const bool negative = begin > 0 && text[begin - 1] == '-';
+  if (begin > 0 && !negative && text[begin - 1] != ' ') return std::nullopt;  // "1.5", "0x10"
+  auto value = Parse<std::uint64_t>(text.substr(begin));
+  if (!value) return std::nullopt;
+  return negative ? 0 - *value : *value;
+}
+
+ReadOutcome ReadTrace(ByteSource& source, TraceStore& store, model::Diagnostics& diagnostics, const std::string& label,
+                      std::size_t buffer_bytes) {
+  return Reader(source, store, diagnostics, label, buffer_bytes).Run();
+}
+
+}  // namespace llmpo::ingest::kineto

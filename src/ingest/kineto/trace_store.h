@@ -1,0 +1,83 @@
+// What the Kineto importer keeps of a trace while reading it: compact
+// fixed-size records of the events attribution needs (GPU operations, launch
+// calls, CPU ops, annotations), with names interned. Everything else
+// (python_function events, flows, metadata rows, args beyond the few read)
+// is counted and dropped as it streams past.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace llmpo::ingest::kineto {
+
+// Interned strings: a trace names a few thousand kernels over millions of
+// events.
+class Names {
+ public:
+  std::uint32_t Intern(std::string_view text);
+  const std::string& operator[](std::uint32_t id) const { return *by_id_[id]; }
+  std::size_t size() const { return by_id_.size(); }
+
+ private:
+  std::deque<std::string> storage_;
+  std::vector<const std::string*> by_id_;
+  std::unordered_map<std::string_view, std::uint32_t> ids_;
+};
+
+enum class GpuOpKind : std::uint8_t { kKernel, kMemcpy, kMemset, kSync };
+
+// Times are integer nanoseconds on the file's own time base (see
+// TraceStore::base_ns).
+struct GpuOp {
+  std::int64_t start = 0, end = 0;
+  std::uint64_t correlation = 0;
+  std::uint64_t external_id = 0;
+  std::int64_t stream = -1;
+  std::uint32_t name = 0;
+  std::int32_t device = -1;
+  GpuOpKind kind = GpuOpKind::kKernel;
+  bool has_correlation = false;
+  bool has_external_id = false;
+};
+
+// A cuda_runtime / cuda_driver (old: Runtime) call.
+struct HostCall {
+  std::int64_t start = 0, end = 0;
+  std::uint64_t correlation = 0;
+  std::uint32_t name = 0;
+  std::uint32_t thread = 0;
+  bool has_correlation = false;
+};
+
+// A cpu_op or a user_annotation on a CPU thread.
+struct CpuSpan {
+  std::int64_t start = 0, end = 0;
+  std::uint64_t external_id = 0;
+  std::uint64_t position = 0;  // byte offset of the event in the JSON text, for messages
+  std::uint32_t name = 0;
+  std::uint32_t thread = 0;
+  bool has_external_id = false;
+};
+
+struct TraceStore {
+  Names names;
+  Names threads;  // "pid/tid" of CPU threads
+  std::vector<GpuOp> gpu_ops;
+  std::vector<HostCall> calls;
+  std::vector<CpuSpan> cpu_ops;
+  std::vector<CpuSpan> annotations;
+  std::uint64_t gpu_user_annotations = 0;  // display spans: counted, never summed
+  std::optional<std::int64_t> base_ns;     // baseTimeNanoseconds: times are relative to it
+  std::optional<std::int64_t> rank;
+  std::optional<std::int64_t> world_size;
+  std::string os_pid;  // the process id of the first CPU event
+  bool array_form = false;
+  std::uint64_t events = 0;
+};
+
+}  // namespace llmpo::ingest::kineto

@@ -1,0 +1,71 @@
+// What a timeline with host calls, CPU ops and GPU work tells beyond the
+// kernel table: per process (a rank) and device, how the GPU's time splits
+// (HTA's temporal and kernel-type breakdowns, exactly, from integer
+// nanoseconds), launch statistics, and per CPU op the GPU time of the
+// kernels it launched. Produced by the Kineto importer; all times in ns.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace llmpo::model {
+
+// Kernel classes by HTA's name rules (docs/import.md).
+struct KernelClassTimes {
+  double computation_ns = 0;                    // union of computation kernels' intervals
+  double communication_ns = 0;                  // union of communication kernels (NCCL, ...)
+  double memory_ns = 0;                         // union of memcpy/memset operations
+  std::optional<double> comm_comp_overlap_pct;  // |comm ∩ comp| / |comm| x 100; none without communication
+};
+
+struct LaunchStats {
+  std::int64_t launches = 0;                   // GPU ops with a launch call in the trace
+  double cpu_mean_ns = 0, cpu_max_ns = 0;      // duration of the launch call
+  double gpu_mean_ns = 0, gpu_max_ns = 0;      // duration of the GPU op
+  double delay_mean_ns = 0, delay_max_ns = 0;  // GPU start - call end, clipped at 0
+  std::int64_t gpu_shorter_than_call = 0;      // GPU op shorter than its launch call
+};
+
+// One ProfilerStep#N instance on one rank.
+struct StepTimes {
+  std::int64_t step = 0;
+  double cpu_ns = 0;         // the annotation's wall time
+  double gpu_kernel_ns = 0;  // kernels launched inside it
+};
+
+struct DeviceBreakdown {
+  std::string source;
+  std::string process;  // the scope label ("rank 0", "pid 1234")
+  std::string device;
+  std::optional<std::int64_t> rank, world_size;
+  std::int64_t kernels = 0, memory_ops = 0;
+  double kernel_ns = 0;  // sum of kernel durations
+  double span_ns = 0;    // first GPU op start to last end
+  double busy_ns = 0;    // union of kernels, copies and sets
+  double idle_ns = 0;    // span - busy
+  KernelClassTimes classes;
+  LaunchStats launch;
+  std::vector<StepTimes> steps;  // per rank, repeated on each of its devices
+};
+
+// One CPU op name (aten::mm) in one process: what the PyTorch profiler's
+// table shows as CPU and CUDA time.
+struct CpuOpTimes {
+  std::string source;
+  std::string process;
+  std::string name;
+  std::int64_t calls = 0;
+  double cpu_ns = 0;         // sum of the op's wall times (nested calls of the same op counted each)
+  double gpu_self_ns = 0;    // kernels whose innermost op it is
+  double gpu_total_ns = 0;   // kernels launched anywhere inside it
+  std::int64_t kernels = 0;  // launches whose innermost op it is
+};
+
+struct GpuBreakdown {
+  std::vector<DeviceBreakdown> devices;
+  std::vector<CpuOpTimes> cpu_ops;
+};
+
+}  // namespace llmpo::model

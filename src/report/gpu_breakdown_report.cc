@@ -1,0 +1,247 @@
+#include "src/report/gpu_breakdown_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "src/report/json_writer.h"
+
+namespace llmpo::report {
+namespace {
+
+constexpr double kNsPerMs = 1e6;
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double Pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
+
+// Values per process (devices of one process added), in process order.
+RankSpread Spread(std::string quantity, const std::map<std::string, double>& per_process) {
+  RankSpread s;
+  s.quantity = std::move(quantity);
+  std::vector<double> values;
+  for (const auto& [p, v] : per_process) values.push_back(v);
+  s.median = Median(values);
+  auto [lo, hi] = std::minmax_element(per_process.begin(), per_process.end(),
+                                      [](const auto& a, const auto& b) { return a.second < b.second; });
+  s.min = lo->second;
+  s.min_process = lo->first;
+  s.max = hi->second;
+  s.max_process = hi->first;
+  return s;
+}
+
+std::string Ms(double ns) { return fmt::format("{:.3f}", ns / kNsPerMs); }
+std::string Us(double ns) { return fmt::format("{:.3f}", ns / 1000.0); }
+
+}  // namespace
+
+RankComparison CompareRanks(const model::GpuBreakdown& b) {
+  RankComparison out;
+  std::map<std::string, double> busy, compute, kernel, idle_pct_num, span;
+  std::map<std::string, const std::vector<model::StepTimes>*> steps;
+  for (const auto& d : b.devices) {
+    busy[d.process] += d.busy_ns / kNsPerMs;
+    compute[d.process] += d.classes.computation_ns / kNsPerMs;
+    kernel[d.process] += d.kernel_ns / kNsPerMs;
+    span[d.process] += d.span_ns;
+    idle_pct_num[d.process] += d.idle_ns;
+    steps.try_emplace(d.process, &d.steps);
+  }
+  out.processes = static_cast<int>(busy.size());
+  if (out.processes < 2) return out;
+  std::map<std::string, double> idle_pct;
+  for (const auto& [p, idle] : idle_pct_num) idle_pct[p] = Pct(idle, span[p]);
+  out.quantities = {Spread("gpu_busy_ms", busy), Spread("computation_ms", compute), Spread("kernel_ms", kernel),
+                    Spread("idle_pct", idle_pct)};
+  std::map<std::int64_t, std::map<std::string, double>> by_step;
+  for (const auto& [p, list] : steps) {
+    for (const auto& s : *list) by_step[s.step][p] = s.cpu_ns / kNsPerMs;
+  }
+  for (const auto& [step, per_process] : by_step) {
+    const RankSpread s = Spread("step", per_process);
+    out.steps.push_back({step, static_cast<int>(per_process.size()), s.min, s.median, s.max, s.max_process});
+  }
+  return out;
+}
+
+std::string GpuBreakdownMarkdown(const model::GpuBreakdown& b, std::size_t top_cpu_ops) {
+  std::string md = "# GPU breakdown\n\n";
+  md +=
+      "Per rank (process) and device, from the trace's GPU ops (kernels, copies, sets) in exact integer "
+      "nanoseconds. Busy is the union of their intervals, never a sum; computation, communication and memory are "
+      "the unions of each class by HTA's name rules (docs/import.md, which also lists the differences from HTA).\n\n";
+  md += "## Temporal breakdown\n\n";
+  md +=
+      "| input | process | device | kernels | kernel ms | span ms | busy ms | idle % | computation % | non-computation "
+      "% |\n";
+  md += "|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& d : b.devices) {
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} |\n", d.source, d.process,
+                      d.device, d.kernels, Ms(d.kernel_ns), Ms(d.span_ns), Ms(d.busy_ns), Pct(d.idle_ns, d.span_ns),
+                      Pct(d.classes.computation_ns, d.span_ns), Pct(d.busy_ns - d.classes.computation_ns, d.span_ns));
+  }
+  md += "\n## Kernel types\n\n";
+  md += "| process | device | computation ms | communication ms | memory ms | comm/comp overlap % |\n";
+  md += "|---|---|---:|---:|---:|---:|\n";
+  for (const auto& d : b.devices) {
+    md += fmt::format(
+        "| {} | {} | {} | {} | {} | {} |\n", d.process, d.device, Ms(d.classes.computation_ns),
+        Ms(d.classes.communication_ns), Ms(d.classes.memory_ns),
+        d.classes.comm_comp_overlap_pct ? fmt::format("{:.2f}", *d.classes.comm_comp_overlap_pct) : std::string("n/a"));
+  }
+  md += "\n## Launches\n\n";
+  md +=
+      "Launch call (CPU) against the GPU op it launched, over every GPU op with a launch call in the trace; delay = "
+      "GPU start - call end, 0 when negative.\n\n";
+  md +=
+      "| process | device | launches | call mean us | call max us | GPU mean us | GPU max us | delay mean us | delay "
+      "max us | GPU shorter than call |\n";
+  md += "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& d : b.devices) {
+    const auto& l = d.launch;
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", d.process, d.device, l.launches,
+                      Us(l.cpu_mean_ns), Us(l.cpu_max_ns), Us(l.gpu_mean_ns), Us(l.gpu_max_ns), Us(l.delay_mean_ns),
+                      Us(l.delay_max_ns), l.gpu_shorter_than_call);
+  }
+  const RankComparison ranks = CompareRanks(b);
+  if (ranks.processes > 1) {
+    md += fmt::format(
+        "\n## Ranks ({} processes)\n\n| quantity | min | median | max | min at | max at "
+        "|\n|---|---:|---:|---:|---|---|\n",
+        ranks.processes);
+    for (const auto& q : ranks.quantities) {
+      md += fmt::format("| {} | {:.3f} | {:.3f} | {:.3f} | {} | {} |\n", q.quantity, q.min, q.median, q.max,
+                        q.min_process, q.max_process);
+    }
+    if (!ranks.steps.empty()) {
+      md +=
+          "\n| ProfilerStep | ranks | min CPU ms | median CPU ms | max CPU ms | slowest "
+          "|\n|---:|---:|---:|---:|---:|---|\n";
+      for (const auto& s : ranks.steps) {
+        md += fmt::format("| {} | {} | {:.3f} | {:.3f} | {:.3f} | {} |\n", s.step, s.ranks, s.min_cpu_ms,
+                          s.median_cpu_ms, s.max_cpu_ms, s.slowest_process);
+      }
+    }
+  }
+  md += "\n## CPU ops\n\n";
+  md +=
+      "GPU time of the kernels each CPU op launched: self = the op is the innermost CPU op of the launch call, total = "
+      "the launch call ran anywhere inside the op (the PyTorch profiler's \"Self CUDA\" and \"CUDA total\").\n\n";
+  md +=
+      "| process | op | calls | CPU ms | GPU self ms | GPU total ms | kernels |\n|---|---|---:|---:|---:|---:|---:|\n";
+  std::size_t shown = 0;
+  for (const auto& op : b.cpu_ops) {
+    if (op.gpu_total_ns <= 0 || shown++ >= top_cpu_ops) continue;
+    md += fmt::format("| {} | `{}` | {} | {} | {} | {} | {} |\n", op.process, op.name, op.calls, Ms(op.cpu_ns),
+                      Ms(op.gpu_self_ns), Ms(op.gpu_total_ns), op.kernels);
+  }
+  return md;
+}
+
+std::string GpuBreakdownJson(const model::GpuBreakdown& b) {
+  std::string out;
+  JsonWriter w(out);
+  w.BeginObject();
+  w.Member("schema_version", "1.0.0");
+  w.Key("devices");
+  w.BeginArray();
+  for (const auto& d : b.devices) {
+    w.BeginObject();
+    w.Member("source", d.source);
+    w.Member("process", d.process);
+    w.Member("device", d.device);
+    w.Member("rank", d.rank);
+    w.Member("world_size", d.world_size);
+    w.Member("kernels", d.kernels);
+    w.Member("memory_ops", d.memory_ops);
+    w.Member("kernel_ms", d.kernel_ns / kNsPerMs);
+    w.Member("span_ms", d.span_ns / kNsPerMs);
+    w.Member("busy_ms", d.busy_ns / kNsPerMs);
+    w.Member("idle_ms", d.idle_ns / kNsPerMs);
+    w.Member("computation_ms", d.classes.computation_ns / kNsPerMs);
+    w.Member("non_computation_ms", (d.busy_ns - d.classes.computation_ns) / kNsPerMs);
+    w.Member("communication_ms", d.classes.communication_ns / kNsPerMs);
+    w.Member("memory_ms", d.classes.memory_ns / kNsPerMs);
+    w.Member("comm_comp_overlap_pct", d.classes.comm_comp_overlap_pct);
+    w.Key("launch");
+    w.BeginObject();
+    w.Member("launches", d.launch.launches);
+    w.Member("call_mean_us", d.launch.cpu_mean_ns / 1000);
+    w.Member("call_max_us", d.launch.cpu_max_ns / 1000);
+    w.Member("gpu_mean_us", d.launch.gpu_mean_ns / 1000);
+    w.Member("gpu_max_us", d.launch.gpu_max_ns / 1000);
+    w.Member("delay_mean_us", d.launch.delay_mean_ns / 1000);
+    w.Member("delay_max_us", d.launch.delay_max_ns / 1000);
+    w.Member("gpu_shorter_than_call", d.launch.gpu_shorter_than_call);
+    w.EndObject();
+    w.Key("steps");
+    w.BeginArray();
+    for (const auto& s : d.steps) {
+      w.BeginObject();
+      w.Member("step", s.step);
+      w.Member("cpu_ms", s.cpu_ns / kNsPerMs);
+      w.Member("gpu_kernel_ms", s.gpu_kernel_ns / kNsPerMs);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  const RankComparison ranks = CompareRanks(b);
+  w.Key("ranks");
+  w.BeginObject();
+  w.Member("processes", ranks.processes);
+  w.Key("quantities");
+  w.BeginArray();
+  for (const auto& q : ranks.quantities) {
+    w.BeginObject();
+    w.Member("quantity", q.quantity);
+    w.Member("min", q.min);
+    w.Member("median", q.median);
+    w.Member("max", q.max);
+    w.Member("min_process", q.min_process);
+    w.Member("max_process", q.max_process);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("steps");
+  w.BeginArray();
+  for (const auto& s : ranks.steps) {
+    w.BeginObject();
+    w.Member("step", s.step);
+    w.Member("ranks", s.ranks);
+    w.Member("min_cpu_ms", s.min_cpu_ms);
+    w.Member("median_cpu_ms", s.median_cpu_ms);
+    w.Member("max_cpu_ms", s.max_cpu_ms);
+    w.Member("slowest_process", s.slowest_process);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  w.Key("cpu_ops");
+  w.BeginArray();
+  for (const auto& op : b.cpu_ops) {
+    w.BeginObject();
+    w.Member("source", op.source);
+    w.Member("process", op.process);
+    w.Member("name", op.name);
+    w.Member("calls", op.calls);
+    w.Member("cpu_ms", op.cpu_ns / kNsPerMs);
+    w.Member("gpu_self_ms", op.gpu_self_ns / kNsPerMs);
+    w.Member("gpu_total_ms", op.gpu_total_ns / kNsPerMs);
+    w.Member("kernels", op.kernels);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  out += '\n';
+  return out;
+}
+
+}  // namespace llmpo::report

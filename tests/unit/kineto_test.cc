@@ -1,0 +1,360 @@
+// The Kineto importer: exact time parsing, the streaming JSON reader's
+// diagnostics, attribution on a hand-made trace, and, on the shared fixture
+// traces, the reference numbers of /work/shared/docs/kineto-reference.md §7
+// (computed there with exact integer-ns arithmetic, independently of us).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "src/ingest/importer.h"
+#include "src/ingest/kineto/byte_source.h"
+#include "src/ingest/kineto/trace_reader.h"
+#include "src/model/sink.h"
+#include "src/report/gpu_breakdown_report.h"
+#include "tests/unit/temp_dir.h"
+
+namespace llmpo::ingest {
+namespace {
+
+namespace fs = std::filesystem;
+using kineto::IdFromText;
+using kineto::MicrosToNs;
+
+TEST(KinetoTime, ParsesMicrosecondTextExactlyToNanoseconds) {
+  EXPECT_EQ(MicrosToNs("1712195495519689.047"), 1712195495519689047);  // not representable in a double
+  EXPECT_EQ(MicrosToNs("4458676524648.797"), 4458676524648797);
+  EXPECT_EQ(MicrosToNs("1694128201428006"), 1694128201428006000);
+  EXPECT_EQ(MicrosToNs("0.000"), 0);
+  EXPECT_EQ(MicrosToNs("12"), 12000);
+  EXPECT_EQ(MicrosToNs("1.5e3"), 1500000);
+  EXPECT_EQ(MicrosToNs("2.5E-3"), 3);  // 2.5 ns, half away from zero
+  EXPECT_EQ(MicrosToNs("0.0004"), 0);
+  EXPECT_EQ(MicrosToNs("-3.25"), -3250);
+  EXPECT_EQ(MicrosToNs("abc"), std::nullopt);
+  EXPECT_EQ(MicrosToNs("1.2.3"), std::nullopt);
+  EXPECT_EQ(MicrosToNs("99999999999999999999"), std::nullopt);  // past int64 ns
+}
+
+TEST(KinetoTime, ReadsIdsOfSixtyFourBitsAndStreamNames) {
+  EXPECT_EQ(IdFromText("10159970886766084423"), 10159970886766084423ull);
+  EXPECT_EQ(IdFromText("stream 7"), 7u);
+  EXPECT_EQ(IdFromText("4294967295"), 4294967295u);
+  EXPECT_EQ(IdFromText("-1"), UINT64_MAX);
+  EXPECT_EQ(IdFromText("Spans"), std::nullopt);
+  EXPECT_EQ(IdFromText("1.5"), std::nullopt);
+}
+
+// Records what the importer pushes.
+struct Capture : model::RecordSink {
+  std::vector<model::LaunchRecord> launches;
+  std::vector<model::NvtxRange> ranges;
+  model::GpuBreakdown breakdown;
+  void OnLaunch(const model::LaunchRecord& l) override { launches.push_back(l); }
+  void OnKernelSummary(const model::KernelSummaryRow&) override {}
+  void OnNvtxRange(const model::NvtxRange& r) override { ranges.push_back(r); }
+  void OnGpuBreakdown(const model::GpuBreakdown& b) override {
+    breakdown.devices.insert(breakdown.devices.end(), b.devices.begin(), b.devices.end());
+    breakdown.cpu_ops.insert(breakdown.cpu_ops.end(), b.cpu_ops.begin(), b.cpu_ops.end());
+  }
+};
+
+struct Imported {
+  Status status = OkStatus();
+  Capture sink;
+  model::Diagnostics diagnostics;
+};
+
+std::unique_ptr<Imported> ImportFile(const fs::path& file) {
+  auto out = std::make_unique<Imported>();
+  ImportContext ctx{file.string(), out->sink, out->diagnostics};
+  out->status = ImportKinetoTrace(file, ctx);
+  return out;
+}
+
+std::unique_ptr<Imported> ImportText(const std::string& text) {
+  testing::TempDir dir;
+  const fs::path file = dir.path() / "t.json";
+  std::ofstream(file) << text;
+  return ImportFile(file);
+}
+
+// One rank: an annotation around a cpu_op that launches a kernel and a CUDA
+// graph (two kernels, one correlation); a kernel without a launch; events out
+// of time order; times relative to baseTimeNanoseconds, which comes last.
+constexpr const char* kHandmade = R"({"schemaVersion": 1,
+ "distributedInfo": {"backend": "nccl", "rank": 3, "world_size": 4},
+ "traceEvents": [
+  {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 20.5, "dur": 10.25,
+   "args": {"correlation": 11, "External id": 5, "device": 0, "stream": 7}},
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#4", "pid": 100, "tid": 100, "ts": 1, "dur": 50},
+  {"ph": "X", "cat": "user_annotation", "name": "attn", "pid": 100, "tid": 100, "ts": 2, "dur": 10},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 100, "tid": 100, "ts": 3, "dur": 5,
+   "args": {"External id": 5}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 100, "ts": 4, "dur": 2,
+   "args": {"correlation": 11, "External id": 5}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaGraphLaunch", "pid": 100, "tid": 100, "ts": 20, "dur": 3,
+   "args": {"correlation": 12}},
+  {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce", "pid": 0, "tid": 9, "ts": 25, "dur": 10,
+   "args": {"correlation": 12, "device": 0, "stream": 9}},
+  {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 40, "dur": 5,
+   "args": {"correlation": 12, "device": 0, "stream": 7}},
+  {"ph": "X", "cat": "kernel", "name": "early", "pid": 0, "tid": 7, "ts": 0, "dur": 1,
+   "args": {"correlation": 3, "device": 0, "stream": 7}},
+  {"ph": "X", "cat": "gpu_user_annotation", "name": "attn", "pid": 0, "tid": 7, "ts": 20, "dur": 11},
+  {"ph": "X", "cat": "mystery", "name": "what", "pid": 100, "tid": 100, "ts": 1, "dur": 1},
+  {"ph": "M", "name": "thread_name", "pid": 100, "tid": 100, "args": {"name": "main"}}
+ ],
+ "baseTimeNanoseconds": 1000000000})";
+
+TEST(KinetoImport, AttributesKernelsToLaunchesAnnotationsAndCpuOps) {
+  auto r = ImportText(kHandmade);
+  ASSERT_TRUE(r->status.ok()) << r->status.error().message;
+  ASSERT_EQ(r->sink.launches.size(), 4u);
+  std::map<std::string, double> by_name;
+  for (const auto& l : r->sink.launches) {
+    EXPECT_EQ(l.process, "rank 3");
+    by_name[l.kernel_name] += *l.duration_ns;
+  }
+  EXPECT_EQ(by_name["gemm"], 15250);        // 10.25 us + 5 us, exact
+  const auto& first = r->sink.launches[0];  // sorted by launch call: cudaLaunchKernel first
+  EXPECT_EQ(first.kernel_name, "gemm");
+  EXPECT_EQ(*first.start_ns, 1000000000 + 20500);
+  ASSERT_EQ(first.nvtx_stack.size(), 2u);
+  EXPECT_EQ(first.nvtx_stack[0].name, "ProfilerStep");
+  EXPECT_EQ(first.nvtx_stack[1].name, "attn");
+  // The graph launch at 20 us is inside ProfilerStep#4 only (attn ended at 12 us); it owns two kernels.
+  int graph_kernels = 0;
+  for (const auto& l : r->sink.launches) {
+    if (l.correlation_id == 12) {
+      ++graph_kernels;
+      ASSERT_EQ(l.nvtx_stack.size(), 1u);
+    }
+  }
+  EXPECT_EQ(graph_kernels, 2);
+  EXPECT_EQ(r->diagnostics.entries().at("kernel_without_launch_call").count, 1u);
+  EXPECT_EQ(r->diagnostics.entries().at("kineto_unknown_category").count, 1u);
+  ASSERT_EQ(r->sink.ranges.size(), 2u);
+  EXPECT_EQ(r->sink.ranges[0].name, "ProfilerStep");
+
+  ASSERT_EQ(r->sink.breakdown.devices.size(), 1u);
+  const auto& d = r->sink.breakdown.devices[0];
+  EXPECT_EQ(d.rank, 3);
+  EXPECT_EQ(d.kernels, 4);
+  EXPECT_EQ(d.span_ns, 45000);                // 0 .. 45 us
+  EXPECT_EQ(d.busy_ns, 1000 + 14500 + 5000);  // [0,1] [20.5,35] [40,45]
+  EXPECT_EQ(d.classes.communication_ns, 10000);
+  EXPECT_EQ(d.classes.computation_ns, 1000 + 10250 + 5000);
+  ASSERT_TRUE(d.classes.comm_comp_overlap_pct.has_value());
+  EXPECT_DOUBLE_EQ(*d.classes.comm_comp_overlap_pct, 100.0 * 5750 / 10000);  // [25,30.75] of [25,35]
+  EXPECT_EQ(d.launch.launches, 3);
+  ASSERT_EQ(d.steps.size(), 1u);
+  EXPECT_EQ(d.steps[0].step, 4);
+  EXPECT_EQ(d.steps[0].gpu_kernel_ns, 10250 + 10000 + 5000);
+  // aten::mm launched the first gemm (External id 5 and containment agree).
+  bool found = false;
+  for (const auto& op : r->sink.breakdown.cpu_ops) {
+    if (op.name != "aten::mm") continue;
+    found = true;
+    EXPECT_EQ(op.calls, 1);
+    EXPECT_EQ(op.gpu_self_ns, 10250);
+    EXPECT_EQ(op.cpu_ns, 5000);
+  }
+  EXPECT_TRUE(found);
+}
+
+// Bytes from memory, handed out in pieces of at most `chunk`.
+class MemorySource : public kineto::ByteSource {
+ public:
+  MemorySource(std::string text, std::size_t chunk) : text_(std::move(text)), chunk_(chunk) {}
+  std::size_t Read(char* buffer, std::size_t size) override {
+    const std::size_t n = std::min({size, chunk_, text_.size() - at_});
+    std::memcpy(buffer, text_.data() + at_, n);
+    at_ += n;
+    return n;
+  }
+
+ private:
+  std::string text_;
+  std::size_t chunk_;
+  std::size_t at_ = 0;
+};
+
+TEST(KinetoReader, TinyBuffersReadTheSameAsOneBigOne) {
+  // Every key, string, number and ':' lands across a refill for some buffer size.
+  for (std::size_t buffer : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{5}, std::size_t{7},
+                             std::size_t{13}, std::size_t{64}, std::size_t{1} << 20}) {
+    SCOPED_TRACE(buffer);
+    MemorySource source(std::string(kHandmade) + "  \n", buffer);
+    kineto::TraceStore store;
+    model::Diagnostics d;
+    const auto outcome = kineto::ReadTrace(source, store, d, "t", buffer);
+    EXPECT_EQ(outcome.error, "");
+    EXPECT_EQ(store.events, 12u);
+    EXPECT_EQ(store.gpu_ops.size(), 4u);
+    EXPECT_EQ(store.calls.size(), 2u);
+    EXPECT_EQ(store.cpu_ops.size(), 1u);
+    EXPECT_EQ(store.annotations.size(), 2u);
+    EXPECT_EQ(store.base_ns, 1000000000);
+    EXPECT_EQ(store.rank, 3);
+    ASSERT_FALSE(store.gpu_ops.empty());
+    EXPECT_EQ(store.gpu_ops[0].start, 20500);
+    EXPECT_EQ(store.gpu_ops[0].end, 30750);
+    EXPECT_EQ(store.names[store.gpu_ops[0].name], "gemm");
+    EXPECT_EQ(store.gpu_ops[0].external_id, 5u);
+  }
+}
+
+TEST(KinetoImport, ASyntaxErrorKeepsTheEventsBeforeIt) {
+  std::string text = kHandmade;
+  text = text.substr(0, text.find("{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"early\""));
+  text += "{\"ph\": \"X\" \"cat\": 1}]}";
+  auto r = ImportText(text);
+  ASSERT_TRUE(r->status.ok());
+  const auto& e = r->diagnostics.entries().at("kineto_json_error");
+  EXPECT_NE(e.first_example.find("byte " + std::to_string(text.rfind("\"cat\": 1"))), std::string::npos)
+      << e.first_example;
+  EXPECT_EQ(r->sink.launches.size(), 3u);
+}
+
+TEST(KinetoImport, ACutTraceAndANegativeDurationAreReported) {
+  std::string text = kHandmade;
+  text.resize(text.find("\"mystery\""));
+  auto r = ImportText(text);
+  ASSERT_TRUE(r->status.ok());
+  EXPECT_NE(r->diagnostics.entries().at("kineto_json_error").first_example.find("ends"), std::string::npos);
+  auto neg =
+      ImportText(R"([{"ph": "X", "cat": "user_annotation", "name": "a", "pid": 1, "tid": 1, "ts": 5, "dur": -2}])");
+  ASSERT_TRUE(neg->status.ok());
+  EXPECT_NE(neg->diagnostics.entries().at("kineto_negative_duration").first_example.find("byte 1"), std::string::npos);
+  EXPECT_TRUE(neg->sink.breakdown.devices.empty());
+}
+
+TEST(KinetoImport, NothingReadableIsAnError) {
+  auto r = ImportText("{\"traceEvents\": [ x");
+  ASSERT_FALSE(r->status.ok());
+  EXPECT_EQ(r->status.error().kind, ExitStatus::kInput);
+}
+
+TEST(KinetoDetect, RecognisesObjectAndArrayHeads) {
+  EXPECT_EQ(DetectFormat("{\n  \"schemaVersion\": 1, \"traceEvents\": ["), InputFormat::kKinetoTrace);
+  EXPECT_EQ(DetectFormat("[\n{\"ph\": \"X\", \"ts\": 1"), InputFormat::kKinetoTrace);
+  EXPECT_EQ(DetectFormat("{\"a\": 1}"), InputFormat::kUnknown);
+}
+
+// ---- Shared fixtures: reference numbers from kineto-reference.md §7 ----
+
+fs::path Fixture(const char* name) {
+  return fs::path(LLMPO_SOURCE_DIR) / ".." / "shared" / "fixtures" / "kineto" / name;
+}
+
+struct Reference {
+  const char* file;
+  std::int64_t kernels;
+  double kernel_us, busy_us, span_us;  // exact, from §7; the unit the doc rounds to
+  double tolerance_us;
+};
+
+TEST(KinetoFixtures, MatchTheExactReferenceNumbers) {
+  const Reference refs[] = {
+      {"tracelens-b300-moe01.json.gz", 36, 231.454, 231.454, 1546.141, 0.0005},
+      {"tracelens-b200-vllm-eager-rank0.json.gz", 768, 10862.916, 11596.482, 84487.178, 0.0005},
+      {"hta-ddp-a100-rank0-2024.json.gz", 2700, 162532.340, 157500.014, 660551.005, 0.0005},
+      {"hta-resnet-v100-fractional-us.json.gz", 4350, 468153.602, 472454.441, 480029.179, 0.0005},
+      {"kineto-resnet50-2021.json.gz", 8772, 591532, 603558, 996477, 0.5},
+      {"kineto-resnet50-2020-array.json.gz", 9538, 635237, 649472, 1292150, 0.5},
+      {"hta-alexnet-sync.json.gz", 79, 10692, 66141, 12920244, 0.5},
+      {"hta-cudagraphs-rank0.json.gz", 6080, 401445, 438424, 1231461, 0.5},
+      {"hta-triton.json.gz", 1, 1.760, 1.760, 1.760, 0.0005},
+      {"hta-rocm-mi250.json.gz", 14, 110.881, 149.042, 8911.887, 0.0005},
+  };
+  for (const auto& ref : refs) {
+    const fs::path file = Fixture(ref.file);
+    if (!fs::exists(file)) GTEST_SKIP() << "no shared fixtures at " << file;
+    SCOPED_TRACE(ref.file);
+    auto r = ImportFile(file);
+    ASSERT_TRUE(r->status.ok()) << r->status.error().message;
+    std::int64_t kernels = 0;
+    double kernel_ns = 0, busy_ns = 0, span_ns = 0;
+    for (const auto& d : r->sink.breakdown.devices) {
+      kernels += d.kernels;
+      kernel_ns += d.kernel_ns;
+      busy_ns += d.busy_ns;
+      span_ns += d.span_ns;
+    }
+    EXPECT_EQ(r->sink.breakdown.devices.size(), 1u);
+    EXPECT_EQ(kernels, ref.kernels);
+    EXPECT_NEAR(kernel_ns / 1000, ref.kernel_us, ref.tolerance_us);
+    EXPECT_NEAR(busy_ns / 1000, ref.busy_us, ref.tolerance_us);
+    EXPECT_NEAR(span_ns / 1000, ref.span_us, ref.tolerance_us);
+  }
+}
+
+TEST(KinetoFixtures, DetectsGzipAndTarGzHeads) {
+  for (const char* name :
+       {"tracelens-b300-moe01.json.gz", "kineto-resnet50-2020-array.json.gz", "param-dlrm-8ranks.tar.gz"}) {
+    const fs::path file = Fixture(name);
+    if (!fs::exists(file)) GTEST_SKIP() << "no shared fixtures at " << file;
+    std::string head(64 * 1024, '\0');
+    std::ifstream in(file, std::ios::binary);
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    EXPECT_EQ(DetectFormat(head), InputFormat::kKinetoTrace) << name;
+  }
+}
+
+TEST(KinetoFixtures, EightRankArchiveGivesEachRankItsNumbers) {
+  const fs::path file = Fixture("param-dlrm-8ranks.tar.gz");
+  if (!fs::exists(file)) GTEST_SKIP() << "no shared fixtures at " << file;
+  auto r = ImportFile(file);
+  ASSERT_TRUE(r->status.ok()) << r->status.error().message;
+  // §7, D5: kernels, kernel us (rounded), idle %, computation %, overlap % per rank 0..7.
+  const std::int64_t kernels[] = {245, 310, 246, 315, 251, 245, 246, 246};
+  const double kernel_us[] = {6832, 12582, 4560, 11014, 7713, 7292, 4609, 2805};
+  const double idle[] = {49.34, 34.28, 62.08, 43.20, 53.57, 55.64, 61.80, 75.75};
+  const double comp[] = {7.95, 6.65, 9.41, 6.58, 6.79, 6.35, 9.21, 9.66};
+  const double overlap[] = {4.50, 2.47, 7.88, 3.31, 0.56, 0.64, 7.56, 9.51};
+  ASSERT_EQ(r->sink.breakdown.devices.size(), 8u);
+  for (const auto& d : r->sink.breakdown.devices) {
+    ASSERT_TRUE(d.rank.has_value());
+    const auto k = static_cast<std::size_t>(*d.rank);
+    SCOPED_TRACE(d.process);
+    EXPECT_EQ(d.world_size, 8);
+    EXPECT_EQ(d.kernels, kernels[k]);
+    EXPECT_NEAR(d.kernel_ns / 1000, kernel_us[k], 0.5);
+    EXPECT_NEAR(100 * d.idle_ns / d.span_ns, idle[k], 0.005);
+    EXPECT_NEAR(100 * d.classes.computation_ns / d.span_ns, comp[k], 0.005);
+    ASSERT_TRUE(d.classes.comm_comp_overlap_pct.has_value());
+    EXPECT_NEAR(*d.classes.comm_comp_overlap_pct, overlap[k], 0.005);
+  }
+}
+
+TEST(KinetoFixtures, RankComparisonNamesTheSlowestRankPerStep) {
+  const fs::path file = Fixture("param-dlrm-8ranks.tar.gz");
+  if (!fs::exists(file)) GTEST_SKIP() << "no shared fixtures at " << file;
+  auto r = ImportFile(file);
+  ASSERT_TRUE(r->status.ok());
+  const report::RankComparison ranks = report::CompareRanks(r->sink.breakdown);
+  EXPECT_EQ(ranks.processes, 8);
+  // ProfilerStep#10 durations per rank (python over the archive): 14455, 19901, 13017, 19313, 17979, 17797,
+  // 13091, 12509 us for ranks 0..7.
+  ASSERT_EQ(ranks.steps.size(), 1u);
+  EXPECT_EQ(ranks.steps[0].step, 10);
+  EXPECT_EQ(ranks.steps[0].ranks, 8);
+  EXPECT_DOUBLE_EQ(ranks.steps[0].min_cpu_ms, 12.509);
+  EXPECT_DOUBLE_EQ(ranks.steps[0].max_cpu_ms, 19.901);
+  EXPECT_DOUBLE_EQ(ranks.steps[0].median_cpu_ms, (14.455 + 17.797) / 2);
+  EXPECT_EQ(ranks.steps[0].slowest_process, "rank 1");
+  for (const auto& q : ranks.quantities) {
+    if (q.quantity != "kernel_ms") continue;  // §7: rank 7 has the least kernel time, rank 1 the most
+    EXPECT_EQ(q.min_process, "rank 7");
+    EXPECT_EQ(q.max_process, "rank 1");
+  }
+}
+
+}  // namespace
+}  // namespace llmpo::ingest
