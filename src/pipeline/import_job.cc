@@ -532,7 +532,7 @@ Status WriteCombinedKernels(const ImportRequest& request, ImportOutcome& outcome
 }
 
 Status WriteHtmlReport(const ImportRequest& request, const report::KernelsReport& kernels,
-                       const report::RegionsReport* regions) {
+                       const report::RegionsReport* regions, const std::optional<report::TimelineOverview>& timeline) {
   report::RunContext context;
   if (request.html_run) {
     context = *request.html_run;
@@ -542,8 +542,7 @@ Status WriteHtmlReport(const ImportRequest& request, const report::KernelsReport
     if (kernels.sources.size() > 1) context.run_name += fmt::format(" and {} more", kernels.sources.size() - 1);
   }
   const report::RunModel run = report::BuildRunModel(context, kernels, regions);
-  report::HtmlReportInput input{&run, &kernels, regions, request.timeline ? &*request.timeline : nullptr,
-                                request.trace_json_link};
+  report::HtmlReportInput input{&run, &kernels, regions, timeline ? &*timeline : nullptr, request.trace_json_link};
   return WriteFileAtomically(request.out_dir / "report.html", report::HtmlReport(input));
 }
 
@@ -564,6 +563,7 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
   }
   ImportOutcome outcome;
   analysis::KernelAggregator aggregator;
+  report::TimelineCollector timeline;  // report.html's timeline overview when an input is a timeline
   ASSIGN_OR_RETURN(analysis::KernelFilter filter,
                    analysis::KernelFilter::Create(request.regions.kernels, request.regions.per_region));
   model::Diagnostics region_diagnostics;
@@ -582,7 +582,9 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
     report::SourceInfo info{label, "unknown", "ok"};
     aggregator.SetSource(info.path);
     builders.push_back(std::make_unique<analysis::RegionBuilder>(info.path, filter, region_diagnostics));
-    TeeSink tee(aggregator, *builders.back(), gpu_breakdown);
+    timeline.SetSource(info.path);
+    TeeSink kernels_and_regions(aggregator, *builders.back(), gpu_breakdown);
+    TeeSink tee(kernels_and_regions, timeline, gpu_breakdown);
     const auto capture = request.capture_regions.find(file.string());
     std::optional<RegionTagSink> tagged;
     if (capture != request.capture_regions.end()) tagged.emplace(tee, capture->second);
@@ -646,7 +648,10 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
     ASSIGN_OR_RETURN(auto files, extra(outcome.report, html_regions));
     outcome.written.insert(outcome.written.end(), files.begin(), files.end());
   }
-  RETURN_IF_ERROR(WriteHtmlReport(request, outcome.report, html_regions));
+  // A trace run's overview (from its traces: copies and NVTX ranges too) wins over the launches'.
+  const std::optional<report::TimelineOverview> streamed = request.timeline ? std::nullopt : timeline.Finish();
+  RETURN_IF_ERROR(
+      WriteHtmlReport(request, outcome.report, html_regions, request.timeline ? request.timeline : streamed));
   outcome.written.push_back("report.html");
   // A report the previous import wrote and this one does not (gpu_breakdown.md
   // of an earlier trace) goes: the folder holds one import's outputs.

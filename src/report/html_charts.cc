@@ -174,16 +174,18 @@ std::string KernelBarsSvg(const std::vector<TopKernel>& top) {
 std::string TimelineSvg(const TimelineOverview& t) {
   constexpr double kLabelWidth = 220, kStripX = 230, kStripW = 760;
   const double span_ns = static_cast<double>(t.end_ns - t.start_ns);
-  const double bin_ns = t.bins ? span_ns / static_cast<double>(t.bins) : 0;
+  const double bin_ns = t.bin_ns;
+  const double bins_ns = bin_ns * static_cast<double>(t.bins);
   const double bin_px = t.bins ? kStripW / static_cast<double>(t.bins) : 0;
   std::string body;
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
     const auto& row = t.rows[r];
     const double y = static_cast<double>(r) * kRowHeight;
     body += fmt::format(
-        "<g class=\"row\"><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}<title>{}\nbusy: {} ms of {} ms</title></text>"
+        "<g class=\"row\"><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}<title>{}\nbusy: {} of {} ms</title></text>"
         "<rect class=\"strip\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>\n",
-        kLabelWidth, y + 15, HtmlShort(row.label, 30), HtmlText(row.label), MsText(row.busy_total_ns), MsText(span_ns),
+        kLabelWidth, y + 15, HtmlShort(row.label, 30), HtmlText(row.label),
+        row.busy_total_ns ? MsText(*row.busy_total_ns) + " ms" : "not known (operations out of order)", MsText(span_ns),
         kStripX, y + 2, kStripW, kRowHeight - 4);
     for (std::size_t b = 0; b < row.busy_ns.size(); ++b) {
       if (row.busy_ns[b] <= 0) continue;
@@ -199,7 +201,7 @@ std::string TimelineSvg(const TimelineOverview& t) {
   }
   const double height = kRowHeight * static_cast<double>(t.rows.size()) + 20;
   body += fmt::format("<text x=\"{}\" y=\"{}\">0 ms</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{} ms</text>\n",
-                      kStripX, height - 4, kStripX + kStripW, height - 4, MsText(span_ns));
+                      kStripX, height - 4, kStripX + kStripW, height - 4, MsText(bins_ns));
   return fmt::format(
       "<svg class=\"timeline\" data-chart=\"timeline\" viewBox=\"0 0 {} {}\" width=\"100%\" role=\"img\" "
       "aria-label=\"GPU busy time per stream over the traced span\">\n{}</svg>\n",

@@ -45,7 +45,8 @@ std::string Tiles(const HtmlReportInput& in) {
     out += Tile(MsText(*t->gpu_idle_ns) + " ms",
                 fmt::format("GPU idle ({:.1f} % of the traced span)", span > 0 ? 100 * *t->gpu_idle_ns / span : 0.0));
   } else {
-    out += Tile("n/a", "GPU busy vs idle: not known (no GPU timeline in these inputs)");
+    out += Tile("n/a", t != nullptr ? "GPU busy vs idle: not known (the timeline's operations came out of start order)"
+                                    : "GPU busy vs idle: not known (no GPU timeline in these inputs)");
   }
   return out + "</div>\n";
 }
@@ -187,9 +188,9 @@ std::string TimelineSection(const HtmlReportInput& in) {
     out += Absent(in.timeline == nullptr ? "No timeline in these inputs." : "No GPU work in this timeline.");
   } else {
     out += fmt::format(
-        "<p class=\"note\">GPU busy time per stream in {} equal bins of the traced span (darker: busier); hover a bin "
-        "for its numbers.</p>\n",
-        in.timeline->bins);
+        "<p class=\"note\">GPU busy time per stream, from {}, in {} bins of {} ms (darker: busier; times from the "
+        "first bin's start); hover a bin for its numbers.</p>\n",
+        HtmlText(in.timeline->source), in.timeline->bins, MsText(in.timeline->bin_ns));
     out += TimelineSvg(*in.timeline);
   }
   if (!in.trace_json.empty()) {
@@ -272,6 +273,21 @@ ordered_json RegionTable(const RegionsReport* r, std::size_t& omitted) {
   return ordered_json{{"columns", std::move(columns)}, {"rows", std::move(rows)}};
 }
 
+// The timeline's numbers, for programs reading the page (the chart draws them).
+ordered_json TimelineData(const TimelineOverview* t) {
+  if (t == nullptr) return nullptr;
+  ordered_json rows = ordered_json::array();
+  for (const auto& r : t->rows) rows.push_back(ordered_json{{"label", r.label}, {"busy_ms", Ms(r.busy_total_ns)}});
+  return ordered_json{{"source", t->source},
+                      {"span_ms", static_cast<double>(t->end_ns - t->start_ns) / 1e6},
+                      {"gpu_busy_ms", Ms(t->gpu_busy_ns)},
+                      {"gpu_idle_ms", Ms(t->gpu_idle_ns)},
+                      {"gpu_ops", t->gpu_ops},
+                      {"bins", t->bins},
+                      {"bin_ms", t->bin_ns / 1e6},
+                      {"rows", std::move(rows)}};
+}
+
 std::string DataQuality(const HtmlReportInput& in) {
   const model::Diagnostics& d = in.regions ? in.regions->diagnostics : in.kernels->diagnostics;
   std::string out = "<section id=\"data-quality\"><h2>Data quality</h2>\n";
@@ -316,7 +332,8 @@ std::string Nav(const HtmlReportInput& in) {
 std::string HtmlReport(const HtmlReportInput& in) {
   std::size_t kernels_omitted = 0, regions_omitted = 0;
   ordered_json data{{"kernels", KernelTable(*in.kernels, kernels_omitted)},
-                    {"regions", RegionTable(in.regions, regions_omitted)}};
+                    {"regions", RegionTable(in.regions, regions_omitted)},
+                    {"timeline", TimelineData(in.timeline)}};
   const std::string name = HtmlText(in.run->run.run_name);
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"

@@ -67,6 +67,9 @@ std::optional<TimelineOverview> BuildTimelineOverview(const std::vector<model::T
   t.bins = bins;
   const double span = static_cast<double>(std::max<std::uint64_t>(t.end_ns - t.start_ns, 1));
   const double bin_ns = span / static_cast<double>(bins);
+  t.bin_ns = bin_ns;
+  t.bins_start_ns = t.start_ns;
+  if (!traces.empty()) t.source = traces.front().process;
   using Key = std::tuple<std::uint32_t, std::uint64_t, std::int64_t>;  // device, stream, pid
   std::map<Key, std::vector<Interval>> by_row;
   std::vector<Interval> all;
@@ -81,7 +84,8 @@ std::optional<TimelineOverview> BuildTimelineOverview(const std::vector<model::T
   }
   for (auto& [key, intervals] : by_row) {
     const auto& [device, stream, pid] = key;
-    TimelineRow row{fmt::format("GPU {} stream {} (pid {})", device, stream, pid), std::vector<double>(bins, 0.0), 0};
+    TimelineRow row{fmt::format("GPU {} stream {} (pid {})", device, stream, pid), std::vector<double>(bins, 0.0),
+                    std::nullopt};
     for (const auto& [s, e] : intervals) AddToBins(row.busy_ns, t.start_ns, bin_ns, s, e);
     row.busy_total_ns = UnionNs(std::move(intervals));
     t.rows.push_back(std::move(row));
@@ -91,6 +95,96 @@ std::optional<TimelineOverview> BuildTimelineOverview(const std::vector<model::T
     t.gpu_busy_ns = UnionNs(std::move(all));
     t.gpu_idle_ns = static_cast<double>(t.end_ns - t.start_ns) - *t.gpu_busy_ns;
   }
+  return t;
+}
+
+void TimelineCollector::Union::Add(std::int64_t s, std::int64_t e) {
+  if (!open) {
+    start = s, end = e, open = true;
+  } else if (s >= end) {
+    closed_ns += static_cast<double>(end - start);
+    start = s, end = e;
+  } else if (s >= start) {
+    end = std::max(end, e);
+  } else {
+    ordered = false;  // an earlier start: the union so far cannot take it exactly
+  }
+}
+
+std::optional<double> TimelineCollector::Union::Total() const {
+  if (!ordered) return std::nullopt;
+  return closed_ns + (open ? static_cast<double>(end - start) : 0.0);
+}
+
+// Moves every row's bins to a grid of `new_width` starting at `new_origin`
+// (a coarser grid the old one nests in: whole old bins land in one new bin).
+void TimelineCollector::Rebin(std::int64_t new_origin, std::int64_t new_width) {
+  for (auto& [key, row] : rows_) {
+    std::vector<double> moved(kBins, 0.0);
+    for (std::size_t i = 0; i < kBins; ++i) {
+      if (row.busy[i] == 0) continue;
+      const std::int64_t at = origin_ + static_cast<std::int64_t>(i) * width_;
+      moved[static_cast<std::size_t>((at - new_origin) / new_width)] += row.busy[i];
+    }
+    row.busy = std::move(moved);
+  }
+  origin_ = new_origin, width_ = new_width;
+}
+
+// Doubles the bin width (to the left or right) until [start, end) fits.
+void TimelineCollector::Fit(std::int64_t start, std::int64_t end) {
+  const auto bins = static_cast<std::int64_t>(kBins);
+  while (start < origin_) Rebin(origin_ - bins * width_, 2 * width_);
+  while (end > origin_ + bins * width_) Rebin(origin_, 2 * width_);
+}
+
+void TimelineCollector::OnLaunch(const model::LaunchRecord& launch) {
+  if (!launch.start_ns || !launch.end_ns || *launch.end_ns < *launch.start_ns) return;
+  if (used_.empty()) used_ = source_;
+  if (source_ != used_) return;
+  const std::int64_t s = *launch.start_ns, e = *launch.end_ns;
+  if (!any_) {
+    origin_ = s, width_ = 1, min_start_ = s, max_end_ = e, any_ = true;  // widened as launches come
+  }
+  min_start_ = std::min(min_start_, s);
+  max_end_ = std::max(max_end_, e);
+  Fit(s, std::max(e, s + 1));
+  Row& row = rows_[{launch.process, launch.device, launch.stream.value_or(-1)}];
+  if (row.busy.empty()) row.busy.assign(kBins, 0.0);
+  for (std::int64_t b = (s - origin_) / width_; b < static_cast<std::int64_t>(kBins); ++b) {
+    const std::int64_t lo = origin_ + b * width_, hi = lo + width_;
+    if (lo >= e) break;
+    row.busy[static_cast<std::size_t>(b)] += static_cast<double>(std::min(hi, e) - std::max(lo, s));
+  }
+  row.busy_union.Add(s, e);
+  all_.Add(s, e);
+  ++ops_;
+}
+
+std::optional<TimelineOverview> TimelineCollector::Finish() const {
+  if (!any_) return std::nullopt;
+  TimelineOverview t;
+  t.source = used_;
+  t.start_ns = static_cast<std::uint64_t>(min_start_);
+  t.end_ns = static_cast<std::uint64_t>(max_end_);
+  // Bins from the first one holding the span's start to the last holding its end.
+  const auto first = static_cast<std::size_t>((min_start_ - origin_) / width_);
+  const auto last = static_cast<std::size_t>((max_end_ - 1 - origin_) / width_);
+  t.bins = last - first + 1;
+  t.bin_ns = static_cast<double>(width_);
+  t.bins_start_ns = static_cast<std::uint64_t>(origin_ + static_cast<std::int64_t>(first) * width_);
+  for (const auto& [key, row] : rows_) {
+    const auto& [process, device, stream] = key;
+    const std::string stream_text = stream < 0 ? "?" : std::to_string(stream);
+    t.rows.push_back(TimelineRow{fmt::format("GPU {} stream {} ({})", device, stream_text, process),
+                                 std::vector<double>(row.busy.begin() + static_cast<std::ptrdiff_t>(first),
+                                                     row.busy.begin() + static_cast<std::ptrdiff_t>(last + 1)),
+                                 row.busy_union.Total()});
+  }
+  std::sort(t.rows.begin(), t.rows.end(), [](const auto& a, const auto& b) { return a.label < b.label; });
+  t.gpu_ops = ops_;
+  t.gpu_busy_ns = all_.Total();
+  if (t.gpu_busy_ns) t.gpu_idle_ns = static_cast<double>(max_end_ - min_start_) - *t.gpu_busy_ns;
   return t;
 }
 

@@ -4,10 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "src/model/sink.h"
 #include "src/model/trace.h"
 
 namespace llmpo::report {
@@ -15,13 +18,18 @@ namespace llmpo::report {
 struct TimelineRow {
   std::string label;            // "GPU 0 stream 7 (pid 123)"
   std::vector<double> busy_ns;  // GPU operation time per bin (kernels, copies, sets)
-  double busy_total_ns = 0;     // the row's busy time (its operations' union)
+  // The row's busy time (its operations' union); unknown when its operations
+  // arrived out of start order from a streamed input.
+  std::optional<double> busy_total_ns;
 };
 
 struct TimelineOverview {
-  std::uint64_t start_ns = 0, end_ns = 0;  // first to last traced event (NVTX or GPU), tracer clock
+  std::string source;                      // the input it comes from
+  std::uint64_t start_ns = 0, end_ns = 0;  // first to last event (NVTX or GPU), the input's clock
   std::size_t bins = 0;
-  std::vector<TimelineRow> rows;  // sorted by label
+  double bin_ns = 0;                // bin width
+  std::uint64_t bins_start_ns = 0;  // bins cover [bins_start_ns, + bins * bin_ns), the whole span
+  std::vector<TimelineRow> rows;    // sorted by label
   // Time any GPU operation ran on any stream (the union over streams) and the
   // rest of the span; unknown without GPU tracing.
   std::optional<double> gpu_busy_ns, gpu_idle_ns;
@@ -33,5 +41,43 @@ inline constexpr std::size_t kTimelineBins = 200;
 // Null without any traced event.
 std::optional<TimelineOverview> BuildTimelineOverview(const std::vector<model::TraceData>& traces,
                                                       std::size_t bins = kTimelineBins);
+
+// The same overview from a timeline input's kernel launches (start and end
+// times: nsys SQLite exports, our traces), streamed in bounded memory: a
+// fixed number of bins whose width doubles when a launch falls outside them.
+// Only the first input with timed launches counts (two exports of one run
+// would count twice). Busy times are unions, exact when launches arrive in
+// start order (per row, and over all rows for GPU busy); unknown otherwise.
+class TimelineCollector : public model::RecordSink {
+ public:
+  void SetSource(std::string source) { source_ = std::move(source); }
+  void OnLaunch(const model::LaunchRecord& launch) override;
+  void OnKernelSummary(const model::KernelSummaryRow&) override {}
+  std::optional<TimelineOverview> Finish() const;
+
+  static constexpr std::size_t kBins = 256;
+
+ private:
+  struct Union {  // a streamed union of intervals arriving in start order
+    std::int64_t start = 0, end = 0;
+    double closed_ns = 0;
+    bool open = false, ordered = true;
+    void Add(std::int64_t s, std::int64_t e);
+    std::optional<double> Total() const;
+  };
+  struct Row {
+    std::vector<double> busy;
+    Union busy_union;
+  };
+  void Fit(std::int64_t start, std::int64_t end);
+  void Rebin(std::int64_t new_origin, std::int64_t new_width);
+
+  std::string source_, used_;
+  std::map<std::tuple<std::string, std::string, std::int64_t>, Row> rows_;  // process, device, stream
+  std::int64_t origin_ = 0, width_ = 0, min_start_ = 0, max_end_ = 0;
+  bool any_ = false;
+  Union all_;
+  std::uint64_t ops_ = 0;
+};
 
 }  // namespace llmpo::report

@@ -2,21 +2,24 @@
 # The numbers report.html embeds, against independent sums over real
 # profiler outputs (../shared/fixtures; skipped when absent): per kernel the
 # launches and total GPU time of an ncu details export (its Duration rows),
-# per NVTX range the CPU range time of an nsys nvtx_sum export.
+# per NVTX range the CPU range time of an nsys nvtx_sum export, and the GPU
+# busy and idle time of an nsys SQLite export (union of its kernels' intervals).
 #   html_numbers_test.sh BINARY SOURCE_DIR
 set -euo pipefail
 bin=$(realpath "$1"); src=$(realpath "$2")
 fixtures="$src/../shared/fixtures"
 ncu="$fixtures/ncu-csv/sglang-h200/details.csv"
 nvtx="$fixtures/nsys-stats/kiln-a6000/nvtx_sum_nvtx_sum.csv"
-if [[ ! -f $ncu || ! -f $nvtx ]]; then echo "SKIP: $fixtures (the shared real fixtures) is absent"; exit 77; fi
+sqlite="$fixtures/nsys-sqlite/cudaprogramming-2023.3-streamSimple.sqlite"
+if [[ ! -f $ncu || ! -f $nvtx || ! -f $sqlite ]]; then echo "SKIP: $fixtures (the shared real fixtures) is absent"; exit 77; fi
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 "$bin" import "$ncu" --out "$work/ncu" >/dev/null
 "$bin" import "$nvtx" --out "$work/nvtx" >/dev/null
-/usr/bin/python3 - "$work" "$ncu" "$nvtx" <<'PY'
-import collections, csv, html.parser, json, sys
+"$bin" import "$sqlite" --out "$work/sqlite" >/dev/null
+/usr/bin/python3 - "$work" "$ncu" "$nvtx" "$sqlite" <<'PY'
+import collections, csv, html.parser, json, sqlite3, sys
 
-work, ncu, nvtx = sys.argv[1:]
+work, ncu, nvtx, sqlite = sys.argv[1:]
 
 def page_data(path):
     class Scan(html.parser.HTMLParser):
@@ -58,5 +61,29 @@ assert len(got) == len(want), (len(got), len(want))
 for name, ms in want.items():
     assert abs(got[name] - ms) <= 1e-9 * ms, (name, got[name], ms)
 assert all(r["total"] is None for r in regions), "nvtx_sum knows no GPU kernel time: it must stay unknown"
-print("kernels: %d names, %d launches; regions: %d; all match" % (len(want_ms), sum(want_calls.values()), len(want)))
+# Timeline: the union of the kernels' [start, end) per stream and over all, and the span.
+db = sqlite3.connect(sqlite)
+kernels = sorted(db.execute("SELECT start, end, streamId FROM CUPTI_ACTIVITY_KIND_KERNEL"))
+def union(iv):
+    total, cur = 0, None
+    for s, e in sorted(iv):
+        if cur and s <= cur[1]:
+            cur[1] = max(cur[1], e)
+        else:
+            total += cur[1] - cur[0] if cur else 0
+            cur = [s, e]
+    return total + (cur[1] - cur[0])
+span = max(e for _, e, _ in kernels) - min(s for s, _, _ in kernels)
+busy = union([(s, e) for s, e, _ in kernels])
+t = page_data(work + "/sqlite/report.html")["timeline"]
+assert abs(t["gpu_busy_ms"] - busy / 1e6) < 1e-9 and abs(t["span_ms"] - span / 1e6) < 1e-9, (t, busy, span)
+assert abs(t["gpu_idle_ms"] - (span - busy) / 1e6) < 1e-9, t
+per_stream = collections.defaultdict(list)
+for s, e, stream in kernels:
+    per_stream[stream].append((s, e))
+got = sorted(r["busy_ms"] for r in t["rows"])
+want_rows = sorted(union(v) / 1e6 for v in per_stream.values())
+assert len(got) == len(want_rows) and all(abs(a - b) < 1e-12 for a, b in zip(got, want_rows)), (got, want_rows)
+assert t["gpu_ops"] == len(kernels)
+print("kernels: %d names, %d launches; regions: %d; timeline: %d streams; all match" % (len(want_ms), sum(want_calls.values()), len(want), len(per_stream)))
 PY

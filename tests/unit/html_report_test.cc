@@ -58,7 +58,7 @@ TEST(TimelineOverview, BusyTimeIsTheUnionAndBinsSplitOperations) {
   ASSERT_EQ(o->rows.size(), 2u);
   EXPECT_EQ(o->rows[0].label, "GPU 0 stream 7 (pid 5)");
   EXPECT_EQ(o->rows[0].busy_ns, (std::vector<double>{150, 50, 0, 0}));  // each op's time in its bins
-  EXPECT_DOUBLE_EQ(o->rows[0].busy_total_ns, 150);                      // 1000..1150, overlap once
+  EXPECT_DOUBLE_EQ(*o->rows[0].busy_total_ns, 150);                      // 1000..1150, overlap once
   EXPECT_EQ(o->rows[1].busy_ns, (std::vector<double>{0, 0, 100, 0}));
   EXPECT_DOUBLE_EQ(*o->gpu_busy_ns, 250);
   EXPECT_DOUBLE_EQ(*o->gpu_idle_ns, 150);
@@ -75,6 +75,73 @@ TEST(TimelineOverview, WithoutGpuTracingBusyIsUnknown) {
   EXPECT_TRUE(o->rows.empty());
   EXPECT_FALSE(o->gpu_busy_ns);
   EXPECT_FALSE(BuildTimelineOverview({}));
+}
+
+}  // namespace
+}  // namespace llmpo::report
+
+namespace llmpo::report {
+namespace {
+
+model::LaunchRecord Launch(std::int64_t stream, std::int64_t start, std::int64_t end) {
+  model::LaunchRecord l;
+  l.process = "app (1)";
+  l.device = "0";
+  l.stream = stream;
+  l.start_ns = start;
+  l.end_ns = end;
+  return l;
+}
+
+TEST(TimelineCollector, StreamsLaunchesIntoDoublingBins) {
+  TimelineCollector c;
+  c.SetSource("a.sqlite");
+  // Bins start 1 ns wide and double until 256 of them hold 0..401000 ns: 2048 ns.
+  for (auto l : {Launch(7, 0, 1000), Launch(7, 500, 1500), Launch(8, 2000, 3000), Launch(7, 400000, 401000)}) {
+    c.OnLaunch(l);
+  }
+  c.SetSource("b.sqlite");  // a second timeline of the same run is not added
+  c.OnLaunch(Launch(7, 0, 100000));
+  const auto t = c.Finish();
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->source, "a.sqlite");
+  EXPECT_EQ(t->start_ns, 0u);
+  EXPECT_EQ(t->end_ns, 401000u);
+  EXPECT_DOUBLE_EQ(t->bin_ns, 2048);
+  EXPECT_EQ(t->bins, 401000 / 2048 + 1);
+  ASSERT_EQ(t->rows.size(), 2u);
+  EXPECT_EQ(t->rows[0].label, "GPU 0 stream 7 (app (1))");
+  EXPECT_DOUBLE_EQ(t->rows[0].busy_ns[0], 2000);      // both overlapping launches' time, in bin 0 (0..2048)
+  EXPECT_DOUBLE_EQ(t->rows[0].busy_ns[195], 1000);    // 400000 / 2048 = 195.3
+  EXPECT_DOUBLE_EQ(*t->rows[0].busy_total_ns, 2500);  // 0..1500 and 400000..401000
+  EXPECT_DOUBLE_EQ(t->rows[1].busy_ns[0], 48);        // 2000..2048
+  EXPECT_DOUBLE_EQ(t->rows[1].busy_ns[1], 952);       // 2048..3000
+  EXPECT_DOUBLE_EQ(*t->gpu_busy_ns, 3500);
+  EXPECT_DOUBLE_EQ(*t->gpu_idle_ns, 401000 - 3500);
+  EXPECT_EQ(t->gpu_ops, 4u);
+}
+
+TEST(TimelineCollector, EarlierStartsWidenToTheLeftAndMakeTheUnionUnknown) {
+  TimelineCollector c;
+  c.OnLaunch(Launch(1, 1000000, 1001000));
+  c.OnLaunch(Launch(1, 10, 20));  // before the first bins, and out of start order
+  const auto t = c.Finish();
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->start_ns, 10u);
+  double sum = 0;
+  for (double v : t->rows[0].busy_ns) sum += v;
+  EXPECT_DOUBLE_EQ(sum, 1010);  // every launch's time is still in some bin
+  EXPECT_FALSE(t->rows[0].busy_total_ns);
+  EXPECT_FALSE(t->gpu_busy_ns);
+  EXPECT_FALSE(t->gpu_idle_ns);
+}
+
+TEST(TimelineCollector, NothingTimedNoTimeline) {
+  TimelineCollector c;
+  model::LaunchRecord ncu;  // ncu results have durations, no start or end
+  ncu.duration_ns = 5;
+  c.OnLaunch(ncu);
+  EXPECT_FALSE(c.Finish());
 }
 
 }  // namespace
