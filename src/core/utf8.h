@@ -2,6 +2,7 @@
 // output cannot carry stray bytes), so bad bytes are refused on the way in.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,5 +23,8 @@ std::size_t ReplaceInvalidUtf8(std::string& text);
 // a CRLF (or DEL): YAML does not allow them unescaped, and yaml-cpp would
 // alter them on the way out.
 std::optional<std::size_t> FirstControlCharacter(std::string_view text);
+
+// Appends code point `cp` (at most U+10FFFF, not a surrogate) as UTF-8.
+void AppendUtf8(std::string& out, std::uint32_t cp);
 
 }  // namespace llmpo

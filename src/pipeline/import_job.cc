@@ -21,6 +21,7 @@
 #include "src/analysis/region_combine.h"
 #include "src/analysis/region_tree.h"
 #include "src/core/atomic_file.h"
+#include "src/core/utf8.h"
 #include "src/ingest/importer.h"
 #include "src/ingest/llmpo_trace.h"
 #include "src/ingest/text_lines.h"
@@ -145,24 +146,6 @@ TextEncoding DetectEncoding(std::string_view head) {
   if (head.starts_with("\xFF\xFE")) return TextEncoding::kUtf16Le;
   if (head.starts_with("\xFE\xFF")) return TextEncoding::kUtf16Be;
   return TextEncoding::kPlain;
-}
-
-void AppendUtf8(std::string& out, std::uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
 }
 
 // UTF-16 to UTF-8, chunk by chunk: an odd byte or a high surrogate at the end

@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "src/core/utf8.h"
+
 namespace llmpo::ingest::kineto {
 namespace {
 
@@ -11,24 +13,6 @@ bool IsStructural(char c) { return c == '"' || c == '{' || c == '}' || c == '[' 
 bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 bool IsBare(char c) {  // characters of numbers and literals
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '-' || c == '+' || c == '.' || c == 'E';
-}
-
-void AppendUtf8(std::uint32_t cp, std::string& out) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
 }
 
 // The first '"' or '\\' in [p, end), or end: memchr finds the quote with
@@ -145,7 +129,7 @@ bool JsonPull::ReadEscape(std::string& out) {
       } else if (cp >= 0xDC00 && cp < 0xE000) {
         cp = 0xFFFD;  // an unpaired low surrogate
       }
-      AppendUtf8(cp, out);
+      AppendUtf8(out, cp);
       return true;
     }
     default:
