@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "src/core/units.h"
+#include "src/model/findings.h"
 
 namespace llmpo::model {
 
@@ -60,6 +61,7 @@ struct LaunchRecord {
   std::string grid_size;
   std::optional<double> duration_ns;
   std::vector<Metric> metrics;
+  std::vector<Finding> findings;  // ncu's rule results for this launch
   // Launches with the same nonzero layout list the same metrics (section and
   // name) in the same order, so consumers may match them by position. 0:
   // unknown. Ids come from NewMetricLayout, unique in the process.

@@ -16,7 +16,9 @@
 #include <optional>
 #include <set>
 
+#include "src/analysis/gpu_timeline.h"
 #include "src/analysis/kernel_aggregator.h"
+#include "src/analysis/kernel_category.h"
 #include "src/analysis/region_combine.h"
 #include "src/analysis/region_tree.h"
 #include "src/core/atomic_file.h"
@@ -490,7 +492,10 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
                      fmt::format("cannot create output folder '{}': {}", request.out_dir.string(), ec.message()));
   }
   ImportOutcome outcome;
+  ASSIGN_OR_RETURN(analysis::KernelCategorizer categorizer,
+                   analysis::KernelCategorizer::Create(request.regions.categories));
   analysis::KernelAggregator aggregator;
+  analysis::GpuTimeline timeline;
   ASSIGN_OR_RETURN(analysis::KernelFilter filter,
                    analysis::KernelFilter::Create(request.regions.kernels, request.regions.per_region));
   model::Diagnostics region_diagnostics;
@@ -507,8 +512,10 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
     }
     report::SourceInfo info{label, "unknown", "ok"};
     aggregator.SetSource(info.path);
+    timeline.SetSource(info.path);
     builders.push_back(std::make_unique<analysis::RegionBuilder>(info.path, filter, region_diagnostics));
-    TeeSink tee(aggregator, *builders.back());
+    TeeSink kernels_and_timeline(aggregator, timeline);
+    TeeSink tee(kernels_and_timeline, *builders.back());
     const auto capture = request.capture_regions.find(file.string());
     std::optional<RegionTagSink> tagged;
     if (capture != request.capture_regions.end()) tagged.emplace(tee, capture->second);
@@ -533,6 +540,8 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
         outcome.report.runtime.repeated_rows));
   }
   ReportUnknownMetricRules(outcome.report);
+  report::AnalyzeKernels(outcome.report, categorizer);
+  outcome.report.gpu_busy = timeline.Busy();
   RETURN_IF_ERROR(
       WriteFileAtomically(request.out_dir / "kernels.md", report::KernelsMarkdown(outcome.report, request.top_k)));
   RETURN_IF_ERROR(WriteFileAtomically(request.out_dir / "kernels.json", report::KernelsJson(outcome.report)));
@@ -541,7 +550,7 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
     model::Diagnostics merged = outcome.report.diagnostics;
     merged.Merge(region_diagnostics);
     report::RegionsReport region_report = report::BuildRegionsReport(
-        regions, outcome.report.sources, request.regions.selection, request.regions.aggregate, merged);
+        regions, outcome.report.sources, request.regions.selection, request.regions.aggregate, merged, &categorizer);
     for (const auto& unused : filter.UnusedPatterns()) {
       region_report.notes.push_back(fmt::format("kernel pattern {} matched no kernel", unused));
     }

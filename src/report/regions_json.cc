@@ -104,6 +104,23 @@ void WriteRegionObject(JsonWriter& w, const RegionEntry& e, const std::string& p
     w.EndArray();
   }
   WriteOptionalString(w, "folder", e.folder.empty() ? nullptr : &e.folder);
+  w.Key("category_ms");
+  w.BeginObject();
+  for (const auto& [category, ns] : e.category_ns) w.Member(category, ns / 1e6);
+  w.EndObject();
+  w.Member("busy_pct", e.busy_pct);
+  WriteOptionalString(w, "busy_missing", e.busy_missing.empty() ? nullptr : &e.busy_missing);
+  w.Key("findings");
+  w.BeginArray();
+  for (const auto& f : e.findings) {
+    w.BeginObject();
+    w.Member("rule", f.rule);
+    w.Member("kernels", f.kernels);
+    w.Member("launches", f.launches);
+    w.Member("saving_pct", f.saving_pct);
+    w.EndObject();
+  }
+  w.EndArray();
   std::vector<const analysis::KernelAggregate*> sorted;
   for (const auto& [name, k] : r.kernels) sorted.push_back(&k);
   std::stable_sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->total_ns > b->total_ns; });
