@@ -95,24 +95,35 @@ std::vector<Action> RankActions(const std::vector<analysis::KernelAggregate>& ti
   std::vector<Action> actions;
   if (total <= 0) return actions;
   for (const auto& [name, ns] : time_by_name) {
-    // The first kernel of that name with findings or a known bound (ncu).
-    const analysis::KernelAggregate* evidence = nullptr;
-    const KernelInsight* insight = nullptr;
+    // Inputs see different things of one kernel (a details page the rules
+    // and SOL, a raw page the roofline counters): take each from the first
+    // kernel of that name that has it.
+    const analysis::KernelAggregate* with_findings = nullptr;
+    KernelInsight merged;
+    bool any = false;
     for (std::size_t i = 0; i < all.size() && i < all_insights.size(); ++i) {
       if (all[i].name != name) continue;
-      if (!all[i].findings.empty() || all_insights[i].bound.cls != analysis::BoundClass::kUnknown) {
-        evidence = &all[i], insight = &all_insights[i];
-        break;
+      const KernelInsight& in = all_insights[i];
+      if (merged.category.empty()) merged.category = in.category;
+      if (with_findings == nullptr && !all[i].findings.empty()) with_findings = &all[i], any = true;
+      if (merged.bound.cls == analysis::BoundClass::kUnknown && in.bound.cls != analysis::BoundClass::kUnknown) {
+        merged.bound = in.bound, any = true;
+      }
+      if (merged.roofline.precisions.empty() && !in.roofline.precisions.empty()) {
+        merged.roofline = in.roofline, any = true;
       }
     }
-    if (evidence == nullptr) continue;
+    if (!any) continue;
+    const KernelInsight* insight = &merged;
     Action a;
     a.kernel = name;
     a.category = insight->category;
     a.share_pct = 100.0 * ns / total;
     a.time_ns = ns;
     a.evidence = Evidence(*insight);
-    if (const analysis::KernelFinding* f = analysis::TopGlobalFinding(evidence->findings)) {
+    const analysis::KernelFinding* f =
+        with_findings != nullptr ? analysis::TopGlobalFinding(with_findings->findings) : nullptr;
+    if (f != nullptr) {
       a.speedup_pct = *f->MeanSpeedupPct();
       a.basis = "ncu global estimate";
       a.rule = f->finding.rule;
