@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <map>
 
 #include "src/analysis/metric_lookup.h"
 
@@ -231,6 +232,51 @@ Roofline ComputeRoofline(const KernelAggregate& kernel) {
     r.missing = why[1] + "; " + why[3];
   }
   return r;
+}
+
+namespace {
+
+struct Sums {
+  std::uint64_t kernels = 0;
+  double t = 0, work_t = 0, traffic_t = 0, pct_t = 0, pct_weight = 0;
+  bool traffic_complete = true;
+};
+
+}  // namespace
+
+std::vector<RooflineSummary> TimeWeightedRoofline(const std::vector<const KernelAggregate*>& kernels) {
+  std::map<std::pair<std::string, std::string>, Sums> by;
+  std::vector<std::pair<std::string, std::string>> order;
+  for (const KernelAggregate* k : kernels) {
+    if (k->timed_calls == 0 || k->total_ns <= 0) continue;
+    const double t = k->total_ns;
+    for (const auto& p : ComputeRoofline(*k).precisions) {
+      for (const auto& l : p.levels) {
+        const auto key = std::pair{p.precision, l.level};
+        if (!by.count(key)) order.push_back(key);
+        Sums& s = by[key];
+        ++s.kernels;
+        s.t += t;
+        s.work_t += *p.achieved_per_s * t;
+        if (l.achieved_bytes_per_s) {
+          s.traffic_t += *l.achieved_bytes_per_s * t;
+        } else {
+          s.traffic_complete = false;  // a total without one kernel's traffic would overstate the intensity
+        }
+        if (l.pct_of_roof) s.pct_t += *l.pct_of_roof * t, s.pct_weight += t;
+      }
+    }
+  }
+  std::vector<RooflineSummary> out;
+  for (const auto& key : order) {
+    const Sums& s = by[key];
+    RooflineSummary r{key.first, key.second, s.kernels, s.t};
+    r.achieved_per_s = s.work_t / s.t;
+    if (s.traffic_complete && s.traffic_t > 0) r.intensity = s.work_t / s.traffic_t;
+    if (s.pct_weight > 0) r.pct_of_roof = s.pct_t / s.pct_weight;
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 }  // namespace llmpo::analysis

@@ -6,6 +6,7 @@
 // nullopt with the reason in `missing`, never 0.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,5 +42,20 @@ struct Roofline {
 };
 
 Roofline ComputeRoofline(const KernelAggregate& kernel);
+
+// A group of kernels (a region) at one precision and level, weighted by
+// kernel time: achieved = sum(W x t) / sum(t), intensity = sum(W x t) /
+// sum(Q x t) (total work over total traffic), pct_of_roof = the kernels' %
+// of roof weighted by t. Only kernels with a time and that value count.
+struct RooflineSummary {
+  std::string precision;
+  std::string level;
+  std::uint64_t kernels = 0;  // kernels with work at this precision and a time
+  double time_ns = 0;         // their time
+  std::optional<double> achieved_per_s;
+  std::optional<double> intensity;
+  std::optional<double> pct_of_roof;
+};
+std::vector<RooflineSummary> TimeWeightedRoofline(const std::vector<const KernelAggregate*>& kernels);
 
 }  // namespace llmpo::analysis

@@ -91,6 +91,14 @@ void AnalysisLines(std::string& out, const RegionEntry& e) {
                          f.saving_pct ? fmt::format("{:.2g} % of the region's kernel time", *f.saving_pct) : "n/a");
   }
   if (!rules.empty()) out += fmt::format("- ncu rules with a global speedup: {}\n", rules);
+  std::string roofs;
+  for (const auto& r : e.roofline) {
+    if (r.level != "DRAM") continue;
+    roofs += fmt::format("{}{} {} % of roof, intensity {} FLOP/byte ({} kernels)", roofs.empty() ? "" : "; ",
+                         r.precision, r.pct_of_roof ? fmt::format("{:.3g}", *r.pct_of_roof) : "n/a",
+                         r.intensity ? fmt::format("{:.3g}", *r.intensity) : "n/a", r.kernels);
+  }
+  if (!roofs.empty()) out += fmt::format("- Roofline at DRAM, weighted by kernel time: {}\n", roofs);
 }
 
 void RegionSection(std::string& out, const RegionEntry& e, const analysis::MetricSelection& selection) {

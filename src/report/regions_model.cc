@@ -110,6 +110,9 @@ void Analyze(std::vector<RegionEntry>& entries, const std::vector<SourceInfo>& s
     if (categorizer != nullptr) e.category_ns = CategoryTimes(*e.region, *categorizer);
     Busy(e, sources);
     RegionFindings(e);
+    std::vector<const analysis::KernelAggregate*> kernels;
+    for (const auto& [name, k] : e.region->kernels) kernels.push_back(&k);
+    e.roofline = analysis::TimeWeightedRoofline(kernels);
   }
 }
 

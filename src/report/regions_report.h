@@ -13,6 +13,7 @@
 #include "src/analysis/metric_selection.h"
 #include "src/analysis/region_combine.h"
 #include "src/analysis/region_tree.h"
+#include "src/analysis/roofline.h"
 #include "src/model/diagnostics.h"
 #include "src/report/kernels_report.h"
 
@@ -40,6 +41,7 @@ struct RegionEntry {
   std::optional<double> busy_pct;       // (kernel + copy time) / GPU projection, timelines only; > 100: overlap
   std::string busy_missing;             // why busy_pct is absent
   std::vector<RegionFinding> findings;  // rules with a global speedup, largest saving first
+  std::vector<analysis::RooflineSummary> roofline;  // its kernels' rooflines, weighted by kernel time
 };
 
 struct ScopeEntry {

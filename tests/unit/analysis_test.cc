@@ -390,6 +390,39 @@ TEST(Roofline, ZeroPeakOrClockAndNoCountersAreExplainedNulls) {
   EXPECT_NE(none.missing.find("not captured"), std::string::npos) << none.missing;
 }
 
+analysis::KernelAggregate Fp32Kernel(const char* ffma_per_cycle, const char* dram_bytes_per_s, double ns) {
+  model::LaunchRecord l;
+  l.duration_ns = ns;
+  l.metrics = {
+      M("smsp__sass_thread_inst_executed_op_fadd_pred_on.sum.per_cycle_elapsed", "", "0", "inst/cycle"),
+      M("smsp__sass_thread_inst_executed_op_fmul_pred_on.sum.per_cycle_elapsed", "", "0", "inst/cycle"),
+      M("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed", "", ffma_per_cycle, "inst/cycle"),
+      M("smsp__cycles_elapsed.avg.per_second", "", "1", "Ghz"),
+      M("sm__cycles_elapsed.avg.per_second", "", "1", "Ghz"),
+      M("sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained", "", "100", "inst/cycle"),
+      M("dram__bytes.sum.per_second", "", dram_bytes_per_s, "byte/s"),
+      M("dram__bytes.sum.peak_sustained", "", "100", "byte/cycle"),
+      M("dram__cycles_elapsed.avg.per_second", "", "1", "Ghz")};
+  return KernelOf({l});
+}
+
+// Hand computation: A does 20 GFLOP/s at 10 GB/s for 1 us (AI 2, 10 % of a
+// 200 GFLOP/s roof), B 80 GFLOP/s at 20 GB/s for 3 us (AI 4, 40 %).
+TEST(Roofline, TimeWeightedOverARegionsKernels) {
+  const auto a = Fp32Kernel("10", "10000000000", 1000);
+  const auto b = Fp32Kernel("40", "20000000000", 3000);
+  const auto summary = analysis::TimeWeightedRoofline({&a, &b});
+  const analysis::RooflineSummary* dram = nullptr;
+  for (const auto& s : summary) {
+    if (s.precision == "fp32" && s.level == "DRAM") dram = &s;
+  }
+  ASSERT_NE(dram, nullptr);
+  EXPECT_EQ(dram->kernels, 2u);
+  EXPECT_NEAR(*dram->achieved_per_s, 65e9, 1);
+  EXPECT_NEAR(*dram->intensity, 260.0 / 70.0, 1e-9);
+  EXPECT_NEAR(*dram->pct_of_roof, 32.5, 1e-9);
+}
+
 // ----------------------------------------------------------------- actions
 
 TEST(Actions, ShareTimesGlobalSpeedupElseHeadroomRanked) {
