@@ -266,9 +266,10 @@ std::string KernelsJson(const KernelsReport& report) {
     w.Member("kernels", b.kernels);
     w.Member("copies", b.copies);
     w.Member("span_ms", b.span_ns / 1e6);
-    w.Member("busy_ms", b.busy_ns / 1e6);
-    w.Member("idle_ms", b.idle_ns / 1e6);
+    w.Member("busy_ms", OptionalMs(b.busy_ns));
+    w.Member("idle_ms", OptionalMs(b.idle_ns));
     w.Member("idle_pct", b.idle_pct);
+    w.Member("missing", NonEmpty(b.missing));
     w.EndObject();
   }
   w.EndArray();

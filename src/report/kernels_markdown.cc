@@ -199,9 +199,10 @@ void BusyMd(std::string& out, const std::vector<analysis::DeviceBusy>& busy) {
       "first start to last end; idle: span - busy.\n\n| Input | Device | Kernels | Copies | Span (ms) | Busy (ms) | "
       "Idle (ms) | Idle % |\n|---|---|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& b : busy) {
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", MdCell(b.source, 80), MdCell(b.device, 40),
-                       b.kernels, b.copies, MsText(b.span_ns), MsText(b.busy_ns), MsText(b.idle_ns),
-                       b.idle_pct ? fmt::format("{:.1f}", *b.idle_pct) : "n/a");
+    out += fmt::format(
+        "| {} | {} | {} | {} | {} | {} | {} | {} |\n", MdCell(b.source, 80), MdCell(b.device, 40), b.kernels, b.copies,
+        MsText(b.span_ns), MsText(b.busy_ns), MsText(b.idle_ns),
+        b.idle_pct ? fmt::format("{:.1f}", *b.idle_pct) : "n/a" + (b.missing.empty() ? "" : " (" + b.missing + ")"));
   }
 }
 
