@@ -94,6 +94,7 @@ void AddValue(MetricAggregate& m, double v, const std::optional<double>& duratio
 void AddLaunch(KernelAggregate& k, const model::LaunchRecord& launch) {
   ++k.calls;
   if (launch.duration_ns) AddDuration(k, *launch.duration_ns);
+  if (!launch.findings.empty()) AddFindings(k.findings, launch.findings, launch.duration_ns);
   // A layout already matched one to one needs no name compares.
   const bool known_layout = launch.metric_layout != 0 && launch.metric_layout == k.metric_layout;
   bool one_to_one = true;
@@ -139,6 +140,7 @@ void MergeKernel(KernelAggregate& dst, const KernelAggregate& src) {
   dst.total_ns += src.total_ns;
   if (src.min_ns) dst.min_ns = dst.min_ns ? std::min(*dst.min_ns, *src.min_ns) : *src.min_ns;
   if (src.max_ns) dst.max_ns = dst.max_ns ? std::max(*dst.max_ns, *src.max_ns) : *src.max_ns;
+  MergeFindings(dst.findings, src.findings);
   for (const auto& m : src.metrics) {
     MetricAggregate* mine = nullptr;
     for (auto& d : dst.metrics) {

@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "src/analysis/kernel_findings.h"
 #include "src/analysis/metric_catalogue.h"
 #include "src/model/records.h"
 #include "src/model/sink.h"
@@ -60,6 +61,7 @@ struct KernelAggregate {
   std::optional<double> stddev_ns;
   std::optional<double> time_pct;        // nsys' "Time (%)": share of the report's GPU kernel time
   std::vector<MetricAggregate> metrics;  // in first-seen order
+  std::vector<KernelFinding> findings;   // ncu's rule results, in first-seen order
   // A launch layout (LaunchRecord::metric_layout) whose metrics are
   // metrics[0..n) in order; 0: none known.
   std::uint64_t metric_layout = 0;

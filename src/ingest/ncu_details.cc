@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <iterator>
 
 #include "src/core/assign_if_changed.h"
@@ -17,7 +18,7 @@ namespace {
 
 struct MetricColumns {
   std::size_t section, name, unit, value;
-  std::optional<std::size_t> rule_name, rule_type;
+  std::optional<std::size_t> rule_name, rule_type, rule_description, speedup_type, speedup;
   // --print-details all: a section's chart items ("Single Precision
   // Roofline") repeat metric names, so the label is part of the section.
   std::optional<std::size_t> body_item_label;
@@ -27,10 +28,11 @@ class DetailsImporter {
  public:
   DetailsImporter(const std::vector<std::string>& header, ImportContext& ctx, CsvReader& reader)
       : header_(header), ctx_(ctx), reader_(reader), identity_(LocateIdentity(header)) {
-    metric_ = {*FindColumn(header, "Section Name"),  *FindColumn(header, "Metric Name"),
-               *FindColumn(header, "Metric Unit"),   *FindColumn(header, "Metric Value"),
-               FindColumn(header, "Rule Name"),      FindColumn(header, "Rule Type"),
-               FindColumn(header, "Body Item Label")};
+    metric_ = {*FindColumn(header, "Section Name"),     *FindColumn(header, "Metric Name"),
+               *FindColumn(header, "Metric Unit"),      *FindColumn(header, "Metric Value"),
+               FindColumn(header, "Rule Name"),         FindColumn(header, "Rule Type"),
+               FindColumn(header, "Rule Description"),  FindColumn(header, "Estimated Speedup Type"),
+               FindColumn(header, "Estimated Speedup"), FindColumn(header, "Body Item Label")};
   }
 
   void Row(const std::vector<std::string_view>& fields) {
@@ -101,6 +103,7 @@ class DetailsImporter {
   void StartResult(std::string_view id, const std::vector<std::string_view>& fields) {
     Flush();
     current_.duration_ns.reset();
+    current_.findings.clear();
     metric_count_ = 0;
     FillIdentity(identity_, fields, current_);
     RepairNames(current_, ctx_, reader_);
@@ -126,14 +129,47 @@ class DetailsImporter {
     current_.result_id.clear();
   }
 
+  // A rule row: the section cell holds the section identifier.
   void RuleRow(const std::vector<std::string_view>& fields) {
-    if (!Cell(fields, metric_.rule_name).empty() || !Cell(fields, metric_.rule_type).empty()) {
-      ctx_.diagnostics.AddLazy("rule_rows", model::Severity::kInfo, [&] {
-        return fmt::format("{}: rule results (not metrics) are not in the kernel tables", Where(ctx_, reader_));
-      });
+    const std::string_view rule = Cell(fields, metric_.rule_name);
+    const std::string_view type_text = Cell(fields, metric_.rule_type);
+    if (rule.empty() && type_text.empty()) return Loss("row_without_metric", "no metric name and no rule; skipped");
+    const auto type = model::ParseFindingType(type_text);
+    if (rule.empty() || !type) {
+      return Loss("bad_rule_row", fmt::format("rule '{}' of type '{}': needs a rule name and a type OPT, WRN, INF or "
+                                              "ERR; skipped",
+                                              model::Excerpt(rule), model::Excerpt(type_text)));
+    }
+    model::Finding finding{std::string(rule),
+                           std::string(Cell(fields, metric_.section)),
+                           *type,
+                           std::string(Cell(fields, metric_.rule_description)),
+                           std::nullopt,
+                           std::nullopt};
+    TakeSpeedup(fields, finding);
+    current_.findings.push_back(std::move(finding));
+  }
+
+  // The estimated speedup, a percentage written without '%'; an unreadable
+  // one is left unknown and counted.
+  void TakeSpeedup(const std::vector<std::string_view>& fields, model::Finding& finding) {
+    const std::string_view kind_text = Cell(fields, metric_.speedup_type);
+    const std::string_view value_text = Cell(fields, metric_.speedup);
+    if (kind_text.empty() && value_text.empty()) return;
+    const auto kind = model::ParseSpeedupKind(kind_text);
+    double value = 0;
+    const auto [end, ec] = std::from_chars(value_text.data(), value_text.data() + value_text.size(), value);
+    if (!kind || ec != std::errc() || end != value_text.data() + value_text.size() || !std::isfinite(value) ||
+        value < 0) {
+      ctx_.diagnostics.Add(
+          "bad_rule_speedup", model::Severity::kWarning,
+          fmt::format("{}: rule {}: estimated speedup '{}' of type '{}' is not a percentage of type "
+                      "local or global; the finding is kept without a speedup",
+                      Where(ctx_, reader_), finding.rule, model::Excerpt(value_text), model::Excerpt(kind_text)));
       return;
     }
-    Loss("row_without_metric", "no metric name and no rule; skipped");
+    finding.speedup_pct = value;
+    finding.speedup_kind = kind;
   }
 
   void Loss(const char* code, std::string detail) {

@@ -1,7 +1,8 @@
-// Findings: ncu's rule results (guidance such as "Small Grid: the grid is
-// too small to fill the GPU"), one per rule message, attached to the launch
-// the rule looked at. Kept minimal: the CSV importer's rule rows fill the
-// same struct.
+// ncu's rule results ("findings"): what a rule concluded about one profiled
+// result. The details page writes them as rule rows (Rule Name, Rule Type,
+// Rule Description, Estimated Speedup Type, Estimated Speedup); a binary
+// report holds the same fields. One rule may give several findings per
+// result (WorkloadImbalance one per unit; CPIStall an OPT and an INF).
 #pragma once
 
 #include <optional>
@@ -10,37 +11,36 @@
 
 namespace llmpo::model {
 
-// ncu's message types: OPT (an optimisation opportunity), WRN, INF, ERR.
-enum class FindingType { kInfo, kWarning, kError, kOptimization };
-
-// Whether an estimated speedup is of the rule's own scope (local) or of the
-// whole kernel (global), as ncu labels it.
-enum class SpeedupScope { kLocal, kGlobal };
-
-struct Finding {
-  std::string rule;     // rule identifier ("SOLBottleneck")
-  std::string section;  // section identifier the rule belongs to
-  FindingType type = FindingType::kInfo;
-  std::string title;  // the message's title where ncu gives one ("Small Grid")
-  std::string message;
-  std::optional<double> estimated_speedup_pct;  // percent of the kernel's time
-  std::optional<SpeedupScope> speedup_scope;
+// ncu's message types as the CSV writes them.
+enum class FindingType {
+  kOptimization,  // OPT: a change that should make the kernel faster
+  kWarning,       // WRN: the measurement may be unreliable (sampling, ...)
+  kInfo,          // INF: a statement, nothing to change
+  kError,         // ERR: the rule failed
 };
 
-inline std::string_view ToString(FindingType t) {
-  switch (t) {
-    case FindingType::kInfo:
-      return "INF";
-    case FindingType::kWarning:
-      return "WRN";
-    case FindingType::kError:
-      return "ERR";
-    case FindingType::kOptimization:
-      return "OPT";
-  }
-  return "INF";
-}
+// What an estimated speedup measures (NvRules): global, the % cut of this
+// result's run time if the advice is followed; local, the % efficiency gain
+// of one hardware unit in isolation (a severity, not a time saving).
+enum class SpeedupKind { kLocal, kGlobal };
 
-inline std::string_view ToString(SpeedupScope s) { return s == SpeedupScope::kGlobal ? "global" : "local"; }
+struct Finding {
+  std::string rule;     // rule identifier: "SOLBottleneck"
+  std::string section;  // section identifier: "SpeedOfLight"
+  FindingType type = FindingType::kInfo;
+  std::string message;
+  std::optional<double> speedup_pct;  // ncu's estimated speedup, %; absent when the rule set none
+  std::optional<SpeedupKind> speedup_kind;
+  std::string title;  // the message's title where ncu gives one ("Small Grid"; binary reports only)
+
+  bool operator==(const Finding&) const = default;
+};
+
+std::string_view ToString(FindingType type);  // "OPT", "WRN", "INF", "ERR"
+std::string_view ToString(SpeedupKind kind);  // "local", "global"
+// From the CSV spelling (also the older "Ok"/"Warning"/"Optimization"/"Error"
+// words, case-insensitive); nullopt for anything else.
+std::optional<FindingType> ParseFindingType(std::string_view text);
+std::optional<SpeedupKind> ParseSpeedupKind(std::string_view text);
 
 }  // namespace llmpo::model

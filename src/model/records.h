@@ -62,6 +62,7 @@ struct LaunchRecord {
   std::string grid_size;
   std::optional<double> duration_ns;
   std::vector<Metric> metrics;
+  std::vector<Finding> findings;  // ncu's rule results for this launch
   // Launches with the same nonzero layout list the same metrics (section and
   // name) in the same order, so consumers may match them by position. 0:
   // unknown. Ids come from NewMetricLayout, unique in the process.
@@ -74,7 +75,6 @@ struct LaunchRecord {
   std::optional<std::int64_t> stream;
   std::optional<std::int64_t> correlation_id;
   std::optional<std::int64_t> global_tid;
-  std::vector<Finding> findings;  // ncu rule results about this launch
 };
 
 // A GPU as the profiler described it (ncu's device attributes). Each

@@ -17,7 +17,9 @@
 #include <set>
 #include <tuple>
 
+#include "src/analysis/gpu_timeline.h"
 #include "src/analysis/kernel_aggregator.h"
+#include "src/analysis/kernel_category.h"
 #include "src/analysis/region_combine.h"
 #include "src/analysis/region_tree.h"
 #include "src/core/atomic_file.h"
@@ -545,8 +547,11 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
     RemoveLeftovers(regions_dir.parent_path(), regions_dir.filename().string());
   }
   ImportOutcome outcome;
+  ASSIGN_OR_RETURN(analysis::KernelCategorizer categorizer,
+                   analysis::KernelCategorizer::Create(request.regions.categories));
   analysis::KernelAggregator aggregator;
   report::TimelineCollector timeline;  // report.html's timeline overview when an input is a timeline
+  analysis::GpuTimeline gpu_timeline;  // GPU busy and idle per device, for the reports
   ASSIGN_OR_RETURN(analysis::KernelFilter filter,
                    analysis::KernelFilter::Create(request.regions.kernels, request.regions.per_region));
   model::Diagnostics region_diagnostics;
@@ -564,10 +569,12 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
     }
     report::SourceInfo info{label, "unknown", "ok"};
     aggregator.SetSource(info.path);
-    builders.push_back(std::make_unique<analysis::RegionBuilder>(info.path, filter, region_diagnostics));
     timeline.SetSource(info.path);
+    builders.push_back(std::make_unique<analysis::RegionBuilder>(info.path, filter, region_diagnostics));
+    gpu_timeline.SetSource(info.path);
     TeeSink kernels_and_regions(aggregator, *builders.back(), gpu_breakdown);
-    TeeSink tee(kernels_and_regions, timeline, gpu_breakdown);
+    TeeSink with_busy(kernels_and_regions, gpu_timeline, gpu_breakdown);
+    TeeSink tee(with_busy, timeline, gpu_breakdown);
     const auto capture = request.capture_regions.find(file.string());
     std::optional<RegionTagSink> tagged;
     if (capture != request.capture_regions.end()) tagged.emplace(tee, capture->second);
@@ -592,6 +599,8 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
         outcome.report.runtime.repeated_rows));
   }
   ReportUnknownMetricRules(outcome.report);
+  report::AnalyzeKernels(outcome.report, categorizer);
+  outcome.report.gpu_busy = gpu_timeline.Busy();
   RETURN_IF_ERROR(
       WriteFileAtomically(request.out_dir / "kernels.md", report::KernelsMarkdown(outcome.report, request.top_k)));
   RETURN_IF_ERROR(WriteFileAtomically(request.out_dir / "kernels.json", report::KernelsJson(outcome.report)));
@@ -615,7 +624,7 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
     model::Diagnostics merged = outcome.report.diagnostics;
     merged.Merge(region_diagnostics);
     region_report = report::BuildRegionsReport(regions, outcome.report.sources, request.regions.selection,
-                                               request.regions.aggregate, merged);
+                                               request.regions.aggregate, merged, &categorizer);
     for (const auto& unused : filter.UnusedPatterns()) {
       region_report->notes.push_back(fmt::format("kernel pattern {} matched no kernel", unused));
     }

@@ -35,6 +35,26 @@ Result<analysis::PatternSet> Patterns(const Node& root, const std::string& key) 
   return set;
 }
 
+// analysis.kernel_categories: a list of {category: NAME, pattern: RE2}.
+Result<std::vector<analysis::CategoryRule>> CategoryRules(const Node& root) {
+  constexpr const char* kKey = "analysis.kernel_categories";
+  std::vector<analysis::CategoryRule> rules;
+  const Node* list = At(root, kKey);
+  if (list == nullptr || list->is_null()) return rules;
+  if (!list->is_array()) return WrongType(kKey, "a list of {category: NAME, pattern: REGEX}");
+  for (const auto& item : *list) {
+    if (!item.is_object() || !item.contains("category") || !item.contains("pattern") || !item["category"].is_string() ||
+        !item["pattern"].is_string() || item.size() != 2) {
+      return WrongType(kKey, "a list of {category: NAME, pattern: REGEX} (both strings, no other keys)");
+    }
+    rules.push_back({item["category"].get<std::string>(), item["pattern"].get<std::string>()});
+  }
+  // Checked here, so a bad expression is a usage error before any import.
+  Result<analysis::KernelCategorizer> check = analysis::KernelCategorizer::Create(rules);
+  if (!check.ok()) return std::move(check).error();
+  return rules;
+}
+
 }  // namespace
 
 Result<RegionOptions> RegionOptionsFromConfig(const Node& root) {
@@ -65,6 +85,7 @@ Result<RegionOptions> RegionOptionsFromConfig(const Node& root) {
       options.per_region.emplace(region, std::move(set));
     }
   }
+  ASSIGN_OR_RETURN(options.categories, CategoryRules(root));
   return options;
 }
 

@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 
+#include "src/analysis/kernel_category.h"
 #include "src/analysis/kernel_filter.h"
 #include "src/analysis/metric_selection.h"
 #include "src/config/node.h"
@@ -17,6 +18,7 @@ struct RegionOptions {
   analysis::MetricSelection selection;                     // pipeline.ncu.ncu_cli.sections / metrics
   bool aggregate = true;                                   // pipeline.regions.aggregate
   std::size_t max_folders = 1000;                          // pipeline.regions.max_folders
+  std::vector<analysis::CategoryRule> categories;          // analysis.kernel_categories, before the built-in table
 };
 
 // Missing keys keep the defaults; a key of the wrong type is a usage error

@@ -46,6 +46,11 @@ Result<report::RunContext> ReadRunContext(const fs::path& run_dir) {
   ASSIGN_OR_RETURN(MfuOptions mfu, MfuOptionsFromConfig(config));
   run.region_flops = std::move(mfu.region_flops);
   run.peak_tflops = mfu.peak_tflops;
+  run.region_bytes = std::move(mfu.region_bytes);
+  run.peak_gbps = mfu.peak_gbps;
+  run.prefill_region = mfu.prefill_region;
+  run.decode_region = mfu.decode_region;
+  run.tokens_per_step = mfu.tokens_per_step;
   return run;
 }
 

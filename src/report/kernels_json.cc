@@ -31,7 +31,95 @@ void WriteMetric(JsonWriter& w, const analysis::MetricAggregate& m) {
   w.EndObject();
 }
 
-void WriteKernel(JsonWriter& w, const analysis::KernelAggregate& k) {
+void WriteBound(JsonWriter& w, const analysis::Bound& b) {
+  w.BeginObject();
+  w.Member("class", analysis::ToString(b.cls));
+  w.Member("unit", b.unit.empty() ? std::optional<std::string>() : std::optional(b.unit));
+  w.Member("sm_pct", b.sm_pct);
+  w.Member("memory_pct", b.memory_pct);
+  w.Member("waves_per_sm", b.waves_per_sm);
+  w.Member("reason", b.reason);
+  w.EndObject();
+}
+
+std::optional<std::string> NonEmpty(const std::string& s) { return s.empty() ? std::nullopt : std::optional(s); }
+
+void WriteRoofline(JsonWriter& w, const analysis::Roofline& r) {
+  w.BeginObject();
+  w.Key("precisions");
+  w.BeginArray();
+  for (const auto& p : r.precisions) {
+    w.BeginObject();
+    w.Member("precision", p.precision);
+    if (p.precision == "tensor") {
+      w.Member("path", p.path);
+      w.Member("instruction", NonEmpty(p.instruction));
+      w.Member("sparse", p.sparse);
+    }
+    w.Member("achieved_per_s", p.achieved_per_s);
+    w.Member("peak_per_s", p.peak_per_s);
+    w.Member("missing", NonEmpty(p.missing));
+    w.Key("levels");
+    w.BeginArray();
+    for (const auto& l : p.levels) {
+      w.BeginObject();
+      w.Member("level", l.level);
+      w.Member("achieved_bytes_per_s", l.achieved_bytes_per_s);
+      w.Member("peak_bytes_per_s", l.peak_bytes_per_s);
+      w.Member("intensity", l.intensity);
+      w.Member("ridge", l.ridge);
+      w.Member("pct_of_roof", l.pct_of_roof);
+      w.Member("missing", NonEmpty(l.missing));
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Member("missing", NonEmpty(r.missing));
+  w.EndObject();
+}
+
+void WriteFindings(JsonWriter& w, const std::vector<analysis::KernelFinding>& findings) {
+  w.BeginArray();
+  for (const auto& k : findings) {
+    const auto& f = k.finding;
+    w.BeginObject();
+    w.Member("rule", f.rule);
+    w.Member("section", f.section);
+    w.Member("type", model::ToString(f.type));
+    w.Member("message", f.message);
+    w.Member("speedup_kind",
+             f.speedup_kind ? std::optional(std::string(model::ToString(*f.speedup_kind))) : std::nullopt);
+    w.Member("speedup_pct", k.MeanSpeedupPct());
+    w.Member("max_speedup_pct", f.speedup_pct);
+    w.Member("launches", std::uint64_t{k.launches});
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteActions(JsonWriter& w, const std::vector<Action>& actions) {
+  w.BeginArray();
+  for (const auto& a : actions) {
+    w.BeginObject();
+    w.Member("kernel", a.kernel);
+    w.Member("category", a.category);
+    w.Member("share_pct", a.share_pct);
+    w.Member("time_ms", OptionalMs(a.time_ns));
+    w.Member("speedup_pct", a.speedup_pct);
+    w.Member("basis", a.basis);
+    w.Member("saving_pct_of_gpu", a.saving_pct_of_gpu);
+    w.Member("rule", NonEmpty(a.rule));
+    w.Member("section", NonEmpty(a.section));
+    w.Member("message", a.message);
+    w.Member("evidence", a.evidence);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void WriteKernel(JsonWriter& w, const analysis::KernelAggregate& k, const KernelInsight* insight) {
   w.BeginObject();
   w.Member("name", k.name);
   w.Member("source", k.source);
@@ -47,6 +135,15 @@ void WriteKernel(JsonWriter& w, const analysis::KernelAggregate& k) {
   OptionalDouble(w, "median_ms", k.median_ns.has_value(), k.median_ns.value_or(0) / 1e6);
   OptionalDouble(w, "stddev_ms", k.stddev_ns.has_value(), k.stddev_ns.value_or(0) / 1e6);
   OptionalDouble(w, "time_pct", k.time_pct.has_value(), k.time_pct.value_or(0));
+  if (insight != nullptr) {
+    w.Member("category", insight->category);
+    w.Key("bound");
+    WriteBound(w, insight->bound);
+    w.Key("roofline");
+    WriteRoofline(w, insight->roofline);
+  }
+  w.Key("findings");
+  WriteFindings(w, k.findings);
   w.Key("metrics");
   w.BeginArray();
   for (const auto& m : k.metrics) WriteMetric(w, m);
@@ -156,8 +253,29 @@ std::string KernelsJson(const KernelsReport& report) {
   w.EndArray();
   w.Key("kernels");
   w.BeginArray();
-  for (const auto& k : report.kernels) WriteKernel(w, k);
+  for (std::size_t i = 0; i < report.kernels.size(); ++i) {
+    WriteKernel(w, report.kernels[i], i < report.insights.size() ? &report.insights[i] : nullptr);
+  }
   w.EndArray();
+  w.Key("gpu_timeline");
+  w.BeginArray();
+  for (const auto& b : report.gpu_busy) {
+    w.BeginObject();
+    w.Member("source", b.source);
+    w.Member("device", b.device);
+    w.Member("kernels", b.kernels);
+    w.Member("copies", b.copies);
+    w.Member("span_ms", b.span_ns / 1e6);
+    w.Member("busy_ms", OptionalMs(b.busy_ns));
+    w.Member("idle_ms", OptionalMs(b.idle_ns));
+    w.Member("idle_pct", b.idle_pct);
+    w.Member("missing", NonEmpty(b.missing));
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Member("times_from", NonEmpty(report.times_from));
+  w.Key("actions");
+  WriteActions(w, report.actions);
   WriteRuntime(w, report.runtime);
   w.Key("diagnostics");
   WriteDiagnostics(w, report.diagnostics);

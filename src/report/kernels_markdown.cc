@@ -63,6 +63,74 @@ void KeyMetricsTable(std::string& out, const std::vector<const analysis::KernelA
   }
 }
 
+const KernelInsight* InsightOf(const KernelsReport& report, const analysis::KernelAggregate* k) {
+  const auto i = static_cast<std::size_t>(k - report.kernels.data());
+  return i < report.insights.size() ? &report.insights[i] : nullptr;
+}
+
+std::string PctText(const std::optional<double>& v) { return v ? fmt::format("{:.3g}", *v) : "n/a"; }
+
+void AnalysisTable(std::string& out, const KernelsReport& report,
+                   const std::vector<const analysis::KernelAggregate*>& kernels, std::size_t top_k) {
+  if (report.insights.empty()) return;
+  out +=
+      "\n### Category and bound class\n\nBound class as ncu's SOLBottleneck rule decides it (docs/analysis.md): "
+      "SM and memory throughput, % of peak.\n\n| # | Kernel | Category | Bound | SM % | Memory % | Busiest "
+      "memory | Why |\n|---:|---|---|---|---:|---:|---|---|\n";
+  for (std::size_t i = 0; i < kernels.size() && i < top_k; ++i) {
+    const KernelInsight* in = InsightOf(report, kernels[i]);
+    if (in == nullptr) continue;
+    const auto& b = in->bound;
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", i + 1, MdCell(kernels[i]->name, 80), in->category,
+                       analysis::ToString(b.cls), PctText(b.sm_pct), PctText(b.memory_pct),
+                       b.unit.empty() ? "n/a" : b.unit, MdCell(b.reason, 160));
+  }
+}
+
+void RooflineTable(std::string& out, const KernelsReport& report,
+                   const std::vector<const analysis::KernelAggregate*>& kernels, std::size_t top_k) {
+  std::string rows;
+  for (std::size_t i = 0; i < kernels.size() && i < top_k; ++i) {
+    const KernelInsight* in = InsightOf(report, kernels[i]);
+    if (in == nullptr) continue;
+    for (const auto& p : in->roofline.precisions) {
+      for (const auto& l : p.levels) {
+        rows += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", i + 1, MdCell(kernels[i]->name, 60),
+                            p.precision == "tensor" ? fmt::format("tensor ({})", p.path) : p.precision, l.level,
+                            PctText(p.achieved_per_s ? std::optional(*p.achieved_per_s / 1e9) : std::nullopt),
+                            PctText(l.intensity), PctText(l.ridge), PctText(l.pct_of_roof),
+                            l.missing.empty() ? "" : MdCell(l.missing, 120));
+      }
+    }
+  }
+  if (rows.empty()) return;
+  out +=
+      "\n### Roofline\n\nAchieved work (GFLOP/s; tensor: Gop/s), arithmetic intensity and ridge (FLOP/byte), "
+      "% of the roof at that intensity.\n\n| # | Kernel | Precision | Level | Achieved | Intensity | Ridge | % of "
+      "roof | Missing |\n|---:|---|---|---|---:|---:|---:|---:|---|\n";
+  out += rows;
+}
+
+void FindingsTable(std::string& out, const std::vector<const analysis::KernelAggregate*>& kernels, std::size_t top_k) {
+  std::string rows;
+  for (std::size_t i = 0; i < kernels.size() && i < top_k; ++i) {
+    for (const auto& f : kernels[i]->findings) {
+      if (f.finding.type != model::FindingType::kOptimization) continue;
+      const auto pct = f.MeanSpeedupPct();
+      rows += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", i + 1, MdCell(kernels[i]->name, 60), f.finding.rule,
+                          model::ToString(f.finding.type), pct ? fmt::format("{:.3g}", *pct) : "n/a",
+                          f.finding.speedup_kind ? model::ToString(*f.finding.speedup_kind) : "",
+                          MdCell(f.finding.message, 200));
+    }
+  }
+  if (rows.empty()) return;
+  out +=
+      "\n### ncu findings (OPT)\n\nncu's rule results; estimated speedup in %: global = of the kernel's run time, "
+      "local = of one unit's efficiency. Speedups of one kernel overlap: never add them.\n\n| # | Kernel | Rule | "
+      "Type | Speedup % | Kind | Message |\n|---:|---|---|---|---:|---|---|\n";
+  out += rows;
+}
+
 void SourceSection(std::string& out, const SourceInfo& source, const KernelsReport& report, std::size_t top_k) {
   std::vector<const analysis::KernelAggregate*> kernels;
   double total = 0;
@@ -84,6 +152,9 @@ void SourceSection(std::string& out, const SourceInfo& source, const KernelsRepo
   }
   KernelTable(out, kernels, top_k);
   KeyMetricsTable(out, kernels, top_k);
+  AnalysisTable(out, report, kernels, top_k);
+  RooflineTable(out, report, kernels, top_k);
+  FindingsTable(out, kernels, top_k);
 }
 
 void RuntimeSections(std::string& out, const analysis::RuntimeSummaries& r, std::size_t top_k) {
@@ -121,12 +192,48 @@ void RuntimeSections(std::string& out, const analysis::RuntimeSummaries& r, std:
   }
 }
 
+void BusyMd(std::string& out, const std::vector<analysis::DeviceBusy>& busy) {
+  if (busy.empty()) return;
+  out +=
+      "\n## GPU busy and idle time (timelines)\n\nBusy: the union of kernel and copy intervals on the device; span: "
+      "first start to last end; idle: span - busy.\n\n| Input | Device | Kernels | Copies | Span (ms) | Busy (ms) | "
+      "Idle (ms) | Idle % |\n|---|---|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& b : busy) {
+    out += fmt::format(
+        "| {} | {} | {} | {} | {} | {} | {} | {} |\n", MdCell(b.source, 80), MdCell(b.device, 40), b.kernels, b.copies,
+        MsText(b.span_ns), MsText(b.busy_ns), MsText(b.idle_ns),
+        b.idle_pct ? fmt::format("{:.1f}", *b.idle_pct) : "n/a" + (b.missing.empty() ? "" : " (" + b.missing + ")"));
+  }
+}
+
 }  // namespace
+
+void ActionsMd(std::string& out, const std::vector<Action>& actions, const std::string& times_from) {
+  out += "\n## What to do first\n\n";
+  if (actions.empty()) {
+    out += "No ranked actions: no kernel has ncu findings with a global speedup or SpeedOfLight throughput metrics.\n";
+    return;
+  }
+  out += fmt::format(
+      "Ranked by the share of GPU kernel time each can save: the kernel's share (times from `{}`) x ncu's global "
+      "estimated speedup, else the headroom its roofline or throughput shows (docs/analysis.md).\n\n| # | Kernel | "
+      "Share % | Speedup % | Basis | Saving % of GPU | Rule | What ncu says / what to do | Evidence |\n"
+      "|---:|---|---:|---:|---|---:|---|---|---|\n",
+      MdCell(times_from, 120));
+  for (std::size_t i = 0; i < actions.size(); ++i) {
+    const auto& a = actions[i];
+    out += fmt::format("| {} | {} | {:.1f} | {:.3g} | {} | {:.2f} | {} | {} | {} |\n", i + 1, MdCell(a.kernel, 60),
+                       a.share_pct, a.speedup_pct, a.basis, a.saving_pct_of_gpu, a.rule.empty() ? "-" : a.rule,
+                       MdCell(a.message, 240), MdCell(a.evidence, 200));
+  }
+}
 
 std::string KernelsMarkdown(const KernelsReport& report, std::size_t top_k) {
   std::string out = "# Kernel Summary\n\nTimes in milliseconds. Per input: kernels by total GPU time, largest first.\n";
   for (const auto& source : report.sources) SourceSection(out, source, report, top_k);
   RuntimeSections(out, report.runtime, top_k);
+  BusyMd(out, report.gpu_busy);
+  ActionsMd(out, report.actions, report.times_from);
   DataQualityMd(out, report.diagnostics);
   return out;
 }

@@ -6,13 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "src/analysis/gpu_timeline.h"
 #include "src/analysis/kernel_aggregator.h"
 #include "src/model/diagnostics.h"
 #include "src/model/source.h"
+#include "src/report/analysis_model.h"
 
 namespace llmpo::report {
 
-inline constexpr const char* kKernelsSchemaVersion = "1.0.0";
+inline constexpr const char* kKernelsSchemaVersion = "1.1.0";
 
 struct SourceInfo {
   std::string path;
@@ -25,8 +27,23 @@ struct KernelsReport {
   std::vector<SourceInfo> sources;
   std::vector<analysis::KernelAggregate> kernels;  // sorted per source, largest total first
   analysis::RuntimeSummaries runtime;              // nsys' API, memory-operation and launch-overhead summaries
+  std::vector<KernelInsight> insights;             // one per kernel, in order (AnalyzeKernels)
+  std::string times_from;                          // the input the run's kernel times come from
+  std::vector<Action> actions;                     // ranked, largest saving first
+  std::vector<analysis::DeviceBusy> gpu_busy;      // per timeline input and device
   model::Diagnostics diagnostics;
 };
+
+// The input whose kernel durations are the run's GPU time: the last timeline
+// (nsys, our tracer: unserialised) that imported, else the first input with
+// kernels; "" when there are none.
+std::string TimingSource(const KernelsReport& report);
+
+// Fills insights, times_from and actions.
+void AnalyzeKernels(KernelsReport& report, const analysis::KernelCategorizer& categorizer);
+
+// The ranked actions as a Markdown section (kernels.md, stakeholder_summary.md).
+void ActionsMd(std::string& out, const std::vector<Action>& actions, const std::string& times_from);
 
 std::string KernelsMarkdown(const KernelsReport& report, std::size_t top_k);
 std::string KernelsJson(const KernelsReport& report);

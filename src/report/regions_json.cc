@@ -103,6 +103,37 @@ void WriteRegionObject(JsonWriter& w, const RegionEntry& e, const std::string& p
     w.EndArray();
   }
   WriteOptionalString(w, "folder", e.folder.empty() ? nullptr : &e.folder);
+  w.Key("category_ms");
+  w.BeginObject();
+  for (const auto& [category, ns] : e.category_ns) w.Member(category, ns / 1e6);
+  w.EndObject();
+  w.Member("busy_pct", e.busy_pct);
+  WriteOptionalString(w, "busy_missing", e.busy_missing.empty() ? nullptr : &e.busy_missing);
+  w.Key("findings");
+  w.BeginArray();
+  for (const auto& f : e.findings) {
+    w.BeginObject();
+    w.Member("rule", f.rule);
+    w.Member("kernels", f.kernels);
+    w.Member("launches", f.launches);
+    w.Member("saving_pct", f.saving_pct);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("roofline");
+  w.BeginArray();
+  for (const auto& r : e.roofline) {
+    w.BeginObject();
+    w.Member("precision", r.precision);
+    w.Member("level", r.level);
+    w.Member("kernels", r.kernels);
+    w.Member("time_ms", r.time_ns / 1e6);
+    w.Member("achieved_per_s", r.achieved_per_s);
+    w.Member("intensity", r.intensity);
+    w.Member("pct_of_roof", r.pct_of_roof);
+    w.EndObject();
+  }
+  w.EndArray();
   std::vector<const analysis::KernelAggregate*> sorted;
   for (const auto& [name, k] : r.kernels) sorted.push_back(&k);
   std::stable_sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->total_ns > b->total_ns; });

@@ -73,6 +73,34 @@ void QuantityLines(std::string& out, const Region& r) {
   }
 }
 
+// Category split, GPU busy share and ncu's rules (docs/analysis.md).
+void AnalysisLines(std::string& out, const RegionEntry& e) {
+  if (!e.category_ns.empty()) {
+    std::string parts;
+    for (const auto& [category, ns] : e.category_ns) {
+      parts += fmt::format("{}{} {} ms", parts.empty() ? "" : ", ", category, MsText(ns));
+    }
+    out += fmt::format("- Kernel time by category: {}\n", parts);
+  }
+  out += e.busy_pct ? fmt::format("- GPU busy: {:.1f} % of the GPU projection\n", *e.busy_pct)
+                    : fmt::format("- GPU busy: n/a ({})\n", e.busy_missing);
+  std::string rules;
+  for (std::size_t i = 0; i < e.findings.size() && i < 5; ++i) {
+    const auto& f = e.findings[i];
+    rules += fmt::format("{}{} ({} kernels, {})", rules.empty() ? "" : ", ", f.rule, f.kernels,
+                         f.saving_pct ? fmt::format("{:.2g} % of the region's kernel time", *f.saving_pct) : "n/a");
+  }
+  if (!rules.empty()) out += fmt::format("- ncu rules with a global speedup: {}\n", rules);
+  std::string roofs;
+  for (const auto& r : e.roofline) {
+    if (r.level != "DRAM") continue;
+    roofs += fmt::format("{}{} {} % of roof, intensity {} FLOP/byte ({} kernels)", roofs.empty() ? "" : "; ",
+                         r.precision, r.pct_of_roof ? fmt::format("{:.3g}", *r.pct_of_roof) : "n/a",
+                         r.intensity ? fmt::format("{:.3g}", *r.intensity) : "n/a", r.kernels);
+  }
+  if (!roofs.empty()) out += fmt::format("- Roofline at DRAM, weighted by kernel time: {}\n", roofs);
+}
+
 void RegionSection(std::string& out, const RegionEntry& e, const analysis::MetricSelection& selection) {
   const Region& r = *e.region;
   out += fmt::format("\n## {}\n\n", MdCell(r.label, 200));
@@ -90,6 +118,7 @@ void RegionSection(std::string& out, const RegionEntry& e, const analysis::Metri
     out += fmt::format("- From: {}\n", inputs);
   }
   if (!e.folder.empty()) out += fmt::format("- Folder: `{}/`\n", e.folder);
+  AnalysisLines(out, e);
   if (!r.kernels.empty()) {
     out += "\n";
     KernelTableMd(out, r.kernels, selection);

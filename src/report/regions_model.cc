@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "src/report/regions_report.h"
@@ -82,6 +83,77 @@ std::size_t KeepLargestFolders(std::vector<RegionEntry>& entries, std::size_t ma
   return entries.size() - max_folders;
 }
 
+std::vector<std::pair<std::string, double>> CategoryTimes(const analysis::Region& r,
+                                                          const analysis::KernelCategorizer& categorizer) {
+  std::map<std::string, double> by;
+  for (const auto& [name, k] : r.kernels) {
+    if (k.timed_calls > 0) by[std::string(categorizer.Categorize(name))] += k.total_ns;
+  }
+  std::vector<std::pair<std::string, double>> out(by.begin(), by.end());
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return out;
+}
+
+// GPU busy % of the projection: kernel and copy time over the span from the
+// first start to the last end of the GPU work launched inside. Durations
+// measured under ncu (serialised, clocks locked) never enter it.
+void Busy(RegionEntry& e, const std::vector<SourceInfo>& sources) {
+  const analysis::Region& r = *e.region;
+  for (const auto& input : r.inputs) {
+    for (const auto& s : sources) {
+      if (s.path == input && s.family != model::SourceFamily::kTimeline) {
+        e.busy_missing = "kernel times from ncu (serialised); busy time needs a timeline (nsys, the tracer)";
+        return;
+      }
+    }
+  }
+  if (!r.projected_ns || *r.projected_ns <= 0) {
+    e.busy_missing = r.projected_ns ? "GPU projection is 0" : "no GPU projection (needs a timeline)";
+    return;
+  }
+  if (!r.total_ns) {
+    e.busy_missing = "no kernel time";
+    return;
+  }
+  e.busy_pct = 100.0 * (*r.total_ns + r.gpu_ops_ns.value_or(0)) / *r.projected_ns;
+}
+
+void RegionFindings(RegionEntry& e) {
+  std::map<std::string, RegionFinding> by;
+  double region_ns = 0;
+  for (const auto& [name, k] : e.region->kernels) {
+    region_ns += k.total_ns;
+    std::set<std::string> rules;
+    for (const auto& f : k.findings) {
+      if (f.finding.speedup_kind != model::SpeedupKind::kGlobal) continue;
+      RegionFinding& rf = by[f.finding.rule];
+      rf.rule = f.finding.rule;
+      if (rules.insert(f.finding.rule).second) ++rf.kernels;
+      rf.launches += f.launches;
+      const auto pct = f.MeanSpeedupPct();
+      if (pct && k.timed_calls > 0) rf.saving_pct = rf.saving_pct.value_or(0) + k.total_ns * *pct / 100.0;
+    }
+  }
+  for (auto& [rule, rf] : by) {
+    if (rf.saving_pct) rf.saving_pct = region_ns > 0 ? std::optional(100.0 * *rf.saving_pct / region_ns) : std::nullopt;
+    e.findings.push_back(rf);
+  }
+  std::stable_sort(e.findings.begin(), e.findings.end(),
+                   [](const auto& a, const auto& b) { return a.saving_pct.value_or(-1) > b.saving_pct.value_or(-1); });
+}
+
+void Analyze(std::vector<RegionEntry>& entries, const std::vector<SourceInfo>& sources,
+             const analysis::KernelCategorizer* categorizer) {
+  for (auto& e : entries) {
+    if (categorizer != nullptr) e.category_ns = CategoryTimes(*e.region, *categorizer);
+    Busy(e, sources);
+    RegionFindings(e);
+    std::vector<const analysis::KernelAggregate*> kernels;
+    for (const auto& [name, k] : e.region->kernels) kernels.push_back(&k);
+    e.roofline = analysis::TimeWeightedRoofline(kernels);
+  }
+}
+
 }  // namespace
 
 void LimitRegionFolders(RegionsReport& report, std::size_t max_folders) {
@@ -126,7 +198,8 @@ std::string SanitizeFolderName(const std::vector<std::string>& path) {
 
 RegionsReport BuildRegionsReport(const analysis::CombinedRegions& regions, std::vector<SourceInfo> sources,
                                  analysis::MetricSelection selection, bool aggregate,
-                                 const model::Diagnostics& diagnostics) {
+                                 const model::Diagnostics& diagnostics,
+                                 const analysis::KernelCategorizer* categorizer) {
   RegionsReport report;
   report.sources = std::move(sources);
   report.selection = std::move(selection);
@@ -136,9 +209,11 @@ RegionsReport BuildRegionsReport(const analysis::CombinedRegions& regions, std::
   if (aggregate) {
     report.aggregate = Entries(regions.aggregate);
     AssignFolders(*report.aggregate, "");
+    Analyze(*report.aggregate, report.sources, categorizer);
   }
   for (const auto& [scope, tree] : regions.scopes) {
     ScopeEntry s{scope.process, scope.device, Entries(tree)};
+    Analyze(s.regions, report.sources, categorizer);
     if (!aggregate) {
       AssignFolders(
           s.regions,

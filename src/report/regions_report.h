@@ -9,9 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "src/analysis/kernel_category.h"
 #include "src/analysis/metric_selection.h"
 #include "src/analysis/region_combine.h"
 #include "src/analysis/region_tree.h"
+#include "src/analysis/roofline.h"
 #include "src/model/diagnostics.h"
 #include "src/report/kernels_report.h"
 
@@ -19,10 +21,27 @@ namespace llmpo::report {
 
 inline constexpr const char* kRegionsSchemaVersion = "1.0.0";
 
+// One ncu rule over the kernels of a region.
+struct RegionFinding {
+  std::string rule;
+  std::uint64_t kernels = 0;
+  std::uint64_t launches = 0;
+  // Sum over its kernels of kernel time x ncu's global speedup, over the
+  // region's kernel time (both from the same input): % of the region's
+  // kernel time the rule estimates can go.
+  std::optional<double> saving_pct;
+};
+
 struct RegionEntry {
   const analysis::Region* region;  // owned by the CombinedRegions, which outlive the report
   std::optional<std::string> parent_label;
   std::string folder;  // relative to the regions folder; empty when the scope has no folders
+  // Analysis (docs/analysis.md), filled by BuildRegionsReport:
+  std::vector<std::pair<std::string, double>> category_ns;  // inclusive kernel time per category, largest first
+  std::optional<double> busy_pct;       // (kernel + copy time) / GPU projection, timelines only; > 100: overlap
+  std::string busy_missing;             // why busy_pct is absent
+  std::vector<RegionFinding> findings;  // rules with a global speedup, largest saving first
+  std::vector<analysis::RooflineSummary> roofline;  // its kernels' rooflines, weighted by kernel time
 };
 
 struct ScopeEntry {
@@ -46,7 +65,8 @@ struct RegionsReport {
 // aggregate, or in each scope when the aggregate is off.
 RegionsReport BuildRegionsReport(const analysis::CombinedRegions& regions, std::vector<SourceInfo> sources,
                                  analysis::MetricSelection selection, bool aggregate,
-                                 const model::Diagnostics& diagnostics);
+                                 const model::Diagnostics& diagnostics,
+                                 const analysis::KernelCategorizer* categorizer = nullptr);
 
 // Keeps per-region folders for at most `max_folders` regions of each list
 // (the aggregate, or each scope without one): those with the most GPU kernel

@@ -11,16 +11,15 @@ namespace llmpo::report {
 namespace {
 
 constexpr std::size_t kTopKernels = 10;
-constexpr double kBoundMargin = 5.0;  // percentage points, the original tool's rule
 
-// SM vs DRAM throughput (% of peak): more than 5 points apart decides.
-std::string Boundness(const analysis::KernelAggregate& k) {
-  const auto sm = k.FirstValue(analysis::kSmThroughputPct);
-  const auto dram = k.FirstValue(analysis::kDramThroughputPct);
-  if (!sm || !dram) return "unknown";
-  if (*sm - *dram > kBoundMargin) return "compute-bound";
-  if (*dram - *sm > kBoundMargin) return "memory-bound";
-  return "balanced";
+// The bound class ncu's metrics give the kernel of that name (any input).
+std::string BoundOf(const KernelsReport& all, const std::string& name) {
+  for (std::size_t i = 0; i < all.kernels.size() && i < all.insights.size(); ++i) {
+    if (all.kernels[i].name == name && all.insights[i].bound.cls != analysis::BoundClass::kUnknown) {
+      return std::string(analysis::ToString(all.insights[i].bound.cls));
+    }
+  }
+  return "unknown";
 }
 
 }  // namespace
@@ -31,11 +30,7 @@ std::string Boundness(const analysis::KernelAggregate& k) {
 // first input; its kernels borrow the metrics they lack (SM/DRAM throughput,
 // occupancy) from same-named kernels of the others.
 std::vector<analysis::KernelAggregate> TimesFromOneSource(const KernelsReport& all, std::string* source) {
-  source->clear();
-  for (const auto& s : all.sources) {
-    if (s.status == "ok" && s.family == model::SourceFamily::kTimeline) *source = s.path;
-  }
-  if (source->empty() && !all.kernels.empty()) *source = all.kernels.front().source;
+  *source = TimingSource(all);
   std::vector<analysis::KernelAggregate> one;
   for (const auto& k : all.kernels) {
     if (k.source == *source) one.push_back(k);
@@ -104,39 +99,79 @@ void Mfu(RunModel& m, const RunContext& run, const RegionsReport* regions) {
   }
 }
 
-void Recommendations(RunModel& m, const RegionsReport* regions) {
+// Model bandwidth utilisation: bytes read over the region's GPU time, over
+// the peak bandwidth (the time MFU uses, so the two compare).
+void Mbu(RunModel& m, const RunContext& run, const RegionsReport* regions) {
+  if (run.region_bytes.empty() || regions == nullptr || !regions->aggregate) return;
+  for (const auto& [path, bytes] : run.region_bytes) {
+    MbuRow row{path, bytes};
+    const analysis::Region* r = FindRegion(*regions, path);
+    if (r == nullptr || !r->total_ns || *r->total_ns <= 0) {
+      row.missing = r == nullptr ? "region not in this run" : "no GPU time";
+    } else {
+      row.gpu_kernel_ns = *r->total_ns;
+      row.achieved_gbps = bytes / (*r->total_ns * 1e-9) / 1e9;
+      if (run.peak_gbps) row.mbu_pct = 100.0 * *row.achieved_gbps / *run.peak_gbps;
+    }
+    m.mbu.push_back(std::move(row));
+  }
+}
+
+// The shallowest region whose label, name or path is `wanted`.
+const analysis::Region* RegionNamed(const RegionsReport& regions, const std::string& wanted) {
+  const analysis::Region* best = nullptr;
+  for (const auto& e : *regions.aggregate) {
+    const auto* r = e.region;
+    const bool hit = r->label == wanted || r->name == wanted || fmt::format("{}", fmt::join(r->path, "/")) == wanted;
+    if (hit && (best == nullptr || r->depth < best->depth)) best = r;
+  }
+  return best;
+}
+
+// Mean instance time from a CPU range time or a GPU projection (timelines);
+// a measurement under ncu is never a serving time.
+std::optional<double> MeanInstance(const analysis::Region* r, std::uint64_t& count, std::string& from,
+                                   std::string& missing) {
+  if (r == nullptr) {
+    missing = "region not in this run";
+    return std::nullopt;
+  }
+  std::string of;
+  const auto stats = r->Instances(&of);
+  if (!stats || stats->count == 0 || (of != "cpu_ms" && of != "projected_ms")) {
+    missing = "no per-instance range times (needs nsys or the tracer; ncu times are not serving times)";
+    return std::nullopt;
+  }
+  count = stats->count;
+  from = of;
+  return stats->total_ns / static_cast<double>(stats->count);
+}
+
+void Serving(RunModel& m, const RunContext& run, const RegionsReport* regions) {
+  auto& s = m.serving;
+  if (regions == nullptr || !regions->aggregate) {
+    s.ttft_missing = s.tpot_missing = "no NVTX region report";
+    return;
+  }
+  s.ttft_ns = MeanInstance(RegionNamed(*regions, run.prefill_region), s.prefill_instances, s.ttft_from, s.ttft_missing);
+  s.tpot_ns = MeanInstance(RegionNamed(*regions, run.decode_region), s.decode_steps, s.tpot_from, s.tpot_missing);
+  if (s.tpot_ns && *s.tpot_ns > 0) s.tokens_per_s = run.tokens_per_step / (*s.tpot_ns * 1e-9);
+}
+
+void Recommendations(RunModel& m, const KernelsReport& kernels, const RegionsReport* regions) {
   auto& lines = m.recommendations;
-  if (!m.top_kernels.empty() && m.gpu_kernel_ns > 0) {
-    const auto& top = m.top_kernels[0];
-    lines.push_back(fmt::format("Start with `{}`: {:.1f} % of GPU time ({} calls).", MdCell(top.kernel.name, 80),
-                                top.share_pct, top.kernel.calls));
-  }
-  std::size_t memory = 0, compute = 0;
-  for (const auto& k : m.top_kernels) {
-    memory += k.bound == "memory-bound";
-    compute += k.bound == "compute-bound";
-  }
-  if (memory > 0) {
+  m.actions = kernels.actions;
+  if (m.actions.empty() && !m.top_kernels.empty()) {
     lines.push_back(
-        fmt::format("{} of the top kernels are memory-bound: cut bytes moved (fuse elementwise ops, "
-                    "lower precision, reuse data in shared memory/L2).",
-                    memory));
-  }
-  if (compute > 0) {
-    lines.push_back(
-        fmt::format("{} of the top kernels are compute-bound: use tensor cores (bf16/fp16/fp8 GEMMs) and "
-                    "check occupancy.",
-                    compute));
-  }
-  if (memory == 0 && compute == 0) {
-    lines.push_back("Collect SpeedOfLight (SM and DRAM throughput) to classify kernels as compute- or memory-bound.");
+        "No ranked actions: no kernel has ncu rule findings or SpeedOfLight throughput metrics; profile the top "
+        "kernels with ncu (the default `detailed` set or `full`) to rank them.");
   }
   if (regions == nullptr || !regions->aggregate || regions->aggregate->empty()) {
     lines.push_back("Add NVTX ranges (prefill, decode, per layer) to attribute time to phases.");
   }
   lines.push_back(
-      "Confirm findings over at least three runs; ncu serialises kernels and may lock clocks, so compare "
-      "ncu times with ncu times only.");
+      "ncu's estimated speedups are its own upper-bound guesses and overlap within a kernel (never add them); "
+      "confirm each change by measuring again.");
 }
 
 }  // namespace
@@ -154,14 +189,16 @@ RunModel BuildRunModel(const RunContext& run, const KernelsReport& kernels, cons
   if (by_name.size() > kTopKernels) by_name.resize(kTopKernels);
   for (auto& k : by_name) {
     const double share = m.gpu_kernel_ns > 0 ? 100.0 * k.total_ns / m.gpu_kernel_ns : 0.0;
-    const std::string bound = Boundness(k);
+    const std::string bound = BoundOf(kernels, k.name);
     m.top_kernels.push_back(TopKernel{std::move(k), share, bound});
   }
   m.has_regions = regions != nullptr && regions->aggregate && !regions->aggregate->empty();
   if (regions != nullptr && regions->aggregate) m.region_count = regions->aggregate->size();
   if (m.has_regions) Stages(m, *regions);
   Mfu(m, run, regions);
-  Recommendations(m, regions);
+  Mbu(m, run, regions);
+  Serving(m, run, regions);
+  Recommendations(m, kernels, regions);
   return m;
 }
 

@@ -30,10 +30,31 @@ struct MfuRow {
   std::optional<double> mfu_pct;  // needs pipeline.mfu.peak_tflops
 };
 
+// Model bandwidth utilisation per configured region: bytes / time / peak.
+struct MbuRow {
+  std::string region_path;
+  double bytes = 0;
+  std::optional<double> gpu_kernel_ns;
+  std::string missing;
+  std::optional<double> achieved_gbps;
+  std::optional<double> mbu_pct;  // needs pipeline.mfu.peak_bandwidth_gbps
+};
+
+// TTFT, TPOT and tokens/s from the prefill and decode-step regions'
+// instance times (CPU range time or GPU projection: timelines only).
+struct ServingMetrics {
+  std::optional<double> ttft_ns;  // mean prefill instance time
+  std::optional<double> tpot_ns;  // mean decode step time
+  std::optional<double> tokens_per_s;
+  std::uint64_t prefill_instances = 0, decode_steps = 0;
+  std::string ttft_from, tpot_from;  // "cpu_ms" or "projected_ms": which time
+  std::string ttft_missing, tpot_missing;
+};
+
 struct TopKernel {
   analysis::KernelAggregate kernel;  // merged over processes and devices of the timing input
   double share_pct = 0;              // of the run's GPU kernel time
-  std::string bound;                 // "compute-bound", "memory-bound", "balanced", "unknown"
+  std::string bound;                 // analysis::BoundClass as text ("memory", "latency", ...), "unknown"
 };
 
 struct RunModel {
@@ -49,7 +70,10 @@ struct RunModel {
   bool mfu_configured = false;
   bool mfu_without_regions = false;
   std::vector<MfuRow> mfu;
-  std::vector<std::string> recommendations;
+  std::vector<MbuRow> mbu;
+  ServingMetrics serving;
+  std::vector<Action> actions;               // ranked: what to do first
+  std::vector<std::string> recommendations;  // notes around the actions
 };
 
 RunModel BuildRunModel(const RunContext& run, const KernelsReport& kernels, const RegionsReport* regions);

@@ -52,6 +52,37 @@ void Mfu(std::string& out, const RunModel& m) {
       "kernels, so gaps between them are not counted and this MFU is an upper bound on wall-clock MFU).\n";
 }
 
+void Mbu(std::string& out, const RunModel& m) {
+  if (m.mbu.empty()) return;
+  out += "\n## MBU\n\n| Region | GB read | GPU time (ms) | Achieved GB/s | MBU |\n|---|---:|---:|---:|---:|\n";
+  for (const auto& row : m.mbu) {
+    if (!row.achieved_gbps) {
+      out += fmt::format("| {} | {:.3f} | n/a | n/a | {} |\n", MdCell(row.region_path), row.bytes * 1e-9, row.missing);
+      continue;
+    }
+    out += fmt::format("| {} | {:.3f} | {} | {:.1f} | {} |\n", MdCell(row.region_path), row.bytes * 1e-9,
+                       MsText(row.gpu_kernel_ns), *row.achieved_gbps,
+                       row.mbu_pct ? fmt::format("{:.2f} %", *row.mbu_pct) : "n/a");
+  }
+  out += m.run.peak_gbps ? fmt::format("\nPeak: {:g} GB/s (pipeline.mfu.peak_bandwidth_gbps). ", *m.run.peak_gbps)
+                         : "\nMBU needs `pipeline.mfu.peak_bandwidth_gbps`. ";
+  out += "Bytes from `model.bytes`; GPU time as for MFU.\n";
+}
+
+void Serving(std::string& out, const RunModel& m) {
+  const auto& s = m.serving;
+  if (!s.ttft_ns && !s.tpot_ns) return;
+  out += "\n## Serving metrics (from NVTX regions)\n\n| Metric | Value | From |\n|---|---:|---|\n";
+  out += fmt::format(
+      "| TTFT (ms), mean `{}` time | {} | {} |\n", MdCell(m.run.prefill_region), s.ttft_ns ? MsText(*s.ttft_ns) : "n/a",
+      s.ttft_ns ? fmt::format("{} over {} instances", s.ttft_from, s.prefill_instances) : s.ttft_missing);
+  out += fmt::format("| TPOT (ms), mean `{}` step | {} | {} |\n", MdCell(m.run.decode_region),
+                     s.tpot_ns ? MsText(*s.tpot_ns) : "n/a",
+                     s.tpot_ns ? fmt::format("{} over {} steps", s.tpot_from, s.decode_steps) : s.tpot_missing);
+  out += fmt::format("| Tokens/s ({:g} per step) | {} | 1 / TPOT x tokens per step |\n", m.run.tokens_per_step,
+                     s.tokens_per_s ? fmt::format("{:.1f}", *s.tokens_per_s) : "n/a");
+}
+
 void TopKernels(std::string& out, const RunModel& m) {
   out += "\n## Top Kernels\n\n";
   if (m.top_kernels.empty()) {
@@ -65,8 +96,8 @@ void TopKernels(std::string& out, const RunModel& m) {
                        k.calls, k.timed_calls ? MsText(k.MeanNs()) : "n/a", t.bound);
   }
   out +=
-      "\nBound: SM vs DRAM throughput (% of peak); more than 5 points apart decides, else "
-      "balanced; unknown without both metrics.\n";
+      "\nBound: ncu's SOLBottleneck decision from SM and memory throughput (% of peak) and waves per SM "
+      "(docs/analysis.md); unknown without those metrics.\n";
 }
 
 }  // namespace
@@ -83,8 +114,11 @@ std::string StakeholderSummary(const RunContext& run, const KernelsReport& all_k
       MsText(m.gpu_kernel_ns), m.launches, m.distinct_kernels);
   Stages(out, m);
   Mfu(out, m);
+  Mbu(out, m);
+  Serving(out, m);
   TopKernels(out, m);
-  out += "\n## Recommendations\n\n";
+  ActionsMd(out, m.actions, m.times_from);
+  out += "\n## Notes\n\n";
   for (const auto& l : m.recommendations) out += "- " + l + "\n";
   return out;
 }

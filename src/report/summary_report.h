@@ -26,6 +26,13 @@ struct RunContext {
   // over the whole run, by region path "a/b") and pipeline.mfu.peak_tflops.
   std::vector<std::pair<std::string, double>> region_flops;
   std::optional<double> peak_tflops;
+  // MBU inputs: model.bytes (bytes read inside a region over the run) and
+  // pipeline.mfu.peak_bandwidth_gbps; serving metrics: analysis.llm.*.
+  std::vector<std::pair<std::string, double>> region_bytes;
+  std::optional<double> peak_gbps;
+  std::string prefill_region = "prefill";
+  std::string decode_region = "decode";
+  double tokens_per_step = 1;
 };
 
 std::string StakeholderSummary(const RunContext& run, const KernelsReport& kernels, const RegionsReport* regions);

@@ -37,10 +37,14 @@ for f in stakeholder_summary.md report.md; do grep -q "\"path\": \"$f\"" ok/run.
 grep -q "^## Top Kernels" ok/stakeholder_summary.md || fail "stakeholder summary"
 
 grep -q "^Not computed: set \`model.flops\`" ok/stakeholder_summary.md || fail "MFU without inputs"
+grep -q "^## What to do first" ok/stakeholder_summary.md || fail "ranked actions section"
 
 # 1a. MFU for the regions model.flops names (A: 56 us of kernels in the aggregate scope).
+# MBU: 1.12e8 bytes over the same 56 us = 2000 GB/s, half of 4000 GB/s.
 PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=mfu pipeline.ncu.enable=true '++model.flops={A: 2e9, Z: 5}' \
-  pipeline.mfu.peak_tflops=100 -- ./app >out.txt 2>err.txt || fail "mfu run exited $?"
+  pipeline.mfu.peak_tflops=100 '++model.bytes={A: 1.12e8}' pipeline.mfu.peak_bandwidth_gbps=4000 -- ./app \
+  >out.txt 2>err.txt || fail "mfu run exited $?"
+grep -qF "| A | 0.112 | 0.0560 | 2000.0 | 50.00 % |" mfu/stakeholder_summary.md || fail "MBU row A"
 grep -qF "| A | 2.000 | 0.0560 | 35.714 | 35.71 % |" mfu/stakeholder_summary.md || fail "MFU row A"
 grep -qF "| Z | 0.000 | n/a | n/a | region not in this run |" mfu/stakeholder_summary.md || fail "MFU row Z"
 set +e

@@ -116,8 +116,8 @@ TEST(NcuRepImport, CudaCodeFindingsWithSpeedups) {
   std::size_t local = 0, global = 0;
   for (const auto& f : findings) {
     EXPECT_EQ(f.type, model::FindingType::kOptimization);
-    local += f.speedup_scope == model::SpeedupScope::kLocal;
-    global += f.speedup_scope == model::SpeedupScope::kGlobal;
+    local += f.speedup_kind == model::SpeedupKind::kLocal;
+    global += f.speedup_kind == model::SpeedupKind::kGlobal;
   }
   EXPECT_EQ(local, 2u);   // AchievedOccupancy, TheoreticalOccupancy
   EXPECT_EQ(global, 4u);  // LaunchConfiguration x2, WorkloadImbalance x2

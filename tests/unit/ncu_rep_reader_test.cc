@@ -107,8 +107,8 @@ TEST(NcuRepReader, GpuDemo2025ResultsNamesDurationsRules) {
       }
       if (rule.identifier == "AchievedOccupancy") {
         saw_local = true;
-        EXPECT_EQ(f.speedup_scope, model::SpeedupScope::kLocal);
-        EXPECT_NEAR(f.estimated_speedup_pct.value_or(0), 37.994259971310015, 1e-12);
+        EXPECT_EQ(f.speedup_kind, model::SpeedupKind::kLocal);
+        EXPECT_NEAR(f.speedup_pct.value_or(0), 37.994259971310015, 1e-12);
       }
     }
   }
@@ -129,10 +129,10 @@ TEST(NcuRepReader, CudaCode2024OneResultSevenRulesTwoGroupsInOneRule) {
     ASSERT_EQ(rule.messages.size(), 2u);
     EXPECT_EQ(rule.section, "LaunchStats");
     EXPECT_EQ(rule.messages[0].title, "Block Size");
-    EXPECT_EQ(rule.messages[0].estimated_speedup_pct, 87.5);
-    EXPECT_EQ(rule.messages[0].speedup_scope, model::SpeedupScope::kGlobal);
+    EXPECT_EQ(rule.messages[0].speedup_pct, 87.5);
+    EXPECT_EQ(rule.messages[0].speedup_kind, model::SpeedupKind::kGlobal);
     EXPECT_EQ(rule.messages[1].title, "Small Grid");
-    EXPECT_NEAR(rule.messages[1].estimated_speedup_pct.value_or(0), 81.81818181818183, 1e-12);
+    EXPECT_NEAR(rule.messages[1].speedup_pct.value_or(0), 81.81818181818183, 1e-12);
   }
   EXPECT_EQ(results[0].process_name, "/root/CudaCode/a.out");
   EXPECT_EQ(results[0].process_id, 102285u);

@@ -40,5 +40,50 @@ TEST(RunModel, MfuNeedsAKnownGpuTime) {
   EXPECT_TRUE(m.mfu.empty());
 }
 
+analysis::Region RegionOf(const char* label, std::vector<double> cpu_instances_ns, double total_ns) {
+  analysis::Region r;
+  r.label = r.name = label;
+  r.path = {label};
+  r.total_ns = total_ns;
+  for (double ns : cpu_instances_ns) r.cpu_instances.Add(ns);
+  return r;
+}
+
+// TTFT = mean prefill instance, TPOT = mean decode step, tokens/s = tokens
+// per step / TPOT; MBU = bytes / region GPU time / peak bandwidth.
+TEST(RunModel, ServingMetricsAndMbuFromRegions) {
+  const analysis::Region prefill = RegionOf("prefill", {20e6}, 15e6);
+  const analysis::Region decode = RegionOf("decode", {5e6, 7e6}, 12e6);
+  RegionsReport regions;
+  regions.aggregate = std::vector<RegionEntry>{{&prefill, std::nullopt, ""}, {&decode, std::nullopt, ""}};
+  RunContext run;
+  run.tokens_per_step = 4;
+  run.region_bytes = {{"decode", 24e9}, {"missing", 1e9}};
+  run.peak_gbps = 4000;
+  const RunModel m = BuildRunModel(run, KernelsReport{}, &regions);
+  ASSERT_TRUE(m.serving.ttft_ns && m.serving.tpot_ns && m.serving.tokens_per_s);
+  EXPECT_DOUBLE_EQ(*m.serving.ttft_ns, 20e6);
+  EXPECT_DOUBLE_EQ(*m.serving.tpot_ns, 6e6);
+  EXPECT_EQ(m.serving.decode_steps, 2u);
+  EXPECT_NEAR(*m.serving.tokens_per_s, 4 / 6e-3, 1e-9);
+  ASSERT_EQ(m.mbu.size(), 2u);
+  EXPECT_DOUBLE_EQ(*m.mbu[0].achieved_gbps, 2000);
+  EXPECT_DOUBLE_EQ(*m.mbu[0].mbu_pct, 50);
+  EXPECT_FALSE(m.mbu[1].mbu_pct.has_value());
+  EXPECT_EQ(m.mbu[1].missing, "region not in this run");
+}
+
+// A region measured only under ncu (range replay) has no serving time.
+TEST(RunModel, NoServingTimesFromNcuMeasurements) {
+  analysis::Region prefill = RegionOf("prefill", {}, 15e6);
+  prefill.measured.Add(15e6);
+  RegionsReport regions;
+  regions.aggregate = std::vector<RegionEntry>{{&prefill, std::nullopt, ""}};
+  const RunModel m = BuildRunModel(RunContext{}, KernelsReport{}, &regions);
+  EXPECT_FALSE(m.serving.ttft_ns.has_value());
+  EXPECT_NE(m.serving.ttft_missing.find("ncu"), std::string::npos) << m.serving.ttft_missing;
+  EXPECT_EQ(m.serving.tpot_missing, "region not in this run");
+}
+
 }  // namespace
 }  // namespace llmpo::report

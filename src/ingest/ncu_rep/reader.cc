@@ -70,9 +70,9 @@ RuleResult ToRule(const pb::RuleResult& r, std::size_t& replaced) {
       // The speedup has no message id: it sits in its message's item, or
       // follows it; either way it belongs to the last message.
       model::Finding& f = rule.messages.back();
-      if (item.speedup().has_percent()) f.estimated_speedup_pct = item.speedup().percent();
-      if (item.speedup().type() == 1) f.speedup_scope = model::SpeedupScope::kLocal;
-      if (item.speedup().type() == 2) f.speedup_scope = model::SpeedupScope::kGlobal;
+      if (item.speedup().has_percent()) f.speedup_pct = item.speedup().percent();
+      if (item.speedup().type() == 1) f.speedup_kind = model::SpeedupKind::kLocal;
+      if (item.speedup().type() == 2) f.speedup_kind = model::SpeedupKind::kGlobal;
     }
   }
   return rule;

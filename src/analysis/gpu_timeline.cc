@@ -1,0 +1,61 @@
+#include "src/analysis/gpu_timeline.h"
+
+#include <algorithm>
+
+namespace llmpo::analysis {
+
+void GpuTimeline::Add(Track& t, std::int64_t start, std::int64_t end) {
+  const bool first = t.kernels + t.copies == 0;
+  t.first = first ? start : std::min(t.first, start);
+  t.last = first ? end : std::max(t.last, end);
+  if (t.folded && start < t.frontier) {
+    t.out_of_order = true;
+    return;
+  }
+  // Merge with every segment it touches.
+  auto it = t.segments.upper_bound(start);
+  if (it != t.segments.begin() && std::prev(it)->second >= start) --it;
+  while (it != t.segments.end() && it->first <= end) {
+    start = std::min(start, it->first);
+    end = std::max(end, it->second);
+    it = t.segments.erase(it);
+  }
+  t.segments.emplace(start, end);
+  while (t.segments.size() > kMaxSegments) {
+    const auto oldest = t.segments.begin();
+    t.folded_ns += static_cast<double>(oldest->second - oldest->first);
+    t.frontier = std::max(t.frontier, oldest->second);
+    t.folded = true;
+    t.segments.erase(oldest);
+  }
+}
+
+void GpuTimeline::OnLaunch(const model::LaunchRecord& launch) {
+  if (launch.kind == model::LaunchKind::kRange || !launch.start_ns || !launch.end_ns) return;
+  if (*launch.end_ns < *launch.start_ns) return;  // importers drop these; never counted
+  Track& t = tracks_[{source_, launch.device}];
+  Add(t, *launch.start_ns, *launch.end_ns);
+  ++(launch.kind == model::LaunchKind::kKernel ? t.kernels : t.copies);
+}
+
+std::vector<DeviceBusy> GpuTimeline::Busy() const {
+  std::vector<DeviceBusy> out;
+  for (const auto& [key, t] : tracks_) {
+    DeviceBusy d{key.first, key.second, t.kernels, t.copies};
+    d.span_ns = static_cast<double>(t.last - t.first);
+    if (t.out_of_order) {
+      d.missing = "operations arrived too far out of time order to keep the union in bounded memory";
+      out.push_back(std::move(d));
+      continue;
+    }
+    double busy = t.folded_ns;
+    for (const auto& [start, end] : t.segments) busy += static_cast<double>(end - start);
+    d.busy_ns = busy;
+    d.idle_ns = d.span_ns - busy;
+    if (d.span_ns > 0) d.idle_pct = 100.0 * *d.idle_ns / d.span_ns;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace llmpo::analysis

@@ -1,0 +1,62 @@
+// GPU busy and idle time per device from a timeline (nsys SQLite, our
+// tracer): busy is the union of the kernel and copy intervals (overlapping
+// work on several streams counts once), the span runs from the first start
+// to the last end, idle is the rest. ncu results carry no start/end and
+// never enter it.
+//
+// Memory stays bounded: the union keeps the latest kMaxSegments disjoint
+// busy segments and folds older ones into a sum. Importers deliver
+// operations nearly in time order (per launching thread); one that starts
+// before the folded part could overlap it unseen, so busy and idle become
+// unknown (stated) rather than a guess.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "src/model/sink.h"
+
+namespace llmpo::analysis {
+
+struct DeviceBusy {
+  std::string source;
+  std::string device;
+  std::uint64_t kernels = 0;
+  std::uint64_t copies = 0;        // memcpy and memset operations
+  double span_ns = 0;              // first start to last end
+  std::optional<double> busy_ns;   // union of the intervals; null: see missing
+  std::optional<double> idle_ns;   // span - busy
+  std::optional<double> idle_pct;  // of the span; null when the span is 0
+  std::string missing;             // why busy and idle are unknown
+};
+
+class GpuTimeline : public model::RecordSink {
+ public:
+  void SetSource(std::string source) { source_ = std::move(source); }
+  void OnLaunch(const model::LaunchRecord& launch) override;
+  void OnKernelSummary(const model::KernelSummaryRow&) override {}
+
+  // Per (source, device), in that order.
+  std::vector<DeviceBusy> Busy() const;
+
+ private:
+  static constexpr std::size_t kMaxSegments = 65536;
+  struct Track {
+    std::map<std::int64_t, std::int64_t> segments;  // disjoint busy segments, start -> end
+    double folded_ns = 0;                           // busy time of segments folded out of `segments`
+    std::int64_t frontier = 0;                      // the latest end folded out
+    bool folded = false;
+    bool out_of_order = false;  // an operation started before the frontier
+    std::int64_t first = 0, last = 0;
+    std::uint64_t kernels = 0, copies = 0;
+  };
+  static void Add(Track& t, std::int64_t start, std::int64_t end);
+  std::string source_;
+  std::map<std::pair<std::string, std::string>, Track> tracks_;
+};
+
+}  // namespace llmpo::analysis

@@ -1,0 +1,168 @@
+#include "src/report/analysis_model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "src/report/kernels_report.h"
+
+namespace llmpo::report {
+namespace {
+
+// What the bound class says to do when ncu gave no estimate.
+std::string AdviceFor(const analysis::Bound& b) {
+  switch (b.cls) {
+    case analysis::BoundClass::kSmallGrid:
+      return "The grid does not fill the GPU: launch more blocks (split-K, smaller tiles, batch more work per launch) "
+             "or fuse it with neighbouring kernels.";
+    case analysis::BoundClass::kLatency:
+      return "Neither compute nor memory is busy: latency limits it; look at warp stall reasons and occupancy "
+             "(registers, shared memory, block size).";
+    case analysis::BoundClass::kMemory:
+      return fmt::format(
+          "Memory-bound on {}: move fewer bytes (fusion, lower precision, better reuse in "
+          "shared memory/L2, coalesced access).",
+          b.unit.empty() ? "memory" : b.unit);
+    case analysis::BoundClass::kCompute:
+      return "Compute-bound: use tensor cores or a cheaper instruction mix; check the busiest pipe.";
+    case analysis::BoundClass::kHighThroughput:
+      return "A unit is near its peak: only less work (algorithm, precision) makes it faster.";
+    case analysis::BoundClass::kBalanced:
+      return "Compute and memory are similarly busy: both must improve together.";
+    case analysis::BoundClass::kUnknown:
+      break;
+  }
+  return "";
+}
+
+std::string Pct(const std::optional<double>& v) { return v ? fmt::format("{:.3g} %", *v) : "n/a"; }
+
+std::string Evidence(const KernelInsight& in) {
+  std::string out = fmt::format("bound {} (SM {}, memory {}{})", analysis::ToString(in.bound.cls), Pct(in.bound.sm_pct),
+                                Pct(in.bound.memory_pct), in.bound.unit.empty() ? "" : ", busiest " + in.bound.unit);
+  for (const auto& p : in.roofline.precisions) {
+    for (const auto& l : p.levels) {
+      if (l.level == "DRAM" && l.pct_of_roof) {
+        out += fmt::format("; {} at {:.3g} % of the {} roof (AI {:.3g} FLOP/B, ridge {})", p.precision, *l.pct_of_roof,
+                           l.level, l.intensity.value_or(0), l.ridge ? fmt::format("{:.3g}", *l.ridge) : "n/a");
+      }
+    }
+  }
+  return out;
+}
+
+// Headroom: how much of the time could go if the busiest limit were reached:
+// 1 - (best % of roof) from the roofline, else 1 - (busiest unit % of peak).
+std::optional<std::pair<double, std::string>> Headroom(const KernelInsight& in) {
+  std::optional<double> best_roof;
+  for (const auto& p : in.roofline.precisions) {
+    for (const auto& l : p.levels) {
+      if (l.level == "DRAM" && l.pct_of_roof) best_roof = std::max(best_roof.value_or(0), *l.pct_of_roof);
+    }
+  }
+  if (best_roof) return std::pair{std::max(0.0, 100.0 - *best_roof), std::string("roofline headroom")};
+  if (in.bound.sm_pct && in.bound.memory_pct) {
+    return std::pair{std::max(0.0, 100.0 - std::max(*in.bound.sm_pct, *in.bound.memory_pct)),
+                     std::string("throughput headroom")};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<KernelInsight> BuildKernelInsights(const std::vector<analysis::KernelAggregate>& kernels,
+                                               const analysis::KernelCategorizer& categorizer) {
+  std::vector<KernelInsight> out;
+  out.reserve(kernels.size());
+  for (const auto& k : kernels) {
+    out.push_back(KernelInsight{std::string(categorizer.Categorize(k.name)), analysis::ClassifyKernel(k),
+                                analysis::ComputeRoofline(k)});
+  }
+  return out;
+}
+
+std::vector<Action> RankActions(const std::vector<analysis::KernelAggregate>& timed,
+                                const std::vector<analysis::KernelAggregate>& all,
+                                const std::vector<KernelInsight>& all_insights) {
+  std::map<std::string, double> time_by_name;
+  double total = 0;
+  for (const auto& k : timed) {
+    if (k.timed_calls == 0) continue;
+    time_by_name[k.name] += k.total_ns;
+    total += k.total_ns;
+  }
+  std::vector<Action> actions;
+  if (total <= 0) return actions;
+  for (const auto& [name, ns] : time_by_name) {
+    // Inputs see different things of one kernel (a details page the rules
+    // and SOL, a raw page the roofline counters): take each from the first
+    // kernel of that name that has it.
+    const analysis::KernelAggregate* with_findings = nullptr;
+    KernelInsight merged;
+    bool any = false;
+    for (std::size_t i = 0; i < all.size() && i < all_insights.size(); ++i) {
+      if (all[i].name != name) continue;
+      const KernelInsight& in = all_insights[i];
+      if (merged.category.empty()) merged.category = in.category;
+      if (with_findings == nullptr && !all[i].findings.empty()) with_findings = &all[i], any = true;
+      if (merged.bound.cls == analysis::BoundClass::kUnknown && in.bound.cls != analysis::BoundClass::kUnknown) {
+        merged.bound = in.bound, any = true;
+      }
+      if (merged.roofline.precisions.empty() && !in.roofline.precisions.empty()) {
+        merged.roofline = in.roofline, any = true;
+      }
+    }
+    if (!any) continue;
+    const KernelInsight* insight = &merged;
+    Action a;
+    a.kernel = name;
+    a.category = insight->category;
+    a.share_pct = 100.0 * ns / total;
+    a.time_ns = ns;
+    a.evidence = Evidence(*insight);
+    const analysis::KernelFinding* f =
+        with_findings != nullptr ? analysis::TopGlobalFinding(with_findings->findings) : nullptr;
+    if (f != nullptr) {
+      a.speedup_pct = *f->MeanSpeedupPct();
+      a.basis = "ncu global estimate";
+      a.rule = f->finding.rule;
+      a.section = f->finding.section;
+      a.message = f->finding.message;
+    } else if (auto headroom = Headroom(*insight)) {
+      a.speedup_pct = headroom->first;
+      a.basis = headroom->second;
+      a.message = AdviceFor(insight->bound);
+    } else {
+      continue;
+    }
+    a.saving_pct_of_gpu = a.share_pct * a.speedup_pct / 100.0;
+    actions.push_back(std::move(a));
+  }
+  std::stable_sort(actions.begin(), actions.end(), [](const Action& x, const Action& y) {
+    return x.saving_pct_of_gpu != y.saving_pct_of_gpu ? x.saving_pct_of_gpu > y.saving_pct_of_gpu : x.kernel < y.kernel;
+  });
+  if (actions.size() > kMaxActions) actions.resize(kMaxActions);
+  return actions;
+}
+
+std::string TimingSource(const KernelsReport& report) {
+  std::string source;
+  for (const auto& s : report.sources) {
+    if (s.status == "ok" && s.family == model::SourceFamily::kTimeline) source = s.path;
+  }
+  if (source.empty() && !report.kernels.empty()) source = report.kernels.front().source;
+  return source;
+}
+
+void AnalyzeKernels(KernelsReport& report, const analysis::KernelCategorizer& categorizer) {
+  report.insights = BuildKernelInsights(report.kernels, categorizer);
+  report.times_from = TimingSource(report);
+  std::vector<analysis::KernelAggregate> timed;
+  for (const auto& k : report.kernels) {
+    if (k.source == report.times_from) timed.push_back(k);
+  }
+  report.actions = RankActions(timed, report.kernels, report.insights);
+}
+
+}  // namespace llmpo::report
