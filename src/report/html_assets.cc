@@ -17,6 +17,7 @@ h2 { border-bottom: 2px solid #d9dee7; padding-bottom: 4px; }
 .tile .label { color: #5a6478; font-size: 12px; overflow-wrap: anywhere; }
 .absent, .note { color: #5a6478; font-style: italic; }
 .absent { background: #f0f2f5; padding: 8px 12px; border-radius: 4px; }
+.swatch { display: inline-block; width: 10px; height: 10px; margin-right: 6px; border-radius: 2px; }
 table { border-collapse: collapse; background: #fff; }
 th, td { border: 1px solid #d9dee7; padding: 3px 8px; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }

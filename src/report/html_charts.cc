@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <map>
 
 #include "src/report/html_report.h"
 #include "src/report/html_text.h"
@@ -157,18 +159,93 @@ std::string KernelBarsSvg(const std::vector<TopKernel>& top) {
     const double y = static_cast<double>(i) * kRowHeight;
     body += fmt::format(
         "<g class=\"bar\"><text class=\"name\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>"
-        "<rect x=\"{}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" fill=\"#5b8ff9\"/>"
-        "<text x=\"{:.2f}\" y=\"{}\">{} ms · {} calls · mean {} ms</text>"
+        "<rect x=\"{}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" fill=\"{}\"/>"
+        "<text x=\"{:.2f}\" y=\"{}\">{} ms · {} calls · mean {} ms{}</text>"
         "<title>{}\nGPU kernel time: {} ms ({} of the run's GPU kernel time)\ncalls: {}\nmean: {} ms\n"
-        "bound: {}\ncategory: not known in this input</title></g>\n",
-        kLabelWidth, y + 15, HtmlShort(k.name, 52), kBarX, y + 2, w, kRowHeight - 4, kBarX + w + 4, y + 15,
-        MsText(k.total_ns), k.calls, MsText(k.MeanNs()), HtmlText(k.name), MsText(k.total_ns),
-        Percent(top[i].share_pct), k.calls, MsText(k.MeanNs()), HtmlText(top[i].bound));
+        "bound: {}\ncategory: {}</title></g>\n",
+        kLabelWidth, y + 15, HtmlShort(k.name, 52), kBarX, y + 2, w, kRowHeight - 4,
+        top[i].category.empty() ? std::string("#5b8ff9") : NameColour(top[i].category), kBarX + w + 4, y + 15,
+        MsText(k.total_ns), k.calls, MsText(k.MeanNs()),
+        top[i].category.empty() ? std::string() : " · " + HtmlText(top[i].category), HtmlText(k.name),
+        MsText(k.total_ns), Percent(top[i].share_pct), k.calls, MsText(k.MeanNs()), HtmlText(top[i].bound),
+        top[i].category.empty() ? std::string("not known in this input") : HtmlText(top[i].category));
   }
   return fmt::format(
       "<svg class=\"bars\" data-chart=\"kernels\" viewBox=\"0 0 {} {}\" width=\"100%\" role=\"img\" "
       "aria-label=\"top kernels by GPU kernel time\">\n{}</svg>\n",
       kWidth, std::max(kRowHeight, kRowHeight * static_cast<double>(top.size())), body);
+}
+
+std::string RooflineSvg(const std::vector<RooflinePoint>& points) {
+  constexpr double kLeft = 70, kTop = 10, kPlotW = 880, kPlotH = 380;
+  // Axis ranges in decades, covering the points and the roofs' ridge points.
+  double x_lo = 1e300, x_hi = 0, y_lo = 1e300, y_hi = 0, max_t = 0;
+  for (const auto& p : points) {
+    x_lo = std::min(x_lo, p.intensity);
+    x_hi = std::max(x_hi, p.intensity);
+    y_lo = std::min(y_lo, p.achieved_per_s);
+    y_hi = std::max(y_hi, p.peak_per_s.value_or(p.achieved_per_s));
+    if (p.peak_per_s && p.dram_peak_bytes_per_s && *p.dram_peak_bytes_per_s > 0) {
+      x_hi = std::max(x_hi, *p.peak_per_s / *p.dram_peak_bytes_per_s);
+    }
+    max_t = std::max(max_t, p.time_ns);
+  }
+  const double x0 = std::floor(std::log10(x_lo)), x1 = std::max(x0 + 1, std::ceil(std::log10(x_hi)));
+  const double y0 = std::floor(std::log10(y_lo)), y1 = std::max(y0 + 1, std::ceil(std::log10(y_hi)));
+  const auto X = [&](double v) { return kLeft + (std::log10(v) - x0) / (x1 - x0) * kPlotW; };
+  const auto Y = [&](double v) { return kTop + (y1 - std::log10(v)) / (y1 - y0) * kPlotH; };
+  std::string body = fmt::format(
+      "<rect class=\"plot\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#fff\" "
+      "stroke=\"#c8cdd6\"/>\n",
+      kLeft, kTop, kPlotW, kPlotH);
+  for (double d = x0; d <= x1; ++d) {
+    body += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">1e{}</text>\n", X(std::pow(10, d)),
+                        kTop + kPlotH + 16, static_cast<int>(d));
+  }
+  for (double d = y0; d <= y1; ++d) {
+    body += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">1e{}</text>\n", kLeft - 6,
+                        Y(std::pow(10, d)) + 4, static_cast<int>(d));
+  }
+  // One roof per precision: the highest peaks among its kernels (ncu's peaks
+  // scale with the clock each kernel ran at, so they differ a little).
+  std::map<std::string, std::pair<double, double>> roofs;
+  for (const auto& p : points) {
+    if (!p.peak_per_s || !p.dram_peak_bytes_per_s) continue;
+    auto& [peak, bw] = roofs[p.precision];
+    peak = std::max(peak, *p.peak_per_s);
+    bw = std::max(bw, *p.dram_peak_bytes_per_s);
+  }
+  for (const auto& [precision, roof] : roofs) {
+    const auto [peak, bw] = roof;
+    const double ridge = peak / bw;
+    const double xs = std::pow(10, x0), xe = std::pow(10, x1);
+    const double y_start = std::max(xs * bw, std::pow(10, y0));
+    body += fmt::format(
+        "<polyline class=\"roof\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" points=\"{:.1f},{:.1f} "
+        "{:.1f},{:.1f} {:.1f},{:.1f}\"><title>{} roof (highest among its kernels): {:.4g} FLOP/s; DRAM {:.4g} "
+        "byte/s; ridge {:.3g} FLOP/byte</title></polyline>\n",
+        NameColour(precision), X(y_start / bw), Y(y_start), X(ridge), Y(peak), X(xe), Y(peak), HtmlText(precision),
+        peak, bw, ridge);
+  }
+  for (const auto& p : points) {
+    const double r = max_t > 0 ? 3 + 9 * std::sqrt(p.time_ns / max_t) : 4;
+    body += fmt::format(
+        "<circle class=\"point\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{:.1f}\" fill=\"{}\" fill-opacity=\"0.7\" "
+        "stroke=\"#333\"><title>{}\n{}: {:.4g} FLOP/s at {:.3g} FLOP/byte (DRAM){}\nGPU time in its input: {} "
+        "ms</title></circle>\n",
+        X(p.intensity), Y(p.achieved_per_s), r, NameColour(p.precision), HtmlText(p.kernel), HtmlText(p.precision),
+        p.achieved_per_s, p.intensity,
+        p.peak_per_s ? fmt::format("; {:.1f} % of its compute peak", 100 * p.achieved_per_s / *p.peak_per_s) : "",
+        MsText(p.time_ns));
+  }
+  body += fmt::format(
+      "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">arithmetic intensity, FLOP/byte of DRAM traffic (log)</text>\n"
+      "<text transform=\"translate(14,{}) rotate(-90)\" text-anchor=\"middle\">achieved FLOP/s (log)</text>\n",
+      kLeft + kPlotW / 2, kTop + kPlotH + 34, kTop + kPlotH / 2);
+  return fmt::format(
+      "<svg class=\"roofline\" data-chart=\"roofline\" viewBox=\"0 0 {} {}\" width=\"100%\" role=\"img\" "
+      "aria-label=\"roofline: achieved FLOP/s against DRAM arithmetic intensity\">\n{}</svg>\n",
+      kWidth, kTop + kPlotH + 44, body);
 }
 
 std::string TimelineSvg(const TimelineOverview& t) {

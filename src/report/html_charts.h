@@ -30,6 +30,11 @@ IcicleResult IcicleSvg(const std::vector<RegionEntry>& entries, analysis::Quanti
 std::string KernelBarsSvg(const std::vector<TopKernel>& top);
 
 // One strip per GPU row: bin shade by busy share; hover shows the numbers.
+// Log-log: DRAM arithmetic intensity (FLOP/byte) against achieved FLOP/s,
+// one point per kernel and precision sized by its time, with each
+// precision's compute roof and the DRAM bandwidth slope.
+std::string RooflineSvg(const std::vector<RooflinePoint>& points);
+
 std::string TimelineSvg(const TimelineOverview& timeline);
 
 // A stable colour for a name (hue from a hash), as "hsl(h,55%,62%)".

@@ -22,6 +22,8 @@ ordered_json Ms(const std::optional<double>& ns) {
   return *ns / 1e6;
 }
 
+std::string Pct(double v) { return fmt::format("{:.1f} %", v); }
+
 std::string Absent(std::string_view text) { return fmt::format("<p class=\"absent\">{}</p>\n", text); }
 
 std::string Tile(std::string_view value, std::string_view label) {
@@ -104,20 +106,54 @@ std::string Mfu(const RunModel& run) {
   return out + "</tbody></table>\n";
 }
 
+// The ranked actions (docs/analysis.md "What to do first"), then the notes
+// around them; without actions, the notes alone, saying they are not ranked.
 std::string Actions(const RunModel& run) {
+  std::string out = "<h3>What to do first</h3>\n";
+  if (run.actions.empty()) {
+    out +=
+        "<p class=\"note\">Not ranked by saving: these inputs give no estimated savings per finding.</p>\n"
+        "<ol data-chart=\"actions\">\n";
+    for (const auto& line : run.recommendations) out += "<li>" + HtmlText(line) + "</li>\n";
+    return out + "</ol>\n";
+  }
+  out +=
+      "<p class=\"note\">Ranked by the share of all GPU kernel time each can save: the kernel's share times the "
+      "speedup ncu estimates for the whole kernel (global), else the headroom its bound class or roofline "
+      "shows.</p>\n<ol data-chart=\"actions\">\n";
+  for (const auto& a : run.actions) {
+    out += fmt::format(
+        "<li><b title=\"{}\">{}</b> ({}): up to {} of all GPU kernel time ({} of it × {} {}).{}<br>{}{}</li>\n",
+        HtmlText(a.kernel), HtmlShort(a.kernel, 120), HtmlText(a.category), Pct(a.saving_pct_of_gpu), Pct(a.share_pct),
+        Pct(a.speedup_pct), HtmlText(a.basis), a.rule.empty() ? "" : " ncu rule " + HtmlText(a.rule) + ".",
+        HtmlText(a.message),
+        a.evidence.empty() ? "" : "<br><span class=\"note\">Evidence: " + HtmlText(a.evidence) + "</span>");
+  }
+  out += "</ol>\n";
+  for (const auto& line : run.recommendations) out += "<p class=\"note\">" + HtmlText(line) + "</p>\n";
+  return out;
+}
+
+std::string CategoryTable(const RunModel& run) {
+  if (run.category_ns.empty()) return Absent("No kernel categories in this input.");
   std::string out =
-      "<h3>Advice</h3>\n<p class=\"note\">Not ranked by saving: these inputs give no estimated savings per "
-      "finding.</p>\n<ol data-chart=\"actions\">\n";
-  for (const auto& line : run.recommendations) out += "<li>" + HtmlText(line) + "</li>\n";
-  return out + "</ol>\n";
+      "<table class=\"categories\"><thead><tr><th>Category</th><th>GPU kernel time (ms)</th><th>Share</th></tr>"
+      "</thead><tbody>\n";
+  for (const auto& [category, ns] : run.category_ns) {
+    out += fmt::format(
+        "<tr><td><span class=\"swatch\" style=\"background:{}\"></span>{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td></tr>\n",
+        NameColour(category), HtmlText(category), MsText(ns),
+        run.gpu_kernel_ns > 0 ? Pct(100 * ns / run.gpu_kernel_ns) : std::string("n/a"));
+  }
+  return out + "</tbody></table>\n";
 }
 
 std::string Overview(const HtmlReportInput& in) {
   std::string out = "<section id=\"overview\"><h2>Overview: where the time goes</h2>\n";
   out += Tiles(in);
   out += "<h3>Top-level regions</h3>\n" + TopRegions(*in.run);
-  out += "<h3>Time per kernel category</h3>\n" +
-         Absent("No kernel categories in this input (GEMM, attention, communication, ... are not assigned yet).");
+  out += "<h3>Time per kernel category</h3>\n" + CategoryTable(*in.run);
   out += Mfu(*in.run);
   out += Actions(*in.run);
   return out + "</section>\n";
@@ -170,15 +206,25 @@ std::string KernelsSection(const HtmlReportInput& in) {
   } else {
     out += fmt::format(
         "<p class=\"note\">The {} kernels with the most GPU kernel time in {}, merged over processes and devices. "
-        "One colour: kernel categories are not known in this input.</p>\n",
+        "Colours are kernel categories (the overview's table).</p>\n",
         in.run->top_kernels.size(), HtmlText(in.run->times_from));
     out += KernelBarsSvg(in.run->top_kernels);
   }
-  out += "<h3>Roofline</h3>\n<div class=\"roofline\" data-chart=\"roofline\">" +
-         Absent(
-             "No roofline data in this input: it needs FLOP counts and DRAM bytes per kernel (ncu) and the "
-             "device's peaks.") +
-         "</div>\n";
+  out += "<h3>Roofline</h3>\n";
+  if (in.run->roofline.empty()) {
+    out += "<div class=\"roofline\" data-chart=\"roofline\">" +
+           Absent(
+               "No roofline data in this input: it needs FLOP counts and DRAM bytes per kernel (ncu) and the "
+               "device's peaks.") +
+           "</div>\n";
+  } else {
+    out += fmt::format(
+        "<p class=\"note\">{} points: one per kernel and precision with work, sized by the kernel's GPU time; lines "
+        "are each precision's compute roof and the DRAM bandwidth slope (docs/analysis.md). Hover for the "
+        "numbers.</p>\n",
+        in.run->roofline.size());
+    out += RooflineSvg(in.run->roofline);
+  }
   return out + "</section>\n";
 }
 

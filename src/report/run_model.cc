@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
 
 #include "src/report/text_format.h"
@@ -20,6 +21,45 @@ std::string BoundOf(const KernelsReport& all, const std::string& name) {
     }
   }
   return "unknown";
+}
+
+// The category the analysis gave the kernel of that name; "" when none.
+std::string CategoryOf(const KernelsReport& all, const std::string& name) {
+  for (std::size_t i = 0; i < all.kernels.size() && i < all.insights.size(); ++i) {
+    if (all.kernels[i].name == name) return all.insights[i].category;
+  }
+  return "";
+}
+
+std::vector<std::pair<std::string, double>> CategoryTimes(const KernelsReport& all,
+                                                          const std::vector<analysis::KernelAggregate>& timed) {
+  std::map<std::string, double> by;
+  for (const auto& k : timed) {
+    const std::string category = CategoryOf(all, k.name);
+    if (category.empty()) return {};  // not categorised: no table rather than a partial one
+    by[category] += k.total_ns;
+  }
+  std::vector<std::pair<std::string, double>> out(by.begin(), by.end());
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return out;
+}
+
+std::vector<RooflinePoint> RooflinePoints(const KernelsReport& all) {
+  std::vector<RooflinePoint> out;
+  for (std::size_t i = 0; i < all.kernels.size() && i < all.insights.size(); ++i) {
+    for (const auto& p : all.insights[i].roofline.precisions) {
+      for (const auto& level : p.levels) {
+        if (level.level != "DRAM" || !level.intensity || !p.achieved_per_s) continue;
+        if (*level.intensity <= 0 || *p.achieved_per_s <= 0) continue;  // no point on a log scale
+        // Tensor paths have their own peaks (mma.sync, wgmma, sparse): one roof each.
+        std::string precision = p.precision;
+        if (!p.instruction.empty()) precision += " (" + p.instruction + (p.sparse ? ", sparse)" : ")");
+        out.push_back(RooflinePoint{all.kernels[i].name, precision, *level.intensity, *p.achieved_per_s, p.peak_per_s,
+                                    level.peak_bytes_per_s, all.kernels[i].total_ns});
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -185,12 +225,15 @@ RunModel BuildRunModel(const RunContext& run, const KernelsReport& kernels, cons
     m.launches += k.calls;
   }
   m.distinct_kernels = timed.size();
+  m.category_ns = CategoryTimes(kernels, timed);
+  m.roofline = RooflinePoints(kernels);
   auto by_name = ByName(timed);
   if (by_name.size() > kTopKernels) by_name.resize(kTopKernels);
   for (auto& k : by_name) {
     const double share = m.gpu_kernel_ns > 0 ? 100.0 * k.total_ns / m.gpu_kernel_ns : 0.0;
     const std::string bound = BoundOf(kernels, k.name);
-    m.top_kernels.push_back(TopKernel{std::move(k), share, bound});
+    std::string category = CategoryOf(kernels, k.name);
+    m.top_kernels.push_back(TopKernel{std::move(k), share, bound, std::move(category)});
   }
   m.has_regions = regions != nullptr && regions->aggregate && !regions->aggregate->empty();
   if (regions != nullptr && regions->aggregate) m.region_count = regions->aggregate->size();

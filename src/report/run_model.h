@@ -55,6 +55,18 @@ struct TopKernel {
   analysis::KernelAggregate kernel;  // merged over processes and devices of the timing input
   double share_pct = 0;              // of the run's GPU kernel time
   std::string bound;                 // analysis::BoundClass as text ("memory", "latency", ...), "unknown"
+  std::string category;              // kernel category ("gemm", "attention", ...); "" when not analysed
+};
+
+// One kernel at one precision on the DRAM roofline (docs/analysis.md).
+struct RooflinePoint {
+  std::string kernel;
+  std::string precision;             // "fp32", "tensor", ...
+  double intensity = 0;              // FLOP/byte (DRAM)
+  double achieved_per_s = 0;         // FLOP/s (tensor: op/s)
+  std::optional<double> peak_per_s;  // the precision's peak
+  std::optional<double> dram_peak_bytes_per_s;
+  double time_ns = 0;  // the kernel's GPU time in its input (sizes the point)
 };
 
 struct RunModel {
@@ -64,6 +76,10 @@ struct RunModel {
   std::uint64_t launches = 0;
   std::size_t distinct_kernels = 0;
   std::vector<TopKernel> top_kernels;
+  // GPU kernel time per kernel category over the timing input's kernels,
+  // largest first; empty when the kernels were not categorised.
+  std::vector<std::pair<std::string, double>> category_ns;
+  std::vector<RooflinePoint> roofline;      // every kernel and precision with DRAM intensity and achieved work
   bool has_regions = false;                 // an aggregate region list with regions
   std::optional<std::size_t> region_count;  // regions in the aggregate, when there is one
   std::vector<StageRow> stages;

@@ -50,4 +50,28 @@ grep -q 'href="trace/trace.json"' traced/report.html || fail "no link to trace/t
 cp traced/report.html first.html
 "$bin" report traced >/dev/null 2>report.err || fail "report RUN_DIR: $(cat report.err)"
 cmp -s first.html traced/report.html || fail "report RUN_DIR wrote different bytes"
+# 4. A real ncu raw page (shared fixture, when present): the roofline has one
+# point per kernel and precision whose DRAM intensity kernels.json gives, the
+# category shares add up to 100 %, and the ranked actions are drawn.
+raw="$src/../shared/fixtures/ncu-csv/sglang-h200/raw.csv"
+if [[ -f $raw ]]; then
+  "$bin" import "$raw" --out raw >/dev/null 2>&1 || fail "import the sglang raw page"
+  page_check sglang-raw raw/report.html --chart kernels --chart roofline --chart actions
+  /usr/bin/python3 - raw <<'PY' || fail "sglang raw page: roofline, categories, actions"
+import json, re, sys
+html = open(f"{sys.argv[1]}/report.html", encoding="utf-8").read()
+kernels = json.load(open(f"{sys.argv[1]}/kernels.json"))["kernels"]
+want = sum(1 for k in kernels for p in (k.get("roofline") or {}).get("precisions", [])
+           for level in p["levels"] if level["level"] == "DRAM" and (level["intensity"] or 0) > 0
+           and (p["achieved_per_s"] or 0) > 0)
+points = html.count('class="point"')
+assert want > 0 and points == want, (points, want)
+shares = [float(x) for x in re.findall(r'<td class="num">([0-9.]+) %</td></tr>', html.split('class="categories"')[1].split("</table>")[0])]
+assert abs(sum(shares) - 100) < 0.6, shares
+assert html.count("<li><b title=") >= 1, "no ranked action"
+PY
+  echo "sglang-raw: roofline $(grep -c 'class="point"' raw/report.html) points"
+else
+  echo "sglang-raw: skipped (no ../shared/fixtures)"
+fi
 echo "browser checks passed"
