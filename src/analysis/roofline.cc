@@ -248,7 +248,8 @@ std::vector<RooflineSummary> TimeWeightedRoofline(const std::vector<const Kernel
   std::map<std::pair<std::string, std::string>, Sums> by;
   std::vector<std::pair<std::string, std::string>> order;
   for (const KernelAggregate* k : kernels) {
-    if (k->timed_calls == 0 || k->total_ns <= 0) continue;
+    // Without metrics (timelines) there is no roofline: skip the lookups.
+    if (k->timed_calls == 0 || k->total_ns <= 0 || k->metrics.empty()) continue;
     const double t = k->total_ns;
     for (const auto& p : ComputeRoofline(*k).precisions) {
       for (const auto& l : p.levels) {

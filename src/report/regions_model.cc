@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "src/report/regions_report.h"
 
@@ -83,11 +84,18 @@ std::size_t KeepLargestFolders(std::vector<RegionEntry>& entries, std::size_t ma
   return entries.size() - max_folders;
 }
 
+// Kernel names repeat over thousands of regions: each is matched once.
+using CategoryCache = std::unordered_map<std::string, std::string_view>;
+
 std::vector<std::pair<std::string, double>> CategoryTimes(const analysis::Region& r,
-                                                          const analysis::KernelCategorizer& categorizer) {
+                                                          const analysis::KernelCategorizer& categorizer,
+                                                          CategoryCache& cache) {
   std::map<std::string, double> by;
   for (const auto& [name, k] : r.kernels) {
-    if (k.timed_calls > 0) by[std::string(categorizer.Categorize(name))] += k.total_ns;
+    if (k.timed_calls == 0) continue;
+    auto it = cache.find(name);
+    if (it == cache.end()) it = cache.emplace(name, categorizer.Categorize(name)).first;
+    by[std::string(it->second)] += k.total_ns;
   }
   std::vector<std::pair<std::string, double>> out(by.begin(), by.end());
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -144,8 +152,9 @@ void RegionFindings(RegionEntry& e) {
 
 void Analyze(std::vector<RegionEntry>& entries, const std::vector<SourceInfo>& sources,
              const analysis::KernelCategorizer* categorizer) {
+  CategoryCache cache;
   for (auto& e : entries) {
-    if (categorizer != nullptr) e.category_ns = CategoryTimes(*e.region, *categorizer);
+    if (categorizer != nullptr) e.category_ns = CategoryTimes(*e.region, *categorizer, cache);
     Busy(e, sources);
     RegionFindings(e);
     std::vector<const analysis::KernelAggregate*> kernels;
