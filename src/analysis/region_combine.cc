@@ -131,7 +131,7 @@ CombinedRegions CombineRegions(const std::vector<SourceRegions>& sources) {
     }
     home->members.push_back(s.builder);
     home->caps.Add(s.builder->caps());
-    for (const auto& [scope, tree] : s.builder->scopes()) home->scopes.emplace(scope, tree);
+    for (auto& [scope, tree] : s.builder->scopes()) home->scopes.emplace(scope, std::move(tree));
   }
   std::vector<SourceFamily> counted;  // launches of the first group of each family: the ones shown
   for (const Group& g : groups) {
@@ -154,14 +154,20 @@ CombinedRegions CombineRegions(const std::vector<SourceRegions>& sources) {
         fmt::join(families, ", ")));
   }
   for (Group& g : groups) g.aggregate = Summed(g.scopes);
-  std::map<Scope, std::vector<const RegionTree*>> by_scope;
-  std::vector<const RegionTree*> aggregates;
-  for (const Group& g : groups) {
-    for (const auto& [scope, tree] : g.scopes) by_scope[scope].push_back(&tree);
+  std::map<Scope, std::vector<RegionTree*>> by_scope;
+  std::vector<RegionTree*> aggregates;
+  for (Group& g : groups) {
+    for (auto& [scope, tree] : g.scopes) by_scope[scope].push_back(&tree);
     aggregates.push_back(&g.aggregate);
   }
-  for (const auto& [scope, trees] : by_scope) out.scopes.emplace(scope, ByPrecedence(trees));
-  out.aggregate = ByPrecedence(aggregates);
+  // One tree has nothing to take precedence over: it is moved, not rebuilt
+  // (a copy of every region and its kernels would double the peak memory).
+  const auto combine = [](std::vector<RegionTree*>& trees) {
+    if (trees.size() == 1) return std::move(*trees.front());
+    return ByPrecedence(std::vector<const RegionTree*>(trees.begin(), trees.end()));
+  };
+  for (auto& [scope, trees] : by_scope) out.scopes.emplace(scope, combine(trees));
+  out.aggregate = combine(aggregates);
   std::size_t differing = 0;
   for (const Region& r : out.aggregate.regions()) differing += r.also_measured.size();
   if (differing > 0) {

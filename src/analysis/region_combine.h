@@ -24,7 +24,7 @@ namespace llmpo::analysis {
 using model::SourceFamily;
 
 struct SourceRegions {
-  const RegionBuilder* builder;  // finished
+  RegionBuilder* builder;  // finished; CombineRegions moves its trees out (read each builder once)
   SourceFamily family;
 };
 
@@ -37,6 +37,8 @@ struct CombinedRegions {
   std::uint64_t launches_outside = 0;
 };
 
+// Moves each builder's trees into the result (no copy of every region and
+// its kernels): call it once per set of builders.
 CombinedRegions CombineRegions(const std::vector<SourceRegions>& sources);
 
 }  // namespace llmpo::analysis
