@@ -231,11 +231,8 @@ void WriteRuntime(JsonWriter& w, const analysis::RuntimeSummaries& r) {
 
 }  // namespace
 
-std::string KernelsJson(const KernelsReport& report) {
-  std::string out;
-  JsonWriter w(out);
-  w.BeginObject();
-  w.Member("schema_version", kKernelsSchemaVersion);
+void WriteJsonHeader(JsonWriter& w, std::string_view schema_version, const std::vector<SourceInfo>& sources) {
+  w.Member("schema_version", schema_version);
   w.Key("tool");
   w.BeginObject();
   w.Member("name", kToolName);
@@ -243,7 +240,7 @@ std::string KernelsJson(const KernelsReport& report) {
   w.EndObject();
   w.Key("sources");
   w.BeginArray();
-  for (const auto& s : report.sources) {
+  for (const auto& s : sources) {
     w.BeginObject();
     w.Member("path", s.path);
     w.Member("format", s.format);
@@ -251,6 +248,13 @@ std::string KernelsJson(const KernelsReport& report) {
     w.EndObject();
   }
   w.EndArray();
+}
+
+std::string KernelsJson(const KernelsReport& report) {
+  std::string out;
+  JsonWriter w(out);
+  w.BeginObject();
+  WriteJsonHeader(w, kKernelsSchemaVersion, report.sources);
   w.Key("kernels");
   w.BeginArray();
   for (std::size_t i = 0; i < report.kernels.size(); ++i) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "src/analysis/gpu_timeline.h"
@@ -22,6 +23,12 @@ struct SourceInfo {
   std::string status;  // "ok" or "failed: <reason>"
   model::SourceFamily family = model::SourceFamily::kNcu;
 };
+
+class JsonWriter;
+
+// The members every report.json and kernels.json open with, in an object
+// just begun: schema_version, tool {name, version}, sources.
+void WriteJsonHeader(JsonWriter& w, std::string_view schema_version, const std::vector<SourceInfo>& sources);
 
 struct KernelsReport {
   std::vector<SourceInfo> sources;

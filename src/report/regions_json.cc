@@ -186,22 +186,7 @@ void WriteRegionsJson(const RegionsReport& report, std::ostream& out) {
   std::string text;
   JsonWriter w(text);
   w.BeginObject();
-  w.Member("schema_version", kRegionsSchemaVersion);
-  w.Key("tool");
-  w.BeginObject();
-  w.Member("name", kToolName);
-  w.Member("version", kToolVersion);
-  w.EndObject();
-  w.Key("sources");
-  w.BeginArray();
-  for (const auto& s : report.sources) {
-    w.BeginObject();
-    w.Member("path", s.path);
-    w.Member("format", s.format);
-    w.Member("status", s.status);
-    w.EndObject();
-  }
-  w.EndArray();
+  WriteJsonHeader(w, kRegionsSchemaVersion, report.sources);
   w.Key("selection");
   w.BeginObject();
   WriteStrings(w, "sections", report.selection.sections);
