@@ -90,6 +90,12 @@ def region_section_span(text):
     return i, j + len(REGION_END)
 
 
+def next_boundary(text, start):
+    """Where the section holding text[start] ends: the next heading or marker, or the end."""
+    ends = [x for x in (text.find("\n## ", start), text.find("\n<!--", start)) if x >= 0]
+    return min(ends) if ends else len(text)
+
+
 def kept_region_section(dest):
     """The other benchmarks' sections of an existing results file (region bench, tracer, HTML), or ""."""
     try:
@@ -102,8 +108,17 @@ def kept_region_section(dest):
     for heading in ("## Tracer", "## HTML report"):  # run_trace_bench.py, run_html_bench.py
         at = text.find(heading)
         if at >= 0:
-            end = text.find("\n## ", at + 1)
-            kept += "\n" + (text[at:end + 1] if end >= 0 else text[at:]).rstrip("\n") + "\n"
+            end = next_boundary(text, at + 1)
+            kept += "\n" + text[at:end + 1].rstrip("\n") + "\n"
+    # Sections between markers, with the text that follows up to the next
+    # heading (run_ncu_rep_bench.py, run_kineto_bench.py).
+    for begin, end_marker in (("<!-- ncu-rep bench -->", "<!-- /ncu-rep bench -->"),
+                              ("<!-- kineto-bench begin -->", "<!-- kineto-bench end -->")):
+        at = text.find(begin)
+        stop = text.find(end_marker, at + 1) if at >= 0 else -1
+        if stop >= 0:
+            tail = next_boundary(text, stop)
+            kept += "\n" + text[at:tail + 1].rstrip("\n") + "\n"
     return kept
 
 
