@@ -24,14 +24,24 @@ double MetricAggregate::Value() const {
 std::size_t KernelAggregator::ViewHash::operator()(const View& v) const {
   const std::hash<std::string_view> h;
   std::size_t seed = h(std::get<2>(v));
-  seed ^= h(std::get<0>(v)) + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
+  seed ^= std::get<0>(v) + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
   seed ^= h(std::get<1>(v)) + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
   return seed;
 }
 
-KernelAggregate& KernelAggregator::Entry(const std::string& process, const std::string& device,
+std::uint32_t KernelAggregator::ProcessNumber(const model::ProcessId& process) {
+  // Launches come in runs of one process: compare with the last one first.
+  if (last_process_ != nullptr && *last_process_ == process) return last_process_number_;
+  auto [it, inserted] = process_numbers_.try_emplace(process, static_cast<std::uint32_t>(process_numbers_.size()));
+  last_process_ = &it->first;
+  last_process_number_ = it->second;
+  return it->second;
+}
+
+KernelAggregate& KernelAggregator::Entry(const model::ProcessId& process, const std::string& device,
                                          const std::string& name) {
-  if (auto hit = index_.find(View{process, device, name}); hit != index_.end()) return *hit->second;
+  const std::uint32_t number = ProcessNumber(process);
+  if (auto hit = index_.find(View{number, device, name}); hit != index_.end()) return *hit->second;
   auto [it, inserted] = kernels_.try_emplace(Key{source_, process, device, name});
   if (inserted) {
     it->second.source = source_;
@@ -40,7 +50,7 @@ KernelAggregate& KernelAggregator::Entry(const std::string& process, const std::
     it->second.name = name;
   }
   const Key& key = it->first;  // map nodes do not move: views of their keys stay valid
-  index_.emplace(View{std::get<1>(key), std::get<2>(key), std::get<3>(key)}, &it->second);
+  index_.emplace(View{number, std::get<2>(key), std::get<3>(key)}, &it->second);
   return it->second;
 }
 

@@ -48,7 +48,7 @@ struct MetricAggregate {
 
 struct KernelAggregate {
   std::string source;
-  std::string process;
+  model::ProcessId process;
   std::string device;
   std::string name;
   std::uint64_t calls = 0;
@@ -129,13 +129,15 @@ class KernelAggregator : public model::RecordSink {
   const RuntimeSummaries& runtime() const { return runtime_; }
 
  private:
-  using Key = std::tuple<std::string, std::string, std::string, std::string>;
-  KernelAggregate& Entry(const std::string& process, const std::string& device, const std::string& name);
+  using Key = std::tuple<std::string, model::ProcessId, std::string, std::string>;
+  KernelAggregate& Entry(const model::ProcessId& process, const std::string& device, const std::string& name);
+  // A small number per distinct process (inputs name a handful).
+  std::uint32_t ProcessNumber(const model::ProcessId& process);
 
-  // (process, device, name) of the current source, viewing the strings of
-  // kernels_' keys: a hash lookup per launch instead of a walk down the map
-  // comparing the (same) source path at every step.
-  using View = std::tuple<std::string_view, std::string_view, std::string_view>;
+  // (process number, device, name) of the current source, viewing the
+  // strings of kernels_' keys: a hash lookup per launch instead of a walk
+  // down the map comparing the (same) source path at every step.
+  using View = std::tuple<std::uint32_t, std::string_view, std::string_view>;
   struct ViewHash {
     std::size_t operator()(const View& v) const;
   };
@@ -144,6 +146,9 @@ class KernelAggregator : public model::RecordSink {
   RuntimeSummaries runtime_;
   std::map<Key, KernelAggregate, std::less<>> kernels_;  // transparent: found by views, no copies
   std::unordered_map<View, KernelAggregate*, ViewHash> index_;
+  std::map<model::ProcessId, std::uint32_t> process_numbers_;
+  const model::ProcessId* last_process_ = nullptr;  // a key of process_numbers_
+  std::uint32_t last_process_number_ = 0;
 };
 
 }  // namespace llmpo::analysis

@@ -19,8 +19,8 @@ struct Group {
 };
 
 std::string ScopeText(const Scope& s) {
-  if (s.process.empty() && s.device.empty()) return "ranges (no process named)";
-  return fmt::format("process '{}', device '{}'", s.process.empty() ? "?" : s.process,
+  if (!s.process.Known() && s.device.empty()) return "ranges (no process named)";
+  return fmt::format("process '{}', device '{}'", s.process.Known() ? s.process.Label() : "?",
                      s.device.empty() ? "?" : s.device);
 }
 

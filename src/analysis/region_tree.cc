@@ -410,7 +410,7 @@ void RegionBuilder::OnNvtxKernelRow(const model::NvtxKernelRow& row) {
 // thread nest: sorted by start (the longer first at equal starts), each
 // range's parent is the innermost open range that contains it.
 void RegionBuilder::AddTimedRanges() {
-  std::map<std::string, std::set<std::string>> devices;
+  std::map<model::ProcessId, std::set<std::string>> devices;
   for (const auto& [scope, tree] : scopes_) devices[scope.process].insert(scope.device);
   std::stable_sort(timed_.begin(), timed_.end(), [](const TimedRange& a, const TimedRange& b) {
     if (a.process != b.process) return a.process < b.process;

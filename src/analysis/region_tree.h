@@ -144,7 +144,7 @@ class RegionTree {
 };
 
 struct Scope {
-  std::string process;
+  model::ProcessId process;
   std::string device;
   bool operator<(const Scope& o) const { return std::tie(process, device) < std::tie(o.process, o.device); }
   bool operator==(const Scope& o) const = default;
@@ -173,7 +173,7 @@ class RegionBuilder : public model::RecordSink {
 
  private:
   struct TimedRange {
-    std::string process;
+    model::ProcessId process;
     std::int64_t tid = 0;
     std::int64_t start = 0, end = 0;
     bool push_pop = true;

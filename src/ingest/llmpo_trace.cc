@@ -296,8 +296,9 @@ Status ImportLlmpoTraceRecords(std::istream& in, ImportContext& ctx) {
   std::stable_sort(kernels.begin(), kernels.end(), [](const Pending& a, const Pending& b) {
     return a.tid != b.tid ? a.tid < b.tid : a.call_start < b.call_start;
   });
-  const std::string exe = t.process.substr(t.process.rfind('/') + 1);
-  const std::string process = fmt::format("{} ({})", exe, t.pid);
+  model::ProcessId process;
+  process.name = t.process.substr(t.process.rfind('/') + 1);
+  process.pid = t.pid;
   for (std::size_t i = 0; i < t.ranges.size(); ++i) {  // CPU range times and the tree, GPU work or not
     const auto& r = t.ranges[i];
     model::NvtxRange range;

@@ -46,7 +46,7 @@ void FillIdentity(const IdentityColumns& c, const std::vector<std::string_view>&
   // Range and app-range replay name each result "range" (nsight-reference B.3).
   launch.kind = launch.kernel_name == "range" ? model::LaunchKind::kRange : model::LaunchKind::kKernel;
   const std::string_view name = Cell(fields, c.process_name), pid = Cell(fields, c.pid);
-  launch.process = name.empty() ? std::string(pid) : fmt::format("{} ({})", name, pid);
+  launch.process = model::ProcessFromPidText(name, pid);
   launch.device = std::string(Cell(fields, c.device));
   launch.block_size = std::string(Cell(fields, c.block));
   launch.grid_size = std::string(Cell(fields, c.grid));
@@ -58,7 +58,7 @@ void FillIdentity(const IdentityColumns& c, const std::vector<std::string_view>&
 void RepairNames(model::LaunchRecord& launch, ImportContext& ctx, const CsvReader& reader) {
   std::size_t replaced = 0;
   for (std::string* text :
-       {&launch.kernel_name, &launch.process, &launch.device, &launch.block_size, &launch.grid_size}) {
+       {&launch.kernel_name, &launch.process.name, &launch.device, &launch.block_size, &launch.grid_size}) {
     replaced += ReplaceInvalidUtf8(*text);
   }
   for (auto* frames : {&launch.nvtx_stack, &launch.nvtx_start_end}) {

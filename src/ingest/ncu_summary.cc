@@ -40,7 +40,7 @@ Status ImportSummary(CsvReader& reader, const std::vector<std::string>& header, 
                                                      "Metric Name or Average column",
                                                      ctx.source));
   }
-  using Key = std::tuple<std::string, std::string, std::string, std::string, std::string, std::string>;
+  using Key = std::tuple<model::ProcessId, std::string, std::string, std::string, std::string, std::string>;
   std::map<Key, Group> groups;
   std::vector<Key> order;
   std::vector<std::string_view> fields;

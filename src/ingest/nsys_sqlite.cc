@@ -86,11 +86,12 @@ std::string Text(sqlite3_stmt* s, int col) {
 }
 
 // globalPid/globalTid pack the PID in bits 24..47.
-std::string ProcessLabel(std::optional<std::int64_t> global_pid, const std::map<std::int64_t, std::string>& names) {
-  if (!global_pid) return "";
-  const std::int64_t pid = (*global_pid >> 24) & 0xFFFFFF;
-  auto it = names.find(*global_pid & ~std::int64_t{0xFFFFFF});
-  return it == names.end() ? std::to_string(pid) : fmt::format("{} ({})", it->second, pid);
+model::ProcessId ProcessOf(std::optional<std::int64_t> global_pid, const std::map<std::int64_t, std::string>& names) {
+  model::ProcessId process;
+  if (!global_pid) return process;
+  process.pid = (*global_pid >> 24) & 0xFFFFFF;
+  if (auto it = names.find(*global_pid & ~std::int64_t{0xFFFFFF}); it != names.end()) process.name = it->second;
+  return process;
 }
 
 std::map<std::int64_t, std::string> ProcessNames(sqlite3* db) {
@@ -172,9 +173,9 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const RangesByThread* rang
                     ctx.source));
   }
   const auto processes = ProcessNames(db);
-  // Kernels come from a few processes: the label is formatted once per run of rows.
+  // Kernels come from a few processes: the identity is looked up once per run of rows.
   std::optional<std::int64_t> label_pid;
-  std::string label;
+  model::ProcessId label;
   ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, KernelQuery(with_runtime), ctx));
   ASSIGN_OR_RETURN(StringIds strings, StringIds::Open(db, ctx));
   static const RangesByThread kNoRanges;
@@ -200,9 +201,9 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const RangesByThread* rang
     if (auto dev = Int(s, 2)) launch.device = std::to_string(*dev);
     launch.stream = Int(s, 3);
     launch.correlation_id = Int(s, 4);
-    if (const auto pid = Int(s, 5); pid != label_pid || label.empty()) {
+    if (const auto pid = Int(s, 5); pid != label_pid || !label.Known()) {
       label_pid = pid;
-      label = ProcessLabel(pid, processes);
+      label = ProcessOf(pid, processes);
     }
     launch.process = label;
     launch.has_nvtx = with_runtime;
@@ -254,7 +255,7 @@ Status ImportGpuOps(sqlite3* db, ImportContext& ctx, const RangesByThread* range
     if (auto dev = Int(s, 2)) op.device = std::to_string(*dev);
     op.stream = Int(s, 3);
     op.correlation_id = Int(s, 4);
-    op.process = ProcessLabel(Int(s, 5), processes);
+    op.process = ProcessOf(Int(s, 5), processes);
     op.has_nvtx = with_runtime;
     op.global_tid = Int(s, 7);
     if (with_runtime && op.global_tid) sweep.Attribute(*op.global_tid, Int(s, 8).value_or(0), op);
@@ -301,7 +302,7 @@ Status ImportNvtx(sqlite3* db, ImportContext& ctx, RangesByThread& ranges,
     range.range_id = Int(s, 3);
     range.name = Text(s, 4);
     range.global_tid = Int(s, 5);
-    range.process = ProcessLabel(range.global_tid, processes);
+    range.process = ProcessOf(range.global_tid, processes);
     if (auto domain = Int(s, 6); domain && *domain != 0) range.domain = domains[*domain];
     if (!range.end_ns) {
       ctx.diagnostics.Add("nvtx_range_not_closed", model::Severity::kWarning,

@@ -146,7 +146,7 @@ class StatsImporter {
     SplitDomain(Field(f, FindColumn(h_, "NVTX Range")), split);
     row.range = std::move(split.name);
     row.domain = std::move(split.domain);
-    row.process = std::string(Field(f, FindColumn(h_, "PID")));
+    row.process = model::ProcessFromPidText("", Field(f, FindColumn(h_, "PID")));
     if (auto inst = OptionalValue(f, FindColumn(h_, "NVTX Inst")); inst && *inst <= kMaxCount) {
       row.range_instances = static_cast<std::int64_t>(*inst);
     }
@@ -171,7 +171,7 @@ class StatsImporter {
   void PushPopInstance(const std::vector<std::string_view>& f) {
     model::NvtxRange range;
     range.name = std::string(Field(f, FindColumn(h_, "Name")));
-    range.process = std::string(Field(f, FindColumn(h_, "PID")));
+    range.process = model::ProcessFromPidText("", Field(f, FindColumn(h_, "PID")));
     const auto start = ParseNumber(Field(f, FindColumn(h_, "Start (ns)")));
     const auto end = ParseNumber(Field(f, FindColumn(h_, "End (ns)")));
     const auto tid = ParseNumber(Field(f, FindColumn(h_, "TID")));
@@ -231,7 +231,7 @@ class StatsImporter {
   // cuda_kern_exec_sum: API, queue and kernel time per launch path.
   void KernelExecution(const std::vector<std::string_view>& f) {
     model::LaunchOverheadRow row;
-    row.process = std::string(Field(f, FindColumn(h_, "PID")));
+    row.process = model::ProcessFromPidText("", Field(f, FindColumn(h_, "PID")));
     row.thread = std::string(Field(f, FindColumn(h_, "TID")));
     row.device = std::string(Field(f, FindColumn(h_, "DevId")));
     row.api_name = std::string(Field(f, FindColumn(h_, "API Name")));

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "src/model/process_id.h"
+
 namespace llmpo::model {
 
 // Kernel classes by HTA's name rules (docs/import.md).
@@ -37,7 +39,7 @@ struct StepTimes {
 
 struct DeviceBreakdown {
   std::string source;
-  std::string process;  // the scope label ("rank 0", "pid 1234")
+  ProcessId process;
   std::string device;
   std::optional<std::int64_t> rank, world_size;
   std::int64_t kernels = 0, memory_ops = 0;
@@ -54,7 +56,7 @@ struct DeviceBreakdown {
 // table shows as CPU and CUDA time.
 struct CpuOpTimes {
   std::string source;
-  std::string process;
+  ProcessId process;
   std::string name;
   std::int64_t calls = 0;
   double cpu_ns = 0;         // sum of the op's wall times (nested calls of the same op counted each)

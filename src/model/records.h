@@ -12,6 +12,7 @@
 
 #include "src/core/units.h"
 #include "src/model/findings.h"
+#include "src/model/process_id.h"
 
 namespace llmpo::model {
 
@@ -56,7 +57,7 @@ struct LaunchRecord {
   LaunchKind kind = LaunchKind::kKernel;
   std::string result_id;    // ncu "ID", or the row's id in an nsys export
   std::string kernel_name;  // as the tool printed it ("range" for range replay results, "[CUDA memcpy ...]")
-  std::string process;      // "python3.12 (1740670)", or just a pid
+  ProcessId process;
   std::string device;       // device index (or name) as text
   std::string block_size;   // "(256, 1, 1)"
   std::string grid_size;
@@ -96,7 +97,7 @@ struct DeviceInfo {
 // One row of an nsys per-kernel summary (cuda_gpu_kern_sum and friends).
 struct KernelSummaryRow {
   std::string kernel_name;
-  std::string process;
+  ProcessId process;
   std::string device;
   std::int64_t calls = 0;
   double total_ns = 0;
@@ -112,7 +113,7 @@ struct KernelSummaryRow {
 struct NvtxRange {
   std::string name;
   std::string domain;    // empty: the default domain
-  std::string process;   // the scope's process label, where the source says
+  ProcessId process;     // where the source says
   bool push_pop = true;  // false: start/end
   std::optional<std::int64_t> start_ns;
   std::optional<std::int64_t> end_ns;
@@ -135,7 +136,7 @@ struct NvtxRange {
 struct NvtxKernelRow {
   std::string range;
   std::string domain;
-  std::string process;
+  ProcessId process;
   std::optional<std::int64_t> range_instances;
   KernelSummaryRow kernel;
 };
@@ -166,7 +167,8 @@ struct GpuOpSummaryRow {
 // in the launch call (API), in the queue before the kernel starts, and in the
 // kernel; together the launch overhead.
 struct LaunchOverheadRow {
-  std::string process, thread, device, api_name, kernel_name;
+  ProcessId process;
+  std::string thread, device, api_name, kernel_name;
   std::int64_t count = 0;
   std::optional<double> api_mean_ns, queue_mean_ns, kernel_mean_ns, total_mean_ns;
 };

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "src/report/json_process.h"
 #include "src/report/json_writer.h"
 
 namespace llmpo::report {
@@ -21,7 +22,7 @@ double Median(std::vector<double> v) {
 double Pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
 
 // Values per process (devices of one process added), in process order.
-RankSpread Spread(std::string quantity, const std::map<std::string, double>& per_process) {
+RankSpread Spread(std::string quantity, const std::map<model::ProcessId, double>& per_process) {
   RankSpread s;
   s.quantity = std::move(quantity);
   std::vector<double> values;
@@ -30,9 +31,9 @@ RankSpread Spread(std::string quantity, const std::map<std::string, double>& per
   auto [lo, hi] = std::minmax_element(per_process.begin(), per_process.end(),
                                       [](const auto& a, const auto& b) { return a.second < b.second; });
   s.min = lo->second;
-  s.min_process = lo->first;
+  s.min_process = lo->first.Label();
   s.max = hi->second;
-  s.max_process = hi->first;
+  s.max_process = hi->first.Label();
   return s;
 }
 
@@ -43,8 +44,8 @@ std::string Us(double ns) { return fmt::format("{:.3f}", ns / 1000.0); }
 
 RankComparison CompareRanks(const model::GpuBreakdown& b) {
   RankComparison out;
-  std::map<std::string, double> busy, compute, kernel, idle_pct_num, span;
-  std::map<std::string, const std::vector<model::StepTimes>*> steps;
+  std::map<model::ProcessId, double> busy, compute, kernel, idle_pct_num, span;
+  std::map<model::ProcessId, const std::vector<model::StepTimes>*> steps;
   for (const auto& d : b.devices) {
     busy[d.process] += d.busy_ns / kNsPerMs;
     compute[d.process] += d.classes.computation_ns / kNsPerMs;
@@ -55,11 +56,11 @@ RankComparison CompareRanks(const model::GpuBreakdown& b) {
   }
   out.processes = static_cast<int>(busy.size());
   if (out.processes < 2) return out;
-  std::map<std::string, double> idle_pct;
+  std::map<model::ProcessId, double> idle_pct;
   for (const auto& [p, idle] : idle_pct_num) idle_pct[p] = Pct(idle, span[p]);
   out.quantities = {Spread("gpu_busy_ms", busy), Spread("computation_ms", compute), Spread("kernel_ms", kernel),
                     Spread("idle_pct", idle_pct)};
-  std::map<std::int64_t, std::map<std::string, double>> by_step;
+  std::map<std::int64_t, std::map<model::ProcessId, double>> by_step;
   for (const auto& [p, list] : steps) {
     for (const auto& s : *list) by_step[s.step][p] = s.cpu_ns / kNsPerMs;
   }
@@ -154,7 +155,7 @@ std::string GpuBreakdownJson(const model::GpuBreakdown& b) {
   for (const auto& d : b.devices) {
     w.BeginObject();
     w.Member("source", d.source);
-    w.Member("process", d.process);
+    WriteProcessMembers(w, d.process);
     w.Member("device", d.device);
     w.Member("rank", d.rank);
     w.Member("world_size", d.world_size);
@@ -229,7 +230,7 @@ std::string GpuBreakdownJson(const model::GpuBreakdown& b) {
   for (const auto& op : b.cpu_ops) {
     w.BeginObject();
     w.Member("source", op.source);
-    w.Member("process", op.process);
+    WriteProcessMembers(w, op.process);
     w.Member("name", op.name);
     w.Member("calls", op.calls);
     w.Member("cpu_ms", op.cpu_ns / kNsPerMs);

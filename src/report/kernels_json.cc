@@ -1,6 +1,7 @@
 // kernels.json, written with JsonWriter (no document in memory: a report can
 // hold thousands of kernels with dozens of metrics each).
 #include "src/core/version.h"
+#include "src/report/json_process.h"
 #include "src/report/json_writer.h"
 #include "src/report/kernels_report.h"
 #include "src/report/text_format.h"
@@ -123,7 +124,7 @@ void WriteKernel(JsonWriter& w, const analysis::KernelAggregate& k, const Kernel
   w.BeginObject();
   w.Member("name", k.name);
   w.Member("source", k.source);
-  w.Member("process", k.process);
+  WriteProcessMembers(w, k.process);
   w.Member("device", k.device);
   w.Member("calls", std::uint64_t{k.calls});
   w.Member("timed_calls", std::uint64_t{k.timed_calls});
@@ -216,7 +217,7 @@ void WriteRuntime(JsonWriter& w, const analysis::RuntimeSummaries& r) {
     w.Member("kernel", row.kernel_name);
     w.Member("api", row.api_name);
     w.Member("source", source);
-    w.Member("process", row.process);
+    WriteProcessMembers(w, row.process);
     w.Member("thread", row.thread);
     w.Member("device", row.device);
     w.Member("count", row.count);

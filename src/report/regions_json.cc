@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "src/core/version.h"
+#include "src/report/json_process.h"
 #include "src/report/json_writer.h"
 #include "src/report/regions_report.h"
 #include "src/report/text_format.h"
@@ -202,10 +203,10 @@ void WriteRegionsJson(const RegionsReport& report, std::ostream& out) {
   w.BeginArray();
   for (const auto& s : report.scopes) {
     w.BeginObject();
-    w.Member("process", s.process);
+    WriteProcessMembers(w, s.process);
     w.Member("device", s.device);
     w.Key("regions");
-    WriteRegionArray(out, text, w, s.regions, s.process, s.device, report.selection);
+    WriteRegionArray(out, text, w, s.regions, s.process.Label(), s.device, report.selection);
     w.EndObject();
   }
   w.EndArray();

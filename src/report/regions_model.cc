@@ -226,7 +226,7 @@ RegionsReport BuildRegionsReport(const analysis::CombinedRegions& regions, std::
     if (!aggregate) {
       AssignFolders(
           s.regions,
-          SanitizeFolderName({scope.process.empty() ? "process" : scope.process, "device" + scope.device}) + "/");
+          SanitizeFolderName({scope.process.Known() ? scope.process.Label() : "process", "device" + scope.device}) + "/");
     }
     report.scopes.push_back(std::move(s));
   }

@@ -45,7 +45,7 @@ struct RegionEntry {
 };
 
 struct ScopeEntry {
-  std::string process;
+  model::ProcessId process;
   std::string device;
   std::vector<RegionEntry> regions;
 };

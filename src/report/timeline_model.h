@@ -73,7 +73,7 @@ class TimelineCollector : public model::RecordSink {
   void Rebin(std::int64_t new_origin, std::int64_t new_width);
 
   std::string source_, used_;
-  std::map<std::tuple<std::string, std::string, std::int64_t>, Row> rows_;  // process, device, stream
+  std::map<std::tuple<model::ProcessId, std::string, std::int64_t>, Row> rows_;  // process, device, stream
   std::int64_t origin_ = 0, width_ = 0, min_start_ = 0, max_end_ = 0;
   bool any_ = false;
   Union all_;

@@ -23,7 +23,7 @@ model::LaunchRecord Launch(std::vector<std::string> stack, double ns = 10) {
   model::LaunchRecord l;
   l.kernel_name = "k";
   l.duration_ns = ns;
-  l.process = "p";
+  l.process.name = "p";
   l.device = "0";
   l.has_nvtx = true;
   for (auto& name : stack) l.nvtx_stack.push_back(model::NvtxFrame{"", std::move(name), std::nullopt});
@@ -209,7 +209,7 @@ TEST(NcuDetails, InvalidUtf8NamesAreRepairedAndCounted) {
   ASSERT_TRUE(ingest::ImportNcuCsv(in, ctx).ok());
   ASSERT_EQ(sink.launches.size(), 2u);
   EXPECT_EQ(sink.launches[0].kernel_name, "caf\xef\xbf\xbd_kernel");
-  EXPECT_EQ(sink.launches[0].process, "pyth\xef\xbf\xbdn (1)");
+  EXPECT_EQ(sink.launches[0].process.Label(), "pyth\xef\xbf\xbdn (1)");
   EXPECT_EQ(sink.launches[1].kernel_name, "plain");
   const auto* e = Entry(d, "invalid_utf8");
   ASSERT_NE(e, nullptr);

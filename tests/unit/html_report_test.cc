@@ -85,7 +85,7 @@ namespace {
 
 model::LaunchRecord Launch(std::int64_t stream, std::int64_t start, std::int64_t end) {
   model::LaunchRecord l;
-  l.process = "app (1)";
+  l.process = model::ProcessId{.name = "app", .pid = 1};
   l.device = "0";
   l.stream = stream;
   l.start_ns = start;

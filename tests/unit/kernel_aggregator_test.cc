@@ -12,7 +12,7 @@ model::Metric M(const char* name, const char* section, const char* value, const 
 model::LaunchRecord Launch(const char* name, std::optional<double> ns, std::vector<model::Metric> metrics = {}) {
   model::LaunchRecord l;
   l.kernel_name = name;
-  l.process = "p (1)";
+  l.process = model::ProcessId{.name = "p", .pid = 1};
   l.device = "0";
   l.duration_ns = ns;
   l.metrics = std::move(metrics);
@@ -145,7 +145,7 @@ TEST(KernelAggregator, SourcesStayApart) {
 
 TEST(KernelAggregator, SummaryRowsAdd) {
   KernelAggregator agg;
-  model::KernelSummaryRow row{"k", "", "", 3, 300.0, 90.0, 110.0};
+  model::KernelSummaryRow row{"k", {}, "", 3, 300.0, 90.0, 110.0};
   agg.OnKernelSummary(row);
   row.min_ns = 80.0;
   agg.OnKernelSummary(row);
@@ -158,8 +158,8 @@ TEST(KernelAggregator, SummaryRowsAdd) {
 
 TEST(KernelAggregator, UnknownMinimumStaysUnknown) {
   KernelAggregator agg;
-  agg.OnKernelSummary(model::KernelSummaryRow{"k", "", "", 3, 300.0, std::nullopt, 110.0});
-  agg.OnKernelSummary(model::KernelSummaryRow{"k", "", "", 1, 50.0, 50.0, 50.0});
+  agg.OnKernelSummary(model::KernelSummaryRow{"k", {}, "", 3, 300.0, std::nullopt, 110.0});
+  agg.OnKernelSummary(model::KernelSummaryRow{"k", {}, "", 1, 50.0, 50.0, 50.0});
   const auto k = agg.Sorted().at(0);
   EXPECT_FALSE(k.min_ns.has_value());
   EXPECT_DOUBLE_EQ(*k.max_ns, 110);

@@ -117,7 +117,8 @@ TEST(KinetoImport, AttributesKernelsToLaunchesAnnotationsAndCpuOps) {
   ASSERT_EQ(r->sink.launches.size(), 4u);
   std::map<std::string, double> by_name;
   for (const auto& l : r->sink.launches) {
-    EXPECT_EQ(l.process, "rank 3");
+    EXPECT_EQ(l.process.Label(), "rank 3");
+    EXPECT_EQ(l.process.rank, 3);
     by_name[l.kernel_name] += *l.duration_ns;
   }
   EXPECT_EQ(by_name["gemm"], 15250);        // 10.25 us + 5 us, exact
@@ -322,7 +323,7 @@ TEST(KinetoFixtures, EightRankArchiveGivesEachRankItsNumbers) {
   for (const auto& d : r->sink.breakdown.devices) {
     ASSERT_TRUE(d.rank.has_value());
     const auto k = static_cast<std::size_t>(*d.rank);
-    SCOPED_TRACE(d.process);
+    SCOPED_TRACE(d.process.Label());
     EXPECT_EQ(d.world_size, 8);
     EXPECT_EQ(d.kernels, kernels[k]);
     EXPECT_NEAR(d.kernel_ns / 1000, kernel_us[k], 0.5);

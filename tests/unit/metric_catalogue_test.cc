@@ -27,7 +27,7 @@ std::map<std::string, KernelAggregate> ImportKernels(const fs::path& file) {
   ingest::ImportContext ctx{file.string(), agg, d};
   EXPECT_TRUE(ingest::ImportNcuCsv(in, ctx).ok()) << file;
   std::map<std::string, KernelAggregate> by_name;
-  for (auto& k : agg.Sorted()) by_name[k.name + " | " + k.process + " | " + k.device] = std::move(k);
+  for (auto& k : agg.Sorted()) by_name[k.name + " | " + k.process.Label() + " | " + k.device] = std::move(k);
   return by_name;
 }
 

@@ -57,7 +57,8 @@ TEST(NcuRepImport, TeslaT4FullSetLaunchAndDevice) {
   const model::LaunchRecord& l = got->sink.launches[0];
   EXPECT_EQ(l.kernel_name.substr(0, 17), "matrix_addition2D");
   EXPECT_EQ(l.duration_ns, 52576);
-  EXPECT_EQ(l.process, "cuda_example (5816)");
+  EXPECT_EQ(l.process.Label(), "cuda_example (5816)");
+  EXPECT_EQ(l.process.pid, 5816);
   EXPECT_EQ(l.device, "Tesla T4");
   EXPECT_EQ(l.stream, 7);
   EXPECT_FALSE(l.has_nvtx);
@@ -144,7 +145,7 @@ TEST(NcuRepImport, WindowsProcessNameWithoutNul) {
   const auto got = Import(file);
   ASSERT_TRUE(got->ok);
   ASSERT_EQ(got->sink.launches.size(), 4u);
-  EXPECT_EQ(got->sink.launches[0].process, "MatrixTranspose_optimized.exe (21192)");
+  EXPECT_EQ(got->sink.launches[0].process.Label(), "MatrixTranspose_optimized.exe (21192)");
   EXPECT_EQ(got->sink.launches[0].grid_size.empty(), false);
   const model::Metric* grid = Find(got->sink.launches[0], "launch__grid_size");
   ASSERT_NE(grid, nullptr);

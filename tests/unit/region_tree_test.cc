@@ -16,7 +16,7 @@ LaunchRecord Launch(const char* kernel, double ns, std::vector<std::string> stac
   l.kernel_name = kernel;
   l.kind = std::string_view(kernel) == "range" ? model::LaunchKind::kRange : model::LaunchKind::kKernel;
   l.duration_ns = ns;
-  l.process = std::move(process);
+  l.process.name = std::move(process);
   l.device = std::move(device);
   l.has_nvtx = true;
   for (auto& name : stack) l.nvtx_stack.push_back(NvtxFrame{"", std::move(name), std::nullopt});
@@ -151,7 +151,7 @@ TEST(RegionBuilder, LaunchesWithoutNvtxStateAreIgnored) {
 model::NvtxRange Timed(const char* name, std::int64_t start, std::int64_t end, std::int64_t tid = 1) {
   model::NvtxRange r;
   r.name = name;
-  r.process = "p";
+  r.process.name = "p";
   r.start_ns = start;
   r.end_ns = end;
   r.global_tid = tid;

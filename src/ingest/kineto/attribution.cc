@@ -48,7 +48,7 @@ std::string RegionName(const std::string& name) { return StepNumber(name) ? "Pro
 class Emitter {
  public:
   Emitter(const TraceStore& store, const std::string& label, ImportContext& ctx)
-      : s_(store), label_(label), ctx_(ctx), process_(ProcessLabel(store)), base_(store.base_ns.value_or(0)) {
+      : s_(store), label_(label), ctx_(ctx), process_(ProcessOf(store)), base_(store.base_ns.value_or(0)) {
     region_names_.reserve(s_.names.size());
     for (std::uint32_t i = 0; i < s_.names.size(); ++i) region_names_.push_back(RegionName(s_.names[i]));
   }
@@ -274,7 +274,7 @@ class Emitter {
   const TraceStore& s_;
   const std::string& label_;
   ImportContext& ctx_;
-  std::string process_;
+  model::ProcessId process_;
   std::int64_t base_;
   model::LaunchRecord record_;             // rebuilt for each launch
   std::vector<std::string> region_names_;  // by name id: ProfilerStep#N -> ProfilerStep
@@ -285,9 +285,10 @@ class Emitter {
 
 }  // namespace
 
-std::string ProcessLabel(const TraceStore& store) {
-  if (store.rank) return fmt::format("rank {}", *store.rank);
-  return store.os_pid.empty() ? "trace" : fmt::format("pid {}", store.os_pid);
+model::ProcessId ProcessOf(const TraceStore& store) {
+  model::ProcessId process = model::ProcessFromPidText("", store.os_pid);
+  process.rank = store.rank;
+  return process;
 }
 
 void EmitTrace(const TraceStore& store, const std::string& label, ImportContext& ctx) {

@@ -15,7 +15,8 @@ namespace llmpo::ingest::kineto {
 // `label` names the input in messages and reports (a file, or archive:member).
 void EmitTrace(const TraceStore& store, const std::string& label, ImportContext& ctx);
 
-// The scope label of a trace: "rank R" from distributedInfo, else "pid P".
-std::string ProcessLabel(const TraceStore& store);
+// Which process a trace describes: its rank from distributedInfo and the
+// pid of its CPU events.
+model::ProcessId ProcessOf(const TraceStore& store);
 
 }  // namespace llmpo::ingest::kineto

@@ -24,12 +24,13 @@ std::string Dim3(const std::optional<std::array<std::uint64_t, 3>>& d) {
 
 // ncu's CSV shows the executable's file name; the report stores its path
 // (with backslashes on Windows hosts).
-std::string ProcessLabel(const ncurep::ProfileResult& r) {
-  std::string name = r.process_name;
-  const std::size_t slash = name.find_last_of("/\\");
-  if (slash != std::string::npos) name = name.substr(slash + 1);
-  if (!r.process_id) return name;
-  return name.empty() ? std::to_string(*r.process_id) : fmt::format("{} ({})", name, *r.process_id);
+model::ProcessId ProcessOf(const ncurep::ProfileResult& r) {
+  model::ProcessId process;
+  process.name = r.process_name;
+  const std::size_t slash = process.name.find_last_of("/\\");
+  if (slash != std::string::npos) process.name = process.name.substr(slash + 1);
+  if (r.process_id) process.pid = static_cast<std::int64_t>(*r.process_id);
+  return process;
 }
 
 std::string ValueText(const ncurep::Value& v) {
@@ -49,7 +50,7 @@ class LaunchBuilder : public ncurep::Visitor {
     launch.result_id = std::to_string(r.index);
     launch.kernel_name = r.demangled_name.empty() ? r.function_name : r.demangled_name;
     if (launch.kernel_name.empty()) launch.kernel_name = r.mangled_name;
-    launch.process = ProcessLabel(r);
+    launch.process = ProcessOf(r);
     launch.block_size = Dim3(r.block_size);
     launch.grid_size = Dim3(r.grid_size);
     if (r.stream_id) launch.stream = static_cast<std::int64_t>(*r.stream_id);
