@@ -6,20 +6,20 @@
 // the identity users know a process by in a distributed run.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <compare>
 #include <cstdint>
 #include <optional>
 #include <string>
 
-#include <fmt/format.h>
-
 namespace llmpo::model {
 
 struct ProcessId {
-  std::string host;                  // host name, where the source says ("" : unknown)
-  std::string name;                  // executable's file name ("" : unknown)
-  std::optional<std::int64_t> pid;   // OS process id
-  std::optional<std::int64_t> rank;  // distributed rank (torch.distributed, MPI)
+  std::string host{};                  // host name, where the source says ("" : unknown)
+  std::string name{};                  // executable's file name ("" : unknown)
+  std::optional<std::int64_t> pid{};   // OS process id
+  std::optional<std::int64_t> rank{};  // distributed rank (torch.distributed, MPI)
 
   bool Known() const { return !host.empty() || !name.empty() || pid || rank; }
   // How reports show it: "rank 3", "python3 (1234)", "pid 1234", "python3",

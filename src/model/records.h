@@ -58,8 +58,8 @@ struct LaunchRecord {
   std::string result_id;    // ncu "ID", or the row's id in an nsys export
   std::string kernel_name;  // as the tool printed it ("range" for range replay results, "[CUDA memcpy ...]")
   ProcessId process;
-  std::string device;       // device index (or name) as text
-  std::string block_size;   // "(256, 1, 1)"
+  std::string device;      // device index (or name) as text
+  std::string block_size;  // "(256, 1, 1)"
   std::string grid_size;
   std::optional<double> duration_ns;
   std::vector<Metric> metrics;

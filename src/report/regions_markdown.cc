@@ -167,7 +167,8 @@ void WriteRegionsMarkdown(const RegionsReport& report, std::ostream& stream) {
     }
   }
   for (const auto& scope : report.scopes) {
-    out += fmt::format("\n## Scope: process {}, device {}\n\n", MdCell(scope.process.Known() ? scope.process.Label() : "?"),
+    out += fmt::format("\n## Scope: process {}, device {}\n\n",
+                       MdCell(scope.process.Known() ? scope.process.Label() : "?"),
                        MdCell(scope.device.empty() ? "?" : scope.device));
     out +=
         "| Region | Depth | GPU kernel time (ms) | Exclusive (ms) | Copies (ms) | GPU projection (ms) | CPU range time "

@@ -224,9 +224,9 @@ RegionsReport BuildRegionsReport(const analysis::CombinedRegions& regions, std::
     ScopeEntry s{scope.process, scope.device, Entries(tree)};
     Analyze(s.regions, report.sources, categorizer);
     if (!aggregate) {
-      AssignFolders(
-          s.regions,
-          SanitizeFolderName({scope.process.Known() ? scope.process.Label() : "process", "device" + scope.device}) + "/");
+      AssignFolders(s.regions, SanitizeFolderName({scope.process.Known() ? scope.process.Label() : "process",
+                                                   "device" + scope.device}) +
+                                   "/");
     }
     report.scopes.push_back(std::move(s));
   }

@@ -58,7 +58,7 @@ TEST(TimelineOverview, BusyTimeIsTheUnionAndBinsSplitOperations) {
   ASSERT_EQ(o->rows.size(), 2u);
   EXPECT_EQ(o->rows[0].label, "GPU 0 stream 7 (pid 5)");
   EXPECT_EQ(o->rows[0].busy_ns, (std::vector<double>{150, 50, 0, 0}));  // each op's time in its bins
-  EXPECT_DOUBLE_EQ(*o->rows[0].busy_total_ns, 150);                      // 1000..1150, overlap once
+  EXPECT_DOUBLE_EQ(*o->rows[0].busy_total_ns, 150);                     // 1000..1150, overlap once
   EXPECT_EQ(o->rows[1].busy_ns, (std::vector<double>{0, 0, 100, 0}));
   EXPECT_DOUBLE_EQ(*o->gpu_busy_ns, 250);
   EXPECT_DOUBLE_EQ(*o->gpu_idle_ns, 150);
