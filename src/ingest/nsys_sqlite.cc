@@ -137,23 +137,24 @@ class StringIds {
 };
 
 // The API call that launched a GPU operation (alias `op`): same correlation
-// id, same process; rows ordered by launching thread and call time, as
-// RangeSweep needs them.
-std::string LaunchCallJoin(std::string_view op) {
+// id, same process. For range attribution the rows are ordered by launching
+// thread and call time, as RangeSweep needs them; otherwise they keep the
+// table's order (by start, as the timeline overview wants them).
+std::string LaunchCallJoin(std::string_view op, bool by_call) {
   return fmt::format(
       "LEFT JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = {0}.correlationId "
-      "AND (r.globalTid & ~16777215) = {0}.globalPid ORDER BY r.globalTid, r.start",
-      op);
+      "AND (r.globalTid & ~16777215) = {0}.globalPid{1}",
+      op, by_call ? " ORDER BY r.globalTid, r.start" : "");
 }
 
-std::string KernelQuery(bool with_runtime) {
+std::string KernelQuery(bool with_runtime, bool by_call) {
   const std::string runtime = with_runtime ? "r.globalTid, r.start" : "NULL, NULL";
   const std::string call = with_runtime ? "r.end, r.nameId" : "NULL, NULL";
   std::string sql =
       "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, k.globalPid, "
       "k.demangledName, k.rowid, " +
       runtime + ", k.shortName, " + call + " FROM CUPTI_ACTIVITY_KIND_KERNEL k ";
-  if (with_runtime) sql += LaunchCallJoin("k");
+  if (with_runtime) sql += LaunchCallJoin("k", by_call);
   return sql;
 }
 
@@ -197,7 +198,7 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const RangesByThread* rang
   // Kernels come from a few processes: the label is formatted once per run of rows.
   std::optional<std::int64_t> label_pid;
   std::string label;
-  ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, KernelQuery(has_runtime), ctx));
+  ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, KernelQuery(has_runtime, with_runtime), ctx));
   ASSIGN_OR_RETURN(StringIds strings, StringIds::Open(db, ctx));
   static const RangesByThread kNoRanges;
   RangeSweep sweep(ranges != nullptr ? *ranges : kNoRanges);
@@ -254,7 +255,7 @@ Status ImportGpuOps(sqlite3* db, ImportContext& ctx, const RangesByThread* range
       "SELECT m.start, m.end, m.deviceId, m.streamId, m.correlationId, m.globalPid, m.rowid, {} "
       "FROM {} m ",
       with_runtime ? "r.globalTid, r.start" : "NULL, NULL", table);
-  if (with_runtime) sql += LaunchCallJoin("m");
+  if (with_runtime) sql += LaunchCallJoin("m", true);
   ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, sql, ctx));
   static const RangesByThread kNoRanges;
   RangeSweep sweep(ranges != nullptr ? *ranges : kNoRanges);
