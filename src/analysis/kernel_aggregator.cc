@@ -199,6 +199,10 @@ void KernelAggregator::OnLaunch(const model::LaunchRecord& launch) {
   // Copies and memsets are not kernels: they reach regions (gpu_ops_ms), not the kernel table.
   if (launch.kind == model::LaunchKind::kMemcpy || launch.kind == model::LaunchKind::kMemset) return;
   AddLaunch(Entry(launch.process, launch.device, launch.kernel_name), launch);
+  if (launch.launch_call_start_ns && launch.start_ns) {
+    if (timelines_.empty() || timelines_.back().input != input_) timelines_.push_back({input_, source_, {}});
+    timelines_.back().builder.Add(launch);
+  }
 }
 
 void KernelAggregator::OnKernelSummary(const model::KernelSummaryRow& row) {
@@ -233,15 +237,28 @@ void KernelAggregator::OnGpuOpSummary(const model::GpuOpSummaryRow& row) {
 }
 
 void KernelAggregator::OnLaunchOverhead(const model::LaunchOverheadRow& row) {
-  for (const auto& have : runtime_.launch_overhead) {
-    const auto& h = have.row;
-    if (h.process == row.process && h.thread == row.thread && h.device == row.device && h.api_name == row.api_name &&
-        h.kernel_name == row.kernel_name) {
-      ++runtime_.repeated_rows;
-      return;
+  overhead_rows_.push_back({input_, {source_, row}});
+}
+
+RuntimeSummaries KernelAggregator::runtime() const {
+  RuntimeSummaries out = runtime_;
+  std::vector<OverheadRow> all = overhead_rows_;
+  for (const auto& t : timelines_) {
+    for (auto& row : t.builder.Rows()) all.push_back({t.input, {t.source, std::move(row)}});
+  }
+  std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.input < b.input; });
+  std::map<LaunchPath, model::LaunchOverheadFrom> kept;
+  for (auto& r : all) {
+    const auto [it, added] = kept.emplace(PathOf(r.row.row), r.row.row.from);
+    if (added) {
+      out.launch_overhead.push_back(std::move(r.row));
+    } else if (it->second == r.row.row.from && r.row.row.from == model::LaunchOverheadFrom::kKernExecSum) {
+      ++out.repeated_rows;  // the same nsys report again
+    } else {
+      ++out.repeated_launch_paths;
     }
   }
-  runtime_.launch_overhead.push_back({source_, row});
+  return out;
 }
 
 void SortByTime(std::vector<KernelAggregate>& kernels) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "src/analysis/kernel_findings.h"
+#include "src/analysis/launch_overhead.h"
 #include "src/analysis/metric_catalogue.h"
 #include "src/model/records.h"
 #include "src/model/sink.h"
@@ -103,11 +104,21 @@ struct FromInput {
 // device, API and kernel) an earlier input already gave is the same
 // measurement again (the time and size reports complete one operation):
 // fields already known are never added, missing ones are filled in.
+//
+// Launch overhead comes from cuda_kern_exec_sum rows and from timelines
+// (LaunchOverheadBuilder, one per input). A timeline and the
+// cuda_kern_exec_sum of the same run measured the same launches: of the rows
+// with one LaunchPath, the one of the input given first is kept, whichever
+// kind it is, and the others are counted, never added.
 struct RuntimeSummaries {
   std::vector<FromInput<model::ApiSummaryRow>> api_calls;
   std::vector<FromInput<model::GpuOpSummaryRow>> gpu_ops;
   std::vector<FromInput<model::LaunchOverheadRow>> launch_overhead;
-  std::uint64_t repeated_rows = 0;  // rows not added because an earlier input had them
+  std::uint64_t repeated_rows = 0;  // nsys summary rows not added because an earlier input had them
+  // Launch overhead rows not added because an earlier input had their
+  // launch path (a timeline and its run's cuda_kern_exec_sum, or one
+  // timeline imported twice).
+  std::uint64_t repeated_launch_paths = 0;
 };
 
 class KernelAggregator : public model::RecordSink {
@@ -116,6 +127,7 @@ class KernelAggregator : public model::RecordSink {
   void SetSource(std::string source) {
     source_ = std::move(source);
     index_.clear();
+    ++input_;
   }
 
   void OnLaunch(const model::LaunchRecord& launch) override;
@@ -126,7 +138,8 @@ class KernelAggregator : public model::RecordSink {
 
   // Aggregates sorted by total time, largest first (ties by name).
   std::vector<KernelAggregate> Sorted() const;
-  const RuntimeSummaries& runtime() const { return runtime_; }
+  // The summaries, launch overhead from every input merged (see RuntimeSummaries).
+  RuntimeSummaries runtime() const;
 
  private:
   using Key = std::tuple<std::string, model::ProcessId, std::string, std::string>;
@@ -143,7 +156,19 @@ class KernelAggregator : public model::RecordSink {
   };
 
   std::string source_;
-  RuntimeSummaries runtime_;
+  std::size_t input_ = 0;     // which SetSource call: inputs in the order given
+  RuntimeSummaries runtime_;  // launch_overhead stays empty: see overhead_rows_ and timelines_
+  struct OverheadRow {
+    std::size_t input;
+    FromInput<model::LaunchOverheadRow> row;
+  };
+  std::vector<OverheadRow> overhead_rows_;  // cuda_kern_exec_sum, as given
+  struct TimelineOverhead {
+    std::size_t input;
+    std::string source;
+    LaunchOverheadBuilder builder;
+  };
+  std::vector<TimelineOverhead> timelines_;
   std::map<Key, KernelAggregate, std::less<>> kernels_;  // transparent: found by views, no copies
   std::unordered_map<View, KernelAggregate*, ViewHash> index_;
   std::map<model::ProcessId, std::uint32_t> process_numbers_;

@@ -250,6 +250,33 @@ Result<TraceData> ImportLlmpoTrace(std::istream& in, const std::string& source, 
 
 namespace {
 
+// The launch function's name from CUPTI's callback id (cupti_runtime_cbid.h,
+// cupti_driver_cbid.h; the two APIs number separately), as nsys names it.
+std::string LaunchCallName(const model::TraceApiCall& call) {
+  struct Known {
+    std::string_view api;
+    std::uint32_t cbid;
+    std::string_view name;
+  };
+  static constexpr Known kKnown[] = {
+      {"runtime", 211, "cudaLaunchKernel"}, {"runtime", 430, "cudaLaunchKernelExC"},
+      {"runtime", 311, "cudaGraphLaunch"},  {"driver", 307, "cuLaunchKernel"},
+      {"driver", 652, "cuLaunchKernelEx"},
+  };
+  for (const auto& k : kKnown) {
+    if (k.api == call.api && k.cbid == call.callback_id) return std::string(k.name);
+  }
+  if (call.callback_id == 0) return call.api.empty() ? "" : call.api + " API call";
+  return fmt::format("{} API cbid {}", call.api.empty() ? "CUDA" : call.api, call.callback_id);
+}
+
+void SetLaunchCall(const model::TraceApiCall& call, model::LaunchRecord& launch) {
+  launch.launch_call_start_ns = static_cast<std::int64_t>(call.start);
+  launch.launch_call_end_ns = static_cast<std::int64_t>(call.end);
+  launch.launch_call_name = LaunchCallName(call);
+  launch.launch_thread = std::to_string(call.tid);
+}
+
 std::string Dims(const std::string& xyz) {  // "256,1,1" -> "(256, 1, 1)", ncu's spelling
   std::string out = "(";
   for (char c : xyz) out += c == ',' ? std::string(", ") : std::string(1, c);
@@ -278,6 +305,7 @@ Status ImportLlmpoTraceRecords(std::istream& in, ImportContext& ctx) {
   struct Pending {
     std::int64_t tid, call_start;
     const model::TraceGpuOp* op;
+    const model::TraceApiCall* call;
   };
   std::vector<Pending> kernels;
   for (const auto& op : t.gpu_ops) {
@@ -288,10 +316,10 @@ Status ImportLlmpoTraceRecords(std::istream& in, ImportContext& ctx) {
             "{}: GPU operation '{}' (correlation {}) has no recorded launch call; it is outside every range",
             ctx.source, model::Excerpt(op.name), op.correlation);
       });
-      kernels.push_back({-1, 0, &op});
+      kernels.push_back({-1, 0, &op, nullptr});
       continue;
     }
-    kernels.push_back({it->second->tid, static_cast<std::int64_t>(it->second->start), &op});
+    kernels.push_back({it->second->tid, static_cast<std::int64_t>(it->second->start), &op, it->second});
   }
   std::stable_sort(kernels.begin(), kernels.end(), [](const Pending& a, const Pending& b) {
     return a.tid != b.tid ? a.tid < b.tid : a.call_start < b.call_start;
@@ -323,6 +351,7 @@ Status ImportLlmpoTraceRecords(std::istream& in, ImportContext& ctx) {
     if (k.op->kind == 'K') {
       launch.grid_size = Dims(k.op->grid);
       launch.block_size = Dims(k.op->block);
+      if (k.call != nullptr) SetLaunchCall(*k.call, launch);
     } else {
       launch.kind = k.op->kind == 'Y' ? model::LaunchKind::kMemcpy : model::LaunchKind::kMemset;
     }

@@ -138,23 +138,43 @@ class StringIds {
 };
 
 // The API call that launched a GPU operation (alias `op`): same correlation
-// id, same process; rows ordered by launching thread and call time, as
-// RangeSweep needs them.
-std::string LaunchCallJoin(std::string_view op) {
+// id, same process. For range attribution the rows are ordered by launching
+// thread and call time, as RangeSweep needs them; otherwise they keep the
+// table's order (by start, as the timeline overview wants them).
+std::string LaunchCallJoin(std::string_view op, bool by_call) {
   return fmt::format(
       "LEFT JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.correlationId = {0}.correlationId "
-      "AND (r.globalTid & ~16777215) = {0}.globalPid ORDER BY r.globalTid, r.start",
-      op);
+      "AND (r.globalTid & ~16777215) = {0}.globalPid{1}",
+      op, by_call ? " ORDER BY r.globalTid, r.start" : "");
 }
 
-std::string KernelQuery(bool with_runtime) {
+std::string KernelQuery(bool with_runtime, bool by_call) {
   const std::string runtime = with_runtime ? "r.globalTid, r.start" : "NULL, NULL";
+  const std::string call = with_runtime ? "r.end, r.nameId" : "NULL, NULL";
   std::string sql =
       "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, k.globalPid, "
       "k.demangledName, k.rowid, " +
-      runtime + ", k.shortName FROM CUPTI_ACTIVITY_KIND_KERNEL k ";
-  if (with_runtime) sql += LaunchCallJoin("k");
+      runtime + ", k.shortName, " + call + " FROM CUPTI_ACTIVITY_KIND_KERNEL k ";
+  if (with_runtime) sql += LaunchCallJoin("k", by_call);
   return sql;
+}
+
+// The API function's name as nsys' cuda_kern_exec_sum prints it: without
+// the version suffix CUPTI appends ("cudaLaunchKernel_v7000").
+std::string ApiName(std::string_view name) {
+  if (name.size() >= 6 && name.substr(name.size() - 6, 2) == "_v") name.remove_suffix(6);
+  return std::string(name);
+}
+
+// The launch call's times, name and thread, where the row has a call
+// (columns 8, 9: globalTid, start; 11, 12: end, nameId).
+void SetLaunchCall(sqlite3_stmt* s, StringIds& strings, model::LaunchRecord& launch) {
+  const auto tid = Int(s, 8);
+  if (!tid) return;
+  launch.launch_thread = std::to_string(*tid & 0xFFFFFF);
+  launch.launch_call_start_ns = Int(s, 9);
+  launch.launch_call_end_ns = Int(s, 11);
+  if (const std::string* name = strings.Find(Int(s, 12))) launch.launch_call_name = ApiName(*name);
 }
 
 Status ImportKernels(sqlite3* db, ImportContext& ctx, const RangesByThread* ranges) {
@@ -165,7 +185,10 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const RangesByThread* rang
                     ctx.source));
     return OkStatus();
   }
-  const bool with_runtime = ranges != nullptr && HasTable(db, "CUPTI_ACTIVITY_KIND_RUNTIME");
+  // The launch calls are joined whenever nsys traced them (launch overhead);
+  // kernels are attributed to ranges only when there are ranges.
+  const bool has_runtime = HasTable(db, "CUPTI_ACTIVITY_KIND_RUNTIME");
+  const bool with_runtime = ranges != nullptr && has_runtime;
   if (ranges != nullptr && !with_runtime) {
     ctx.diagnostics.Note(
         fmt::format("{}: NVTX ranges but no CUDA API trace (CUPTI_ACTIVITY_KIND_RUNTIME): kernels "
@@ -176,7 +199,7 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const RangesByThread* rang
   // Kernels come from a few processes: the identity is looked up once per run of rows.
   std::optional<std::int64_t> label_pid;
   model::ProcessId label;
-  ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, KernelQuery(with_runtime), ctx));
+  ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, KernelQuery(has_runtime, with_runtime), ctx));
   ASSIGN_OR_RETURN(StringIds strings, StringIds::Open(db, ctx));
   static const RangesByThread kNoRanges;
   RangeSweep sweep(ranges != nullptr ? *ranges : kNoRanges);
@@ -208,6 +231,7 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const RangesByThread* rang
     launch.process = label;
     launch.has_nvtx = with_runtime;
     launch.global_tid = Int(s, 8);
+    SetLaunchCall(s, strings, launch);
     if (with_runtime && launch.global_tid) {
       sweep.Attribute(*launch.global_tid, Int(s, 9).value_or(0), launch);
     } else if (with_runtime) {
@@ -232,7 +256,7 @@ Status ImportGpuOps(sqlite3* db, ImportContext& ctx, const RangesByThread* range
       "SELECT m.start, m.end, m.deviceId, m.streamId, m.correlationId, m.globalPid, m.rowid, {} "
       "FROM {} m ",
       with_runtime ? "r.globalTid, r.start" : "NULL, NULL", table);
-  if (with_runtime) sql += LaunchCallJoin("m");
+  if (with_runtime) sql += LaunchCallJoin("m", true);
   ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, sql, ctx));
   static const RangesByThread kNoRanges;
   RangeSweep sweep(ranges != nullptr ? *ranges : kNoRanges);

@@ -240,8 +240,13 @@ class StatsImporter {
     if (row.kernel_name.empty() || !count)
       return Loss("bad_kernel_row", "no Kernel Name, or Count is not a number; skipped");
     row.count = static_cast<std::int64_t>(*count);
+    if (const auto queued = Number(f, "QCount")) row.queue_count = static_cast<std::int64_t>(*queued);
     row.api_mean_ns = Number(f, "AAvg (ns)");
+    row.api_median_ns = Number(f, "AMed (ns)");
+    row.api_max_ns = Number(f, "AMax (ns)");
     row.queue_mean_ns = Number(f, "QAvg (ns)");
+    row.queue_median_ns = Number(f, "QMed (ns)");
+    row.queue_max_ns = Number(f, "QMax (ns)");
     row.kernel_mean_ns = Number(f, "KAvg (ns)");
     row.total_mean_ns = Number(f, "TAvg (ns)");
     ctx_.sink.OnLaunchOverhead(row);

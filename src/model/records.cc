@@ -9,4 +9,8 @@ std::uint64_t NewMetricLayout() {
   return next.fetch_add(1, std::memory_order_relaxed);
 }
 
+std::string_view ToString(LaunchOverheadFrom from) {
+  return from == LaunchOverheadFrom::kTimeline ? "timeline" : "cuda_kern_exec_sum";
+}
+
 }  // namespace llmpo::model

@@ -76,6 +76,13 @@ struct LaunchRecord {
   std::optional<std::int64_t> stream;
   std::optional<std::int64_t> correlation_id;
   std::optional<std::int64_t> global_tid;
+  // The CPU call that launched it (timelines that pair the operation with its
+  // launch call by correlation id: nsys SQLite, our trace, Kineto), on the
+  // start_ns clock; null / empty when unknown. ncu results never have one.
+  std::optional<std::int64_t> launch_call_start_ns;
+  std::optional<std::int64_t> launch_call_end_ns;
+  std::string launch_call_name;  // "cudaLaunchKernel" (nsys' version suffix "_v7000" dropped)
+  std::string launch_thread;     // the launching thread's id as text (a TID)
 };
 
 // A GPU as the profiler described it (ncu's device attributes). Each
@@ -163,14 +170,28 @@ struct GpuOpSummaryRow {
   std::optional<double> total_bytes, mean_bytes, max_bytes;  // from the size report
 };
 
-// cuda_kern_exec_sum: per (thread, device, API function, kernel), the time
-// in the launch call (API), in the queue before the kernel starts, and in the
-// kernel; together the launch overhead.
+// Where a launch overhead row was measured.
+enum class LaunchOverheadFrom {
+  kKernExecSum,  // nsys stats' cuda_kern_exec_sum report
+  kTimeline,     // computed per launch from a timeline (nsys SQLite, our trace, Kineto)
+};
+std::string_view ToString(LaunchOverheadFrom from);
+
+// Per (process, thread, device, API function, kernel), nsys'
+// cuda_kern_exec_sum definitions: API time = call end - call start; queue
+// time = kernel start - call end, only for launches whose kernel started at
+// or after the call returned (queue_count of them; the others have no queue
+// time and are left out of its statistics); kernel time = kernel end - start;
+// total = max(call end, kernel end) - call start. Unknown: null.
 struct LaunchOverheadRow {
   ProcessId process;
   std::string thread, device, api_name, kernel_name;
-  std::int64_t count = 0;
-  std::optional<double> api_mean_ns, queue_mean_ns, kernel_mean_ns, total_mean_ns;
+  LaunchOverheadFrom from = LaunchOverheadFrom::kKernExecSum;
+  std::int64_t count = 0;                   // launches
+  std::optional<std::int64_t> queue_count;  // launches with a queue time (nsys QCount)
+  std::optional<double> api_mean_ns, api_median_ns, api_max_ns;
+  std::optional<double> queue_mean_ns, queue_median_ns, queue_max_ns;
+  std::optional<double> kernel_mean_ns, total_mean_ns;
 };
 
 // A metric layout id no other launch list has used.

@@ -598,6 +598,12 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
         "{} nsys summary row(s) repeat what an earlier input gave (the same report imported twice?); not added",
         outcome.report.runtime.repeated_rows));
   }
+  if (outcome.report.runtime.repeated_launch_paths > 0) {
+    outcome.report.diagnostics.Note(fmt::format(
+        "{} launch overhead row(s) measure launches an earlier input already gave (same process, thread, device, "
+        "API and kernel: a timeline and its run's cuda_kern_exec_sum?); the earlier input's rows are kept",
+        outcome.report.runtime.repeated_launch_paths));
+  }
   ReportUnknownMetricRules(outcome.report);
   report::AnalyzeKernels(outcome.report, categorizer);
   outcome.report.gpu_busy = gpu_timeline.Busy();

@@ -157,6 +157,26 @@ void SourceSection(std::string& out, const SourceInfo& source, const KernelsRepo
   FindingsTable(out, kernels, top_k);
 }
 
+void LaunchOverheadMd(std::string& out, const std::vector<analysis::FromInput<model::LaunchOverheadRow>>& rows,
+                      std::size_t top_k) {
+  out +=
+      "\n## Launch overhead (timelines, nsys cuda_kern_exec_sum)\n\nPer launch, as nsys' cuda_kern_exec_sum "
+      "defines them: API = time in the launch call; queue = kernel start - call end, over the launches whose kernel "
+      "started after the call returned (\"Queued\" of them); kernel = time in the kernel. From: `timeline` "
+      "(computed from each launch and its call) or `cuda_kern_exec_sum`.\n\n| Kernel | API | From | Launches | API "
+      "mean (ms) | API median (ms) | API max (ms) | Queued | Queue mean (ms) | Queue median (ms) | Queue max (ms) | "
+      "Kernel mean (ms) |\n";
+  out += "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (std::size_t i = 0; i < rows.size() && i < top_k; ++i) {
+    const auto& row = rows[i].row;
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", MdCell(row.kernel_name, 80),
+                       MdCell(row.api_name), model::ToString(row.from), row.count, MsText(row.api_mean_ns),
+                       MsText(row.api_median_ns), MsText(row.api_max_ns),
+                       row.queue_count ? std::to_string(*row.queue_count) : "n/a", MsText(row.queue_mean_ns),
+                       MsText(row.queue_median_ns), MsText(row.queue_max_ns), MsText(row.kernel_mean_ns));
+  }
+}
+
 void RuntimeSections(std::string& out, const analysis::RuntimeSummaries& r, std::size_t top_k) {
   if (!r.api_calls.empty()) {
     out +=
@@ -179,17 +199,7 @@ void RuntimeSections(std::string& out, const analysis::RuntimeSummaries& r, std:
                          MsText(t.mean_ns), row.total_bytes ? fmt::format("{:.0f}", *row.total_bytes) : "n/a");
     }
   }
-  if (!r.launch_overhead.empty()) {
-    out +=
-        "\n## Launch overhead (nsys cuda_kern_exec_sum)\n\nMean time per launch in the API call, waiting in the "
-        "queue, and in the kernel.\n\n| Kernel | API | Launches | API (ms) | Queue (ms) | Kernel (ms) |\n";
-    out += "|---|---|---:|---:|---:|---:|\n";
-    for (std::size_t i = 0; i < r.launch_overhead.size() && i < top_k; ++i) {
-      const auto& row = r.launch_overhead[i].row;
-      out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", MdCell(row.kernel_name, 80), MdCell(row.api_name),
-                         row.count, MsText(row.api_mean_ns), MsText(row.queue_mean_ns), MsText(row.kernel_mean_ns));
-    }
-  }
+  if (!r.launch_overhead.empty()) LaunchOverheadMd(out, r.launch_overhead, top_k);
 }
 
 void BusyMd(std::string& out, const std::vector<analysis::DeviceBusy>& busy) {

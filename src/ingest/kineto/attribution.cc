@@ -139,6 +139,19 @@ class Emitter {
     r.has_nvtx = !s_.annotations.empty();
     r.global_tid.reset();
     r.nvtx_stack.clear();
+    r.launch_call_start_ns.reset();
+    r.launch_call_end_ns.reset();
+    r.launch_call_name.clear();
+    r.launch_thread.clear();
+  }
+
+  // The runtime / driver call that launched a kernel (launch overhead).
+  void SetLaunchCall(const HostCall& call, model::LaunchRecord& r) const {
+    r.launch_call_start_ns = call.start + base_;
+    r.launch_call_end_ns = call.end + base_;
+    r.launch_call_name = s_.names[call.name];
+    const std::string& thread = s_.threads[call.thread];  // "pid/tid"
+    r.launch_thread = thread.substr(thread.find('/') + 1);
   }
 
   void CountCpuOps(const std::vector<std::uint32_t>& open_ops, std::uint32_t innermost, double ns) {
@@ -171,6 +184,7 @@ class Emitter {
       }
       const HostCall& call = s_.calls[l.call];
       record.global_tid = call.thread;
+      if (op.kind == GpuOpKind::kKernel) SetLaunchCall(call, record);
       const double ns = *record.duration_ns;
       for (std::uint32_t a : annotations.OpenAt(call.thread, call.start)) {
         if (record.nvtx_stack.size() <= model::kMaxNvtxDepth) {

@@ -1,0 +1,101 @@
+#include "src/analysis/launch_overhead.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+
+namespace llmpo::analysis {
+namespace {
+
+
+std::optional<double> Mean(double sum, std::size_t n) {
+  if (n == 0) return std::nullopt;
+  return sum / static_cast<double>(n);
+}
+
+double Sum(const std::vector<std::int64_t>& v) {
+  double sum = 0;
+  for (auto x : v) sum += static_cast<double>(x);
+  return sum;
+}
+
+// The median as nsys (SQLite's median) and python's statistics take it: the
+// middle value, or the mean of the two middle values.
+std::optional<double> Median(std::vector<std::int64_t> v) {
+  if (v.empty()) return std::nullopt;
+  const std::size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  const auto upper = static_cast<double>(v[mid]);
+  if (v.size() % 2 == 1) return upper;
+  const auto lower = static_cast<double>(*std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid)));
+  return (lower + upper) / 2;
+}
+
+std::optional<double> Max(const std::vector<std::int64_t>& v) {
+  if (v.empty()) return std::nullopt;
+  return static_cast<double>(*std::max_element(v.begin(), v.end()));
+}
+
+}  // namespace
+
+void LaunchOverheadBuilder::Add(const model::LaunchRecord& launch) {
+  if (launch.kind != model::LaunchKind::kKernel || !launch.start_ns || !launch.end_ns || !launch.launch_call_start_ns ||
+      !launch.launch_call_end_ns) {
+    return;
+  }
+  const std::int64_t call_start = *launch.launch_call_start_ns;
+  const std::int64_t call_end = *launch.launch_call_end_ns;
+  if (call_end < call_start) return;  // a damaged call: no API time to speak of
+  auto it = keys_.find(
+      std::tie(launch.process, launch.launch_thread, launch.device, launch.launch_call_name, launch.kernel_name));
+  if (it == keys_.end()) {
+    it = keys_
+             .emplace(
+                 Key{launch.process, launch.launch_thread, launch.device, launch.launch_call_name, launch.kernel_name},
+                 Samples{})
+             .first;
+  }
+  Samples& s = it->second;
+  s.api_ns.push_back(call_end - call_start);
+  if (*launch.start_ns >= call_end) s.queue_ns.push_back(*launch.start_ns - call_end);
+  s.kernel_sum_ns += static_cast<double>(*launch.end_ns - *launch.start_ns);
+  s.total_sum_ns += static_cast<double>(std::max(call_end, *launch.end_ns) - call_start);
+}
+
+std::vector<model::LaunchOverheadRow> LaunchOverheadBuilder::Rows() const {
+  std::vector<model::LaunchOverheadRow> rows;
+  rows.reserve(keys_.size());
+  for (const auto& [key, s] : keys_) {
+    model::LaunchOverheadRow row;
+    std::tie(row.process, row.thread, row.device, row.api_name, row.kernel_name) = key;
+    row.from = model::LaunchOverheadFrom::kTimeline;
+    row.count = static_cast<std::int64_t>(s.api_ns.size());
+    row.queue_count = static_cast<std::int64_t>(s.queue_ns.size());
+    row.api_mean_ns = Mean(Sum(s.api_ns), s.api_ns.size());
+    row.api_median_ns = Median(s.api_ns);
+    row.api_max_ns = Max(s.api_ns);
+    row.queue_mean_ns = Mean(Sum(s.queue_ns), s.queue_ns.size());
+    row.queue_median_ns = Median(s.queue_ns);
+    row.queue_max_ns = Max(s.queue_ns);
+    row.kernel_mean_ns = Mean(s.kernel_sum_ns, s.api_ns.size());
+    row.total_mean_ns = Mean(s.total_sum_ns, s.api_ns.size());
+    rows.push_back(std::move(row));
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    if (*a.total_mean_ns != *b.total_mean_ns) return *a.total_mean_ns > *b.total_mean_ns;
+    return a.kernel_name < b.kernel_name;
+  });
+  return rows;
+}
+
+std::string ProcessMatchKey(const model::ProcessId& process) {
+  return process.pid ? fmt::format("pid {}", *process.pid) : process.Label();
+}
+
+LaunchPath PathOf(const model::LaunchOverheadRow& row) {
+  return {ProcessMatchKey(row.process), row.thread, row.device, row.api_name, row.kernel_name};
+}
+
+}  // namespace llmpo::analysis

@@ -1,0 +1,53 @@
+// Launch overhead from timelines (nsys SQLite, our trace, Kineto): per
+// (process, launching thread, device, API function, kernel), the statistics
+// nsys' cuda_kern_exec_sum reports, computed from each kernel launch and its
+// launch call (model::LaunchOverheadRow says what each number measures).
+// Only launches with a known call and start/end count: ncu results never
+// have them (ncu serialises kernels), nor do summaries.
+//
+// Memory: two numbers (API and queue time) per counted launch, for the
+// medians; everything else is a sum per key.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "src/model/records.h"
+
+namespace llmpo::analysis {
+
+class LaunchOverheadBuilder {
+ public:
+  // Counts a kernel launch that has its launch call; ignores anything else.
+  void Add(const model::LaunchRecord& launch);
+  bool empty() const { return keys_.empty(); }
+  // One row per key (from = kTimeline), by mean total time, longest first
+  // (nsys' order), ties by kernel name.
+  std::vector<model::LaunchOverheadRow> Rows() const;
+
+ private:
+  struct Samples {
+    std::vector<std::int64_t> api_ns;    // every launch
+    std::vector<std::int64_t> queue_ns;  // launches whose kernel started at or after the call returned
+    double kernel_sum_ns = 0;
+    double total_sum_ns = 0;
+  };
+  using Key = std::tuple<model::ProcessId, std::string, std::string, std::string, std::string>;
+  std::map<Key, Samples, std::less<>> keys_;
+};
+
+// The process a row names, for matching rows of one run: its pid where
+// known (nsys stats give only the pid, a timeline also the executable),
+// else its label.
+std::string ProcessMatchKey(const model::ProcessId& process);
+
+// What a row measured: (process by ProcessMatchKey, thread, device, API,
+// kernel). Two rows with one path are the same launches.
+using LaunchPath = std::tuple<std::string, std::string, std::string, std::string, std::string>;
+LaunchPath PathOf(const model::LaunchOverheadRow& row);
+
+}  // namespace llmpo::analysis
