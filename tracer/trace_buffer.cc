@@ -21,6 +21,37 @@ namespace {
 
 constexpr std::size_t kFlushBytes = 1 << 16;
 
+// This host's name for the trace header ("" when unknown; tabs and line
+// breaks, which no host name has, would end the field and are dropped).
+std::string HostName() {
+  char name[256] = {0};
+  if (gethostname(name, sizeof name - 1) != 0) return "";
+  std::string out;
+  for (const char* c = name; *c != '\0'; ++c) {
+    if (*c != '\t' && *c != '\n' && *c != '\r') out += *c;
+  }
+  return out;
+}
+
+// The process's rank as its launcher set it, first of RANK (torchrun),
+// OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID: the order that
+// is right under every launcher combination (multirank reference, fact 1;
+// an outer SLURM_PROCID is shared by the ranks an inner launcher starts).
+// "" when none is set or the value is not a number.
+std::string LauncherRank() {
+  for (const char* var : {"RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) {
+    const char* value = std::getenv(var);
+    if (value == nullptr || *value == '\0') continue;
+    long long rank = 0;
+    const char* end = value + std::char_traits<char>::length(value);
+    if (auto [at, ec] = std::from_chars(value, end, rank); ec == std::errc() && at == end && rank >= 0) {
+      return std::to_string(rank);
+    }
+    return "";
+  }
+  return "";
+}
+
 // The trace file: LLMPO_TRACE_FILE, with %p replaced by the process id
 // (each process of a multi-process workload writes its own file).
 class TraceFile {
@@ -89,7 +120,7 @@ class TraceFile {
     const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     std::string header = "#llmpo-trace 1\nP\t" + std::to_string(getpid()) + "\t";
     header += n > 0 ? std::string(exe, static_cast<std::size_t>(n)) : "?";
-    header += "\tCLOCK_MONOTONIC\n";
+    header += "\tCLOCK_MONOTONIC\t" + HostName() + "\t" + LauncherRank() + "\n";
     WriteAll(header.data(), header.size());
     return true;
   }

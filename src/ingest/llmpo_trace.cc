@@ -62,6 +62,8 @@ bool ParseLine(const std::vector<std::string_view>& f, TraceData& t) {
     case 'P':
       if (f.size() < 3 || !Num(f[1], t.pid)) return false;
       t.process = UnescapeTraceText(f[2]);
+      if (f.size() > 4) t.host = UnescapeTraceText(f[4]);  // newer tracers: host, rank ("" : none)
+      if (std::int64_t rank = 0; f.size() > 5 && Num(f[5], rank)) t.rank = rank;
       return true;
     case 'D': {
       std::uint64_t id = 0;
@@ -327,6 +329,8 @@ Status ImportLlmpoTraceRecords(std::istream& in, ImportContext& ctx) {
   model::ProcessId process;
   process.name = t.process.substr(t.process.rfind('/') + 1);
   process.pid = t.pid;
+  process.host = t.host;
+  process.rank = t.rank;
   for (std::size_t i = 0; i < t.ranges.size(); ++i) {  // CPU range times and the tree, GPU work or not
     const auto& r = t.ranges[i];
     model::NvtxRange range;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,8 @@ struct TraceApiCall {
 struct TraceData {
   std::int64_t pid = 0;
   std::string process;                           // the executable
+  std::string host;                              // "" when the trace does not say (older traces)
+  std::optional<std::int64_t> rank;              // the launcher's rank (RANK, OMPI_COMM_WORLD_RANK, ...)
   std::map<std::uint64_t, std::string> domains;  // 0: the default domain ("")
   std::map<std::uint32_t, std::string> thread_names;
   std::vector<TraceRange> ranges;  // push/pop and start/end, in file order

@@ -25,6 +25,10 @@ lines = open(files[0], encoding="utf-8").read().splitlines()
 assert lines[0] == "#llmpo-trace 1", lines[0]
 rec = [l.split("\t") for l in lines[1:]]
 pid = int([r for r in rec if r[0] == "P"][0][1])
+# The header names the host and the launcher's rank (none here: the run below sets one).
+import socket
+p_rec = [r for r in rec if r[0] == "P"][0]
+assert p_rec[4] == socket.gethostname(), p_rec
 domains = {"0": ""} | {r[1]: r[2] for r in rec if r[0] == "D"}
 assert sorted(domains.values()) == ["", "Alpha", "Beta"], domains
 unesc = lambda s: s.replace("\\t", "\t").replace("\\n", "\n").replace("\\\\", "\\")
@@ -90,6 +94,24 @@ PY
 cp -r ok ok.before
 "$bin" report ok >out.txt || fail "report exited $?"
 diff -r ok.before ok >/dev/null || fail "report RUN_DIR is not byte-identical: $(diff -r ok.before ok | head -5)"
+
+# A rank from the launcher's environment: RANK comes before OMPI_COMM_WORLD_RANK;
+# the region report's scope carries it in process_identity, with the host.
+env -u PMIX_RANK -u PMI_RANK -u SLURM_PROCID RANK=3 OMPI_COMM_WORLD_RANK=5 \
+  "$bin" trace hydra.run.dir=ranked -- "$program" >out.txt 2>err.txt || fail "ranked trace exited $?: $(cat err.txt)"
+python3 - ranked <<'PY' || fail "rank and host in the trace and the region report"
+import glob, json, socket, sys
+run = sys.argv[1]
+trace = glob.glob(f"{run}/trace/trace.*.tsv")[0]
+p_rec = [l.split("\t") for l in open(trace, encoding="utf-8").read().splitlines() if l.startswith("P\t")][0]
+assert p_rec[4:] == [socket.gethostname(), "3"], p_rec
+scopes = json.load(open(f"{run}/trace/regions/report.json", encoding="utf-8"))["scopes"]
+assert scopes, "no scope"
+for s in scopes:
+    ident = s["process_identity"]
+    assert ident["rank"] == 3 and ident["host"] == socket.gethostname() and ident["pid"] == int(p_rec[1]), ident
+    assert s["process"] == f"rank 3 on {socket.gethostname()}", s["process"]
+PY
 
 # Early exit inside a range: the ranges still open are written, the run is partial.
 set +e
