@@ -96,6 +96,16 @@ def next_boundary(text, start):
     return min(ends) if ends else len(text)
 
 
+def replace_heading_section(dest, heading, text):
+    """Writes text in place of the section that starts at `heading` in dest (up to the next
+    heading or marker; the section moves to the end), or at the end when there is none."""
+    old = open(dest).read()
+    start = old.find(heading)
+    if start >= 0:
+        old = old[:start] + old[next_boundary(old, start + 1) + 1:]
+    open(dest, "w").write(old.rstrip("\n") + "\n\n" + text)
+
+
 def kept_region_section(dest):
     """The other benchmarks' sections of an existing results file (region bench, tracer, HTML), or ""."""
     try:

@@ -93,13 +93,7 @@ def main():
     text = "\n".join(lines)
     print(text)
     if a.write_results:
-        dest = os.path.join(rb.BENCH, "RESULTS.md")
-        old = open(dest).read()
-        start = old.find("## HTML report")
-        if start >= 0:
-            end = old.find("\n## ", start + 1)
-            old = old[:start] + (old[end + 1:] if end >= 0 else "")
-        open(dest, "w").write(old.rstrip("\n") + "\n\n" + text)
+        rb.replace_heading_section(os.path.join(rb.BENCH, "RESULTS.md"), "## HTML report", text)
 
 
 if __name__ == "__main__":

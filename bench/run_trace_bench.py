@@ -141,13 +141,7 @@ def main():
     text = "\n".join(lines)
     print(text)
     if args.write_results:
-        path = os.path.join(rb.BENCH, "RESULTS.md")
-        old = open(path).read()
-        start = old.find("## Tracer")
-        if start >= 0:
-            end = old.find("\n## ", start + 1)
-            old = old[:start] + (old[end + 1:] if end >= 0 else "")
-        open(path, "w").write(old.rstrip("\n") + "\n\n" + text)
+        rb.replace_heading_section(os.path.join(rb.BENCH, "RESULTS.md"), "## Tracer", text)
 
 
 if __name__ == "__main__":
