@@ -84,6 +84,7 @@ int RunImport(const Invocation& inv) {
     }
   }
   if (region_files > 0) Out() << fmt::format("wrote {} per-region file(s) under {}/regions/\n", region_files, out);
+  if (outcome->written.empty()) Out() << fmt::format("no input could be imported: nothing written, {} is unchanged\n", out);
   return exit_code;
 }
 

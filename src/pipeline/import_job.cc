@@ -589,6 +589,10 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
     region_sources.push_back({builders.back().get(), info.family});
     outcome.report.sources.push_back(std::move(info));
   }
+  // Every input failed before its first row: reports of no data would
+  // replace what the folder holds (an earlier good import), so the folder
+  // is left as it is. What a failed input read before its error is reported.
+  if (outcome.failures.size() == request.inputs.size() && outcome.report.diagnostics.rows_read() == 0) return outcome;
   for (auto& b : builders) b->Finish();
   const analysis::CombinedRegions regions = analysis::CombineRegions(region_sources);
   outcome.report.kernels = aggregator.Sorted();

@@ -53,7 +53,9 @@ struct ImportOutcome {
 using ExtraReports =
     std::function<Result<std::vector<std::string>>(const report::KernelsReport&, const report::RegionsReport*)>;
 
-// Fails only when the reports cannot be written.
+// Fails only when the reports cannot be written. When every input failed
+// before giving a row, nothing is written (`written` is empty) and the
+// folder keeps what it held.
 Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports& extra = nullptr);
 
 }  // namespace llmpo::pipeline

@@ -42,6 +42,18 @@ printf '../victim.txt\nnotes.md.x\n' >>out3/.llmpo-outputs
 [[ -e out3/gpu_breakdown.md || -e out3/gpu_breakdown.json ]] && fail "gpu_breakdown of an earlier input survived"
 [[ -f out3/kernels.md && $(cat out3/notes.md) == mine && $(cat victim.txt) == victim ]] || fail "the wrong files went"
 
+# An import whose only input cannot be read (exit 3) leaves the earlier
+# reports as they were, byte for byte, instead of replacing them with empty ones.
+"$bin" import "$fixtures/ncu_regions_kernel_replay.csv" --out out4 >/dev/null
+cp -r out4 out4.before
+set +e
+"$bin" import "$fixtures/binary.bin" --out out4 >out.txt 2>err.txt
+rc=$?
+set -e
+[[ $rc -eq 3 ]] || fail "unreadable input: exit $rc"
+grep -q "nothing written, out4 is unchanged" out.txt || fail "unreadable input: $(cat out.txt)"
+diff -r out4.before out4 >/dev/null || fail "a failed import changed the earlier reports: $(diff -r out4.before out4 | head -3)"
+
 # A regions folder someone else made is never removed or mixed into.
 mkdir -p out2/regions && echo theirs >out2/regions/notes.txt
 set +e
