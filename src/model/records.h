@@ -72,6 +72,7 @@ struct LaunchRecord {
   bool has_nvtx = false;                  // the source records NVTX state for launches
   std::optional<std::int64_t> start_ns;   // timeline sources only
   std::optional<std::int64_t> end_ns;
+  std::optional<std::int64_t> launch_ns;  // timelines: start of the host call that launched it, where known
   std::optional<std::int64_t> stream;
   std::optional<std::int64_t> correlation_id;
   std::optional<std::int64_t> global_tid;

@@ -138,6 +138,7 @@ class Emitter {
     }
     r.has_nvtx = !s_.annotations.empty();
     r.global_tid.reset();
+    r.launch_ns.reset();
     r.nvtx_stack.clear();
   }
 
@@ -171,6 +172,7 @@ class Emitter {
       }
       const HostCall& call = s_.calls[l.call];
       record.global_tid = call.thread;
+      record.launch_ns = call.start + base_;
       const double ns = *record.duration_ns;
       for (std::uint32_t a : annotations.OpenAt(call.thread, call.start)) {
         if (record.nvtx_stack.size() <= model::kMaxNvtxDepth) {
