@@ -185,6 +185,9 @@ void RegionTree::Finish(const RegionCapabilities& with) {
   // Children come after their parents, so a reverse pass sees children first.
   for (std::size_t i = regions_.size(); i-- > 0;) {
     Region& r = regions_[i];
+    r.last_instance.reset();
+    r.last_instance_ns = nullptr;
+    r.last_instance_span = nullptr;
     if (r.kind == RegionKind::kSummary) continue;  // a summary row sets its quantities itself
     double children_total = 0, children_cpu = 0;
     bool measured_child = false;
@@ -287,14 +290,25 @@ namespace {
 // Per numbered instance: GPU time of its kernels, and the span of its GPU work.
 void AddInstance(Region& region, const model::NvtxFrame& frame, const model::LaunchRecord& launch) {
   if (!frame.instance) return;
+  if (region.last_instance != frame.instance) {
+    region.last_instance = frame.instance;
+    region.last_instance_ns = nullptr;
+    region.last_instance_span = nullptr;
+  }
   const bool kernel = launch.kind == model::LaunchKind::kKernel;
-  if (kernel && launch.duration_ns) region.instance_ns[*frame.instance] += *launch.duration_ns;
+  if (kernel && launch.duration_ns) {
+    if (!region.last_instance_ns) region.last_instance_ns = &region.instance_ns[*frame.instance];
+    *region.last_instance_ns += *launch.duration_ns;
+  }
   if (launch.start_ns && launch.end_ns) {
-    auto [it, inserted] = region.instance_span.try_emplace(*frame.instance, *launch.start_ns, *launch.end_ns);
-    if (!inserted) {
-      it->second.first = std::min(it->second.first, *launch.start_ns);
-      it->second.second = std::max(it->second.second, *launch.end_ns);
+    if (!region.last_instance_span) {
+      auto [it, inserted] = region.instance_span.try_emplace(*frame.instance, *launch.start_ns, *launch.end_ns);
+      region.last_instance_span = &it->second;
+      if (inserted) return;
     }
+    auto& span = *region.last_instance_span;
+    span.first = std::min(span.first, *launch.start_ns);
+    span.second = std::max(span.second, *launch.end_ns);
   }
 }
 

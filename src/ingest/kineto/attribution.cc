@@ -142,6 +142,17 @@ class Emitter {
     r.nvtx_stack.clear();
   }
 
+  // Sets frame `depth` of the record's stack, reusing the storage of the frame
+  // the launch before had there (no allocation per launch).
+  static void SetFrame(std::vector<model::NvtxFrame>& stack, std::size_t depth, const std::string& name,
+                       std::int64_t instance) {
+    if (depth == stack.size()) stack.emplace_back();
+    model::NvtxFrame& f = stack[depth];
+    f.domain.clear();
+    f.name = name;
+    f.instance = instance;
+  }
+
   void CountCpuOps(const std::vector<std::uint32_t>& open_ops, std::uint32_t innermost, double ns) {
     if (innermost != kNone) {
       auto& t = op_times_[s_.cpu_ops[innermost].name];
@@ -174,10 +185,9 @@ class Emitter {
       record.global_tid = call.thread;
       record.launch_ns = call.start + base_;
       const double ns = *record.duration_ns;
+      std::size_t depth = 0;
       for (std::uint32_t a : annotations.OpenAt(call.thread, call.start)) {
-        if (record.nvtx_stack.size() <= model::kMaxNvtxDepth) {
-          record.nvtx_stack.push_back(model::NvtxFrame{"", region_names_[s_.annotations[a].name], a});
-        }
+        if (depth <= model::kMaxNvtxDepth) SetFrame(frames_, depth++, region_names_[s_.annotations[a].name], a);
         if (auto step = step_of_annotation_.find(a);
             step != step_of_annotation_.end() && op.kind == GpuOpKind::kKernel) {
           steps_[step->second].gpu_kernel_ns += ns;
@@ -192,7 +202,11 @@ class Emitter {
         }
         CountCpuOps(open, innermost, ns);
       }
+      // The frames kept between launches: moved in and back out, never freed.
+      frames_.resize(depth);
+      record.nvtx_stack.swap(frames_);
       ctx_.sink.OnLaunch(record);
+      record.nvtx_stack.swap(frames_);
     }
   }
 
@@ -279,6 +293,7 @@ class Emitter {
   std::string process_;
   std::int64_t base_;
   model::LaunchRecord record_;             // rebuilt for each launch
+  std::vector<model::NvtxFrame> frames_;   // its NVTX stack's storage, kept from launch to launch
   std::vector<std::string> region_names_;  // by name id: ProfilerStep#N -> ProfilerStep
   std::vector<model::StepTimes> steps_;
   std::unordered_map<std::uint32_t, std::size_t> step_of_annotation_;
