@@ -97,13 +97,17 @@ class Emitter {
       launches.push_back(l);
     }
     // Launched ops by (thread, call start), as the sweeps need; the rest after.
-    std::stable_sort(launches.begin(), launches.end(), [&](const Launch& a, const Launch& b) {
+    // A trace in launch order is only checked.
+    const auto by_call = [&](const Launch& a, const Launch& b) {
       if ((a.call == kNone) != (b.call == kNone)) return b.call == kNone;
       if (a.call == kNone) return false;
       const HostCall& x = s_.calls[a.call];
       const HostCall& y = s_.calls[b.call];
       return x.thread != y.thread ? x.thread < y.thread : x.start < y.start;
-    });
+    };
+    if (!std::is_sorted(launches.begin(), launches.end(), by_call)) {
+      std::stable_sort(launches.begin(), launches.end(), by_call);
+    }
     return launches;
   }
 
@@ -215,7 +219,7 @@ class Emitter {
     std::map<std::int32_t, model::DeviceBreakdown> devices;
     for (const Launch& l : launches) {
       const GpuOp& op = s_.gpu_ops[l.op];
-      const KernelClass kind = ClassifyKernelName(s_.names[op.name]);
+      const KernelClass kind = ClassOf(op.name);
       by_device[op.device].push_back({{op.start, op.end}, kind});
       model::DeviceBreakdown& d = devices[op.device];
       if (op.kind == GpuOpKind::kKernel) {
@@ -246,6 +250,14 @@ class Emitter {
     }
     EmitCpuOps(out);
     ctx_.sink.OnGpuBreakdown(out);
+  }
+
+  // ClassifyKernelName once per name, not once per launch.
+  KernelClass ClassOf(std::uint32_t name) {
+    if (class_of_.size() <= name) class_of_.resize(s_.names.size());
+    auto& known = class_of_[name];
+    if (!known) known = ClassifyKernelName(s_.names[name]);
+    return *known;
   }
 
   static void AddLaunch(const HostCall& call, const GpuOp& op, model::LaunchStats& s) {
@@ -292,9 +304,10 @@ class Emitter {
   ImportContext& ctx_;
   std::string process_;
   std::int64_t base_;
-  model::LaunchRecord record_;             // rebuilt for each launch
-  std::vector<model::NvtxFrame> frames_;   // its NVTX stack's storage, kept from launch to launch
-  std::vector<std::string> region_names_;  // by name id: ProfilerStep#N -> ProfilerStep
+  model::LaunchRecord record_;                        // rebuilt for each launch
+  std::vector<model::NvtxFrame> frames_;              // its NVTX stack's storage, kept from launch to launch
+  std::vector<std::optional<KernelClass>> class_of_;  // by name id
+  std::vector<std::string> region_names_;             // by name id: ProfilerStep#N -> ProfilerStep
   std::vector<model::StepTimes> steps_;
   std::unordered_map<std::uint32_t, std::size_t> step_of_annotation_;
   std::unordered_map<std::uint32_t, model::CpuOpTimes> op_times_;

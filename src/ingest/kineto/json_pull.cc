@@ -18,9 +18,15 @@ constexpr auto kStructural = [] {
 }();
 bool IsStructural(char c) { return kStructural[static_cast<unsigned char>(c)]; }
 bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-bool IsBare(char c) {  // characters of numbers and literals
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '-' || c == '+' || c == '.' || c == 'E';
-}
+// Characters of numbers and literals, one table lookup per byte.
+constexpr auto kBare = [] {
+  std::array<bool, 256> t{};
+  for (int c = '0'; c <= '9'; ++c) t[c] = true;
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = true;
+  for (unsigned char c : {'-', '+', '.', 'E'}) t[c] = true;
+  return t;
+}();
+bool IsBare(char c) { return kBare[static_cast<unsigned char>(c)]; }
 
 // Eight bytes at a time (SWAR, no vector instructions): a word's bytes as
 // loaded, and per byte the high bit set exactly where the byte is zero (no

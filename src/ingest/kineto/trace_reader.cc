@@ -445,9 +445,29 @@ struct StringDigits {
   void resize(std::size_t n) { s.resize(n); }
 };
 
+// The common spellings, "123" and "123.4" to "123.456" (at most 15 integer
+// digits), without the general path; nullopt for anything else.
+std::optional<std::int64_t> PlainMicrosToNs(std::string_view text) {
+  std::size_t i = 0;
+  std::int64_t us = 0;
+  while (i < text.size() && i < 15 && text[i] >= '0' && text[i] <= '9') us = us * 10 + (text[i++] - '0');
+  if (i == 0) return std::nullopt;
+  if (i == text.size()) return us * 1000;
+  if (text[i] != '.' || text.size() - i - 1 > 3 || text.size() - i - 1 == 0) return std::nullopt;
+  std::int64_t ns = 0;
+  std::size_t digits = 0;
+  for (++i; i < text.size(); ++i, ++digits) {
+    if (text[i] < '0' || text[i] > '9') return std::nullopt;
+    ns = ns * 10 + (text[i] - '0');
+  }
+  for (; digits < 3; ++digits) ns *= 10;
+  return us * 1000 + ns;
+}
+
 }  // namespace
 
 std::optional<std::int64_t> MicrosToNs(std::string_view text) {
+  if (auto ns = PlainMicrosToNs(text)) return ns;
   bool overflow = false;
   SmallDigits small;
   auto ns = ParseMicros(text, small, overflow);
