@@ -12,6 +12,15 @@ void GpuTimeline::Add(Track& t, std::int64_t start, std::int64_t end) {
     t.out_of_order = true;
     return;
   }
+  // Operations mostly come in time order: one that starts inside or after
+  // the last segment extends it or follows it, touching no other.
+  if (!t.segments.empty()) {
+    auto& last = *t.segments.rbegin();
+    if (last.first <= start && start <= last.second) {
+      last.second = std::max(last.second, end);
+      return;
+    }
+  }
   // Merge with every segment it touches.
   auto it = t.segments.upper_bound(start);
   if (it != t.segments.begin() && std::prev(it)->second >= start) --it;
@@ -33,7 +42,12 @@ void GpuTimeline::Add(Track& t, std::int64_t start, std::int64_t end) {
 void GpuTimeline::OnLaunch(const model::LaunchRecord& launch) {
   if (launch.kind == model::LaunchKind::kRange || !launch.start_ns || !launch.end_ns) return;
   if (*launch.end_ns < *launch.start_ns) return;  // importers drop these; never counted
-  Track& t = tracks_[{source_, launch.device}];
+  // The track of the launch before, unless the device changed (no key built per launch).
+  if (last_track_ == nullptr || launch.device != last_device_) {
+    last_track_ = &tracks_[{source_, launch.device}];
+    last_device_ = launch.device;
+  }
+  Track& t = *last_track_;
   Add(t, *launch.start_ns, *launch.end_ns);
   ++(launch.kind == model::LaunchKind::kKernel ? t.kernels : t.copies);
 }

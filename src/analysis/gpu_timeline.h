@@ -36,7 +36,10 @@ struct DeviceBusy {
 
 class GpuTimeline : public model::RecordSink {
  public:
-  void SetSource(std::string source) { source_ = std::move(source); }
+  void SetSource(std::string source) {
+    source_ = std::move(source);
+    last_track_ = nullptr;
+  }
   void OnLaunch(const model::LaunchRecord& launch) override;
   void OnKernelSummary(const model::KernelSummaryRow&) override {}
 
@@ -56,6 +59,8 @@ class GpuTimeline : public model::RecordSink {
   };
   static void Add(Track& t, std::int64_t start, std::int64_t end);
   std::string source_;
+  Track* last_track_ = nullptr;  // the last launch's track (map nodes stay put) and its device
+  std::string last_device_;
   std::map<std::pair<std::string, std::string>, Track> tracks_;
 };
 

@@ -190,12 +190,14 @@ class RegionBuilder : public model::RecordSink {
   void Account(Region& region, const model::LaunchRecord& launch, bool innermost);
   void AddSummaryRange(const model::NvtxRange& range);
   void AddTimedRanges();
-  RegionTree& TreeFor(const Scope& scope);
+  RegionTree& TreeFor(const std::string& process, const std::string& device);
 
   std::string source_;
   const KernelFilter& filter_;
   model::Diagnostics& diagnostics_;
   std::map<Scope, RegionTree> scopes_;
+  RegionTree* last_tree_ = nullptr;  // TreeFor's last answer and its scope
+  Scope last_scope_;
   std::vector<TimedRange> timed_;
   RegionCapabilities caps_;
   bool saw_nvtx_ = false;
