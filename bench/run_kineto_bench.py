@@ -113,9 +113,10 @@ def main():
     if args.write_results:
         results = ROOT / "bench/RESULTS.md"
         old = results.read_text()
-        if BEGIN in old:
-            old = old[:old.index(BEGIN)] + old[old.index(END) + len(END) + 1:]
-        results.write_text(old.rstrip("\n") + "\n\n" + text)
+        if BEGIN in old:  # replaced where it stands: the analysis written below it stays below it
+            results.write_text(old[:old.index(BEGIN)] + text + old[old.index(END) + len(END) + 1:])
+        else:
+            results.write_text(old.rstrip("\n") + "\n\n" + text)
 
 
 if __name__ == "__main__":

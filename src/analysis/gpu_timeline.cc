@@ -12,28 +12,52 @@ void GpuTimeline::Add(Track& t, std::int64_t start, std::int64_t end) {
     t.out_of_order = true;
     return;
   }
-  // Merge with every segment it touches.
-  auto it = t.segments.upper_bound(start);
-  if (it != t.segments.begin() && std::prev(it)->second >= start) --it;
-  while (it != t.segments.end() && it->first <= end) {
-    start = std::min(start, it->first);
-    end = std::max(end, it->second);
-    it = t.segments.erase(it);
+  // Operations mostly come in time order: one that starts inside or after
+  // the last segment extends it or follows it, touching no other.
+  if (!t.segments.empty()) {
+    auto& last = t.segments.back();
+    if (last.first <= start && start <= last.second) {
+      last.second = std::max(last.second, end);
+      return;
+    }
   }
-  t.segments.emplace(start, end);
-  while (t.segments.size() > kMaxSegments) {
-    const auto oldest = t.segments.begin();
-    t.folded_ns += static_cast<double>(oldest->second - oldest->first);
-    t.frontier = std::max(t.frontier, oldest->second);
+  // Merge with every segment it touches: from the last one starting at or
+  // before `start` (if it reaches it) to the last one starting by `end`.
+  auto& seg = t.segments;
+  auto it =
+      std::upper_bound(seg.begin(), seg.end(), start,
+                       [](std::int64_t s, const std::pair<std::int64_t, std::int64_t>& x) { return s < x.first; });
+  if (it != seg.begin() && std::prev(it)->second >= start) --it;
+  auto stop = it;
+  while (stop != seg.end() && stop->first <= end) {
+    start = std::min(start, stop->first);
+    end = std::max(end, stop->second);
+    ++stop;
+  }
+  if (it == stop) {
+    seg.insert(it, {start, end});  // at the end in time order: O(1)
+  } else {
+    *it = {start, end};
+    seg.erase(std::next(it), stop);
+  }
+  while (seg.size() > kMaxSegments) {
+    const auto& oldest = seg.front();
+    t.folded_ns += static_cast<double>(oldest.second - oldest.first);
+    t.frontier = std::max(t.frontier, oldest.second);
     t.folded = true;
-    t.segments.erase(oldest);
+    seg.pop_front();
   }
 }
 
 void GpuTimeline::OnLaunch(const model::LaunchRecord& launch) {
   if (launch.kind == model::LaunchKind::kRange || !launch.start_ns || !launch.end_ns) return;
   if (*launch.end_ns < *launch.start_ns) return;  // importers drop these; never counted
-  Track& t = tracks_[{source_, launch.device}];
+  // The track of the launch before, unless the device changed (no key built per launch).
+  if (last_track_ == nullptr || launch.device != last_device_) {
+    last_track_ = &tracks_[{source_, launch.device}];
+    last_device_ = launch.device;
+  }
+  Track& t = *last_track_;
   Add(t, *launch.start_ns, *launch.end_ns);
   ++(launch.kind == model::LaunchKind::kKernel ? t.kernels : t.copies);
 }

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -36,7 +37,10 @@ struct DeviceBusy {
 
 class GpuTimeline : public model::RecordSink {
  public:
-  void SetSource(std::string source) { source_ = std::move(source); }
+  void SetSource(std::string source) {
+    source_ = std::move(source);
+    last_track_ = nullptr;
+  }
   void OnLaunch(const model::LaunchRecord& launch) override;
   void OnKernelSummary(const model::KernelSummaryRow&) override {}
 
@@ -46,9 +50,11 @@ class GpuTimeline : public model::RecordSink {
  private:
   static constexpr std::size_t kMaxSegments = 65536;
   struct Track {
-    std::map<std::int64_t, std::int64_t> segments;  // disjoint busy segments, start -> end
-    double folded_ns = 0;                           // busy time of segments folded out of `segments`
-    std::int64_t frontier = 0;                      // the latest end folded out
+    // Disjoint busy segments (start, end) by start: a deque, since they
+    // mostly arrive at the end and leave from the front.
+    std::deque<std::pair<std::int64_t, std::int64_t>> segments;
+    double folded_ns = 0;       // busy time of segments folded out of `segments`
+    std::int64_t frontier = 0;  // the latest end folded out
     bool folded = false;
     bool out_of_order = false;  // an operation started before the frontier
     std::int64_t first = 0, last = 0;
@@ -56,6 +62,8 @@ class GpuTimeline : public model::RecordSink {
   };
   static void Add(Track& t, std::int64_t start, std::int64_t end);
   std::string source_;
+  Track* last_track_ = nullptr;  // the last launch's track (map nodes stay put) and its device
+  std::string last_device_;
   std::map<std::pair<std::string, std::string>, Track> tracks_;
 };
 

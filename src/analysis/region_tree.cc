@@ -185,6 +185,9 @@ void RegionTree::Finish(const RegionCapabilities& with) {
   // Children come after their parents, so a reverse pass sees children first.
   for (std::size_t i = regions_.size(); i-- > 0;) {
     Region& r = regions_[i];
+    r.last_instance.reset();
+    r.last_instance_ns = nullptr;
+    r.last_instance_span = nullptr;
     if (r.kind == RegionKind::kSummary) continue;  // a summary row sets its quantities itself
     double children_total = 0, children_cpu = 0;
     bool measured_child = false;
@@ -227,7 +230,14 @@ void RegionTree::Finish(const RegionCapabilities& with) {
 RegionBuilder::RegionBuilder(std::string source, const KernelFilter& filter, model::Diagnostics& diagnostics)
     : source_(std::move(source)), filter_(filter), diagnostics_(diagnostics) {}
 
-RegionTree& RegionBuilder::TreeFor(const Scope& scope) { return scopes_[scope]; }
+RegionTree& RegionBuilder::TreeFor(const model::ProcessId& process, const std::string& device) {
+  // Launches come in runs of one scope: the last answer is kept (map nodes stay put).
+  if (last_tree_ == nullptr || last_scope_.device != device || last_scope_.process != process) {
+    last_scope_ = Scope{process, device};
+    last_tree_ = &scopes_[last_scope_];
+  }
+  return *last_tree_;
+}
 
 void RegionBuilder::OnLaunch(const model::LaunchRecord& launch) {
   if (!launch.has_nvtx) return;
@@ -244,7 +254,7 @@ void RegionBuilder::OnLaunch(const model::LaunchRecord& launch) {
     if (!copy) ++outside_;
     return;
   }
-  RegionTree& tree = TreeFor(Scope{launch.process, launch.device});
+  RegionTree& tree = TreeFor(launch.process, launch.device);
   const model::LaunchRecord* record = &launch;
   model::LaunchRecord folded;
   if (launch.nvtx_stack.size() > model::kMaxNvtxDepth) {
@@ -287,14 +297,25 @@ namespace {
 // Per numbered instance: GPU time of its kernels, and the span of its GPU work.
 void AddInstance(Region& region, const model::NvtxFrame& frame, const model::LaunchRecord& launch) {
   if (!frame.instance) return;
+  if (region.last_instance != frame.instance) {
+    region.last_instance = frame.instance;
+    region.last_instance_ns = nullptr;
+    region.last_instance_span = nullptr;
+  }
   const bool kernel = launch.kind == model::LaunchKind::kKernel;
-  if (kernel && launch.duration_ns) region.instance_ns[*frame.instance] += *launch.duration_ns;
+  if (kernel && launch.duration_ns) {
+    if (!region.last_instance_ns) region.last_instance_ns = &region.instance_ns[*frame.instance];
+    *region.last_instance_ns += *launch.duration_ns;
+  }
   if (launch.start_ns && launch.end_ns) {
-    auto [it, inserted] = region.instance_span.try_emplace(*frame.instance, *launch.start_ns, *launch.end_ns);
-    if (!inserted) {
-      it->second.first = std::min(it->second.first, *launch.start_ns);
-      it->second.second = std::max(it->second.second, *launch.end_ns);
+    if (!region.last_instance_span) {
+      auto [it, inserted] = region.instance_span.try_emplace(*frame.instance, *launch.start_ns, *launch.end_ns);
+      region.last_instance_span = &it->second;
+      if (inserted) return;
     }
+    auto& span = *region.last_instance_span;
+    span.first = std::min(span.first, *launch.start_ns);
+    span.second = std::max(span.second, *launch.end_ns);
   }
 }
 
@@ -354,7 +375,7 @@ void RegionBuilder::OnNvtxRange(const model::NvtxRange& range) {
 void RegionBuilder::AddSummaryRange(const model::NvtxRange& range) {
   saw_nvtx_ = true;
   const std::vector<model::NvtxFrame> one{model::NvtxFrame{range.domain, range.name, std::nullopt}};
-  RegionTree& tree = TreeFor(Scope{range.process, ""});
+  RegionTree& tree = TreeFor(range.process, "");
   Region& r = tree.regions()[tree.Find(one, 0, RegionKind::kSummary)];
   r.inputs.insert(source_);
   const auto count = static_cast<std::uint64_t>(std::max<std::int64_t>(0, *range.instances));
@@ -393,7 +414,7 @@ void RegionBuilder::OnNvtxKernelRow(const model::NvtxKernelRow& row) {
   }
   launches_ += static_cast<std::uint64_t>(std::max<std::int64_t>(0, row.kernel.calls));
   const std::vector<model::NvtxFrame> one{model::NvtxFrame{row.domain, row.range, std::nullopt}};
-  RegionTree& tree = TreeFor(Scope{row.process, ""});
+  RegionTree& tree = TreeFor(row.process, "");
   Region& r = tree.regions()[tree.Find(one, 0, RegionKind::kSummary)];
   r.inputs.insert(source_);
   r.total_ns = r.total_ns.value_or(0) + row.kernel.total_ns;
@@ -424,7 +445,7 @@ void RegionBuilder::AddTimedRanges() {
     if (i == 0 || r.process != timed_[i - 1].process || r.tid != timed_[i - 1].tid) open.clear();
     // A CPU range belongs to the scope of its process's GPU work when that is one device.
     const auto& devs = devices[r.process];
-    RegionTree& tree = TreeFor(Scope{r.process, devs.size() == 1 ? *devs.begin() : ""});
+    RegionTree& tree = TreeFor(r.process, devs.size() == 1 ? *devs.begin() : std::string());
     std::size_t id = 0;
     if (r.push_pop) {
       const auto contains = [&r](const TimedRange* o) {
@@ -454,6 +475,7 @@ void RegionBuilder::AddTimedRanges() {
 }
 
 void RegionBuilder::Finish() {
+  last_tree_ = nullptr;  // CombineRegions moves the trees out after this
   AddTimedRanges();
   if (folded_ > 0) {
     diagnostics_.Add("nvtx_depth_folded",

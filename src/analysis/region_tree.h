@@ -100,7 +100,13 @@ struct Region {
   std::map<std::int64_t, double> instance_ns;
   std::uint64_t instance_count = 0;  // instances counted by a summary that knows no per-instance values
   std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> instance_span;  // GPU work per instance
-  InstanceStats measured;                                                       // range-replay results
+  // The instance the last launch added to, and its entries: launches come in
+  // runs of one instance, so most need no map lookup. Building only (map
+  // nodes do not move; RegionTree::Finish clears them).
+  std::optional<std::int64_t> last_instance;
+  double* last_instance_ns = nullptr;
+  std::pair<std::int64_t, std::int64_t>* last_instance_span = nullptr;
+  InstanceStats measured;         // range-replay results
   InstanceStats cpu_instances;    // CPU time per instance (timeline ranges, nvtx_sum)
   InstanceStats projected_stats;  // projection per instance (nvtx_gpu_proj_sum)
   KernelAggregate range_metrics;  // metrics of range-replay results
@@ -184,12 +190,14 @@ class RegionBuilder : public model::RecordSink {
   void Account(Region& region, const model::LaunchRecord& launch, bool innermost);
   void AddSummaryRange(const model::NvtxRange& range);
   void AddTimedRanges();
-  RegionTree& TreeFor(const Scope& scope);
+  RegionTree& TreeFor(const model::ProcessId& process, const std::string& device);
 
   std::string source_;
   const KernelFilter& filter_;
   model::Diagnostics& diagnostics_;
   std::map<Scope, RegionTree> scopes_;
+  RegionTree* last_tree_ = nullptr;  // TreeFor's last answer and its scope
+  Scope last_scope_;
   std::vector<TimedRange> timed_;
   RegionCapabilities caps_;
   bool saw_nvtx_ = false;

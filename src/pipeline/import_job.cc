@@ -20,6 +20,7 @@
 #include "src/analysis/gpu_timeline.h"
 #include "src/analysis/kernel_aggregator.h"
 #include "src/analysis/kernel_category.h"
+#include "src/analysis/launch_pairing.h"
 #include "src/analysis/region_combine.h"
 #include "src/analysis/region_tree.h"
 #include "src/core/atomic_file.h"
@@ -337,6 +338,13 @@ Status ImportOne(const fs::path& file, const fs::path& out_dir, ingest::ImportCo
 }
 
 // Feeds every record to both the kernel table and the region builder.
+// Drops everything (a tee's unused branch).
+class NullSink : public model::RecordSink {
+ public:
+  void OnLaunch(const model::LaunchRecord&) override {}
+  void OnKernelSummary(const model::KernelSummaryRow&) override {}
+};
+
 class TeeSink : public model::RecordSink {
  public:
   TeeSink(model::RecordSink& a, model::RecordSink& b, model::GpuBreakdown& breakdown)
@@ -491,7 +499,8 @@ Status WriteRegionFolder(const fs::path& dir, const std::string& subdir, const r
 // A timeline (a Kineto trace, an nsys export) imported with an ncu page of
 // the same program: one kernel table with the timeline's durations and, per
 // kernel name, ncu's metrics (kernels_combined.md / .json).
-Status WriteCombinedKernels(const ImportRequest& request, ImportOutcome& outcome) {
+Status WriteCombinedKernels(const ImportRequest& request, const analysis::LaunchPairing& pairing,
+                            ImportOutcome& outcome) {
   bool timeline = false, ncu = false;
   for (const auto& s : outcome.report.sources) {
     if (s.status != "ok") continue;
@@ -504,10 +513,12 @@ Status WriteCombinedKernels(const ImportRequest& request, ImportOutcome& outcome
   combined.kernels = report::TimesFromOneSource(outcome.report, &times_from);
   std::size_t matched = 0;
   for (const auto& k : combined.kernels) matched += k.metrics.empty() ? 0 : 1;
+  const analysis::PairingResult paired = pairing.Pair(times_from, combined.diagnostics);
+  combined.region_kernels = paired.rows;
   combined.diagnostics.Note(fmt::format(
       "kernels_combined: durations from {}; metrics from same-named kernels of the ncu input(s) ({} of {} kernel(s) "
-      "matched by name)",
-      times_from, matched, combined.kernels.size()));
+      "matched by name); per region, {} kernel(s) paired with ncu's results launch by launch, {} by name only",
+      times_from, matched, combined.kernels.size(), paired.kernels_by_launch, paired.kernels_by_name));
   RETURN_IF_ERROR(
       WriteFileAtomically(request.out_dir / "kernels_combined.md", report::KernelsMarkdown(combined, request.top_k)));
   RETURN_IF_ERROR(WriteFileAtomically(request.out_dir / "kernels_combined.json", report::KernelsJson(combined)));
@@ -560,6 +571,11 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
   std::vector<analysis::SourceRegions> region_sources;
   const bool read_ahead = ReadAheadWanted();
   model::GpuBreakdown gpu_breakdown;
+  // Launch-by-launch pairing of a timeline with ncu (kernels_combined): it
+  // buffers launches, so only where two inputs could be combined.
+  analysis::LaunchPairing pairing;
+  NullSink no_pairing;
+  model::RecordSink& pairing_sink = request.inputs.size() > 1 ? static_cast<model::RecordSink&>(pairing) : no_pairing;
   for (const auto& file : request.inputs) {
     std::string label = file.string();
     if (request.label_base) {
@@ -574,7 +590,8 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
     gpu_timeline.SetSource(info.path);
     TeeSink kernels_and_regions(aggregator, *builders.back(), gpu_breakdown);
     TeeSink with_busy(kernels_and_regions, gpu_timeline, gpu_breakdown);
-    TeeSink tee(with_busy, timeline, gpu_breakdown);
+    TeeSink with_timeline(with_busy, timeline, gpu_breakdown);
+    TeeSink tee(with_timeline, pairing_sink, gpu_breakdown);
     const auto capture = request.capture_regions.find(file.string());
     std::optional<RegionTagSink> tagged;
     if (capture != request.capture_regions.end()) tagged.emplace(tee, capture->second);
@@ -587,6 +604,7 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
       outcome.failures.push_back(std::move(status).error());
     }
     region_sources.push_back({builders.back().get(), info.family});
+    pairing.EndInput(info.path, status.ok() ? info.family : model::SourceFamily::kSummary);
     outcome.report.sources.push_back(std::move(info));
   }
   // Every input failed before its first row: reports of no data would
@@ -615,7 +633,7 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
       WriteFileAtomically(request.out_dir / "kernels.md", report::KernelsMarkdown(outcome.report, request.top_k)));
   RETURN_IF_ERROR(WriteFileAtomically(request.out_dir / "kernels.json", report::KernelsJson(outcome.report)));
   outcome.written = {"kernels.md", "kernels.json"};
-  RETURN_IF_ERROR(WriteCombinedKernels(request, outcome));
+  RETURN_IF_ERROR(WriteCombinedKernels(request, pairing, outcome));
   if (!gpu_breakdown.devices.empty() || !gpu_breakdown.cpu_ops.empty()) {
     // Ranks in rank order (an archive lists its members in any order).
     std::stable_sort(gpu_breakdown.devices.begin(), gpu_breakdown.devices.end(), [](const auto& a, const auto& b) {

@@ -257,6 +257,34 @@ void WriteJsonHeader(JsonWriter& w, std::string_view schema_version, const std::
   w.EndArray();
 }
 
+namespace {
+
+// kernels_combined: per region, the timeline's kernels and the ncu metrics
+// of their paired launches ("by_launch") or of the kernel's name ("by_name").
+void WriteRegionKernels(JsonWriter& w, const std::vector<analysis::RegionKernel>& rows) {
+  w.Key("region_kernels");
+  w.BeginArray();
+  for (const auto& row : rows) {
+    w.BeginObject();
+    w.Key("region");
+    w.BeginArray();
+    for (const auto& label : row.region) w.String(label);
+    w.EndArray();
+    w.Member("name", row.kernel.name);
+    w.Member("calls", row.kernel.calls);
+    OptionalDouble(w, "total_ms", row.kernel.timed_calls > 0, row.kernel.total_ns / 1e6);
+    w.Member("ncu_match", row.kernel.metrics.empty() ? "none" : row.by_launch ? "by_launch" : "by_name");
+    w.Key("metrics");
+    w.BeginArray();
+    for (const auto& m : row.kernel.metrics) WriteMetric(w, m);
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+}  // namespace
+
 std::string KernelsJson(const KernelsReport& report) {
   std::string out;
   JsonWriter w(out);
@@ -285,6 +313,7 @@ std::string KernelsJson(const KernelsReport& report) {
   }
   w.EndArray();
   w.Member("times_from", NonEmpty(report.times_from));
+  if (!report.region_kernels.empty()) WriteRegionKernels(w, report.region_kernels);
   w.Key("actions");
   WriteActions(w, report.actions);
   WriteRuntime(w, report.runtime);

@@ -63,6 +63,39 @@ void KeyMetricsTable(std::string& out, const std::vector<const analysis::KernelA
   }
 }
 
+// kernels_combined: the timeline's kernels per innermost region, with the
+// ncu metrics of the launches paired with them.
+void RegionKernelsMd(std::string& out, const std::vector<analysis::RegionKernel>& rows, std::size_t top_k) {
+  if (rows.empty()) return;
+  out +=
+      "\n## Kernels per region\n\nThe innermost region each launch ran in; calls and times from the timeline, "
+      "metrics from ncu: `by_launch` from the results paired with these launches in launch order, `by_name` "
+      "ncu's aggregate over the kernel's name (Data quality says why).\n\n";
+  out += "| Region | Kernel | Calls | Total (ms) | ncu match |";
+  for (const auto& key : kKeyMetrics) out += fmt::format(" {} |", key.title);
+  out += "\n|---|---|---:|---:|---|";
+  for (std::size_t i = 0; i < kKeyMetrics.size(); ++i) out += "---:|";
+  out += "\n";
+  std::size_t shown = 0;
+  for (const auto& row : rows) {
+    if (shown++ == top_k * 4) break;
+    std::string region;
+    for (const auto& label : row.region) region += (region.empty() ? "" : " / ") + label;
+    const auto& k = row.kernel;
+    out += fmt::format("| {} | {} | {} | {} | {} |", MdCell(region.empty() ? "(none)" : region), MdCell(k.name),
+                       k.calls, k.timed_calls ? MsText(k.total_ns) : "n/a",
+                       k.metrics.empty() ? "none"
+                       : row.by_launch   ? "by_launch"
+                                         : "by_name");
+    for (const auto& key : kKeyMetrics) {
+      auto v = FindMetric(k, key);
+      out += v ? fmt::format(" {:.2f} |", *v) : " n/a |";
+    }
+    out += "\n";
+  }
+  if (rows.size() > top_k * 4) out += fmt::format("\n{} more row(s) in the JSON.\n", rows.size() - top_k * 4);
+}
+
 const KernelInsight* InsightOf(const KernelsReport& report, const analysis::KernelAggregate* k) {
   const auto i = static_cast<std::size_t>(k - report.kernels.data());
   return i < report.insights.size() ? &report.insights[i] : nullptr;
@@ -243,6 +276,7 @@ std::string KernelsMarkdown(const KernelsReport& report, std::size_t top_k) {
   for (const auto& source : report.sources) SourceSection(out, source, report, top_k);
   RuntimeSections(out, report.runtime, top_k);
   BusyMd(out, report.gpu_busy);
+  RegionKernelsMd(out, report.region_kernels, top_k);
   ActionsMd(out, report.actions, report.times_from);
   DataQualityMd(out, report.diagnostics);
   return out;

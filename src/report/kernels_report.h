@@ -9,6 +9,7 @@
 
 #include "src/analysis/gpu_timeline.h"
 #include "src/analysis/kernel_aggregator.h"
+#include "src/analysis/launch_pairing.h"
 #include "src/model/diagnostics.h"
 #include "src/model/source.h"
 #include "src/report/analysis_model.h"
@@ -38,6 +39,9 @@ struct KernelsReport {
   std::string times_from;                          // the input the run's kernel times come from
   std::vector<Action> actions;                     // ranked, largest saving first
   std::vector<analysis::DeviceBusy> gpu_busy;      // per timeline input and device
+  // kernels_combined only: per region, the timeline's kernels with the ncu
+  // metrics of the launches paired with them (analysis/launch_pairing.h).
+  std::vector<analysis::RegionKernel> region_kernels;
   model::Diagnostics diagnostics;
 };
 

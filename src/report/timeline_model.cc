@@ -149,7 +149,13 @@ void TimelineCollector::OnLaunch(const model::LaunchRecord& launch) {
   min_start_ = std::min(min_start_, s);
   max_end_ = std::max(max_end_, e);
   Fit(s, std::max(e, s + 1));
-  Row& row = rows_[{launch.process, launch.device, launch.stream.value_or(-1)}];
+  const std::int64_t stream = launch.stream.value_or(-1);
+  if (last_row_ == nullptr || std::get<2>(last_key_) != stream || std::get<1>(last_key_) != launch.device ||
+      std::get<0>(last_key_) != launch.process) {
+    last_key_ = {launch.process, launch.device, stream};
+    last_row_ = &rows_[last_key_];
+  }
+  Row& row = *last_row_;
   if (row.busy.empty()) row.busy.assign(kBins, 0.0);
   for (std::int64_t b = (s - origin_) / width_; b < static_cast<std::int64_t>(kBins); ++b) {
     const std::int64_t lo = origin_ + b * width_, hi = lo + width_;

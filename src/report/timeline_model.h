@@ -74,6 +74,8 @@ class TimelineCollector : public model::RecordSink {
 
   std::string source_, used_;
   std::map<std::tuple<model::ProcessId, std::string, std::int64_t>, Row> rows_;  // process, device, stream
+  Row* last_row_ = nullptr;  // the last launch's row (map nodes stay put) and its key
+  std::tuple<model::ProcessId, std::string, std::int64_t> last_key_;
   std::int64_t origin_ = 0, width_ = 0, min_start_ = 0, max_end_ = 0;
   bool any_ = false;
   Union all_;

@@ -22,3 +22,33 @@ assert abs(sm - (85 * 30 + 75 * 20) / 50) < 1e-9, sm  # ncu's two launches, weig
 assert kernels["early"]["metrics"] == [], kernels["early"]  # no ncu kernel of that name
 print("ok")
 PY
+
+# Launch-order pairing: gemm is launched in attn, then in mlp (on another
+# stream, so it starts on the GPU first); ncu's result 0 (SM 90 %) belongs to
+# the attn launch and result 2 (SM 20 %) to the mlp one. softmax has two
+# launches and one ncu result: matched by name only, with a diagnostic.
+"$bin" import "$root/tests/fixtures/handmade/kineto_pairing.json" "$root/tests/fixtures/handmade/ncu_for_kineto_pairing.csv" \
+  --out "$out/p" >/dev/null
+python3 - "$out/p/kernels_combined.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rows = {(tuple(r["region"]), r["name"]): r for r in doc["region_kernels"]}
+assert set(rows) == {(("ProfilerStep", "attn"), "gemm"), (("ProfilerStep", "mlp"), "gemm"),
+                     (("ProfilerStep", "attn"), "softmax"), (("ProfilerStep", "mlp"), "softmax")}, rows.keys()
+def metric(row, name):
+    return {m["name"]: m["value"] for m in row["metrics"]}[name]
+sm = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
+attn, mlp = rows[(("ProfilerStep", "attn"), "gemm")], rows[(("ProfilerStep", "mlp"), "gemm")]
+assert attn["ncu_match"] == "by_launch" and mlp["ncu_match"] == "by_launch", (attn, mlp)
+assert attn["calls"] == 1 and abs(attn["total_ms"] - 0.008) < 1e-12, attn  # the trace's 8 us
+assert metric(attn, sm) == 90 and metric(mlp, sm) == 20, (attn, mlp)
+for region in ("attn", "mlp"):
+    s = rows[(("ProfilerStep", region), "softmax")]
+    assert s["ncu_match"] == "by_name" and metric(s, sm) == 50, s
+entries = {e["code"]: e for e in doc["diagnostics"]["entries"]}
+d = entries["kernel_paired_by_name"]
+assert d["count"] == 1 and "'softmax'" in d["first_example"] and "2 launch(es), ncu 1 result(s)" in d["first_example"], d
+kernels = {k["name"]: k for k in doc["kernels"]}
+assert abs(metric(kernels["gemm"], sm) - (90 * 9 + 20 * 5) / 14) < 1e-9, kernels["gemm"]  # kernel level: ncu's aggregate
+print("ok")
+PY

@@ -38,6 +38,18 @@ TEST(KinetoTime, ParsesMicrosecondTextExactlyToNanoseconds) {
   EXPECT_EQ(MicrosToNs("abc"), std::nullopt);
   EXPECT_EQ(MicrosToNs("1.2.3"), std::nullopt);
   EXPECT_EQ(MicrosToNs("99999999999999999999"), std::nullopt);  // past int64 ns
+  // The plain fast path and its edges (both paths agree).
+  EXPECT_EQ(MicrosToNs("0.5"), 500);
+  EXPECT_EQ(MicrosToNs("0.05"), 50);
+  EXPECT_EQ(MicrosToNs("007.250"), 7250);
+  EXPECT_EQ(MicrosToNs("999999999999999.999"), 999999999999999999);  // 15 integer digits
+  EXPECT_EQ(MicrosToNs("9999999999999999.999"), std::nullopt);       // 16 integer digits: past int64 ns
+  EXPECT_EQ(MicrosToNs("1.0005"), 1001);                             // a fourth decimal: the general path rounds
+  EXPECT_EQ(MicrosToNs("12."), MicrosToNs("12"));
+  EXPECT_EQ(MicrosToNs("1.2x"), std::nullopt);
+  EXPECT_EQ(MicrosToNs(".5"), 500);
+  EXPECT_EQ(MicrosToNs("0000000000000000000001.5"), 1500);                              // many leading zeros
+  EXPECT_EQ(MicrosToNs("1.00000000000000000000000000000000000000000000000001"), 1000);  // > 40 digits
 }
 
 TEST(KinetoTime, ReadsIdsOfSixtyFourBitsAndStreamNames) {

@@ -97,13 +97,17 @@ class Emitter {
       launches.push_back(l);
     }
     // Launched ops by (thread, call start), as the sweeps need; the rest after.
-    std::stable_sort(launches.begin(), launches.end(), [&](const Launch& a, const Launch& b) {
+    // A trace in launch order is only checked.
+    const auto by_call = [&](const Launch& a, const Launch& b) {
       if ((a.call == kNone) != (b.call == kNone)) return b.call == kNone;
       if (a.call == kNone) return false;
       const HostCall& x = s_.calls[a.call];
       const HostCall& y = s_.calls[b.call];
       return x.thread != y.thread ? x.thread < y.thread : x.start < y.start;
-    });
+    };
+    if (!std::is_sorted(launches.begin(), launches.end(), by_call)) {
+      std::stable_sort(launches.begin(), launches.end(), by_call);
+    }
     return launches;
   }
 
@@ -154,6 +158,17 @@ class Emitter {
     r.launch_thread = thread.substr(thread.find('/') + 1);
   }
 
+  // Sets frame `depth` of the record's stack, reusing the storage of the frame
+  // the launch before had there (no allocation per launch).
+  static void SetFrame(std::vector<model::NvtxFrame>& stack, std::size_t depth, const std::string& name,
+                       std::int64_t instance) {
+    if (depth == stack.size()) stack.emplace_back();
+    model::NvtxFrame& f = stack[depth];
+    f.domain.clear();
+    f.name = name;
+    f.instance = instance;
+  }
+
   void CountCpuOps(const std::vector<std::uint32_t>& open_ops, std::uint32_t innermost, double ns) {
     if (innermost != kNone) {
       auto& t = op_times_[s_.cpu_ops[innermost].name];
@@ -186,10 +201,9 @@ class Emitter {
       record.global_tid = call.thread;
       if (op.kind == GpuOpKind::kKernel) SetLaunchCall(call, record);
       const double ns = *record.duration_ns;
+      std::size_t depth = 0;
       for (std::uint32_t a : annotations.OpenAt(call.thread, call.start)) {
-        if (record.nvtx_stack.size() <= model::kMaxNvtxDepth) {
-          record.nvtx_stack.push_back(model::NvtxFrame{"", region_names_[s_.annotations[a].name], a});
-        }
+        if (depth <= model::kMaxNvtxDepth) SetFrame(frames_, depth++, region_names_[s_.annotations[a].name], a);
         if (auto step = step_of_annotation_.find(a);
             step != step_of_annotation_.end() && op.kind == GpuOpKind::kKernel) {
           steps_[step->second].gpu_kernel_ns += ns;
@@ -204,7 +218,11 @@ class Emitter {
         }
         CountCpuOps(open, innermost, ns);
       }
+      // The frames kept between launches: moved in and back out, never freed.
+      frames_.resize(depth);
+      record.nvtx_stack.swap(frames_);
       ctx_.sink.OnLaunch(record);
+      record.nvtx_stack.swap(frames_);
     }
   }
 
@@ -213,7 +231,7 @@ class Emitter {
     std::map<std::int32_t, model::DeviceBreakdown> devices;
     for (const Launch& l : launches) {
       const GpuOp& op = s_.gpu_ops[l.op];
-      const KernelClass kind = ClassifyKernelName(s_.names[op.name]);
+      const KernelClass kind = ClassOf(op.name);
       by_device[op.device].push_back({{op.start, op.end}, kind});
       model::DeviceBreakdown& d = devices[op.device];
       if (op.kind == GpuOpKind::kKernel) {
@@ -244,6 +262,14 @@ class Emitter {
     }
     EmitCpuOps(out);
     ctx_.sink.OnGpuBreakdown(out);
+  }
+
+  // ClassifyKernelName once per name, not once per launch.
+  KernelClass ClassOf(std::uint32_t name) {
+    if (class_of_.size() <= name) class_of_.resize(s_.names.size());
+    auto& known = class_of_[name];
+    if (!known) known = ClassifyKernelName(s_.names[name]);
+    return *known;
   }
 
   static void AddLaunch(const HostCall& call, const GpuOp& op, model::LaunchStats& s) {
@@ -290,8 +316,10 @@ class Emitter {
   ImportContext& ctx_;
   model::ProcessId process_;
   std::int64_t base_;
-  model::LaunchRecord record_;             // rebuilt for each launch
-  std::vector<std::string> region_names_;  // by name id: ProfilerStep#N -> ProfilerStep
+  model::LaunchRecord record_;                        // rebuilt for each launch
+  std::vector<model::NvtxFrame> frames_;              // its NVTX stack's storage, kept from launch to launch
+  std::vector<std::optional<KernelClass>> class_of_;  // by name id
+  std::vector<std::string> region_names_;             // by name id: ProfilerStep#N -> ProfilerStep
   std::vector<model::StepTimes> steps_;
   std::unordered_map<std::uint32_t, std::size_t> step_of_annotation_;
   std::unordered_map<std::uint32_t, model::CpuOpTimes> op_times_;

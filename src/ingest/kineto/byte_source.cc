@@ -1,8 +1,12 @@
 #include "src/ingest/kineto/byte_source.h"
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include <cerrno>
 #include <climits>
+#include <cstring>
 #include <vector>
 
 namespace llmpo::ingest::kineto {
@@ -33,6 +37,32 @@ class GzFileSource : public ByteSource {
 
  private:
   gzFile file_;
+  bool done_ = false;
+};
+
+// A file that is not gzip, read straight into the caller's buffer (gzread
+// would copy it through a buffer of its own first).
+class PlainFileSource : public ByteSource {
+ public:
+  explicit PlainFileSource(int fd) : fd_(fd) {}
+  ~PlainFileSource() override { ::close(fd_); }
+  PlainFileSource(const PlainFileSource&) = delete;
+  PlainFileSource& operator=(const PlainFileSource&) = delete;
+
+  std::size_t Read(char* buffer, std::size_t size) override {
+    if (done_) return 0;
+    for (;;) {
+      const ssize_t got = ::read(fd_, buffer, size);
+      if (got > 0) return static_cast<std::size_t>(got);
+      if (got < 0 && errno == EINTR) continue;
+      done_ = true;
+      if (got < 0) error_ = std::string("read error: ") + std::strerror(errno);
+      return 0;
+    }
+  }
+
+ private:
+  int fd_;
   bool done_ = false;
 };
 
@@ -98,6 +128,15 @@ bool IsGzip(const char* bytes, std::size_t size) {
 }
 
 std::unique_ptr<ByteSource> OpenFileSource(const std::string& path, std::string& why) {
+  // A regular file without gzip's magic is read plainly; anything else
+  // (gzip, a pipe that cannot be peeked at) through zlib.
+  if (const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC); fd >= 0) {
+    char magic[2];
+    if (const ssize_t n = ::pread(fd, magic, sizeof(magic), 0); n >= 0 && !IsGzip(magic, static_cast<std::size_t>(n))) {
+      return std::make_unique<PlainFileSource>(fd);
+    }
+    ::close(fd);
+  }
   gzFile file = gzopen(path.c_str(), "rb");
   if (file == nullptr) {
     why = "cannot be opened for reading";

@@ -20,8 +20,13 @@ class JsonPull {
 
   // The next byte after white space, not consumed; '\0' at the end of input.
   // Inline fast path: most tokens follow no white space or one byte of it.
+  // A lone space (after ',' and ':') is passed here too.
   char Peek() {
-    if (pos_<len_&& static_cast<unsigned char>(buffer_[pos_])> ' ') return buffer_[pos_];
+    if (pos_ + 1 < len_) {
+      const char c = buffer_[pos_];
+      if (static_cast<unsigned char>(c) > ' ') return c;
+      if (c == ' ' && static_cast<unsigned char>(buffer_[pos_ + 1]) > ' ') return buffer_[++pos_];
+    }
     return PeekSlow();
   }
   // Consumes `c` if it is the next byte after white space.

@@ -15,15 +15,23 @@ class SpanSweep {
  public:
   // `spans` is kept by reference; indexes are sorted by (thread, start, longer first, file order).
   explicit SpanSweep(const std::vector<CpuSpan>& spans) : spans_(spans), order_(spans.size()) {
-    for (std::uint32_t i = 0; i < order_.size(); ++i) order_[i] = i;
-    std::sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) {
-      const CpuSpan& x = spans_[a];
-      const CpuSpan& y = spans_[b];
-      if (x.thread != y.thread) return x.thread < y.thread;
-      if (x.start != y.start) return x.start < y.start;
-      if (x.end != y.end) return x.end > y.end;
-      return a < b;  // same times (integer-us traces): the later event in the file is the inner one
-    });
+    // Sorted as plain keys (no lookups through the index in the comparisons);
+    // a trace in time order is only checked.
+    struct Key {
+      std::uint32_t thread;
+      std::int64_t start, end;
+      std::uint32_t index;
+      bool operator<(const Key& o) const {
+        if (thread != o.thread) return thread < o.thread;
+        if (start != o.start) return start < o.start;
+        if (end != o.end) return end > o.end;
+        return index < o.index;  // same times (integer-us traces): the later event in the file is the inner one
+      }
+    };
+    std::vector<Key> keys(spans.size());
+    for (std::uint32_t i = 0; i < keys.size(); ++i) keys[i] = {spans[i].thread, spans[i].start, spans[i].end, i};
+    if (!std::is_sorted(keys.begin(), keys.end())) std::sort(keys.begin(), keys.end());
+    for (std::size_t i = 0; i < keys.size(); ++i) order_[i] = keys[i].index;
   }
 
   // The spans of `thread` with start <= t <= end, outermost first. Calls

@@ -184,17 +184,39 @@ class Reader {
     do {
       if (!json_.ReadKey(key_)) return false;
       std::string* target = nullptr;
-      if (key_ == "correlation"sv)
-        target = &event_.correlation;
-      else if (key_ == "External id"sv || key_ == "external id"sv)
-        target = &event_.external_id;
-      else if (key_ == "device"sv)
-        target = &event_.device;
-      else if (key_ == "stream"sv)
-        target = &event_.stream;
+      if (key_.size() == 11) {
+        if (key_ == "correlation"sv)
+          target = &event_.correlation;
+        else if (key_ == "External id"sv || key_ == "external id"sv)
+          target = &event_.external_id;
+      } else if (key_.size() == 6) {
+        if (key_ == "device"sv)
+          target = &event_.device;
+        else if (key_ == "stream"sv)
+          target = &event_.stream;
+      }
       if (!(target ? ReadScalarInto(*target) : json_.SkipValue())) return false;
     } while (json_.Consume(','));
     return json_.Expect('}', "',' or '}' in args");
+  }
+
+  // The event keys read, by length first: one switch instead of a chain of
+  // memcmp calls for every key of every event.
+  std::string* EventTarget() {
+    switch (key_.size()) {
+      case 2:
+        if (key_ == "ts"sv) return (event_.has_ts = true, &event_.ts);
+        return nullptr;
+      case 3:
+        if (key_ == "pid"sv) return &event_.pid;
+        if (key_ == "tid"sv) return &event_.tid;
+        if (key_ == "dur"sv) return (event_.has_dur = true, &event_.dur);
+        return nullptr;
+      case 4:
+        return key_ == "name"sv ? &event_.name : nullptr;
+      default:
+        return nullptr;
+    }
   }
 
   bool ReadEvent() {
@@ -204,27 +226,20 @@ class Reader {
     do {
       if (!json_.ReadKey(key_)) return false;
       bool ok = true;
-      if (key_ == "ph"sv) {
+      if (key_.size() == 2 && key_ == "ph"sv) {
         ok = ReadScalarInto(event_.ph);
         // Metadata, flows, instants: nothing to keep; pass over the rest fast.
         if (ok && event_.ph != "X"sv) return (event_.skipped = true, json_.SkipRestOfObject());
-      } else if (key_ == "cat"sv) {
+      } else if (key_.size() == 3 && key_ == "cat"sv) {
         ok = ReadScalarInto(event_.cat);
         if (ok && IsIgnoredCategory(event_.cat)) return (event_.skipped = true, json_.SkipRestOfObject());
-      } else if (key_ == "name"sv)
-        ok = ReadScalarInto(event_.name);
-      else if (key_ == "pid"sv)
-        ok = ReadScalarInto(event_.pid);
-      else if (key_ == "tid"sv)
-        ok = ReadScalarInto(event_.tid);
-      else if (key_ == "ts"sv)
-        ok = (event_.has_ts = true, ReadScalarInto(event_.ts));
-      else if (key_ == "dur"sv)
-        ok = (event_.has_dur = true, ReadScalarInto(event_.dur));
-      else if (key_ == "args"sv)
+      } else if (key_.size() == 4 && key_ == "args"sv) {
         ok = ReadArgs();
-      else
+      } else if (std::string* target = EventTarget()) {
+        ok = ReadScalarInto(*target);
+      } else {
         ok = json_.SkipValue();
+      }
       if (!ok) return false;
     } while (json_.Consume(','));
     return json_.Expect('}', "',' or '}' in an event");
@@ -342,12 +357,60 @@ class Reader {
 
 }  // namespace
 
-std::optional<std::int64_t> MicrosToNs(std::string_view text) {
-  // value = mantissa x 10^exponent microseconds, the mantissa's digits as written.
+namespace {
+
+// value = digits x 10^exponent microseconds, the digits as written (leading
+// zeros dropped), in integer nanoseconds rounded half away from zero; nullopt
+// when it does not fit an int64. `Digits` holds the significant digits: a
+// std::string for any length, or a fixed buffer on the fast path.
+template <typename Digits>
+std::optional<std::int64_t> ToNs(bool negative, Digits& mantissa, int exponent) {
+  exponent += 3;  // to nanoseconds
+  bool round_up = false;
+  if (exponent < 0) {  // drop digits below the nanosecond
+    const auto drop = static_cast<std::size_t>(-exponent);
+    if (drop > mantissa.size()) {
+      mantissa.clear();
+    } else {
+      round_up = mantissa[mantissa.size() - drop] >= '5';
+      mantissa.resize(mantissa.size() - drop);
+    }
+    exponent = 0;
+  }
+  if (mantissa.size() + static_cast<std::size_t>(exponent) > 19) return std::nullopt;
+  std::uint64_t value = 0;  // at most 19 digits: fits
+  for (std::size_t i = 0; i < mantissa.size(); ++i) value = value * 10 + static_cast<std::uint64_t>(mantissa[i] - '0');
+  for (int k = 0; k < exponent; ++k) value *= 10;
+  if (round_up) ++value;
+  if (value > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return std::nullopt;
+  return negative ? -static_cast<std::int64_t>(value) : static_cast<std::int64_t>(value);
+}
+
+// Up to 40 significant digits without touching the heap (timestamps have 19
+// at most); longer mantissas go through a std::string.
+class SmallDigits {
+ public:
+  bool push_back(char c) {
+    if (size_ == sizeof(d_)) return false;
+    d_[size_++] = c;
+    return true;
+  }
+  std::size_t size() const { return size_; }
+  char operator[](std::size_t i) const { return d_[i]; }
+  void clear() { size_ = 0; }
+  void resize(std::size_t n) { size_ = n; }
+
+ private:
+  char d_[40];
+  std::size_t size_ = 0;
+};
+
+template <typename Digits>
+std::optional<std::int64_t> ParseMicros(std::string_view text, Digits& mantissa, bool& overflow) {
+  overflow = false;
   std::size_t i = 0;
   const bool negative = i < text.size() && text[i] == '-';
   if (negative || (i < text.size() && text[i] == '+')) ++i;
-  std::string mantissa;
   int exponent = 0;
   bool dot = false;
   for (; i < text.size(); ++i) {
@@ -355,7 +418,7 @@ std::optional<std::int64_t> MicrosToNs(std::string_view text) {
     if (c == '.' && !dot) {
       dot = true;
     } else if (c >= '0' && c <= '9') {
-      if (!(mantissa.empty() && c == '0')) mantissa += c;
+      if (!(mantissa.size() == 0 && c == '0') && !mantissa.push_back(c)) return (overflow = true, std::nullopt);
       if (dot) --exponent;
     } else {
       break;
@@ -370,25 +433,47 @@ std::optional<std::int64_t> MicrosToNs(std::string_view text) {
     if (!exp || *exp > 40 || *exp < -60) return std::nullopt;
     exponent += *exp;
   }
-  exponent += 3;  // to nanoseconds
-  bool round_up = false;
-  if (exponent < 0) {  // drop digits below the nanosecond, rounding half away from zero
-    const auto drop = static_cast<std::size_t>(-exponent);
-    if (drop > mantissa.size()) {
-      mantissa.clear();
-    } else {
-      round_up = mantissa[mantissa.size() - drop] >= '5';
-      mantissa.resize(mantissa.size() - drop);
-    }
-    exponent = 0;
+  return ToNs(negative, mantissa, exponent);
+}
+
+struct StringDigits {
+  std::string s;
+  bool push_back(char c) { return s.push_back(c), true; }
+  std::size_t size() const { return s.size(); }
+  char operator[](std::size_t i) const { return s[i]; }
+  void clear() { s.clear(); }
+  void resize(std::size_t n) { s.resize(n); }
+};
+
+// The common spellings, "123" and "123.4" to "123.456" (at most 15 integer
+// digits), without the general path; nullopt for anything else.
+std::optional<std::int64_t> PlainMicrosToNs(std::string_view text) {
+  std::size_t i = 0;
+  std::int64_t us = 0;
+  while (i < text.size() && i < 15 && text[i] >= '0' && text[i] <= '9') us = us * 10 + (text[i++] - '0');
+  if (i == 0) return std::nullopt;
+  if (i == text.size()) return us * 1000;
+  if (text[i] != '.' || text.size() - i - 1 > 3 || text.size() - i - 1 == 0) return std::nullopt;
+  std::int64_t ns = 0;
+  std::size_t digits = 0;
+  for (++i; i < text.size(); ++i, ++digits) {
+    if (text[i] < '0' || text[i] > '9') return std::nullopt;
+    ns = ns * 10 + (text[i] - '0');
   }
-  if (mantissa.size() + static_cast<std::size_t>(exponent) > 19) return std::nullopt;
-  std::uint64_t value = 0;  // at most 19 digits: fits
-  for (char c : mantissa) value = value * 10 + (c - '0');
-  for (int k = 0; k < exponent; ++k) value *= 10;
-  if (round_up) ++value;
-  if (value > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return std::nullopt;
-  return negative ? -static_cast<std::int64_t>(value) : static_cast<std::int64_t>(value);
+  for (; digits < 3; ++digits) ns *= 10;
+  return us * 1000 + ns;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> MicrosToNs(std::string_view text) {
+  if (auto ns = PlainMicrosToNs(text)) return ns;
+  bool overflow = false;
+  SmallDigits small;
+  auto ns = ParseMicros(text, small, overflow);
+  if (!overflow) return ns;
+  StringDigits any;
+  return ParseMicros(text, any, overflow);
 }
 
 std::optional<std::uint64_t> IdFromText(std::string_view text) {
