@@ -4,21 +4,18 @@
 // to the last end, idle is the rest. ncu results carry no start/end and
 // never enter it.
 //
-// Memory stays bounded: the union keeps the latest kMaxSegments disjoint
-// busy segments and folds older ones into a sum. Importers deliver
-// operations nearly in time order (per launching thread); one that starts
-// before the folded part could overlap it unseen, so busy and idle become
-// unknown (stated) rather than a guess.
+// Memory stays bounded (IntervalUnion): operations too far out of time order
+// make busy and idle unknown (stated) rather than a guess.
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "src/analysis/interval_union.h"
 #include "src/model/sink.h"
 
 namespace llmpo::analysis {
@@ -48,19 +45,11 @@ class GpuTimeline : public model::RecordSink {
   std::vector<DeviceBusy> Busy() const;
 
  private:
-  static constexpr std::size_t kMaxSegments = 65536;
   struct Track {
-    // Disjoint busy segments (start, end) by start: a deque, since they
-    // mostly arrive at the end and leave from the front.
-    std::deque<std::pair<std::int64_t, std::int64_t>> segments;
-    double folded_ns = 0;       // busy time of segments folded out of `segments`
-    std::int64_t frontier = 0;  // the latest end folded out
-    bool folded = false;
-    bool out_of_order = false;  // an operation started before the frontier
+    IntervalUnion busy;
     std::int64_t first = 0, last = 0;
     std::uint64_t kernels = 0, copies = 0;
   };
-  static void Add(Track& t, std::int64_t start, std::int64_t end);
   std::string source_;
   Track* last_track_ = nullptr;  // the last launch's track (map nodes stay put) and its device
   std::string last_device_;

@@ -12,23 +12,13 @@ namespace {
 
 using Interval = std::pair<std::uint64_t, std::uint64_t>;
 
-// Total length of the union of intervals (sorted here).
-double UnionNs(std::vector<Interval> intervals) {
+// Total length of the union of intervals (sorted here: in start order the
+// union is always known).
+std::optional<double> UnionNs(std::vector<Interval> intervals) {
   std::sort(intervals.begin(), intervals.end());
-  double total = 0;
-  std::uint64_t end = 0;
-  bool open = false;
-  std::uint64_t start = 0;
-  for (const auto& [s, e] : intervals) {
-    if (!open || s > end) {
-      if (open) total += static_cast<double>(end - start);
-      start = s, end = e, open = true;
-    } else {
-      end = std::max(end, e);
-    }
-  }
-  if (open) total += static_cast<double>(end - start);
-  return total;
+  analysis::IntervalUnion u;
+  for (const auto& [s, e] : intervals) u.Add(static_cast<std::int64_t>(s), static_cast<std::int64_t>(e));
+  return u.TotalNs();
 }
 
 void Span(const std::vector<model::TraceData>& traces, std::uint64_t& start, std::uint64_t& end, bool& any) {
@@ -93,27 +83,9 @@ std::optional<TimelineOverview> BuildTimelineOverview(const std::vector<model::T
   t.gpu_ops = all.size();
   if (gpu_traced) {
     t.gpu_busy_ns = UnionNs(std::move(all));
-    t.gpu_idle_ns = static_cast<double>(t.end_ns - t.start_ns) - *t.gpu_busy_ns;
+    if (t.gpu_busy_ns) t.gpu_idle_ns = static_cast<double>(t.end_ns - t.start_ns) - *t.gpu_busy_ns;
   }
   return t;
-}
-
-void TimelineCollector::Union::Add(std::int64_t s, std::int64_t e) {
-  if (!open) {
-    start = s, end = e, open = true;
-  } else if (s >= end) {
-    closed_ns += static_cast<double>(end - start);
-    start = s, end = e;
-  } else if (s >= start) {
-    end = std::max(end, e);
-  } else {
-    ordered = false;  // an earlier start: the union so far cannot take it exactly
-  }
-}
-
-std::optional<double> TimelineCollector::Union::Total() const {
-  if (!ordered) return std::nullopt;
-  return closed_ns + (open ? static_cast<double>(end - start) : 0.0);
 }
 
 // Moves every row's bins to a grid of `new_width` starting at `new_origin`
@@ -185,11 +157,11 @@ std::optional<TimelineOverview> TimelineCollector::Finish() const {
     t.rows.push_back(TimelineRow{fmt::format("GPU {} stream {} ({})", device, stream_text, process),
                                  std::vector<double>(row.busy.begin() + static_cast<std::ptrdiff_t>(first),
                                                      row.busy.begin() + static_cast<std::ptrdiff_t>(last + 1)),
-                                 row.busy_union.Total()});
+                                 row.busy_union.TotalNs()});
   }
   std::sort(t.rows.begin(), t.rows.end(), [](const auto& a, const auto& b) { return a.label < b.label; });
   t.gpu_ops = ops_;
-  t.gpu_busy_ns = all_.Total();
+  t.gpu_busy_ns = all_.TotalNs();
   if (t.gpu_busy_ns) t.gpu_idle_ns = static_cast<double>(max_end_ - min_start_) - *t.gpu_busy_ns;
   return t;
 }

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "src/analysis/interval_union.h"
 #include "src/model/sink.h"
 #include "src/model/trace.h"
 
@@ -19,7 +20,7 @@ struct TimelineRow {
   std::string label;            // "GPU 0 stream 7 (pid 123)"
   std::vector<double> busy_ns;  // GPU operation time per bin (kernels, copies, sets)
   // The row's busy time (its operations' union); unknown when its operations
-  // arrived out of start order from a streamed input.
+  // arrived too far out of time order from a streamed input.
   std::optional<double> busy_total_ns;
 };
 
@@ -46,8 +47,9 @@ std::optional<TimelineOverview> BuildTimelineOverview(const std::vector<model::T
 // times: nsys SQLite exports, our traces), streamed in bounded memory: a
 // fixed number of bins whose width doubles when a launch falls outside them.
 // Only the first input with timed launches counts (two exports of one run
-// would count twice). Busy times are unions, exact when launches arrive in
-// start order (per row, and over all rows for GPU busy); unknown otherwise.
+// would count twice). Busy times are unions (analysis::IntervalUnion, the
+// one GpuTimeline uses per device): exact, or unknown when launches arrive
+// too far out of time order to keep them in bounded memory.
 class TimelineCollector : public model::RecordSink {
  public:
   void SetSource(std::string source) { source_ = std::move(source); }
@@ -58,16 +60,9 @@ class TimelineCollector : public model::RecordSink {
   static constexpr std::size_t kBins = 256;
 
  private:
-  struct Union {  // a streamed union of intervals arriving in start order
-    std::int64_t start = 0, end = 0;
-    double closed_ns = 0;
-    bool open = false, ordered = true;
-    void Add(std::int64_t s, std::int64_t e);
-    std::optional<double> Total() const;
-  };
   struct Row {
     std::vector<double> busy;
-    Union busy_union;
+    analysis::IntervalUnion busy_union;
   };
   void Fit(std::int64_t start, std::int64_t end);
   void Rebin(std::int64_t new_origin, std::int64_t new_width);
@@ -78,7 +73,7 @@ class TimelineCollector : public model::RecordSink {
   std::tuple<model::ProcessId, std::string, std::int64_t> last_key_;
   std::int64_t origin_ = 0, width_ = 0, min_start_ = 0, max_end_ = 0;
   bool any_ = false;
-  Union all_;
+  analysis::IntervalUnion all_;
   std::uint64_t ops_ = 0;
 };
 

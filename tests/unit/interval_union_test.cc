@@ -1,0 +1,58 @@
+// IntervalUnion: the one busy-time union behind GpuTimeline and the HTML
+// timeline. Expected totals are worked out by hand in each comment.
+#include "src/analysis/interval_union.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+namespace llmpo::analysis {
+namespace {
+
+TEST(IntervalUnion, EmptyIsZero) {
+  IntervalUnion u;
+  ASSERT_TRUE(u.TotalNs().has_value());
+  EXPECT_EQ(*u.TotalNs(), 0.0);
+}
+
+TEST(IntervalUnion, OverlapsCountOnceAndGapsNotAtAll) {
+  IntervalUnion u;
+  u.Add(0, 10);   // [0,10)
+  u.Add(5, 15);   // extends to [0,15)
+  u.Add(15, 20);  // touches: [0,20)
+  u.Add(30, 40);  // gap 20..30
+  u.Add(32, 35);  // inside
+  EXPECT_EQ(*u.TotalNs(), 30.0);  // 20 + 10
+}
+
+TEST(IntervalUnion, OutOfOrderWithinTheWindowIsExact) {
+  IntervalUnion u;
+  u.Add(100, 110);
+  u.Add(0, 10);    // before everything: its own segment
+  u.Add(8, 105);   // bridges both: [0,110)
+  u.Add(200, 210);
+  u.Add(50, 60);   // inside [0,110)
+  EXPECT_EQ(*u.TotalNs(), 120.0);
+}
+
+TEST(IntervalUnion, FoldedSegmentsKeepTheirLengthAndMemoryStaysBounded) {
+  IntervalUnion u;
+  const std::int64_t n = static_cast<std::int64_t>(IntervalUnion::kMaxSegments) + 1000;
+  for (std::int64_t i = 0; i < n; ++i) u.Add(10 * i, 10 * i + 4);  // disjoint, 4 ns each
+  ASSERT_TRUE(u.TotalNs().has_value());
+  EXPECT_EQ(*u.TotalNs(), 4.0 * static_cast<double>(n));
+}
+
+TEST(IntervalUnion, AStartBeforeTheFoldedPartMakesTheTotalUnknown) {
+  IntervalUnion u;
+  const std::int64_t n = static_cast<std::int64_t>(IntervalUnion::kMaxSegments) + 10;
+  for (std::int64_t i = 0; i < n; ++i) u.Add(10 * i, 10 * i + 4);
+  u.Add(1, 3);  // lies in the first, folded segment: could overlap unseen
+  EXPECT_TRUE(u.out_of_order());
+  EXPECT_FALSE(u.TotalNs().has_value());
+  u.Add(10 * n, 10 * n + 4);  // stays unknown
+  EXPECT_FALSE(u.TotalNs().has_value());
+}
+
+}  // namespace
+}  // namespace llmpo::analysis
