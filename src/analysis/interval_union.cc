@@ -11,15 +11,18 @@ void IntervalUnion::Add(std::int64_t start, std::int64_t end) {
     out_of_order_ = true;
     return;
   }
-  // Intervals mostly come in time order: one that starts inside the last
-  // segment extends it, touching no other.
+  // Intervals mostly come in time order: one that starts after the last
+  // segment follows it, one that starts inside it extends it; neither
+  // touches another segment.
   auto& seg = segments_;
-  if (!seg.empty()) {
-    auto& last = seg.back();
-    if (last.first <= start && start <= last.second) {
-      last.second = std::max(last.second, end);
-      return;
-    }
+  if (seg.empty() || start > seg.back().second) {
+    seg.emplace_back(start, end);
+    FoldOldest();
+    return;
+  }
+  if (auto& last = seg.back(); last.first <= start) {
+    last.second = std::max(last.second, end);
+    return;
   }
   // Merge with every segment it touches: from the last one starting at or
   // before `start` (if it reaches it) to the last one starting by `end`.
@@ -33,17 +36,21 @@ void IntervalUnion::Add(std::int64_t start, std::int64_t end) {
     ++stop;
   }
   if (it == stop) {
-    seg.insert(it, {start, end});  // at the end in time order: O(1)
+    seg.insert(it, {start, end});  // into a gap between segments
   } else {
     *it = {start, end};
     seg.erase(std::next(it), stop);
   }
-  while (seg.size() > kMaxSegments) {
-    const auto& oldest = seg.front();
+  FoldOldest();
+}
+
+void IntervalUnion::FoldOldest() {
+  while (segments_.size() > kMaxSegments) {
+    const auto& oldest = segments_.front();
     folded_ns_ += static_cast<double>(oldest.second - oldest.first);
     frontier_ = std::max(frontier_, oldest.second);
     folded_ = true;
-    seg.pop_front();
+    segments_.pop_front();
   }
 }
 
