@@ -67,9 +67,16 @@ def main():
         inputs.append(("largest shared (D9)", fixture))
     binary = scratch / "llm-perf-opt-kineto"
     shutil.copy2(args.binary, binary)
+    # The copy reads <its folder>/conf: stage a fresh one (whatever stood there,
+    # a stale tree or a link left by another checkout, is replaced).
     conf = pathlib.Path(args.binary).parent / "conf"
-    if conf.exists() and not (scratch / "conf").exists():
-        shutil.copytree(conf, scratch / "conf")
+    if not conf.is_dir():
+        conf = ROOT / "conf"
+    staged = scratch / "conf"
+    if staged.is_symlink() or staged.is_file():
+        staged.unlink()
+    shutil.rmtree(staged, ignore_errors=True)
+    shutil.copytree(conf, staged)
     rows = []
     for label, path in inputs:
         subprocess.run(["cat", str(path)], stdout=subprocess.DEVNULL)  # warm the page cache

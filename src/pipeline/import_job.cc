@@ -337,6 +337,31 @@ Status ImportOne(const fs::path& file, const fs::path& out_dir, ingest::ImportCo
   return status;
 }
 
+// Whether the inputs may hold both a timeline and an ncu capture, judged
+// from their first bytes before any is imported: launch-by-launch pairing
+// keeps a copy of every launch, so it runs only where it can be used. An
+// input that cannot be judged here (a byte order mark, an unreadable file)
+// counts as either.
+bool TimelineAndNcuPossible(const std::vector<fs::path>& inputs) {
+  bool timeline = false, ncu = false;
+  for (const auto& file : inputs) {
+    Result<std::string> head = ReadHead(file);
+    if (!head.ok() || DetectEncoding(*head) != TextEncoding::kPlain) {
+      timeline = ncu = true;
+      continue;
+    }
+    const ingest::InputFormat format = ingest::DetectFormat(*head);
+    if (format == ingest::InputFormat::kUnknown) {
+      timeline = timeline || IsNsysReportName(file);  // converted to SQLite on import
+      continue;
+    }
+    const model::SourceFamily family = ingest::ImporterFor(format).family;
+    timeline = timeline || family == model::SourceFamily::kTimeline;
+    ncu = ncu || family == model::SourceFamily::kNcu;
+  }
+  return timeline && ncu;
+}
+
 // Feeds every record to both the kernel table and the region builder.
 // Drops everything (a tee's unused branch).
 class NullSink : public model::RecordSink {
@@ -572,10 +597,12 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
   const bool read_ahead = ReadAheadWanted();
   model::GpuBreakdown gpu_breakdown;
   // Launch-by-launch pairing of a timeline with ncu (kernels_combined): it
-  // buffers launches, so only where two inputs could be combined.
+  // buffers launches, so only where a timeline and an ncu input could meet.
   analysis::LaunchPairing pairing;
   NullSink no_pairing;
-  model::RecordSink& pairing_sink = request.inputs.size() > 1 ? static_cast<model::RecordSink&>(pairing) : no_pairing;
+  model::RecordSink& pairing_sink = request.inputs.size() > 1 && TimelineAndNcuPossible(request.inputs)
+                                        ? static_cast<model::RecordSink&>(pairing)
+                                        : no_pairing;
   for (const auto& file : request.inputs) {
     std::string label = file.string();
     if (request.label_base) {
