@@ -4,6 +4,14 @@
 #include <iterator>
 
 namespace llmpo::analysis {
+namespace {
+
+// end - start for end >= start, without signed overflow on hostile times.
+double Length(std::int64_t start, std::int64_t end) {
+  return static_cast<double>(static_cast<std::uint64_t>(end) - static_cast<std::uint64_t>(start));
+}
+
+}  // namespace
 
 void IntervalUnion::Add(std::int64_t start, std::int64_t end) {
   if (out_of_order_) return;
@@ -47,7 +55,7 @@ void IntervalUnion::Add(std::int64_t start, std::int64_t end) {
 void IntervalUnion::FoldOldest() {
   while (segments_.size() > kMaxSegments) {
     const auto& oldest = segments_.front();
-    folded_ns_ += static_cast<double>(oldest.second - oldest.first);
+    folded_ns_ += Length(oldest.first, oldest.second);
     frontier_ = std::max(frontier_, oldest.second);
     folded_ = true;
     segments_.pop_front();
@@ -57,7 +65,7 @@ void IntervalUnion::FoldOldest() {
 std::optional<double> IntervalUnion::TotalNs() const {
   if (out_of_order_) return std::nullopt;
   double total = folded_ns_;
-  for (const auto& [start, end] : segments_) total += static_cast<double>(end - start);
+  for (const auto& [start, end] : segments_) total += Length(start, end);
   return total;
 }
 

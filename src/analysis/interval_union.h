@@ -21,7 +21,7 @@ class IntervalUnion {
  public:
   static constexpr std::size_t kMaxSegments = 65536;
 
-  // [start, end) in ns; end >= start.
+  // [start, end) in ns; callers drop intervals with end < start.
   void Add(std::int64_t start, std::int64_t end);
   // The union's length in ns; null when an interval came too far out of order.
   std::optional<double> TotalNs() const;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 
 namespace llmpo::analysis {
 namespace {
@@ -52,6 +53,14 @@ TEST(IntervalUnion, AStartBeforeTheFoldedPartMakesTheTotalUnknown) {
   EXPECT_FALSE(u.TotalNs().has_value());
   u.Add(10 * n, 10 * n + 4);  // stays unknown
   EXPECT_FALSE(u.TotalNs().has_value());
+}
+
+TEST(IntervalUnion, ExtremeTimesGiveTheirExactLengthWithoutOverflow) {
+  // A hostile trace's times span the whole int64 range: the length is
+  // 2^64 - 1 ns, which end - start in int64 could not hold.
+  IntervalUnion u;
+  u.Add(INT64_MIN, INT64_MAX);
+  EXPECT_DOUBLE_EQ(*u.TotalNs(), 18446744073709551615.0);
 }
 
 }  // namespace
