@@ -15,7 +15,11 @@ constexpr MetricRef kSm{"sm__throughput.avg.pct_of_peak_sustained_elapsed", "Com
 constexpr MetricRef kMemory{"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", "Memory Throughput",
                             kSol};
 constexpr MetricRef kWaves{"launch__waves_per_multiprocessor", "Waves Per SM", "Launch Statistics"};
-constexpr MetricRef kDram{"dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM Throughput", kSol};
+// ncu's Speed Of Light section measures DRAM throughput as gpu__dram_throughput
+// (what .ncu-rep files and --section SpeedOfLight hold); raw pages and
+// --metrics often ask for dram__throughput. Both are % of the DRAM peak.
+constexpr MetricRef kDram{"dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM Throughput", kSol,
+                          "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"};
 constexpr MetricRef kL2{"lts__throughput.avg.pct_of_peak_sustained_elapsed", "L2 Cache Throughput", kSol};
 constexpr MetricRef kL1{"l1tex__throughput.avg.pct_of_peak_sustained_active", "L1/TEX Cache Throughput", kSol};
 

@@ -77,8 +77,11 @@ struct KernelAggregate {
 // (raw page, --metrics) and the details-page label.
 inline constexpr std::array<std::string_view, 2> kSmThroughputPct = {"sm__throughput.avg.pct_of_peak_sustained_elapsed",
                                                                      "Compute (SM) Throughput"};
-inline constexpr std::array<std::string_view, 2> kDramThroughputPct = {
-    "dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM Throughput"};
+// DRAM: raw pages name it dram__throughput, the Speed Of Light section
+// (.ncu-rep files) gpu__dram_throughput; the same % of the DRAM peak.
+inline constexpr std::array<std::string_view, 3> kDramThroughputPct = {
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed", "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+    "DRAM Throughput"};
 inline constexpr std::array<std::string_view, 2> kAchievedOccupancyPct = {
     "sm__warps_active.avg.pct_of_peak_sustained_active", "Achieved Occupancy"};
 inline constexpr std::array<std::string_view, 2> kRegistersPerThread = {"launch__registers_per_thread",

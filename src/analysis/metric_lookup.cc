@@ -11,6 +11,9 @@ const MetricAggregate* Find(const KernelAggregate& kernel, const MetricRef& ref)
   for (const auto& m : kernel.metrics) {
     if (!ref.name.empty() && m.name == ref.name) return &m;
   }
+  for (const auto& m : kernel.metrics) {
+    if (!ref.alt_name.empty() && m.name == ref.alt_name) return &m;
+  }
   if (ref.label.empty()) return nullptr;
   // A chart item's section ("<section> / <item>") first, then any item of the section.
   for (const auto& m : kernel.metrics) {

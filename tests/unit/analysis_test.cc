@@ -180,6 +180,29 @@ TEST(Bound, MemoryUnitIsTheBreakdownItemThatEqualsMemoryThroughput) {
   EXPECT_EQ(analysis::Classify(in).unit, "DRAM");
 }
 
+// .ncu-rep files hold the Speed Of Light section's name for DRAM throughput
+// (gpu__dram_throughput); read as DRAM, not left out (which made L1 the
+// "busiest" unit of a DRAM-bound kernel). Values from the shared
+// cuda-mlp-inference-2024.2-full.ncu-rep.
+TEST(Bound, SpeedOfLightDramNameIsDramThroughput) {
+  model::LaunchRecord l;
+  l.kernel_name = "matrix_addition2D";
+  l.duration_ns = 1000;
+  l.metrics = {M("sm__throughput.avg.pct_of_peak_sustained_elapsed", "", "27.80", "%"),
+               M("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", "", "88.39", "%"),
+               M("gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "", "88.39", "%"),
+               M("lts__throughput.avg.pct_of_peak_sustained_elapsed", "", "30.1", "%"),
+               M("l1tex__throughput.avg.pct_of_peak_sustained_active", "", "46.8", "%")};
+  const analysis::KernelAggregate k = KernelOf({l});
+  const analysis::BoundInputs in = analysis::BoundInputsOf(k);
+  ASSERT_TRUE(in.dram_pct);
+  EXPECT_DOUBLE_EQ(*in.dram_pct, 88.39);
+  EXPECT_EQ(analysis::Classify(in).unit, "DRAM");
+  const auto first = k.FirstValue(analysis::kDramThroughputPct);
+  ASSERT_TRUE(first);
+  EXPECT_DOUBLE_EQ(*first, 88.39);
+}
+
 // What ncu's own SOLBottleneck message says.
 BoundClass FromRuleText(const std::string& text) {
   if (text.find("too small to fill") != std::string::npos) return BoundClass::kSmallGrid;
