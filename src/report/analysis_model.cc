@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "src/report/kernels_report.h"
 
@@ -147,12 +148,50 @@ std::vector<Action> RankActions(const std::vector<analysis::KernelAggregate>& ti
 }
 
 std::string TimingSource(const KernelsReport& report) {
-  std::string source;
+  std::set<std::string> with_kernels;
+  for (const auto& k : report.kernels) with_kernels.insert(k.source);
+  // The last timeline; else, in input order, the first input with kernels
+  // that ncu did not serialise (an nsys summary); else the first ncu input.
+  std::string timeline, summary, ncu;
   for (const auto& s : report.sources) {
-    if (s.status == "ok" && s.family == model::SourceFamily::kTimeline) source = s.path;
+    if (s.status != "ok" || !with_kernels.contains(s.path)) continue;
+    if (s.family == model::SourceFamily::kTimeline) {
+      timeline = s.path;
+    } else if (s.family == model::SourceFamily::kNcu) {
+      if (ncu.empty()) ncu = s.path;
+    } else if (summary.empty()) {
+      summary = s.path;
+    }
   }
-  if (source.empty() && !report.kernels.empty()) source = report.kernels.front().source;
-  return source;
+  if (!timeline.empty()) return timeline;
+  if (!summary.empty()) return summary;
+  if (!ncu.empty()) return ncu;
+  return report.kernels.empty() ? std::string() : report.kernels.front().source;
+}
+
+// Why a run with kernels has no ranked actions: the ncu input's kernels are
+// named differently from the timing input's, or no input has ncu's metrics.
+std::string WhyNoActions(const KernelsReport& report, const std::vector<analysis::KernelAggregate>& timed) {
+  std::set<std::string> ncu_names, timed_names;
+  for (const auto& s : report.sources) {
+    if (s.family != model::SourceFamily::kNcu || s.path == report.times_from) continue;
+    for (const auto& k : report.kernels) {
+      if (k.source == s.path) ncu_names.insert(k.name);
+    }
+  }
+  for (const auto& k : timed) timed_names.insert(k.name);
+  const bool any_match = std::any_of(ncu_names.begin(), ncu_names.end(),
+                                     [&](const std::string& n) { return timed_names.contains(n); });
+  if (!ncu_names.empty() && !any_match) {
+    return fmt::format(
+        "none of the {} kernel name(s) of the ncu input(s) is among the {} of `{}`, which the shares come from (the "
+        "tools may name one kernel differently: nsys and PyTorch give the full demangled name, ncu its "
+        "--kernel-name-base form, 'function' by default); profile with ncu --kernel-name-base demangled, or import "
+        "the ncu page alone to rank its kernels by ncu's durations",
+        ncu_names.size(), timed_names.size(), report.times_from);
+  }
+  return "no kernel has ncu findings with a global speedup or SpeedOfLight throughput metrics; profile the top "
+         "kernels with ncu (the default `detailed` set or `full`) to rank them";
 }
 
 void AnalyzeKernels(KernelsReport& report, const analysis::KernelCategorizer& categorizer) {
@@ -163,6 +202,7 @@ void AnalyzeKernels(KernelsReport& report, const analysis::KernelCategorizer& ca
     if (k.source == report.times_from) timed.push_back(k);
   }
   report.actions = RankActions(timed, report.kernels, report.insights);
+  if (report.actions.empty() && !report.kernels.empty()) report.why_no_actions = WhyNoActions(report, timed);
 }
 
 }  // namespace llmpo::report

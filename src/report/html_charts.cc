@@ -188,7 +188,7 @@ std::string RooflineSvg(const std::vector<RooflinePoint>& points) {
     if (p.peak_per_s && p.dram_peak_bytes_per_s && *p.dram_peak_bytes_per_s > 0) {
       x_hi = std::max(x_hi, *p.peak_per_s / *p.dram_peak_bytes_per_s);
     }
-    max_t = std::max(max_t, p.time_ns);
+    max_t = std::max(max_t, p.time_ns.value_or(0));
   }
   const double x0 = std::floor(std::log10(x_lo)), x1 = std::max(x0 + 1, std::ceil(std::log10(x_hi)));
   const double y0 = std::floor(std::log10(y_lo)), y1 = std::max(y0 + 1, std::ceil(std::log10(y_hi)));
@@ -228,15 +228,15 @@ std::string RooflineSvg(const std::vector<RooflinePoint>& points) {
         peak, bw, ridge);
   }
   for (const auto& p : points) {
-    const double r = max_t > 0 ? 3 + 9 * std::sqrt(p.time_ns / max_t) : 4;
+    const double r = max_t > 0 && p.time_ns ? 3 + 9 * std::sqrt(*p.time_ns / max_t) : 4;
     body += fmt::format(
         "<circle class=\"point\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{:.1f}\" fill=\"{}\" fill-opacity=\"0.7\" "
-        "stroke=\"#333\"><title>{}\n{}: {:.4g} FLOP/s at {:.3g} FLOP/byte (DRAM){}\nGPU time in its input: {} "
-        "ms</title></circle>\n",
+        "stroke=\"#333\"><title>{}\n{}: {:.4g} FLOP/s at {:.3g} FLOP/byte (DRAM){}\nGPU kernel time in its input: {}"
+        "</title></circle>\n",
         X(p.intensity), Y(p.achieved_per_s), r, NameColour(p.precision), HtmlText(p.kernel), HtmlText(p.precision),
         p.achieved_per_s, p.intensity,
         p.peak_per_s ? fmt::format("; {:.1f} % of its compute peak", 100 * p.achieved_per_s / *p.peak_per_s) : "",
-        MsText(p.time_ns));
+        p.time_ns ? MsText(*p.time_ns) + " ms" : "n/a (no launch timed)");
   }
   body += fmt::format(
       "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">arithmetic intensity, FLOP/byte of DRAM traffic (log)</text>\n"

@@ -271,7 +271,8 @@ ordered_json KernelTable(const KernelsReport& k, std::size_t& omitted) {
   ordered_json rows = ordered_json::array();
   for (const auto* kernel : sorted) {
     rows.push_back(ordered_json::array(
-        {kernel->name, kernel->calls, kernel->total_ns / 1e6,
+        {kernel->name, kernel->calls,
+         kernel->timed_calls ? ordered_json(kernel->total_ns / 1e6) : ordered_json(nullptr),
          kernel->timed_calls ? ordered_json(kernel->MeanNs() / 1e6) : ordered_json(nullptr), Ms(kernel->min_ns),
          Ms(kernel->max_ns), kernel->device, kernel->process.Label(), kernel->source}));
   }

@@ -316,6 +316,7 @@ std::string KernelsJson(const KernelsReport& report) {
   if (!report.region_kernels.empty()) WriteRegionKernels(w, report.region_kernels);
   w.Key("actions");
   WriteActions(w, report.actions);
+  w.Member("why_no_actions", NonEmpty(report.why_no_actions));
   WriteRuntime(w, report.runtime);
   w.Key("diagnostics");
   WriteDiagnostics(w, report.diagnostics);

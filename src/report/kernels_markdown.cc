@@ -167,15 +167,19 @@ void FindingsTable(std::string& out, const std::vector<const analysis::KernelAgg
 void SourceSection(std::string& out, const SourceInfo& source, const KernelsReport& report, std::size_t top_k) {
   std::vector<const analysis::KernelAggregate*> kernels;
   double total = 0;
-  std::uint64_t calls = 0;
+  std::uint64_t calls = 0, timed = 0;
   for (const auto& k : report.kernels) {
     if (k.source != source.path) continue;
     kernels.push_back(&k);
     total += k.total_ns;
     calls += k.calls;
+    timed += k.timed_calls;
   }
-  out += fmt::format("\n## {}\n\nFormat: {}. Kernels: {}; launches: {}; GPU time: {} ms.", MdCell(source.path, 200),
-                     source.format, kernels.size(), calls, MsText(total));
+  // Unknown, not 0, when no launch of the input has a duration.
+  std::string kernel_time = timed > 0 ? MsText(total) + " ms" : "n/a";
+  if (timed > 0 && timed < calls) kernel_time += fmt::format(" ({} of {} launches timed)", timed, calls);
+  out += fmt::format("\n## {}\n\nFormat: {}. Kernels: {}; launches: {}; GPU kernel time: {}.",
+                     MdCell(source.path, 200), source.format, kernels.size(), calls, kernel_time);
   if (kernels.size() > top_k) out += fmt::format(" Top {} shown; kernels.json has all.", top_k);
   out += "\n\n";
   if (kernels.empty()) {
@@ -251,10 +255,11 @@ void BusyMd(std::string& out, const std::vector<analysis::DeviceBusy>& busy) {
 
 }  // namespace
 
-void ActionsMd(std::string& out, const std::vector<Action>& actions, const std::string& times_from) {
+void ActionsMd(std::string& out, const std::vector<Action>& actions, const std::string& times_from,
+               const std::string& why_none) {
   out += "\n## What to do first\n\n";
   if (actions.empty()) {
-    out += "No ranked actions: no kernel has ncu findings with a global speedup or SpeedOfLight throughput metrics.\n";
+    out += fmt::format("No ranked actions: {}.\n", why_none.empty() ? "no kernels in these inputs" : why_none);
     return;
   }
   out += fmt::format(
@@ -277,7 +282,7 @@ std::string KernelsMarkdown(const KernelsReport& report, std::size_t top_k) {
   RuntimeSections(out, report.runtime, top_k);
   BusyMd(out, report.gpu_busy);
   RegionKernelsMd(out, report.region_kernels, top_k);
-  ActionsMd(out, report.actions, report.times_from);
+  ActionsMd(out, report.actions, report.times_from, report.why_no_actions);
   DataQualityMd(out, report.diagnostics);
   return out;
 }

@@ -38,6 +38,7 @@ struct KernelsReport {
   std::vector<KernelInsight> insights;             // one per kernel, in order (AnalyzeKernels)
   std::string times_from;                          // the input the run's kernel times come from
   std::vector<Action> actions;                     // ranked, largest saving first
+  std::string why_no_actions;                      // when `actions` is empty and there are kernels
   std::vector<analysis::DeviceBusy> gpu_busy;      // per timeline input and device
   // kernels_combined only: per region, the timeline's kernels with the ncu
   // metrics of the launches paired with them (analysis/launch_pairing.h).
@@ -46,15 +47,17 @@ struct KernelsReport {
 };
 
 // The input whose kernel durations are the run's GPU time: the last timeline
-// (nsys, our tracer: unserialised) that imported, else the first input with
-// kernels; "" when there are none.
+// with kernels (nsys, our tracer, Kineto: unserialised), else the first nsys
+// summary with kernels, else the first ncu input; "" when there are none.
 std::string TimingSource(const KernelsReport& report);
 
-// Fills insights, times_from and actions.
+// Fills insights, times_from, actions and why_no_actions.
 void AnalyzeKernels(KernelsReport& report, const analysis::KernelCategorizer& categorizer);
 
 // The ranked actions as a Markdown section (kernels.md, stakeholder_summary.md).
-void ActionsMd(std::string& out, const std::vector<Action>& actions, const std::string& times_from);
+// `why_none` says why there are no actions.
+void ActionsMd(std::string& out, const std::vector<Action>& actions, const std::string& times_from,
+               const std::string& why_none);
 
 std::string KernelsMarkdown(const KernelsReport& report, std::size_t top_k);
 std::string KernelsJson(const KernelsReport& report);

@@ -55,7 +55,9 @@ std::vector<RooflinePoint> RooflinePoints(const KernelsReport& all) {
         std::string precision = p.precision;
         if (!p.instruction.empty()) precision += " (" + p.instruction + (p.sparse ? ", sparse)" : ")");
         out.push_back(RooflinePoint{all.kernels[i].name, precision, *level.intensity, *p.achieved_per_s, p.peak_per_s,
-                                    level.peak_bytes_per_s, all.kernels[i].total_ns});
+                                    level.peak_bytes_per_s,
+                                    all.kernels[i].timed_calls > 0 ? std::optional(all.kernels[i].total_ns)
+                                                                   : std::nullopt});
       }
     }
   }
@@ -201,10 +203,9 @@ void Serving(RunModel& m, const RunContext& run, const RegionsReport* regions) {
 void Recommendations(RunModel& m, const KernelsReport& kernels, const RegionsReport* regions) {
   auto& lines = m.recommendations;
   m.actions = kernels.actions;
-  if (m.actions.empty() && !m.top_kernels.empty()) {
-    lines.push_back(
-        "No ranked actions: no kernel has ncu rule findings or SpeedOfLight throughput metrics; profile the top "
-        "kernels with ncu (the default `detailed` set or `full`) to rank them.");
+  m.why_no_actions = kernels.why_no_actions;
+  if (m.actions.empty() && !m.top_kernels.empty() && !m.why_no_actions.empty()) {
+    lines.push_back("No ranked actions: " + m.why_no_actions + ".");
   }
   if (regions == nullptr || !regions->aggregate || regions->aggregate->empty()) {
     lines.push_back("Add NVTX ranges (prefill, decode, per layer) to attribute time to phases.");

@@ -66,7 +66,7 @@ struct RooflinePoint {
   double achieved_per_s = 0;         // FLOP/s (tensor: op/s)
   std::optional<double> peak_per_s;  // the precision's peak
   std::optional<double> dram_peak_bytes_per_s;
-  double time_ns = 0;  // the kernel's GPU time in its input (sizes the point)
+  std::optional<double> time_ns;  // the kernel's GPU kernel time in its input (sizes the point); null: untimed
 };
 
 struct RunModel {
@@ -89,6 +89,7 @@ struct RunModel {
   std::vector<MbuRow> mbu;
   ServingMetrics serving;
   std::vector<Action> actions;               // ranked: what to do first
+  std::string why_no_actions;                // KernelsReport::why_no_actions
   std::vector<std::string> recommendations;  // notes around the actions
 };
 

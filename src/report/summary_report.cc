@@ -117,7 +117,7 @@ std::string StakeholderSummary(const RunContext& run, const KernelsReport& all_k
   Mbu(out, m);
   Serving(out, m);
   TopKernels(out, m);
-  ActionsMd(out, m.actions, m.times_from);
+  ActionsMd(out, m.actions, m.times_from, m.why_no_actions);
   out += "\n## Notes\n\n";
   for (const auto& l : m.recommendations) out += "- " + l + "\n";
   return out;

@@ -16,6 +16,7 @@
 #include "src/analysis/roofline.h"
 #include "src/ingest/importer.h"
 #include "src/report/analysis_model.h"
+#include "src/report/kernels_report.h"
 
 namespace llmpo {
 namespace {
@@ -483,6 +484,31 @@ TEST(Actions, ShareTimesGlobalSpeedupElseHeadroomRanked) {
   EXPECT_EQ(actions[1].rule, "LaunchConfiguration");  // the global one, not the larger local one
   EXPECT_NEAR(actions[1].saving_pct_of_gpu, 6.0, 1e-9);
   EXPECT_EQ(actions[1].message, "few blocks");
+}
+
+// Shares take their times from an input that measured kernels as they ran:
+// an nsys summary given with an ncu page wins even when ncu's (serialised)
+// kernel sorts first; ncu is the time source only when nothing else is.
+TEST(Actions, TimingSourceIsNeverNcuWhenASummaryOrTimelineHasKernels) {
+  report::KernelsReport r;
+  r.sources = {{"ncu.csv", "ncu-details", "ok", model::SourceFamily::kNcu},
+               {"kern_sum.csv", "nsys-stats", "ok", model::SourceFamily::kSummary},
+               {"empty.sqlite", "nsys-sqlite", "ok", model::SourceFamily::kTimeline}};  // no kernels
+  analysis::KernelAggregate from_ncu, from_nsys;
+  from_ncu.name = from_nsys.name = "gemv";
+  from_ncu.source = "ncu.csv";
+  from_ncu.total_ns = 9e9;  // sorts first
+  from_nsys.source = "kern_sum.csv";
+  from_nsys.total_ns = 1e6;
+  r.kernels = {from_ncu, from_nsys};
+  EXPECT_EQ(report::TimingSource(r), "kern_sum.csv");
+  analysis::KernelAggregate from_trace = from_nsys;
+  from_trace.source = "empty.sqlite";
+  r.kernels.push_back(from_trace);
+  EXPECT_EQ(report::TimingSource(r), "empty.sqlite");  // a timeline with kernels wins
+  r.kernels = {from_ncu};
+  r.sources[1].status = "failed: cut";
+  EXPECT_EQ(report::TimingSource(r), "ncu.csv");
 }
 
 // ----------------------------------------------------------- GPU timeline
