@@ -7,6 +7,7 @@
 
 #include "src/report/json_process.h"
 #include "src/report/json_writer.h"
+#include "src/report/text_format.h"
 
 namespace llmpo::report {
 namespace {
@@ -134,13 +135,25 @@ std::string GpuBreakdownMarkdown(const model::GpuBreakdown& b, std::size_t top_c
   md +=
       "GPU time of the kernels each CPU op launched: self = the op is the innermost CPU op of the launch call, total = "
       "the launch call ran anywhere inside the op (the PyTorch profiler's \"Self CUDA\" and \"CUDA total\").\n\n";
+  // The ops with the most GPU time over every rank and process, not the
+  // first input's: each rank lists its own ops.
+  std::vector<const model::CpuOpTimes*> with_gpu;
+  for (const auto& op : b.cpu_ops) {
+    if (op.gpu_total_ns > 0) with_gpu.push_back(&op);
+  }
+  std::stable_sort(with_gpu.begin(), with_gpu.end(), [](const auto* x, const auto* y) {
+    return x->gpu_total_ns != y->gpu_total_ns ? x->gpu_total_ns > y->gpu_total_ns : x->gpu_self_ns > y->gpu_self_ns;
+  });
+  if (with_gpu.size() > top_cpu_ops) {
+    md += fmt::format("Top {} of {} (process, op) rows with GPU time, by GPU total; gpu_breakdown.json has all.\n\n",
+                      top_cpu_ops, with_gpu.size());
+    with_gpu.resize(top_cpu_ops);
+  }
   md +=
       "| process | op | calls | CPU ms | GPU self ms | GPU total ms | kernels |\n|---|---|---:|---:|---:|---:|---:|\n";
-  std::size_t shown = 0;
-  for (const auto& op : b.cpu_ops) {
-    if (op.gpu_total_ns <= 0 || shown++ >= top_cpu_ops) continue;
-    md += fmt::format("| {} | `{}` | {} | {} | {} | {} | {} |\n", op.process, op.name, op.calls, Ms(op.cpu_ns),
-                      Ms(op.gpu_self_ns), Ms(op.gpu_total_ns), op.kernels);
+  for (const auto* op : with_gpu) {
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", MdCell(op->process.Label(), 60), MdCell(op->name, 120),
+                      op->calls, Ms(op->cpu_ns), Ms(op->gpu_self_ns), Ms(op->gpu_total_ns), op->kernels);
   }
   return md;
 }

@@ -371,3 +371,33 @@ TEST(KinetoFixtures, RankComparisonNamesTheSlowestRankPerStep) {
 
 }  // namespace
 }  // namespace llmpo::ingest
+
+namespace llmpo {
+namespace {
+
+// The CPU-op table ranks every rank's ops together: the largest GPU total
+// of rank 1 comes before rank 0's, and a cut list says so.
+TEST(GpuBreakdownReport, CpuOpsAreRankedOverEveryRankWithACutNote) {
+  model::GpuBreakdown b;
+  auto op = [](std::int64_t rank, const char* name, double gpu_ms) {
+    model::CpuOpTimes t;
+    t.process.rank = rank;
+    t.name = name;
+    t.calls = 1;
+    t.gpu_self_ns = t.gpu_total_ns = gpu_ms * 1e6;
+    return t;
+  };
+  b.cpu_ops = {op(0, "aten::mm", 1), op(0, "aten::add", 0.5), op(1, "record_param_comms", 11),
+               op(1, "aten::mm", 2), op(1, "aten::cpu_only", 0)};
+  const std::string md = report::GpuBreakdownMarkdown(b, 2);
+  EXPECT_NE(md.find("Top 2 of 4 (process, op) rows with GPU time"), std::string::npos) << md;
+  const auto first = md.find("| rank 1 | record_param_comms |");
+  const auto second = md.find("| rank 1 | aten::mm |");
+  ASSERT_NE(first, std::string::npos) << md;
+  ASSERT_NE(second, std::string::npos) << md;
+  EXPECT_LT(first, second);
+  EXPECT_EQ(md.find("| rank 0 |"), std::string::npos) << md;  // below the cut
+}
+
+}  // namespace
+}  // namespace llmpo
