@@ -11,6 +11,21 @@
 #include "src/pipeline/run_lock.h"
 
 namespace llmpo::cli {
+namespace {
+
+// Rows or events lost to damaged input reach stderr too, not only the
+// reports' Data quality section: the import still succeeds (exit 0) with
+// what was readable, so the user must hear that part of the input is missing.
+void WarnDataLoss(const model::Diagnostics& diagnostics, bool written) {
+  for (const auto& [code, entry] : diagnostics.entries()) {
+    if (entry.severity != model::Severity::kDataLoss) continue;
+    std::string message = fmt::format("data loss ({}, {} time(s)): {}", code, entry.count, entry.first_example);
+    if (written) message += "; the Data quality section of kernels.md lists every case";
+    ReportWarning(MakeError(ExitStatus::kOk, std::move(message)));
+  }
+}
+
+}  // namespace
 
 int RunImport(const Invocation& inv) {
   CLI::App app{
@@ -85,6 +100,7 @@ int RunImport(const Invocation& inv) {
   }
   if (region_files > 0) Out() << fmt::format("wrote {} per-region file(s) under {}/regions/\n", region_files, out);
   if (outcome->written.empty()) Out() << fmt::format("no input could be imported: nothing written, {} is unchanged\n", out);
+  WarnDataLoss(report.diagnostics, !outcome->written.empty());
   return exit_code;
 }
 

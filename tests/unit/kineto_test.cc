@@ -247,6 +247,26 @@ TEST(KinetoImport, ACutTraceAndANegativeDurationAreReported) {
   EXPECT_TRUE(neg->sink.breakdown.devices.empty());
 }
 
+// A trace cut before its first GPU event is not called a CPU-only profile.
+TEST(KinetoImport, ACutTraceWithoutGpuEventsSaysItWasCutNotCpuOnly) {
+  const std::string text = R"({"traceEvents": [
+  {"ph": "X", "cat": "user_annotation", "name": "step", "pid": 100, "tid": 100, "ts": 1, "dur": 50},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 100, "tid": 100, "ts": 3, "dur": 5},
+  {"ph": "X", "cat": "kernel", "name": "gem)";  // cut inside the first kernel event
+  auto r = ImportText(text);
+  ASSERT_TRUE(r->status.ok());
+  ASSERT_TRUE(r->diagnostics.entries().contains("kineto_json_error"));
+  std::string notes;
+  for (const auto& n : r->diagnostics.notes()) notes += n + "\n";
+  EXPECT_EQ(notes.find("CPU-only"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("damaged or cut short"), std::string::npos) << notes;
+  auto cpu_only =
+      ImportText(R"([{"ph": "X", "cat": "user_annotation", "name": "a", "pid": 1, "tid": 1, "ts": 5, "dur": 2}])");
+  std::string cpu_notes;
+  for (const auto& n : cpu_only->diagnostics.notes()) cpu_notes += n + "\n";
+  EXPECT_NE(cpu_notes.find("CPU-only"), std::string::npos) << cpu_notes;
+}
+
 TEST(KinetoImport, NothingReadableIsAnError) {
   auto r = ImportText("{\"traceEvents\": [ x");
   ASSERT_FALSE(r->status.ok());

@@ -254,7 +254,12 @@ class Emitter {
       d.steps = steps_;
       out.devices.push_back(std::move(d));
     }
-    if (devices.empty()) {
+    if (devices.empty() && s_.cut_short) {
+      ctx_.diagnostics.Note(fmt::format(
+          "{}: no GPU kernels, copies or sets before the point where the trace is damaged or cut short "
+          "(kineto_json_error); the CPU ops and annotations before it are reported",
+          label_));
+    } else if (devices.empty()) {
       ctx_.diagnostics.Note(
           fmt::format("{}: no GPU kernels, copies or sets in the trace (a CPU-only profile?); "
                       "CPU ops and annotations are still reported",

@@ -86,6 +86,7 @@ bool ImportOneTrace(ByteSource& source, const std::string& label, ImportContext&
   kineto::TraceStore store;
   const kineto::ReadOutcome read = kineto::ReadTrace(source, store, ctx.diagnostics, label);
   if (!read.error.empty()) {
+    store.cut_short = true;
     ctx.diagnostics.Add("kineto_json_error", model::Severity::kDataLoss,
                         fmt::format("{}: {} (the JSON text is damaged or cut short; the {} events before it are "
                                     "kept)",

@@ -77,6 +77,7 @@ struct TraceStore {
   std::optional<std::int64_t> world_size;
   std::string os_pid;  // the process id of the first CPU event
   bool array_form = false;
+  bool cut_short = false;  // reading stopped at a syntax error or the end of a cut file
   std::uint64_t events = 0;
 };
 
