@@ -19,7 +19,8 @@ constexpr Subcommand kSubcommands[] = {
     {"profile", "profile [OVERRIDES...] [-- WORKLOAD ARGV...]",
      "run the configured profiling pipeline and write a run folder", RunProfile},
     {"report", "report RUN_DIR", "regenerate every report of a run from its artifacts", RunReport},
-    {"import", "import PATH... --out DIR", "build reports from existing ncu/nsys outputs", RunImport},
+    {"import", "import PATH... --out DIR", "build reports from existing ncu/nsys/PyTorch profiler outputs and traces",
+     RunImport},
     {"config", "config [OVERRIDES...]", "print the composed, resolved configuration", RunConfig},
     {"doctor", "doctor [--json]", "check the GPU, driver, CUDA, ncu and nsys on this machine", RunDoctor},
     {"trace", "trace [OVERRIDES...] -- CMD...", "record an NVTX/CUDA timeline without nsys", RunTrace},
@@ -194,9 +195,11 @@ std::span<const Subcommand> AllSubcommands() { return kSubcommands; }
 int Main(const std::vector<std::string>& all_args) {
   // --quiet and --verbose, anywhere before `--` (what follows is the workload's).
   std::vector<std::string> args;
-  bool quiet = false, verbose = false, workload = false;
+  bool quiet = false, verbose = false, version = false, workload = false;
   for (const auto& arg : all_args) {
-    if (!workload && (arg == "--quiet" || arg == "-q")) {
+    if (!workload && (arg == "--version" || arg == "-V")) {
+      version = true;  // after a subcommand too: `import --version`
+    } else if (!workload && (arg == "--quiet" || arg == "-q")) {
       quiet = true;
     } else if (!workload && (arg == "--verbose" || arg == "-v")) {
       verbose = true;
@@ -205,15 +208,15 @@ int Main(const std::vector<std::string>& all_args) {
       args.push_back(arg);
     }
   }
+  if (version) {
+    std::cout << kToolName << " " << kToolVersion << "\n";
+    return 0;
+  }
   if (quiet && verbose) return ReportError(MakeError(ExitStatus::kUsage, "--quiet and --verbose exclude each other"));
   SetVerbosity(quiet ? Verbosity::kQuiet : verbose ? Verbosity::kVerbose : Verbosity::kNormal);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     PrintHelp(args.empty() ? std::cerr : std::cout);
     return ToInt(args.empty() ? ExitStatus::kUsage : ExitStatus::kOk);
-  }
-  if (args[0] == "--version" || args[0] == "-V") {
-    std::cout << kToolName << " " << kToolVersion << "\n";
-    return 0;
   }
   if (args[0] == "--man-sections") {
     PrintManSections(std::cout);

@@ -29,9 +29,11 @@ void WarnDataLoss(const model::Diagnostics& diagnostics, bool written) {
 
 int RunImport(const Invocation& inv) {
   CLI::App app{
-      "Build kernels.md and kernels.json from existing profiler outputs: ncu CSV (details, raw, "
-      "--print-summary), .ncu-rep (read natively), nsys stats CSV, nsys SQLite exports. The format is "
-      "detected from the content.",
+      "Build reports (kernels.md/.json, regions/, report.html, gpu_breakdown.md for PyTorch traces) from existing "
+      "profiler outputs: ncu CSV (details, raw, --print-summary), .ncu-rep (read natively), nsys stats CSV, nsys "
+      "SQLite exports, .nsys-rep (through `nsys export`, when nsys is installed), PyTorch profiler (Kineto) traces "
+      "(.json, .json.gz, a .tar.gz of ranks) and this tool's own traces (`trace`). The format is detected from the "
+      "content.",
       "llm-perf-opt import"};
   std::vector<std::string> inputs;
   std::string out;

@@ -258,8 +258,9 @@ Error Unrecognised(const fs::path& file, const std::string& head) {
     return e;
   }
   return std::move(e).WithNote(
-      "expected: ncu CSV (--csv --page details|raw, --print-summary), nsys stats CSV, an nsys SQLite export, "
-      ".ncu-rep, or a PyTorch profiler (Kineto) trace (.json, .json.gz, a .tar.gz of ranks)");
+      "expected: ncu CSV (--csv --page details|raw, --print-summary), nsys stats CSV, an nsys SQLite export or "
+      ".nsys-rep, .ncu-rep, a PyTorch profiler (Kineto) trace (.json, .json.gz, a .tar.gz of ranks), or a trace "
+      "written by `llm-perf-opt trace`");
 }
 
 // An .nsys-rep (or the older .qdrep) is read through `nsys export --type

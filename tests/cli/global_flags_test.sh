@@ -19,6 +19,9 @@ version=$(sed -n 's/^project(llm_perf_opt VERSION \([0-9.]*\) .*/\1/p' "$src/CMa
 for flag in --version -V; do
   run $flag
   [[ $rc -eq 0 && "$(cat out.txt)" == "llm-perf-opt $version" && ! -s err.txt ]] || fail "$flag: $rc $(cat out.txt err.txt)"
+  # Everywhere before `--`: after a subcommand too.
+  run import $flag
+  [[ $rc -eq 0 && "$(cat out.txt)" == "llm-perf-opt $version" ]] || fail "import $flag: $rc $(cat out.txt err.txt)"
 done
 
 # --quiet: only errors. import prints nothing and still writes its reports;
