@@ -51,6 +51,9 @@ constexpr DiagnosticCode kCodes[] = {
     {"nvtx_range_not_closed", kWarning, "an NVTX range without an end (the program exited inside it)"},
     {"kernel_without_launch_call", kWarning,
      "GPU work whose launching API call is not in the trace; it is outside every range"},
+    {"kernels_combined_no_match", kWarning,
+     "kernels_combined: no kernel of the timeline has a same-named kernel in the ncu input(s), so none has ncu's "
+     "metrics"},
     {"kernel_paired_by_name", kWarning,
      "kernels_combined: a kernel whose timeline launches and ncu results could not be paired one by one "
      "(different counts, several processes); its launches take ncu's aggregate over the name"},

@@ -539,6 +539,19 @@ Status WriteCombinedKernels(const ImportRequest& request, const analysis::Launch
   combined.kernels = report::TimesFromOneSource(outcome.report, &times_from);
   std::size_t matched = 0;
   for (const auto& k : combined.kernels) matched += k.metrics.empty() ? 0 : 1;
+  for (const auto& s : outcome.report.sources) {
+    if (s.status != "ok" || s.family != model::SourceFamily::kNcu) continue;
+    std::size_t own = 0;
+    for (const auto& k : outcome.report.kernels) own += k.source == s.path ? 1 : 0;
+    combined.source_notes[s.path] = fmt::format(
+        "Its {} kernel(s) lend ncu's metrics to the same-named kernels above (kernels.md has its own table).", own);
+  }
+  if (matched == 0) {
+    combined.diagnostics.Add("kernels_combined_no_match", model::Severity::kWarning,
+                             fmt::format("none of the {} kernel name(s) of {} is a kernel name of the ncu input(s); "
+                                         "profile the same kernels, or with ncu --kernel-name-base demangled",
+                                         combined.kernels.size(), times_from));
+  }
   const analysis::PairingResult paired = pairing.Pair(times_from, combined.diagnostics);
   combined.region_kernels = paired.rows;
   combined.diagnostics.Note(fmt::format(

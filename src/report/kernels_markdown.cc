@@ -178,13 +178,18 @@ void SourceSection(std::string& out, const SourceInfo& source, const KernelsRepo
   // Unknown, not 0, when no launch of the input has a duration.
   std::string kernel_time = timed > 0 ? MsText(total) + " ms" : "n/a";
   if (timed > 0 && timed < calls) kernel_time += fmt::format(" ({} of {} launches timed)", timed, calls);
+  const auto note = report.source_notes.find(source.path);
+  if (kernels.empty() && note != report.source_notes.end() && source.status == "ok") {
+    out += fmt::format("\n## {}\n\nFormat: {}. {}\n", MdCell(source.path, 200), source.format, note->second);
+    return;
+  }
   out += fmt::format("\n## {}\n\nFormat: {}. Kernels: {}; launches: {}; GPU kernel time: {}.",
                      MdCell(source.path, 200), source.format, kernels.size(), calls, kernel_time);
   if (kernels.size() > top_k) out += fmt::format(" Top {} shown; kernels.json has all.", top_k);
   out += "\n\n";
   if (kernels.empty()) {
-    out +=
-        source.status == "ok" ? "No kernel records in this input.\n" : fmt::format("Not imported: {}\n", source.status);
+    out += source.status == "ok" ? "No kernel records in this input.\n"
+                                 : fmt::format("Not imported: {}\n", source.status);
     return;
   }
   KernelTable(out, kernels, top_k);

@@ -3,6 +3,7 @@
 // All times in the output are milliseconds, all byte counts bytes.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,9 @@ struct KernelsReport {
   std::string times_from;                          // the input the run's kernel times come from
   std::vector<Action> actions;                     // ranked, largest saving first
   std::string why_no_actions;                      // when `actions` is empty and there are kernels
+  // Said in place of "no kernel records" for a source without kernels here
+  // (kernels_combined: the ncu inputs, whose kernels lend their metrics).
+  std::map<std::string, std::string> source_notes;
   std::vector<analysis::DeviceBusy> gpu_busy;      // per timeline input and device
   // kernels_combined only: per region, the timeline's kernels with the ncu
   // metrics of the launches paired with them (analysis/launch_pairing.h).

@@ -52,3 +52,14 @@ kernels = {k["name"]: k for k in doc["kernels"]}
 assert abs(metric(kernels["gemm"], sm) - (90 * 9 + 20 * 5) / 14) < 1e-9, kernels["gemm"]  # kernel level: ncu's aggregate
 print("ok")
 PY
+
+# kernels_combined.md says what the ncu input contributes (not "0 kernels"),
+# and a timeline whose kernels match none of ncu's gets a warning.
+grep -q "Its 2 kernel(s) lend ncu's metrics to the same-named kernels above" "$out/p/kernels_combined.md" ||
+  { echo "FAIL: the ncu input's note in kernels_combined.md"; grep -n 'ncu_for_kineto_pairing' -A3 "$out/p/kernels_combined.md"; exit 1; }
+! grep -q kernels_combined_no_match "$out/p/kernels_combined.md" || { echo "FAIL: no_match with matches"; exit 1; }
+"$bin" import "$root/tests/fixtures/handmade/kineto_pairing.json" "$root/tests/fixtures/handmade/ncu_raw_small.csv" \
+  --out "$out/n" >/dev/null 2>&1
+grep -q "| kernels_combined_no_match | warning | 1 |" "$out/n/kernels_combined.md" ||
+  { echo "FAIL: no kernels_combined_no_match warning"; grep -n 'Data quality' -A12 "$out/n/kernels_combined.md"; exit 1; }
+echo ok
