@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace llmpo::analysis {
 namespace {
@@ -102,8 +103,13 @@ RegionTree Summed(const std::map<Scope, RegionTree>& scopes) {
 CombinedRegions CombineRegions(const std::vector<SourceRegions>& sources) {
   CombinedRegions out;
   std::vector<SourceRegions> ordered = sources;
-  std::stable_sort(ordered.begin(), ordered.end(),
-                   [](const SourceRegions& a, const SourceRegions& b) { return a.family < b.family; });
+  // By family (the precedence); within one, an input whose CPU times cover
+  // only the instances with GPU work (nvtx_gpu_proj_sum) after one that
+  // covers every instance (nvtx_sum), whatever the order they were given in.
+  std::stable_sort(ordered.begin(), ordered.end(), [](const SourceRegions& a, const SourceRegions& b) {
+    return std::tuple(a.family, a.builder->caps().cpu_of_gpu_instances_only) <
+           std::tuple(b.family, b.builder->caps().cpu_of_gpu_instances_only);
+  });
   std::vector<Group> groups;
   for (const SourceRegions& s : ordered) {
     if (!s.builder->saw_nvtx()) continue;
@@ -171,11 +177,24 @@ CombinedRegions CombineRegions(const std::vector<SourceRegions>& sources) {
   std::size_t differing = 0;
   for (const Region& r : out.aggregate.regions()) differing += r.also_measured.size();
   if (differing > 0) {
+    // Why they may differ, for the kinds of input at hand.
+    std::vector<std::string> why;
+    bool ncu = false, partial_cpu = false;
+    for (const Group& g : groups) {
+      ncu = ncu || g.family == SourceFamily::kNcu;
+      partial_cpu = partial_cpu || g.caps.cpu_of_gpu_instances_only;
+    }
+    if (partial_cpu) {
+      why.push_back(
+          "nvtx_gpu_proj_sum counts only the range instances with GPU work, so its CPU range time and instances are "
+          "used only where no input counts every instance (nvtx_sum, a timeline)");
+    }
+    if (ncu) why.push_back("ncu replays kernels one at a time, so its kernel times differ from a timeline's");
+    why.push_back("inputs that disagree may also come from different runs");
     out.notes.push_back(fmt::format(
-        "{} region value(s) differ between inputs taken to describe the same program (listed as also measured): "
-        "ncu replays kernels one at a time, and inputs of one process that disagree may come from different runs; "
-        "only the first input's value is used, nothing is added",
-        differing));
+        "{} region value(s) differ between inputs taken to describe the same program (listed as also measured); "
+        "only one input's value is used, nothing is added: {}",
+        differing, fmt::join(why, "; ")));
   }
   return out;
 }

@@ -392,6 +392,8 @@ void RegionBuilder::AddSummaryRange(const model::NvtxRange& range) {
   };
   if (range.total_ns) {
     caps_.cpu = true;
+    // nvtx_gpu_proj_sum lists only the instances that launched GPU work.
+    if (range.gpu_projected_ns) caps_.cpu_of_gpu_instances_only = true;
     add(r.cpu_instances, r.cpu_ns, *range.total_ns, range.min_ns, range.max_ns);
     r.cpu_exclusive_ns = r.cpu_ns;  // flat: nothing nested is known
   }

@@ -52,8 +52,12 @@ struct RegionCapabilities {
   bool gpu_ops = false;    // memcpy/memset durations (timelines)
   bool projected = false;  // GPU projection (timelines, nvtx_gpu_proj_sum)
   bool cpu = false;        // CPU range times (timelines, nvtx_sum)
+  // The CPU range times cover only the instances with GPU work
+  // (nvtx_gpu_proj_sum's "Total Range Time"), not every instance.
+  bool cpu_of_gpu_instances_only = false;
   void Add(const RegionCapabilities& o) {
     kernels |= o.kernels, gpu_ops |= o.gpu_ops, projected |= o.projected, cpu |= o.cpu;
+    cpu_of_gpu_instances_only |= o.cpu_of_gpu_instances_only;
   }
 };
 

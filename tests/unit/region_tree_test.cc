@@ -248,6 +248,26 @@ TEST(CombineRegions, SummariesOfOneRunAreNotAdded) {
   EXPECT_NE(c.notes[1].find("differ"), std::string::npos);
 }
 
+// nvtx_gpu_proj_sum's CPU time covers only the instances with GPU work; the
+// nvtx_sum of the same run counts every instance and wins in either order.
+TEST(CombineRegions, CpuTimeOfEveryInstanceWinsWhateverTheInputOrder) {
+  KernelFilter filter;
+  model::Diagnostics d;
+  std::vector<std::unique_ptr<RegionBuilder>> keep;
+  RegionBuilder& proj = Summary(keep, "nvtx_gpu_proj_sum.csv", 97.4155, 71.65, filter, d);
+  RegionBuilder& sum = Summary(keep, "nvtx_sum.csv", 98.2921, std::nullopt, filter, d);
+  const CombinedRegions c = CombineRegions({{&proj, SourceFamily::kSummary}, {&sum, SourceFamily::kSummary}});
+  const Region* r = Find(c.aggregate, {"qk_norm"});
+  ASSERT_NE(r, nullptr);
+  EXPECT_DOUBLE_EQ(*r->cpu_ns, 98.2921);
+  EXPECT_DOUBLE_EQ(*r->projected_ns, 71.65);
+  ASSERT_EQ(r->also_measured.size(), 1u);
+  EXPECT_DOUBLE_EQ(r->also_measured[0].ns, 97.4155);
+  ASSERT_FALSE(c.notes.empty());
+  EXPECT_NE(c.notes.back().find("only the range instances with GPU work"), std::string::npos) << c.notes.back();
+  EXPECT_EQ(c.notes.back().find("ncu replays"), std::string::npos) << c.notes.back();  // no ncu input here
+}
+
 TEST(CombineRegions, TheSameInputTwiceGivesTheNumbersOfOnce) {
   KernelFilter filter;
   model::Diagnostics d;
