@@ -34,7 +34,7 @@ struct LaunchStats {
 struct StepTimes {
   std::int64_t step = 0;
   double cpu_ns = 0;         // the annotation's wall time
-  double gpu_kernel_ns = 0;  // kernels launched inside it
+  double gpu_kernel_ns = 0;  // kernels whose launch call started inside it, on any thread of the process
 };
 
 struct DeviceBreakdown {

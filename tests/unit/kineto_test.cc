@@ -327,6 +327,24 @@ TEST(KinetoFixtures, MatchTheExactReferenceNumbers) {
   }
 }
 
+// A DDP training step's kernels include backward kernels launched from
+// autograd's thread. Expected: an exact-Decimal Python sum over D3 of the
+// kernels whose correlated runtime call starts inside each ProfilerStep.
+TEST(KinetoFixtures, StepKernelTimeCountsKernelsLaunchedFromEveryThread) {
+  const fs::path file = Fixture("hta-ddp-a100-rank0-2024.json.gz");
+  if (!fs::exists(file)) GTEST_SKIP() << "no shared fixtures at " << file;
+  auto r = ImportFile(file);
+  ASSERT_TRUE(r->status.ok());
+  ASSERT_EQ(r->sink.breakdown.devices.size(), 1u);
+  const auto& steps = r->sink.breakdown.devices[0].steps;
+  ASSERT_EQ(steps.size(), 3u);
+  const std::pair<std::int64_t, double> expected[] = {{4, 50495427}, {5, 50729451}, {6, 61307462}};  // ns
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(steps[i].step, expected[i].first);
+    EXPECT_NEAR(steps[i].gpu_kernel_ns, expected[i].second, 0.5);
+  }
+}
+
 TEST(KinetoFixtures, DetectsGzipAndTarGzHeads) {
   for (const char* name :
        {"tracelens-b300-moe01.json.gz", "kineto-resnet50-2020-array.json.gz", "param-dlrm-8ranks.tar.gz"}) {

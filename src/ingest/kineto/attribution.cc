@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <tuple>
 #include <map>
 #include <unordered_map>
 
@@ -73,10 +74,21 @@ class Emitter {
       range.range_id = i;
       ctx_.sink.OnNvtxRange(range);
       if (auto n = StepNumber(s_.names[a.name])) {
-        step_of_annotation_[i] = steps_.size();
+        step_windows_.push_back({a.start, a.end, steps_.size()});
         steps_.push_back({*n, static_cast<double>(a.end - a.start), 0});
       }
     }
+    std::sort(step_windows_.begin(), step_windows_.end());
+  }
+
+  // The step whose window holds `t` (the latest to start at or before it);
+  // null outside every step.
+  model::StepTimes* StepAt(std::int64_t t) {
+    auto it = std::upper_bound(step_windows_.begin(), step_windows_.end(), t,
+                               [](std::int64_t x, const StepWindow& w) { return x < w.start; });
+    if (it == step_windows_.begin()) return nullptr;
+    --it;
+    return t < it->end ? &steps_[it->step] : nullptr;
   }
 
   std::vector<Launch> OrderLaunches() {
@@ -204,10 +216,12 @@ class Emitter {
       std::size_t depth = 0;
       for (std::uint32_t a : annotations.OpenAt(call.thread, call.start)) {
         if (depth <= model::kMaxNvtxDepth) SetFrame(frames_, depth++, region_names_[s_.annotations[a].name], a);
-        if (auto step = step_of_annotation_.find(a);
-            step != step_of_annotation_.end() && op.kind == GpuOpKind::kKernel) {
-          steps_[step->second].gpu_kernel_ns += ns;
-        }
+      }
+      // A step's kernels: launched while it ran, from any thread (a training
+      // step's backward kernels come from autograd's threads, not the one
+      // that holds the ProfilerStep annotation).
+      if (op.kind == GpuOpKind::kKernel) {
+        if (model::StepTimes* step = StepAt(call.start)) step->gpu_kernel_ns += ns;
       }
       if (op.kind == GpuOpKind::kKernel) {
         const auto& open = ops.OpenAt(call.thread, call.start);
@@ -326,7 +340,12 @@ class Emitter {
   std::vector<std::optional<KernelClass>> class_of_;  // by name id
   std::vector<std::string> region_names_;             // by name id: ProfilerStep#N -> ProfilerStep
   std::vector<model::StepTimes> steps_;
-  std::unordered_map<std::uint32_t, std::size_t> step_of_annotation_;
+  struct StepWindow {
+    std::int64_t start = 0, end = 0;
+    std::size_t step = 0;  // index into steps_
+    bool operator<(const StepWindow& o) const { return std::tie(start, end, step) < std::tie(o.start, o.end, o.step); }
+  };
+  std::vector<StepWindow> step_windows_;  // sorted by start
   std::unordered_map<std::uint32_t, model::CpuOpTimes> op_times_;
 };
 
