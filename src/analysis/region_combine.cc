@@ -145,6 +145,7 @@ CombinedRegions CombineRegions(const std::vector<SourceRegions>& sources) {
     counted.push_back(g.family);
     for (const RegionBuilder* b : g.members) {
       out.launches_with_nvtx += b->launches_seen();
+      out.launches_per_range = out.launches_per_range || b->launches_per_range();
       out.launches_outside += b->launches_outside();
     }
   }

@@ -35,6 +35,7 @@ struct CombinedRegions {
   bool saw_nvtx = false;
   std::uint64_t launches_with_nvtx = 0;  // over the inputs whose numbers are shown
   std::uint64_t launches_outside = 0;
+  bool launches_per_range = false;  // launches_with_nvtx counts (launch, range) pairs (nvtx_kern_sum)
 };
 
 // Moves each builder's trees into the result (no copy of every region and

@@ -408,6 +408,7 @@ void RegionBuilder::AddSummaryRange(const model::NvtxRange& range) {
 // so what is exclusive is not known.
 void RegionBuilder::OnNvtxKernelRow(const model::NvtxKernelRow& row) {
   saw_nvtx_ = true;
+  launches_per_range_ = true;
   caps_.kernels = true;
   if (row.range.empty()) {
     outside_ += static_cast<std::uint64_t>(std::max<std::int64_t>(0, row.kernel.calls));

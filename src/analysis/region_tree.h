@@ -176,6 +176,9 @@ class RegionBuilder : public model::RecordSink {
   bool saw_nvtx() const { return saw_nvtx_; }
   std::uint64_t launches_outside() const { return outside_; }
   std::uint64_t launches_seen() const { return launches_; }
+  // nvtx_kern_sum counts a launch once in every range of its stack: the
+  // counts above are then (launch, range) pairs, not launches.
+  bool launches_per_range() const { return launches_per_range_; }
   std::uint64_t folded() const { return folded_; }  // launches and ranges deeper than kMaxNvtxDepth
   const RegionCapabilities& caps() const { return caps_; }
   std::map<Scope, RegionTree>& scopes() { return scopes_; }
@@ -207,6 +210,7 @@ class RegionBuilder : public model::RecordSink {
   bool saw_nvtx_ = false;
   std::uint64_t outside_ = 0;
   std::uint64_t launches_ = 0;
+  bool launches_per_range_ = false;
   std::uint64_t folded_ = 0;
 };
 

@@ -195,6 +195,7 @@ void WriteRegionsJson(const RegionsReport& report, std::ostream& out) {
   w.EndObject();
   w.Member("launches_with_nvtx", static_cast<std::uint64_t>(report.launches_with_nvtx));
   w.Member("launches_outside_ranges", static_cast<std::uint64_t>(report.launches_outside));
+  w.Member("launches_counted_per_range", report.launches_per_range);
   if (report.aggregate) {
     w.Key("regions");
     WriteRegionArray(out, text, w, *report.aggregate, "all", "all", report.selection);

@@ -142,8 +142,15 @@ std::string_view Title(const RegionsReport& report) {
 void WriteRegionsMarkdown(const RegionsReport& report, std::ostream& stream) {
   std::string out = fmt::format("# {}\n\n", Title(report));
   for (const auto& s : report.sources) out += fmt::format("- Input: `{}` ({})\n", s.path, s.format);
-  out += fmt::format("- Launches with NVTX state: {}; outside every range: {}\n", report.launches_with_nvtx,
-                     report.launches_outside);
+  if (report.launches_per_range) {
+    out += fmt::format(
+        "- Launch-range pairs: {} (nvtx_kern_sum counts a launch once in every range of its stack, so this is not "
+        "the number of launches); launches outside every range: {}\n",
+        report.launches_with_nvtx, report.launches_outside);
+  } else {
+    out += fmt::format("- Launches with NVTX state: {}; outside every range: {}\n", report.launches_with_nvtx,
+                       report.launches_outside);
+  }
   out += fmt::format("- Scopes (process, device): {}; aggregate: {}\n", report.scopes.size(),
                      report.aggregate ? "on" : "off");
   const std::vector<RegionEntry>* main = report.aggregate ? &*report.aggregate : nullptr;

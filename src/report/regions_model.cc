@@ -213,6 +213,7 @@ RegionsReport BuildRegionsReport(const analysis::CombinedRegions& regions, std::
   report.sources = std::move(sources);
   report.selection = std::move(selection);
   report.launches_with_nvtx = regions.launches_with_nvtx;
+  report.launches_per_range = regions.launches_per_range;
   report.launches_outside = regions.launches_outside;
   report.diagnostics = diagnostics;
   if (aggregate) {

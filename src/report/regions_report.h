@@ -57,6 +57,7 @@ struct RegionsReport {
   analysis::MetricSelection selection;
   std::uint64_t launches_with_nvtx = 0;
   std::uint64_t launches_outside = 0;
+  bool launches_per_range = false;  // launches_with_nvtx counts (launch, range) pairs
   std::vector<std::string> notes;  // selection checks, unused patterns, no-match causes
   model::Diagnostics diagnostics;
 };

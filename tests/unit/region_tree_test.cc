@@ -268,6 +268,28 @@ TEST(CombineRegions, CpuTimeOfEveryInstanceWinsWhateverTheInputOrder) {
   EXPECT_EQ(c.notes.back().find("ncu replays"), std::string::npos) << c.notes.back();  // no ncu input here
 }
 
+// nvtx_kern_sum counts a launch in every range of its stack: the total is
+// of (launch, range) pairs, and the report says so instead of "launches".
+TEST(CombineRegions, NvtxKernSumCountsAreLaunchRangePairs) {
+  KernelFilter filter;
+  model::Diagnostics d;
+  RegionBuilder b("nvtx_kern_sum.csv", filter, d);
+  for (const char* range : {"step", "attn"}) {  // one launch of gemm inside attn inside step
+    model::NvtxKernelRow row;
+    row.range = range;
+    row.kernel.kernel_name = "gemm";
+    row.kernel.calls = 1;
+    row.kernel.total_ns = 10;
+    b.OnNvtxKernelRow(row);
+  }
+  const CombinedRegions c = Alone(b, SourceFamily::kSummary);
+  EXPECT_EQ(c.launches_with_nvtx, 2u);
+  EXPECT_TRUE(c.launches_per_range);
+  RegionBuilder t("timeline.sqlite", filter, d);
+  t.OnLaunch(Launch("gemm", 10, {"step", "attn"}));
+  EXPECT_FALSE(Alone(t, SourceFamily::kTimeline).launches_per_range);
+}
+
 TEST(CombineRegions, TheSameInputTwiceGivesTheNumbersOfOnce) {
   KernelFilter filter;
   model::Diagnostics d;
