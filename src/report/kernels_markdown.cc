@@ -48,7 +48,9 @@ void KeyMetricsTable(std::string& out, const std::vector<const analysis::KernelA
     }
   }
   if (present.empty()) return;
-  out += "\n### Key metrics (mean over launches)\n\n| # | Kernel |";
+  out +=
+      "\n### Key metrics\n\nOver each kernel's launches, each metric by its aggregation rule (docs/import.md, "
+      "\"Aggregation\": throughput % is a mean weighted by launch duration).\n\n| # | Kernel |";
   for (auto* key : present) out += fmt::format(" {} |", key->title);
   out += "\n|---:|---|";
   for (std::size_t i = 0; i < present.size(); ++i) out += "---:|";

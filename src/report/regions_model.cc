@@ -109,14 +109,17 @@ void Busy(RegionEntry& e, const std::vector<SourceInfo>& sources) {
   const analysis::Region& r = *e.region;
   for (const auto& input : r.inputs) {
     for (const auto& s : sources) {
-      if (s.path == input && s.family != model::SourceFamily::kTimeline) {
-        e.busy_missing = "kernel times from ncu (serialised); busy time needs a timeline (nsys, the tracer)";
-        return;
-      }
+      if (s.path != input || s.family == model::SourceFamily::kTimeline) continue;
+      e.busy_missing = s.family == model::SourceFamily::kNcu
+                           ? "kernel times from ncu (serialised); busy time needs a timeline (nsys, the tracer, a "
+                             "PyTorch trace)"
+                           : "times from nsys stats summaries (no per-launch times); busy time needs a timeline "
+                             "(an nsys SQLite export, the tracer, a PyTorch trace)";
+      return;
     }
   }
   if (!r.projected_ns || *r.projected_ns <= 0) {
-    e.busy_missing = r.projected_ns ? "GPU projection is 0" : "no GPU projection (needs a timeline)";
+    e.busy_missing = r.projected_ns ? "GPU projection is 0" : "no GPU work launched inside the range";
     return;
   }
   if (!r.total_ns) {

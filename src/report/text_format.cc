@@ -35,6 +35,16 @@ std::string OneLine(std::string_view text) {
   return out;
 }
 
+// A metric value for a table: four significant digits, but whole numbers
+// and values from 10^4 up to 10^12 in plain digits (a grid of 16384 reads
+// 16384, not 1.638e+04).
+std::string MetricText(double v) {
+  const double magnitude = std::fabs(v);
+  if (std::isfinite(v) && magnitude >= 1e4 && magnitude < 1e12) return fmt::format("{:.0f}", v);
+  if (std::isfinite(v) && v == std::floor(v) && magnitude < 1e4) return fmt::format("{:.0f}", v);
+  return fmt::format("{:.4g}", v);
+}
+
 std::string MsText(double ns) {
   const double ms = ns / 1e6;
   const double magnitude = std::fabs(ms);
@@ -91,7 +101,12 @@ void KernelTableMd(std::string& out, const std::map<std::string, analysis::Kerne
                        k->timed_calls ? MsText(k->MeanNs()) : "n/a");
     for (const auto& c : columns) {
       const auto* m = k->FindMetric(c.first, c.second);
-      out += (m && m->values) ? fmt::format(" {:.4g} {} |", OutValue(*m, m->Value()), OutUnit(*m)) : " n/a |";
+      if (m == nullptr || m->values == 0) {
+        out += " n/a |";
+        continue;
+      }
+      const std::string unit(OutUnit(*m));
+      out += fmt::format(" {}{}{} |", MetricText(OutValue(*m, m->Value())), unit.empty() ? "" : " ", unit);
     }
     out += "\n";
   }

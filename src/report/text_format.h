@@ -21,6 +21,8 @@ std::string OneLine(std::string_view text);
 // Nanoseconds as milliseconds: 4 decimals, and at least three significant
 // digits below 0.1 ms (a 2.9 us kernel is 0.00290, not 0.0029 or 0.0000).
 std::string MsText(double ns);
+// A metric value for a table cell: {:.4g}, whole and large numbers in plain digits.
+std::string MetricText(double v);
 // The same, "n/a" when unknown.
 std::string MsText(const std::optional<double>& ns);
 // Nanoseconds to milliseconds for JSON; unknown stays unknown (null).
