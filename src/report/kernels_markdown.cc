@@ -34,8 +34,9 @@ void KernelTable(std::string& out, const std::vector<const analysis::KernelAggre
     const bool timed = k.timed_calls > 0;
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", i + 1, MdCell(k.name), k.calls,
                        timed ? MsText(k.total_ns) : "n/a", timed ? MsText(k.MeanNs()) : "n/a",
-                       k.min_ns ? MsText(*k.min_ns) : "n/a", k.max_ns ? MsText(*k.max_ns) : "n/a", MdCell(k.device, 40),
-                       MdCell(k.process.Label(), 40));
+                       k.min_ns ? MsText(*k.min_ns) : "n/a", k.max_ns ? MsText(*k.max_ns) : "n/a",
+                       k.device.empty() ? "n/a" : MdCell(k.device, 40),
+                       k.process.Known() ? MdCell(k.process.Label(), 40) : "n/a");
   }
 }
 
