@@ -86,7 +86,16 @@ std::uint32_t LaunchPairing::RegionId(const model::LaunchRecord& launch) {
 void LaunchPairing::OnLaunch(const model::LaunchRecord& launch) {
   if (launch.kind != model::LaunchKind::kKernel) return;
   const std::int64_t arrival = arrival_++;
-  pending_ncu_[launch.kernel_name].push_back({"", ResultNumber(launch.result_id).value_or(arrival), launch});
+  // ncu results have no start time, timeline launches do: each is kept only
+  // where it can be used (a copy of every timeline launch with its NVTX stack
+  // would grow with the trace), and an ncu copy without its NVTX stacks.
+  if (!launch.start_ns) {
+    NcuResult r{"", ResultNumber(launch.result_id).value_or(arrival), launch};
+    r.record.nvtx_stack.clear();
+    r.record.nvtx_start_end.clear();
+    pending_ncu_[launch.kernel_name].push_back(std::move(r));
+    return;
+  }
   TimelineLaunch t;
   t.process = launch.process;
   t.device = launch.device;
