@@ -191,7 +191,8 @@ std::string WhyNoActions(const KernelsReport& report, const std::vector<analysis
         ncu_names.size(), timed_names.size(), report.times_from);
   }
   return "no kernel has ncu findings with a global speedup or SpeedOfLight throughput metrics; profile the top "
-         "kernels with ncu (the default `detailed` set or `full`) to rank them";
+         "kernels with ncu to rank them (the SpeedOfLight section, in every ncu set, gives the throughput headroom; "
+         "`--set detailed` or `full` adds ncu's rule findings with estimated speedups)";
 }
 
 void AnalyzeKernels(KernelsReport& report, const analysis::KernelCategorizer& categorizer) {

@@ -47,8 +47,11 @@ std::string Tiles(const HtmlReportInput& in) {
     out += Tile(MsText(*t->gpu_idle_ns) + " ms",
                 fmt::format("GPU idle ({:.1f} % of the traced span)", span > 0 ? 100 * *t->gpu_idle_ns / span : 0.0));
   } else {
-    out += Tile("n/a", t != nullptr ? "GPU busy vs idle: not known (the timeline's operations came out of start order)"
-                                    : "GPU busy vs idle: not known (no GPU timeline in these inputs)");
+    const char* why = t == nullptr        ? "GPU busy vs idle: not known (no GPU timeline in these inputs)"
+                      : t->gpu_ops == 0   ? "GPU busy vs idle: not known (no GPU work in this timeline)"
+                                          : "GPU busy vs idle: not known (the timeline's operations came too far out "
+                                            "of time order)";
+    out += Tile("n/a", why);
   }
   return out + "</div>\n";
 }
@@ -111,9 +114,9 @@ std::string Mfu(const RunModel& run) {
 std::string Actions(const RunModel& run) {
   std::string out = "<h3>What to do first</h3>\n";
   if (run.actions.empty()) {
-    out +=
-        "<p class=\"note\">Not ranked by saving: these inputs give no estimated savings per finding.</p>\n"
-        "<ol data-chart=\"actions\">\n";
+    out += "<p class=\"note\">No ranked actions: " +
+           HtmlText(run.why_no_actions.empty() ? "no kernels in these inputs" : run.why_no_actions) +
+           ".</p>\n<ol data-chart=\"actions\">\n";
     for (const auto& line : run.recommendations) out += "<li>" + HtmlText(line) + "</li>\n";
     return out + "</ol>\n";
   }

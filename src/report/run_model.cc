@@ -203,16 +203,15 @@ void Serving(RunModel& m, const RunContext& run, const RegionsReport* regions) {
 void Recommendations(RunModel& m, const KernelsReport& kernels, const RegionsReport* regions) {
   auto& lines = m.recommendations;
   m.actions = kernels.actions;
-  m.why_no_actions = kernels.why_no_actions;
-  if (m.actions.empty() && !m.top_kernels.empty() && !m.why_no_actions.empty()) {
-    lines.push_back("No ranked actions: " + m.why_no_actions + ".");
-  }
+  m.why_no_actions = kernels.why_no_actions;  // said with the actions, not among these notes
   if (regions == nullptr || !regions->aggregate || regions->aggregate->empty()) {
     lines.push_back("Add NVTX ranges (prefill, decode, per layer) to attribute time to phases.");
   }
-  lines.push_back(
-      "ncu's estimated speedups are its own upper-bound guesses and overlap within a kernel (never add them); "
-      "confirm each change by measuring again.");
+  if (!m.actions.empty()) {
+    lines.push_back(
+        "ncu's estimated speedups are its own upper-bound guesses and overlap within a kernel (never add them); "
+        "confirm each change by measuring again.");
+  }
 }
 
 }  // namespace
