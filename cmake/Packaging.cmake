@@ -9,7 +9,7 @@
 # location, so the tree works under any prefix.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/conf/ DESTINATION share/llm-perf-opt/conf)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION share/doc/llm-perf-opt)
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION share/doc/llm-perf-opt)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs DESTINATION share/doc/llm-perf-opt)  # keeps docs/: README.md links to docs/...
 
 set(CPACK_PACKAGE_NAME llm-perf-opt)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})

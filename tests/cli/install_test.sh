@@ -17,8 +17,8 @@ cmake --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 ||
 P() { "$prefix/bin/llm-perf-opt" "$@"; }
 [[ -x "$prefix/bin/llm-perf-opt" ]] || fail "no P/bin/llm-perf-opt"
 [[ -f "$prefix/share/llm-perf-opt/conf/config.yaml" ]] || fail "no P/share/llm-perf-opt/conf"
-[[ -f "$prefix/share/doc/llm-perf-opt/README.md" && -f "$prefix/share/doc/llm-perf-opt/exit-codes.md" ]] ||
-  fail "no docs in P/share/doc/llm-perf-opt"
+[[ -f "$prefix/share/doc/llm-perf-opt/README.md" && -f "$prefix/share/doc/llm-perf-opt/docs/exit-codes.md" ]] ||
+  fail "no docs in P/share/doc/llm-perf-opt (README.md and docs/, as README.md links them)"
 [[ -f "$prefix/share/bash-completion/completions/llm-perf-opt" ]] || fail "no bash completion"
 if [[ -f "$build/share/man/man1/llm-perf-opt.1" ]]; then
   [[ -f "$prefix/share/man/man1/llm-perf-opt.1" ]] || fail "no man page (the build made one)"
