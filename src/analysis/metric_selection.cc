@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <array>
 #include <set>
+#include <span>
 #include <utility>
 
+#include "src/analysis/kernel_aggregator.h"
+#include "src/analysis/metric_catalogue.h"
 #include "src/core/spellcheck.h"
 
 namespace llmpo::analysis {
@@ -31,6 +34,23 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 16> kSection
     {"NumaAffinity", "NUMA Affinity"},
 }};
 
+// Whether `name` (as the data spells it) is the metric `wanted` (as the
+// config spells it): the same name, a details-page label ncu prints for it,
+// or another spelling of one of the well-known metrics (DRAM throughput is
+// dram__throughput on raw pages, gpu__dram_throughput in the Speed Of Light
+// section, "DRAM Throughput" on details pages).
+bool SameMetric(std::string_view name, std::string_view wanted) {
+  if (name == wanted || RawNameOf(name) == wanted) return true;
+  for (std::span<const std::string_view> spellings :
+       {std::span<const std::string_view>(kSmThroughputPct), std::span<const std::string_view>(kDramThroughputPct),
+        std::span<const std::string_view>(kAchievedOccupancyPct),
+        std::span<const std::string_view>(kRegistersPerThread)}) {
+    const bool has_wanted = std::find(spellings.begin(), spellings.end(), wanted) != spellings.end();
+    if (has_wanted && std::find(spellings.begin(), spellings.end(), name) != spellings.end()) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string_view SectionDisplayName(std::string_view id) {
@@ -42,7 +62,9 @@ std::string_view SectionDisplayName(std::string_view id) {
 
 bool MetricSelection::Shows(const MetricAggregate& m) const {
   if (ShowsAll()) return true;
-  if (std::find(metrics.begin(), metrics.end(), m.name) != metrics.end()) return true;
+  if (std::any_of(metrics.begin(), metrics.end(), [&](const std::string& w) { return SameMetric(m.name, w); })) {
+    return true;
+  }
   const std::string_view section = model::BaseSection(m.section);
   return std::any_of(sections.begin(), sections.end(), [&](const std::string& id) {
     return section == id || (!SectionDisplayName(id).empty() && section == SectionDisplayName(id));
@@ -58,7 +80,7 @@ std::vector<std::string> MetricSelection::Check(const std::vector<const MetricAg
   std::vector<std::string> notes;
   const std::vector<std::string> name_list(names.begin(), names.end());
   for (const auto& metric : metrics) {
-    if (names.count(metric)) continue;
+    if (std::any_of(names.begin(), names.end(), [&](const std::string& n) { return SameMetric(n, metric); })) continue;
     std::string note = fmt::format("metric '{}' is not in the data", metric);
     if (auto near = ClosestMatch(metric, name_list)) note += fmt::format("; did you mean '{}'?", *near);
     notes.push_back(std::move(note));

@@ -20,6 +20,24 @@ TEST(MetricSelection, SectionsMatchByIdentifierOrDisplayName) {
 }
 
 // --print-details all: chart items carry "<section> / <item label>".
+// A metric asked for by its raw name is in the data when a details page
+// prints it under its label ("DRAM Throughput", "Duration"), or under the
+// Speed Of Light section's name for DRAM throughput: no "not in the data".
+TEST(MetricSelection, RawNamesMatchTheirDetailsPageLabels) {
+  const MetricSelection selection{{}, {"dram__throughput.avg.pct_of_peak_sustained_elapsed", "gpu__time_duration.sum"}};
+  const MetricAggregate dram = Metric("GPU Speed Of Light Throughput", "DRAM Throughput");
+  const MetricAggregate duration = Metric("GPU Speed Of Light Throughput", "Duration");
+  EXPECT_TRUE(selection.Shows(dram));
+  EXPECT_TRUE(selection.Shows(duration));
+  EXPECT_TRUE(selection.Check({&dram, &duration}).empty());
+  const MetricAggregate sol = Metric("SpeedOfLight", "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed");
+  EXPECT_TRUE(selection.Shows(sol));
+  const auto notes = selection.Check({&sol});
+  ASSERT_EQ(notes.size(), 1u);  // the duration is missing, DRAM is not
+  EXPECT_NE(notes[0].find("gpu__time_duration.sum"), std::string::npos) << notes[0];
+  EXPECT_FALSE(selection.Shows(Metric("Occupancy", "Achieved Occupancy")));
+}
+
 TEST(MetricSelection, ChartItemsBelongToTheirSection) {
   const MetricSelection selection{{"SpeedOfLight_RooflineChart"}, {}};
   const MetricAggregate item = Metric("GPU Speed Of Light Roofline Chart / Single Precision Roofline", "SM Frequency");
