@@ -89,12 +89,16 @@ Check GpuCheck() {
 
 // NVIDIA's driver restricts GPU performance counters to admins unless
 // RmProfilingAdminOnly is 0; ncu then fails with ERR_NVGPUCTRPERM.
-Check CounterPermissionCheck() {
-  Check c{"GPU counter permission", false, "",
-          "run as root, or set 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' and reload the driver"};
+Check CounterPermissionCheck(bool gpu) {
+  const bool root = ::geteuid() == 0;
+  const std::string driver_fix =
+      "set 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' (modprobe.d) and reload the driver";
+  Check c{"GPU counter permission", false, "", root ? driver_fix : "run as root, or " + driver_fix};
   std::ifstream params("/proc/driver/nvidia/params");
   if (!params) {
-    c.detail = "unknown: /proc/driver/nvidia/params is not readable (no NVIDIA driver loaded)";
+    c.detail = gpu ? "unknown: /proc/driver/nvidia/params is not readable"
+                   : "unknown: /proc/driver/nvidia/params is not readable (no NVIDIA driver loaded)";
+    c.fix = gpu ? "if ncu reports ERR_NVGPUCTRPERM: " + c.fix : "";  // without a GPU, its check says what to do
     return c;
   }
   std::string line;
@@ -108,6 +112,7 @@ Check CounterPermissionCheck() {
     }
   }
   c.detail = "unknown: RmProfilingAdminOnly not listed";
+  c.fix = "if ncu reports ERR_NVGPUCTRPERM: " + c.fix;
   return c;
 }
 
@@ -154,19 +159,22 @@ Check CuptiCheck() {
 DoctorReport RunDoctor() {
   DoctorReport r;
   r.checks.push_back(GpuCheck());
-  r.checks.push_back(CounterPermissionCheck());
+  r.checks.push_back(CounterPermissionCheck(r.checks[0].ok));
   r.checks.push_back(ToolCheck("nvcc", "install the CUDA toolkit (needed to build the bundled workloads)"));
   r.checks.push_back(ToolCheck("ncu", "install Nsight Compute and put its folder on PATH"));
   r.checks.push_back(ToolCheck("nsys", "install Nsight Systems and put its folder on PATH"));
   r.checks.push_back(TracerCheck());
   r.checks.push_back(CuptiCheck());
   const bool gpu = r.checks[0].ok, counters = r.checks[1].ok, ncu = r.checks[3].ok, nsys = r.checks[4].ok;
+  const bool counters_unknown = r.checks[1].detail.starts_with("unknown");
   const bool tracer = r.checks[5].ok, cupti = r.checks[6].ok;
   r.verdicts.push_back(
       fmt::format("ncu profiling (pipeline.ncu.enable=true): {}", gpu && ncu && counters ? "will work"
                                                                   : !gpu                 ? "will not work: no GPU"
                                                                   : !ncu                 ? "will not work: ncu missing"
-                                                                         : "may fail: counter access is restricted"));
+                                                                  : counters_unknown
+                                                                      ? "may fail: counter access could not be checked"
+                                                                      : "may fail: counter access is restricted"));
   r.verdicts.push_back(
       fmt::format("nsys timeline (pipeline.nsys.enable=true): {}", gpu && nsys ? "will work"
                                                                    : !gpu      ? "will not work: no GPU"
@@ -176,7 +184,9 @@ DoctorReport RunDoctor() {
                                    : gpu && cupti ? "NVTX ranges and GPU activity"
                                    : !gpu         ? "NVTX ranges only (no GPU)"
                                                   : "NVTX ranges only (no CUPTI)"));
-  r.verdicts.push_back("import of existing ncu/nsys files (CSV, SQLite, .ncu-rep): works everywhere");
+  r.verdicts.push_back(
+      "import of existing files (ncu CSV and .ncu-rep, nsys CSV and SQLite, PyTorch traces, our traces): works "
+      "everywhere");
   r.verdicts.push_back("profile --dry-run (print the commands): works everywhere");
   return r;
 }
@@ -185,7 +195,7 @@ std::string FormatDoctor(const DoctorReport& r) {
   std::string out = "llm-perf-opt doctor\n\n";
   for (const auto& c : r.checks) {
     out += fmt::format("  [{}] {}: {}\n", c.ok ? "ok" : "--", c.name, c.detail);
-    if (!c.ok) out += fmt::format("       fix: {}\n", c.fix);
+    if (!c.ok && !c.fix.empty()) out += fmt::format("       fix: {}\n", c.fix);
   }
   out += "\n";
   for (const auto& v : r.verdicts) out += fmt::format("  {}\n", v);
