@@ -6,6 +6,7 @@
 #include "src/cli/parse_args.h"
 #include "src/config/node_path.h"
 #include "src/config/yaml_io.h"
+#include "src/core/spellcheck.h"
 
 namespace llmpo::cli {
 
@@ -21,7 +22,12 @@ int RunConfig(const Invocation& inv) {
   if (auto stop = AnswerHydraQuery(args, *composed)) return *stop;
   const config::Node* node = config::FindPath(composed->config, config::SplitKey(package));
   if (node == nullptr) {
-    return ReportError(MakeError(ExitStatus::kUsage, fmt::format("--package '{}' is not in the config", package)));
+    Error e = MakeError(ExitStatus::kUsage, fmt::format("--package '{}' is not in the config", package));
+    if (auto near = ClosestMatch(package, config::AllKeyPaths(composed->config))) {
+      std::move(e).WithNote(fmt::format("did you mean '{}'?", *near));
+    }
+    std::move(e).WithNote("'llm-perf-opt config' prints every key");
+    return ReportError(e);
   }
   std::cout << config::EmitYaml(*node);
   return 0;

@@ -119,6 +119,9 @@ grep -q -- "--quiet, -q" out.txt && grep -q -- "--version, -V" out.txt || fail "
 run config --pakage pipeline
 [[ $rc -eq 2 ]] && grep -q "unknown option '--pakage'" err.txt && grep -q "did you mean '--package'?" err.txt ||
   fail "config --pakage: $rc $(cat err.txt)"
+# A mistyped --package key: exit 2, "did you mean".
+run config -p pipeline.nsy
+[[ $rc -eq 2 ]] && grep -q "did you mean 'pipeline.nsys'?" err.txt || fail "config -p pipeline.nsy: $rc $(cat err.txt)"
 run doctor --jsn
 [[ $rc -eq 2 ]] && grep -q "did you mean '--json'?" err.txt || fail "doctor --jsn: $rc $(cat err.txt)"
 run --verbos config
