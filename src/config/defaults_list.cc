@@ -72,6 +72,36 @@ Error NotInDefaults(const Override& ov) {
       .WithNote(fmt::format("to add it, prefix it with '+': +{}={}", OverrideLabel(ov), ov.value_text));
 }
 
+// A group not in the defaults list. When `value` names a folder of groups
+// rather than an option ("model=tiny_llm": tiny_llm's configs are in
+// model/tiny_llm/arch and model/tiny_llm/infer), adding it with '+' would fail
+// too: the note shows the swap of the entry chosen now for one of those.
+Error NotChosenHere(const std::vector<DefaultsEntry>& entries, const Override& ov, const Repository& repo) {
+  const std::vector<std::string> options = repo.Options(ov.key);
+  const std::string folder = ov.key + "/" + ov.value_text + "/";
+  std::vector<std::string> subgroups;
+  for (const auto& g : repo.Groups()) {
+    if (g.starts_with(folder) && !repo.Options(g).empty()) subgroups.push_back(g);
+  }
+  if (std::find(options.begin(), options.end(), ov.value_text) != options.end() || subgroups.empty()) {
+    return NotInDefaults(ov);
+  }
+  Error e =
+      MakeError(ExitStatus::kUsage, fmt::format("override '{}': '{}' is not an option of group '{}' but a folder of "
+                                                "groups: {}",
+                                                ov.text, ov.value_text, ov.key, fmt::join(subgroups, ", ")));
+  const std::string& target = subgroups.front();
+  for (const auto& entry : entries) {
+    if (entry.is_self || !entry.group.starts_with(ov.key + "/") || entry.group.starts_with(folder)) continue;
+    const std::string tail = entry.group.substr(entry.group.rfind('/'));  // "/arch"
+    if (!target.ends_with(tail)) continue;
+    const std::string package = entry.package ? "@" + *entry.package : "";
+    return std::move(e).WithNote(fmt::format("to use it in place of {}: '~{}' '+{}{}={}'", entry.group,
+                                             entry.Label(), target, package, repo.Options(target).front()));
+  }
+  return std::move(e).WithNote(fmt::format("to add one: '+{}={}'", target, repo.Options(target).front()));
+}
+
 }  // namespace
 
 std::string DefaultsEntry::Label() const { return package ? fmt::format("{}@{}", group, *package) : group; }
@@ -125,7 +155,7 @@ Status ApplyGroupOverride(std::vector<DefaultsEntry>& entries, const Override& o
                      fmt::format("override '{}': group '{}' is already in the defaults list", ov.text, match->Label()))
         .WithNote(fmt::format("to change its option, drop the '+': {}={}", OverrideLabel(ov), ov.value_text));
   }
-  if (ov.action == OverrideAction::kChange && match == nullptr) return NotInDefaults(ov);
+  if (ov.action == OverrideAction::kChange && match == nullptr) return NotChosenHere(entries, ov, repo);
 
   RETURN_IF_ERROR(CheckOption(ov, repo));
   if (match != nullptr) {

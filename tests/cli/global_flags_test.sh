@@ -122,6 +122,14 @@ run config --pakage pipeline
 # A mistyped --package key: exit 2, "did you mean".
 run config -p pipeline.nsy
 [[ $rc -eq 2 ]] && grep -q "did you mean 'pipeline.nsys'?" err.txt || fail "config -p pipeline.nsy: $rc $(cat err.txt)"
+# A workload's folder given as a group option: the note is a swap that works.
+run config model=tiny_llm
+[[ $rc -eq 2 ]] && grep -q "'tiny_llm' is not an option of group 'model' but a folder of groups" err.txt ||
+  fail "config model=tiny_llm: $rc $(cat err.txt)"
+swap=$(sed -n "s/.*to use it in place of [^:]*: //p" err.txt)
+[[ -n "$swap" ]] || fail "no swap note: $(cat err.txt)"
+eval "run config -p model $swap"
+[[ $rc -eq 0 ]] && grep -q "name: tiny_llm" out.txt || fail "the suggested swap ($swap): $rc $(cat err.txt)"
 run doctor --jsn
 [[ $rc -eq 2 ]] && grep -q "did you mean '--json'?" err.txt || fail "doctor --jsn: $rc $(cat err.txt)"
 run --verbos config
