@@ -64,7 +64,7 @@ std::string TopRegions(const RunModel& run) {
   std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) { return a->share_pct > b->share_pct; });
   std::string out =
       "<table class=\"plain\"><thead><tr><th>Top-level region</th><th>GPU kernel time (ms)</th>"
-      "<th>Share of top-level regions</th><th>Launches</th></tr></thead><tbody>\n";
+      "<th>Share of top-level regions</th><th>Launches</th><th>From</th></tr></thead><tbody>\n";
   double rest_pct = 0;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const StageRow& s = *rows[i];
@@ -79,8 +79,10 @@ std::string TopRegions(const RunModel& run) {
                                                     s.share_pct, s.share_pct)
                                               : "n/a";
     out +=
-        fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
-                    HtmlText(s.label), MsText(s.gpu_kernel_ns), share, s.launches);
+        fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+                    "<td>{}</td></tr>\n",
+                    HtmlText(s.label), MsText(s.gpu_kernel_ns), share, s.launches,
+                    s.from.empty() ? "n/a" : HtmlText(s.from));
   }
   out += "</tbody></table>\n";
   if (rows.size() > kHtmlTopRegions) {

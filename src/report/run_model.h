@@ -19,6 +19,7 @@ struct StageRow {
   std::optional<double> gpu_kernel_ns;  // null: its input has no kernel durations
   double share_pct = 0;                 // of the top-level regions' GPU kernel time
   std::uint64_t launches = 0;
+  std::string from;  // the input(s) its numbers come from (not always the run's kernel-time input)
 };
 
 struct MfuRow {

@@ -15,11 +15,15 @@ void Stages(std::string& out, const RunModel& m) {
     out += "No NVTX regions in this run: add ranges around the phases (prefill, decode, layers) to see them here.\n";
     return;
   }
-  out += "Top-level NVTX regions, GPU time of the kernels inside each (regions may overlap).\n\n";
-  out += "| Region | Total (ms) | Share | Launches |\n|---|---:|---:|---:|\n";
+  out +=
+      "Top-level NVTX regions: GPU kernel time of the kernels inside each (regions may overlap), its share of all "
+      "top-level regions' time, and the input the region numbers come from (a region report takes each quantity "
+      "from one input: timeline > ncu > nsys summary, docs/regions.md).\n\n";
+  out += "| Region | GPU kernel time (ms) | Share of top-level regions | Launches | From |\n|---|---:|---:|---:|---|\n";
   for (const auto& s : m.stages) {
-    out +=
-        fmt::format("| {} | {} | {:.1f} % | {} |\n", MdCell(s.label), MsText(s.gpu_kernel_ns), s.share_pct, s.launches);
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", MdCell(s.label), MsText(s.gpu_kernel_ns),
+                       s.gpu_kernel_ns ? fmt::format("{:.1f} %", s.share_pct) : "n/a", s.launches,
+                       s.from.empty() ? "n/a" : MdCell(s.from, 80));
   }
 }
 
