@@ -46,7 +46,6 @@ void CopyQuantity(Region& to, const Region& from, Quantity q) {
       to.kernels = from.kernels;
       to.measured = from.measured;
       to.instance_ns = from.instance_ns;
-      to.instance_count = from.instance_count;
       to.range_metrics = from.range_metrics;
       break;
     case Quantity::kGpuOps:

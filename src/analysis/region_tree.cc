@@ -72,7 +72,11 @@ std::optional<InstanceStats> Region::Instances(std::string* of) const {
     *of = "total_ms";
     return measured;
   }
-  if (cpu_instances.count > 0) {
+  // nvtx_gpu_proj_sum alone gives the CPU range time without its extremes and
+  // the projection with them: its instances are described by the projection.
+  const bool projection_richer = projected_stats.count > 0 && projected_stats.has_extremes &&
+                                 !cpu_instances.has_extremes;
+  if (cpu_instances.count > 0 && !projection_richer) {
     *of = "cpu_ms";
     return cpu_instances;
   }
@@ -80,15 +84,8 @@ std::optional<InstanceStats> Region::Instances(std::string* of) const {
     *of = "projected_ms";
     return projected_stats;
   }
-  if (instance_ns.empty() && instance_count == 0) return std::nullopt;
+  if (instance_ns.empty()) return std::nullopt;
   *of = "total_ms";
-  if (instance_ns.empty()) {  // a count only (nvtx_kern_sum)
-    InstanceStats stats;
-    stats.count = instance_count;
-    stats.total_ns = total_ns.value_or(0);
-    stats.has_extremes = false;
-    return stats;
-  }
   InstanceStats stats;
   for (const auto& [id, ns] : instance_ns) stats.Add(ns);
   return stats;
@@ -168,7 +165,6 @@ void RegionTree::Merge(const Region& other) {
   AddKnown(r.cpu_exclusive_ns, other.cpu_exclusive_ns);
   r.launches += other.launches;
   r.excluded += other.excluded;
-  r.instance_count += other.instance_count;
   r.gpu_ops += other.gpu_ops;
   r.derived_total = r.derived_total || other.derived_total;
   r.inputs.insert(other.inputs.begin(), other.inputs.end());
@@ -425,9 +421,10 @@ void RegionBuilder::OnNvtxKernelRow(const model::NvtxKernelRow& row) {
   KernelAggregate& k = r.kernels[row.kernel.kernel_name];
   if (k.name.empty()) k.name = row.kernel.kernel_name;
   AddSummary(k, row.kernel);
-  if (row.range_instances && r.cpu_instances.count == 0 && r.measured.count == 0) {
-    r.instance_count = static_cast<std::uint64_t>(*row.range_instances);
-  }
+  // "NVTX Inst" counts the range's instances that ran this kernel, not the
+  // range's instances: two code paths of one range launch different kernels
+  // (kiln's gdn/conv: 1824 and 528 of 2352). The range's count is not known
+  // here (nvtx_sum or a timeline gives it).
 }
 
 // Timeline ranges become regions with their CPU time. Push/pop ranges of a

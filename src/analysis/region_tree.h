@@ -102,7 +102,6 @@ struct Region {
   double kernel_ns = 0, kernel_exclusive_ns = 0;
   double copy_ns = 0, copy_exclusive_ns = 0;
   std::map<std::int64_t, double> instance_ns;
-  std::uint64_t instance_count = 0;  // instances counted by a summary that knows no per-instance values
   std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> instance_span;  // GPU work per instance
   // The instance the last launch added to, and its entries: launches come in
   // runs of one instance, so most need no map lookup. Building only (map

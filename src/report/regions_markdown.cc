@@ -145,8 +145,9 @@ void WriteRegionsMarkdown(const RegionsReport& report, std::ostream& stream) {
   if (report.launches_per_range) {
     out += fmt::format(
         "- Launch-range pairs: {} (nvtx_kern_sum counts a launch once in every range of its stack, so this is not "
-        "the number of launches); launches outside every range: {}\n",
-        report.launches_with_nvtx, report.launches_outside);
+        "the number of launches in ranges); launches outside every range: {}\n",
+        report.launches_with_nvtx - std::min(report.launches_with_nvtx, report.launches_outside),
+        report.launches_outside);
   } else {
     out += fmt::format("- Launches with NVTX state: {}; outside every range: {}\n", report.launches_with_nvtx,
                        report.launches_outside);

@@ -285,9 +285,35 @@ TEST(CombineRegions, NvtxKernSumCountsAreLaunchRangePairs) {
   const CombinedRegions c = Alone(b, SourceFamily::kSummary);
   EXPECT_EQ(c.launches_with_nvtx, 2u);
   EXPECT_TRUE(c.launches_per_range);
+  std::string of;
+  EXPECT_FALSE(Find(c.aggregate, {"attn"})->Instances(&of));  // "NVTX Inst" is per kernel, not the range's count
   RegionBuilder t("timeline.sqlite", filter, d);
   t.OnLaunch(Launch("gemm", 10, {"step", "attn"}));
   EXPECT_FALSE(Alone(t, SourceFamily::kTimeline).launches_per_range);
+}
+
+// nvtx_gpu_proj_sum alone: the instances are described by the projection
+// (mean, min, max), not by a CPU total without extremes (docs/regions.md).
+TEST(CombineRegions, ProjectionSummaryAloneDescribesInstancesByProjection) {
+  KernelFilter filter;
+  model::Diagnostics d;
+  RegionBuilder b("nvtx_gpu_proj_sum.csv", filter, d);
+  model::NvtxRange r;
+  r.name = "decode";
+  r.instances = 3;
+  r.total_ns = 3.3e6;
+  r.gpu_projected_ns = 2.4e6;
+  r.projected_min_ns = 0.7e6;
+  r.projected_max_ns = 0.9e6;
+  b.OnNvtxRange(r);
+  const CombinedRegions c = Alone(b, SourceFamily::kSummary);
+  std::string of;
+  const auto stats = Find(c.aggregate, {"decode"})->Instances(&of);
+  ASSERT_TRUE(stats);
+  EXPECT_EQ(of, "projected_ms");
+  EXPECT_EQ(stats->count, 3u);
+  EXPECT_DOUBLE_EQ(stats->min_ns, 0.7e6);
+  EXPECT_DOUBLE_EQ(stats->max_ns, 0.9e6);
 }
 
 TEST(CombineRegions, TheSameInputTwiceGivesTheNumbersOfOnce) {
