@@ -53,7 +53,14 @@ std::string RegionTitle(const Region& r, Quantity drawn, std::optional<double> p
 
 class IcicleLayout {
  public:
-  IcicleLayout(const std::vector<RegionEntry>& entries, Quantity q) : entries_(entries), q_(q) {}
+  IcicleLayout(const std::vector<RegionEntry>& entries, Quantity q) : entries_(entries), q_(q) {
+    // Region::children holds tree indices; entries are in another order.
+    for (std::size_t i = 0; i < entries_.size(); ++i) {
+      const std::size_t t = entries_[i].tree_index;
+      if (t >= entry_of_.size()) entry_of_.resize(t + 1, kNoEntry);
+      entry_of_[t] = i;
+    }
+  }
 
   IcicleResult Draw() {
     std::vector<std::size_t> roots;
@@ -72,6 +79,17 @@ class IcicleLayout {
   }
 
  private:
+  static constexpr std::size_t kNoEntry = static_cast<std::size_t>(-1);
+
+  // The entry indices of entry i's children.
+  std::vector<std::size_t> Children(std::size_t i) const {
+    std::vector<std::size_t> out;
+    for (auto t : entries_[i].region->children) {
+      if (t < entry_of_.size() && entry_of_[t] != kNoEntry) out.push_back(entry_of_[t]);
+    }
+    return out;
+  }
+
   double Value(std::size_t i) const { return std::max(0.0, entries_[i].region->Value(q_).value_or(0.0)); }
 
   // Lays out `ids` side by side in [x0, x1) of the full width, in proportion
@@ -87,7 +105,7 @@ class IcicleLayout {
         continue;
       }
       Node(i, x, x + share, parent_value);
-      const auto& children = entries_[i].region->children;
+      const std::vector<std::size_t> children = Children(i);
       double child_sum = 0;
       for (auto c : children) child_sum += Value(c);
       Place(children, x, x + share, std::max(Value(i), child_sum), entries_[i].region->Value(q_));
@@ -97,7 +115,7 @@ class IcicleLayout {
 
   std::size_t Descendants(std::size_t i) const {
     std::size_t n = 0;
-    for (auto c : entries_[i].region->children) n += 1 + Descendants(c);
+    for (auto c : Children(i)) n += 1 + Descendants(c);
     return n;
   }
 
@@ -116,6 +134,7 @@ class IcicleLayout {
   }
 
   const std::vector<RegionEntry>& entries_;
+  std::vector<std::size_t> entry_of_;  // tree index -> entry index
   Quantity q_;
   IcicleResult result_;
   std::string body_;

@@ -10,12 +10,30 @@
 namespace llmpo::report {
 namespace {
 
+// In tree order: each region right after its parent's earlier children and
+// their subtrees, siblings in the order they were first seen. Storage order
+// is not enough: a child first seen after other top-level regions would be
+// listed (and indented) under the wrong one.
 std::vector<RegionEntry> Entries(const analysis::RegionTree& tree) {
+  const auto& regions = tree.regions();
+  std::vector<std::vector<std::size_t>> children(regions.size());
+  std::vector<std::size_t> roots;
+  for (std::size_t i = 0; i < regions.size(); ++i) {
+    const auto& parent = regions[i].parent;
+    (parent && *parent < regions.size() ? children[*parent] : roots).push_back(i);
+  }
   std::vector<RegionEntry> out;
-  for (const auto& r : tree.regions()) {
+  out.reserve(regions.size());
+  std::vector<std::size_t> stack(roots.rbegin(), roots.rend());  // iterative: NVTX depth is the input's
+  while (!stack.empty()) {
+    const std::size_t i = stack.back();
+    stack.pop_back();
+    const auto& r = regions[i];
     RegionEntry e{&r, std::nullopt, ""};
-    if (r.parent) e.parent_label = tree.regions()[*r.parent].label;
+    e.tree_index = i;
+    if (r.parent) e.parent_label = regions[*r.parent].label;
     out.push_back(std::move(e));
+    stack.insert(stack.end(), children[i].rbegin(), children[i].rend());
   }
   return out;
 }

@@ -36,6 +36,9 @@ struct RegionEntry {
   const analysis::Region* region;  // owned by the CombinedRegions, which outlive the report
   std::optional<std::string> parent_label;
   std::string folder;  // relative to the regions folder; empty when the scope has no folders
+  // The region's index in its tree (what Region::parent and children hold);
+  // entries are in tree order, which is not the tree's storage order.
+  std::size_t tree_index = 0;
   // Analysis (docs/analysis.md), filled by BuildRegionsReport:
   std::vector<std::pair<std::string, double>> category_ns;  // inclusive kernel time per category, largest first
   std::optional<double> busy_pct;       // (kernel + copy time) / GPU projection, timelines only; > 100: overlap
