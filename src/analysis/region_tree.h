@@ -116,6 +116,19 @@ struct Region {
 
   double TotalNs() const { return total_ns.value_or(0); }
   std::optional<double> Value(Quantity q) const;
+  // Kernel launches inside, where known: inputs without per-kernel data
+  // (nvtx_sum, an nsys export without CUDA tables), range replay (one result
+  // per range) and totals summed from measured children know no count.
+  std::optional<std::uint64_t> KnownLaunches() const {
+    if (launches > 0) return launches;
+    if (total_ns && measured.count == 0 && !derived_total) return launches;
+    return std::nullopt;
+  }
+  // Memory operations inside, where the input traced them.
+  std::optional<std::uint64_t> KnownGpuOps() const {
+    if (gpu_ops > 0 || gpu_ops_ns) return gpu_ops;
+    return std::nullopt;
+  }
   // Instances: count, and min/mean/max of one quantity, named in `of`
   // ("total_ms" for range replay or numbered ranges, "cpu_ms", "projected_ms").
   std::optional<InstanceStats> Instances(std::string* of) const;

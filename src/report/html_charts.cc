@@ -40,7 +40,7 @@ std::string RegionTitle(const Region& r, Quantity drawn, std::optional<double> p
   add("GPU memory-operation time", r.gpu_ops_ns, r.gpu_ops_exclusive_ns);
   add("Projected GPU time", r.projected_ns, std::nullopt);
   add("CPU range time", r.cpu_ns, r.cpu_exclusive_ns);
-  lines.push_back(fmt::format("kernel launches: {}", r.launches));
+  lines.push_back(fmt::format("kernel launches: {}", CountText(r.KnownLaunches())));
   const auto value = r.Value(drawn);
   if (value && parent_value && *parent_value > 0) {
     lines.push_back(

@@ -37,8 +37,11 @@ std::string Tiles(const HtmlReportInput& in) {
   out += Tile(run.times_from.empty() ? "n/a" : MsText(run.gpu_kernel_ns) + " ms",
               run.times_from.empty() ? "GPU kernel time: no kernel durations in these inputs"
                                      : "GPU kernel time, from " + HtmlText(run.times_from));
-  out += Tile(fmt::format("{}", run.launches), "kernel launches");
-  out += Tile(fmt::format("{}", run.distinct_kernels), "distinct kernels");
+  // Without an input with kernels the counts are unknown, not 0 (a region
+  // report from nvtx_kern_sum can still show kernels per range).
+  const bool kernels_known = !run.times_from.empty();
+  out += Tile(kernels_known ? fmt::format("{}", run.launches) : "n/a", "kernel launches");
+  out += Tile(kernels_known ? fmt::format("{}", run.distinct_kernels) : "n/a", "distinct kernels");
   out += Tile(run.region_count ? fmt::format("{}", *run.region_count) : "n/a", "NVTX regions (aggregate)");
   const auto* t = in.timeline;
   if (t != nullptr && t->gpu_busy_ns) {
@@ -81,7 +84,7 @@ std::string TopRegions(const RunModel& run) {
     out +=
         fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
                     "<td>{}</td></tr>\n",
-                    HtmlText(s.label), MsText(s.gpu_kernel_ns), share, s.launches,
+                    HtmlText(s.label), MsText(s.gpu_kernel_ns), share, CountText(s.launches),
                     s.from.empty() ? "n/a" : HtmlText(s.from));
   }
   out += "</tbody></table>\n";
@@ -307,7 +310,8 @@ ordered_json RegionTable(const RegionsReport* r, std::size_t& omitted) {
       if (scoped) row.push_back(scope);
       for (ordered_json v : {ordered_json(JoinPath(g.path)), ordered_json(std::string(analysis::ToString(g.kind))),
                              Ms(g.total_ns), Ms(g.exclusive_ns), Ms(g.gpu_ops_ns), Ms(g.projected_ns), Ms(g.cpu_ns),
-                             Ms(g.cpu_exclusive_ns), ordered_json(g.launches)}) {
+                             Ms(g.cpu_exclusive_ns),
+                             g.KnownLaunches() ? ordered_json(*g.KnownLaunches()) : ordered_json(nullptr)}) {
         row.push_back(std::move(v));
       }
       rows.push_back(std::move(row));

@@ -82,8 +82,8 @@ void WriteRegionObject(JsonWriter& w, const RegionEntry& e, const std::string& p
   w.Member("projected_ms", OptionalMs(r.projected_ns));
   w.Member("cpu_ms", OptionalMs(r.cpu_ns));
   w.Member("cpu_exclusive_ms", OptionalMs(r.cpu_exclusive_ns));
-  w.Member("kernel_count", std::uint64_t{r.launches});
-  w.Member("gpu_op_count", std::uint64_t{r.gpu_ops});
+  w.Member("kernel_count", r.KnownLaunches());
+  w.Member("gpu_op_count", r.KnownGpuOps());
   w.Member("excluded_launches", std::uint64_t{r.excluded});
   w.Key("instances");
   WriteInstances(w, r);

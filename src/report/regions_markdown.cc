@@ -44,7 +44,7 @@ void Tree(std::string& out, const std::vector<RegionEntry>& entries) {
   for (const auto& e : entries) {
     const Region& r = *e.region;
     out += fmt::format("{}{}  {}, {} launches\n", std::string(2 * r.depth, ' '), OneLine(r.label), Quantities(r),
-                       r.launches);
+                       CountText(r.KnownLaunches()));
   }
   out += "```\n";
 }
@@ -110,7 +110,7 @@ void RegionSection(std::string& out, const RegionEntry& e, const analysis::Metri
   if (r.measured.count > 0 && r.kind != analysis::RegionKind::kSummary) {
     out += fmt::format("- Range-replay results: {} (whole-range measurements)\n", r.measured.count);
   }
-  out += fmt::format("- Kernel launches: {}{}\n- Instances: {}\n", r.launches,
+  out += fmt::format("- Kernel launches: {}{}\n- Instances: {}\n", CountText(r.KnownLaunches()),
                      r.excluded ? fmt::format(" ({} left out by the kernel filter)", r.excluded) : "", Instances(r));
   if (!r.inputs.empty()) {
     std::string inputs;
@@ -185,7 +185,7 @@ void WriteRegionsMarkdown(const RegionsReport& report, std::ostream& stream) {
       const Region& r = *e.region;
       out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", MdCell(JoinPath(r.path)), r.depth,
                          MsText(r.total_ns), MsText(r.exclusive_ns), MsText(r.gpu_ops_ns), MsText(r.projected_ns),
-                         MsText(r.cpu_ns), r.launches);
+                         MsText(r.cpu_ns), CountText(r.KnownLaunches()));
     }
     flush();
     if (!report.aggregate) {

@@ -108,7 +108,7 @@ void Stages(RunModel& m, const RegionsReport& regions) {
   for (const auto& e : *regions.aggregate) {
     if (e.region->depth != 0) continue;
     m.stages.push_back(StageRow{e.region->label, e.region->total_ns,
-                                top_total > 0 ? 100.0 * e.region->TotalNs() / top_total : 0, e.region->launches,
+                                top_total > 0 ? 100.0 * e.region->TotalNs() / top_total : 0, e.region->KnownLaunches(),
                                 fmt::format("{}", fmt::join(e.region->inputs, ", "))});
   }
 }

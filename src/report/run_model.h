@@ -18,7 +18,7 @@ struct StageRow {
   std::string label;
   std::optional<double> gpu_kernel_ns;  // null: its input has no kernel durations
   double share_pct = 0;                 // of the top-level regions' GPU kernel time
-  std::uint64_t launches = 0;
+  std::optional<std::uint64_t> launches;  // null: not known (Region::KnownLaunches)
   std::string from;  // the input(s) its numbers come from (not always the run's kernel-time input)
 };
 

@@ -22,7 +22,7 @@ void Stages(std::string& out, const RunModel& m) {
   out += "| Region | GPU kernel time (ms) | Share of top-level regions | Launches | From |\n|---|---:|---:|---:|---|\n";
   for (const auto& s : m.stages) {
     out += fmt::format("| {} | {} | {} | {} | {} |\n", MdCell(s.label), MsText(s.gpu_kernel_ns),
-                       s.gpu_kernel_ns ? fmt::format("{:.1f} %", s.share_pct) : "n/a", s.launches,
+                       s.gpu_kernel_ns ? fmt::format("{:.1f} %", s.share_pct) : "n/a", CountText(s.launches),
                        s.from.empty() ? "n/a" : MdCell(s.from, 80));
   }
 }
@@ -115,7 +115,9 @@ std::string StakeholderSummary(const RunContext& run, const KernelsReport& all_k
   out += fmt::format(
       "\n## Aggregates\n\n| Metric | Value |\n|---|---:|\n| GPU kernel time (ms) | {} |\n| Kernel "
       "launches | {} |\n| Distinct kernels | {} |\n",
-      MsText(m.gpu_kernel_ns), m.launches, m.distinct_kernels);
+      m.times_from.empty() ? "n/a" : MsText(m.gpu_kernel_ns),
+      m.times_from.empty() ? "n/a" : fmt::format("{}", m.launches),
+      m.times_from.empty() ? "n/a" : fmt::format("{}", m.distinct_kernels));
   Stages(out, m);
   Mfu(out, m);
   Mbu(out, m);

@@ -45,6 +45,8 @@ std::string MetricText(double v) {
   return fmt::format("{:.4g}", v);
 }
 
+std::string CountText(const std::optional<std::uint64_t>& n) { return n ? fmt::format("{}", *n) : "n/a"; }
+
 std::string MsText(double ns) {
   const double ms = ns / 1e6;
   const double magnitude = std::fabs(ms);

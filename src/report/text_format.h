@@ -23,6 +23,8 @@ std::string OneLine(std::string_view text);
 std::string MsText(double ns);
 // A metric value for a table cell: {:.4g}, whole and large numbers in plain digits.
 std::string MetricText(double v);
+// A count, "n/a" when unknown.
+std::string CountText(const std::optional<std::uint64_t>& n);
 // The same, "n/a" when unknown.
 std::string MsText(const std::optional<double>& ns);
 // Nanoseconds to milliseconds for JSON; unknown stays unknown (null).
