@@ -50,10 +50,10 @@ std::string Tiles(const HtmlReportInput& in) {
     out += Tile(MsText(*t->gpu_idle_ns) + " ms",
                 fmt::format("GPU idle ({:.1f} % of the traced span)", span > 0 ? 100 * *t->gpu_idle_ns / span : 0.0));
   } else {
-    const char* why = t == nullptr        ? "GPU busy vs idle: not known (no GPU timeline in these inputs)"
-                      : t->gpu_ops == 0   ? "GPU busy vs idle: not known (no GPU work in this timeline)"
-                                          : "GPU busy vs idle: not known (the timeline's operations came too far out "
-                                            "of time order)";
+    const char* why = t == nullptr      ? "GPU busy vs idle: not known (no GPU timeline in these inputs)"
+                      : t->gpu_ops == 0 ? "GPU busy vs idle: not known (no GPU work in this timeline)"
+                                        : "GPU busy vs idle: not known (the timeline's operations came too far out "
+                                          "of time order)";
     out += Tile("n/a", why);
   }
   return out + "</div>\n";
@@ -76,23 +76,30 @@ std::string TopRegions(const RunModel& run) {
       continue;
     }
     // Without GPU kernel time the model's share is 0 by construction: not a share.
-    const std::string share = s.gpu_kernel_ns ? fmt::format(
-                                                    "<span class=\"meter\" style=\"width:{:.1f}px\"></span> "
-                                                    "{:.1f} %",
-                                                    s.share_pct, s.share_pct)
-                                              : "n/a";
-    out +=
-        fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
-                    "<td>{}</td></tr>\n",
-                    HtmlText(s.label), MsText(s.gpu_kernel_ns), share, CountText(s.launches),
-                    s.from.empty() ? "n/a" : HtmlText(s.from));
+    const std::string share = s.gpu_kernel_ns && s.share_known
+                                  ? fmt::format(
+                                        "<span class=\"meter\" style=\"width:{:.1f}px\"></span> "
+                                        "{:.1f} %",
+                                        s.share_pct, s.share_pct)
+                                  : "n/a";
+    out += fmt::format(
+        "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+        "<td>{}</td></tr>\n",
+        HtmlText(s.label), MsText(s.gpu_kernel_ns), share, CountText(s.launches),
+        s.from.empty() ? "n/a" : HtmlText(s.from));
   }
   out += "</tbody></table>\n";
+  const bool shares = rows.front()->share_known;
   if (rows.size() > kHtmlTopRegions) {
-    out += fmt::format(
-        "<p class=\"note\">The {} largest of {} top-level regions; the other {} hold {:.1f} % "
-        "together (region table).</p>\n",
-        kHtmlTopRegions, rows.size(), rows.size() - kHtmlTopRegions, rest_pct);
+    out +=
+        fmt::format("<p class=\"note\">The {} largest of {} top-level regions; the other {} {} (region table).</p>\n",
+                    kHtmlTopRegions, rows.size(), rows.size() - kHtmlTopRegions,
+                    shares ? fmt::format("hold {:.1f} % together", rest_pct) : "are not shown");
+  }
+  if (!shares) {
+    out +=
+        "<p class=\"note\">No shares: these regions come from an nsys summary, which does not say how the "
+        "ranges nest, so nested ranges are listed as top-level and their times overlap.</p>\n";
   }
   return out;
 }
@@ -308,10 +315,10 @@ ordered_json RegionTable(const RegionsReport* r, std::size_t& omitted) {
       const auto& g = *e.region;
       ordered_json row = ordered_json::array();
       if (scoped) row.push_back(scope);
-      for (ordered_json v : {ordered_json(JoinPath(g.path)), ordered_json(std::string(analysis::ToString(g.kind))),
-                             Ms(g.total_ns), Ms(g.exclusive_ns), Ms(g.gpu_ops_ns), Ms(g.projected_ns), Ms(g.cpu_ns),
-                             Ms(g.cpu_exclusive_ns),
-                             g.KnownLaunches() ? ordered_json(*g.KnownLaunches()) : ordered_json(nullptr)}) {
+      for (ordered_json v :
+           {ordered_json(JoinPath(g.path)), ordered_json(std::string(analysis::ToString(g.kind))), Ms(g.total_ns),
+            Ms(g.exclusive_ns), Ms(g.gpu_ops_ns), Ms(g.projected_ns), Ms(g.cpu_ns), Ms(g.cpu_exclusive_ns),
+            g.KnownLaunches() ? ordered_json(*g.KnownLaunches()) : ordered_json(nullptr)}) {
         row.push_back(std::move(v));
       }
       rows.push_back(std::move(row));

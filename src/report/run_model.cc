@@ -54,10 +54,9 @@ std::vector<RooflinePoint> RooflinePoints(const KernelsReport& all) {
         // Tensor paths have their own peaks (mma.sync, wgmma, sparse): one roof each.
         std::string precision = p.precision;
         if (!p.instruction.empty()) precision += " (" + p.instruction + (p.sparse ? ", sparse)" : ")");
-        out.push_back(RooflinePoint{all.kernels[i].name, precision, *level.intensity, *p.achieved_per_s, p.peak_per_s,
-                                    level.peak_bytes_per_s,
-                                    all.kernels[i].timed_calls > 0 ? std::optional(all.kernels[i].total_ns)
-                                                                   : std::nullopt});
+        out.push_back(RooflinePoint{
+            all.kernels[i].name, precision, *level.intensity, *p.achieved_per_s, p.peak_per_s, level.peak_bytes_per_s,
+            all.kernels[i].timed_calls > 0 ? std::optional(all.kernels[i].total_ns) : std::nullopt});
       }
     }
   }
@@ -105,11 +104,15 @@ void Stages(RunModel& m, const RegionsReport& regions) {
   for (const auto& e : *regions.aggregate) {
     if (e.region->depth == 0) top_total += e.region->TotalNs();
   }
+  bool flat = false;  // nsys summary regions: nesting unknown, all at depth 0
+  for (const auto& e : *regions.aggregate) flat = flat || e.region->kind == analysis::RegionKind::kSummary;
   for (const auto& e : *regions.aggregate) {
     if (e.region->depth != 0) continue;
-    m.stages.push_back(StageRow{e.region->label, e.region->total_ns,
-                                top_total > 0 ? 100.0 * e.region->TotalNs() / top_total : 0, e.region->KnownLaunches(),
-                                fmt::format("{}", fmt::join(e.region->inputs, ", "))});
+    StageRow row{e.region->label, e.region->total_ns, top_total > 0 ? 100.0 * e.region->TotalNs() / top_total : 0};
+    row.share_known = !flat;
+    row.launches = e.region->KnownLaunches();
+    row.from = fmt::format("{}", fmt::join(e.region->inputs, ", "));
+    m.stages.push_back(std::move(row));
   }
 }
 

@@ -18,6 +18,9 @@ struct StageRow {
   std::string label;
   std::optional<double> gpu_kernel_ns;  // null: its input has no kernel durations
   double share_pct = 0;                 // of the top-level regions' GPU kernel time
+  // false: the regions come from a flat nsys summary, whose nesting is not
+  // known: nested ranges are all "top-level" and the shares would count them twice.
+  bool share_known = true;
   std::optional<std::uint64_t> launches;  // null: not known (Region::KnownLaunches)
   std::string from;  // the input(s) its numbers come from (not always the run's kernel-time input)
 };

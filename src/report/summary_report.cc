@@ -20,10 +20,15 @@ void Stages(std::string& out, const RunModel& m) {
       "top-level regions' time, and the input the region numbers come from (a region report takes each quantity "
       "from one input: timeline > ncu > nsys summary, docs/regions.md).\n\n";
   out += "| Region | GPU kernel time (ms) | Share of top-level regions | Launches | From |\n|---|---:|---:|---:|---|\n";
+  if (!m.stages.empty() && !m.stages.front().share_known) {
+    out +=
+        "No shares: these regions come from an nsys summary, which does not say how the ranges nest, so nested "
+        "ranges are listed as top-level and their times overlap.\n\n";
+  }
   for (const auto& s : m.stages) {
     out += fmt::format("| {} | {} | {} | {} | {} |\n", MdCell(s.label), MsText(s.gpu_kernel_ns),
-                       s.gpu_kernel_ns ? fmt::format("{:.1f} %", s.share_pct) : "n/a", CountText(s.launches),
-                       s.from.empty() ? "n/a" : MdCell(s.from, 80));
+                       s.gpu_kernel_ns && s.share_known ? fmt::format("{:.1f} %", s.share_pct) : "n/a",
+                       CountText(s.launches), s.from.empty() ? "n/a" : MdCell(s.from, 80));
   }
 }
 
