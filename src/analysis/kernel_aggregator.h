@@ -87,6 +87,14 @@ inline constexpr std::array<std::string_view, 2> kAchievedOccupancyPct = {
 inline constexpr std::array<std::string_view, 2> kRegistersPerThread = {"launch__registers_per_thread",
                                                                         "Registers Per Thread"};
 
+// The kernel's launches without a usable value of `m`: n/a or empty, in a
+// unit that does not convert, or no row at all (ncu printed it for some
+// launches only).
+inline std::uint64_t LaunchesWithout(const KernelAggregate& k, const MetricAggregate& m) {
+  const std::uint64_t seen = m.values + m.missing + m.unit_conflicts;
+  return m.missing + m.unit_conflicts + (k.calls > seen ? k.calls - seen : 0);
+}
+
 // Adds one launch (duration and metrics) or one pre-aggregated row to a kernel.
 void AddLaunch(KernelAggregate& k, const model::LaunchRecord& launch);
 void AddSummary(KernelAggregate& k, const model::KernelSummaryRow& row);

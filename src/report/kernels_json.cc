@@ -18,7 +18,7 @@ void OptionalDouble(JsonWriter& w, std::string_view key, bool present, double va
   }
 }
 
-void WriteMetric(JsonWriter& w, const analysis::MetricAggregate& m) {
+void WriteMetric(JsonWriter& w, const analysis::KernelAggregate& k, const analysis::MetricAggregate& m) {
   w.BeginObject();
   w.Member("name", m.name);
   w.Member("section", m.section);
@@ -28,7 +28,7 @@ void WriteMetric(JsonWriter& w, const analysis::MetricAggregate& m) {
   OptionalDouble(w, "min", m.values > 0, OutValue(m, m.min));
   OptionalDouble(w, "max", m.values > 0, OutValue(m, m.max));
   w.Member("launches", std::uint64_t{m.values});
-  w.Member("missing", std::uint64_t{m.missing});
+  w.Member("missing", analysis::LaunchesWithout(k, m));
   w.EndObject();
 }
 
@@ -147,7 +147,7 @@ void WriteKernel(JsonWriter& w, const analysis::KernelAggregate& k, const Kernel
   WriteFindings(w, k.findings);
   w.Key("metrics");
   w.BeginArray();
-  for (const auto& m : k.metrics) WriteMetric(w, m);
+  for (const auto& m : k.metrics) WriteMetric(w, k, m);
   w.EndArray();
   w.EndObject();
 }
@@ -276,7 +276,7 @@ void WriteRegionKernels(JsonWriter& w, const std::vector<analysis::RegionKernel>
     w.Member("ncu_match", row.kernel.metrics.empty() ? "none" : row.by_launch ? "by_launch" : "by_name");
     w.Key("metrics");
     w.BeginArray();
-    for (const auto& m : row.kernel.metrics) WriteMetric(w, m);
+    for (const auto& m : row.kernel.metrics) WriteMetric(w, row.kernel, m);
     w.EndArray();
     w.EndObject();
   }

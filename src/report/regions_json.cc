@@ -29,7 +29,7 @@ void WriteMetrics(JsonWriter& w, const analysis::KernelAggregate& k, const analy
       w.Null();
     }
     w.Member("launches", std::uint64_t{m.values});
-    w.Member("missing", std::uint64_t{m.missing});
+    w.Member("missing", analysis::LaunchesWithout(k, m));
     w.EndObject();
   }
   w.EndArray();
