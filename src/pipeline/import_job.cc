@@ -483,12 +483,14 @@ Status WriteRegionFiles(const fs::path& dir, const report::RegionsReport& report
   RETURN_IF_ERROR(
       WriteFileAtomically(dir / "report.json", [&](std::ostream& out) { report::WriteRegionsJson(report, out); }));
   files.push_back("report.json");
-  auto per_region = [&](const std::vector<report::RegionEntry>& entries) -> Status {
+  // Each folder's report.json names its scope as regions/report.json does.
+  auto per_region = [&](const std::vector<report::RegionEntry>& entries, const std::string& process,
+                        const std::string& device) -> Status {
     for (const auto& e : entries) {
       if (e.folder.empty()) continue;  // beyond pipeline.regions.max_folders
       RETURN_IF_ERROR(CreateFoldersNoFollow(dir / e.folder, e.folder));
       RETURN_IF_ERROR(write(e.folder + "/report.md", report::RegionMarkdown(e, report.selection)));
-      RETURN_IF_ERROR(write(e.folder + "/report.json", report::RegionJson(e, report.selection)));
+      RETURN_IF_ERROR(write(e.folder + "/report.json", report::RegionJson(e, report.selection, process, device)));
       RETURN_IF_ERROR(write(e.folder + "/kernels.csv", report::RegionKernelsCsv(e, report.selection)));
       if (!report.selection.sections.empty()) {
         RETURN_IF_ERROR(write(e.folder + "/sections_report.txt", report::RegionSectionsText(e, report.selection)));
@@ -496,8 +498,10 @@ Status WriteRegionFiles(const fs::path& dir, const report::RegionsReport& report
     }
     return OkStatus();
   };
-  if (report.aggregate) return per_region(*report.aggregate);
-  for (const auto& scope : report.scopes) RETURN_IF_ERROR(per_region(scope.regions));
+  if (report.aggregate) return per_region(*report.aggregate, "all", "all");
+  for (const auto& scope : report.scopes) {
+    RETURN_IF_ERROR(per_region(scope.regions, scope.process.Label(), scope.device));
+  }
   return OkStatus();
 }
 

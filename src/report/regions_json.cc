@@ -221,10 +221,11 @@ void WriteRegionsJson(const RegionsReport& report, std::ostream& out) {
   out << text << "\n";
 }
 
-std::string RegionJson(const RegionEntry& entry, const analysis::MetricSelection& selection) {
+std::string RegionJson(const RegionEntry& entry, const analysis::MetricSelection& selection, const std::string& process,
+                       const std::string& device) {
   std::string out;
   JsonWriter w(out);
-  WriteRegionObject(w, entry, "", "", selection, true);
+  WriteRegionObject(w, entry, process, device, selection, true);
   return out + "\n";
 }
 

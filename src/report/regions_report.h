@@ -92,7 +92,8 @@ void WriteRegionsJson(const RegionsReport& report, std::ostream& out);
 
 // Per-region files.
 std::string RegionMarkdown(const RegionEntry& entry, const analysis::MetricSelection& selection);
-std::string RegionJson(const RegionEntry& entry, const analysis::MetricSelection& selection);
+std::string RegionJson(const RegionEntry& entry, const analysis::MetricSelection& selection, const std::string& process,
+                       const std::string& device);
 std::string RegionKernelsCsv(const RegionEntry& entry, const analysis::MetricSelection& selection);
 std::string RegionSectionsText(const RegionEntry& entry, const analysis::MetricSelection& selection);
 
