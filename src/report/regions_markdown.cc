@@ -125,6 +125,12 @@ void RegionSection(std::string& out, const RegionEntry& e, const analysis::Metri
   } else if (r.launches == 0 && r.measured.count == 0 && r.total_ns) {
     out += "\nNo kernel of this region passed the kernel selection.\n";
   }
+  if (!r.range_metrics.metrics.empty()) {
+    // Range replay measures the whole range as one result: its metrics, over the instances.
+    out += "\nRange-replay metrics (the whole range measured as one result per instance):\n\n";
+    const std::map<std::string, analysis::KernelAggregate> range{{"(whole range)", r.range_metrics}};
+    KernelTableMd(out, range, selection);
+  }
 }
 
 // "NCU" when every input is an ncu output (the seeds' heading, which their
