@@ -137,7 +137,11 @@ void Busy(RegionEntry& e, const std::vector<SourceInfo>& sources) {
     }
   }
   if (!r.projected_ns || *r.projected_ns <= 0) {
-    e.busy_missing = r.projected_ns ? "GPU projection is 0" : "no GPU work launched inside the range";
+    // A timeline that traced GPU work projects every range (0 without work
+    // inside); no projection at all means the input holds no GPU trace.
+    e.busy_missing = r.projected_ns ? "GPU projection is 0: no GPU work launched inside the range"
+                                    : "no GPU projection: the input traced no GPU work (an nsys export without CUDA "
+                                      "tables, a trace without CUPTI)";
     return;
   }
   if (!r.total_ns) {
