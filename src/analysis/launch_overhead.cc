@@ -6,9 +6,10 @@
 #include <cctype>
 #include <optional>
 
+#include "src/analysis/median.h"
+
 namespace llmpo::analysis {
 namespace {
-
 
 std::optional<double> Mean(double sum, std::size_t n) {
   if (n == 0) return std::nullopt;
@@ -19,18 +20,6 @@ double Sum(const std::vector<std::int64_t>& v) {
   double sum = 0;
   for (auto x : v) sum += static_cast<double>(x);
   return sum;
-}
-
-// The median as nsys (SQLite's median) and python's statistics take it: the
-// middle value, or the mean of the two middle values.
-std::optional<double> Median(std::vector<std::int64_t> v) {
-  if (v.empty()) return std::nullopt;
-  const std::size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  const auto upper = static_cast<double>(v[mid]);
-  if (v.size() % 2 == 1) return upper;
-  const auto lower = static_cast<double>(*std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid)));
-  return (lower + upper) / 2;
 }
 
 std::optional<double> Max(const std::vector<std::int64_t>& v) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <set>
 #include <tuple>
 
@@ -112,7 +113,7 @@ void LaunchPairing::EndInput(const std::string& source, model::SourceFamily fami
     auto& into = timelines_[source];
     for (auto& [name, launches] : pending_timeline_) {
       auto& v = into[name];
-      v.insert(v.end(), launches.begin(), launches.end());
+      v.insert(v.end(), std::make_move_iterator(launches.begin()), std::make_move_iterator(launches.end()));
     }
   } else if (family == model::SourceFamily::kNcu) {
     for (auto& [name, results] : pending_ncu_) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "src/analysis/median.h"
 #include "src/report/json_process.h"
 #include "src/report/json_writer.h"
 #include "src/report/text_format.h"
@@ -14,12 +15,6 @@ namespace {
 
 constexpr double kNsPerMs = 1e6;
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 double Pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
 
 // Values per process (devices of one process added), in process order.
@@ -28,7 +23,7 @@ RankSpread Spread(std::string quantity, const std::map<model::ProcessId, double>
   s.quantity = std::move(quantity);
   std::vector<double> values;
   for (const auto& [p, v] : per_process) values.push_back(v);
-  s.median = Median(values);
+  s.median = analysis::Median(values).value_or(0);  // values: one per process, never empty here
   auto [lo, hi] = std::minmax_element(per_process.begin(), per_process.end(),
                                       [](const auto& a, const auto& b) { return a.second < b.second; });
   s.min = lo->second;
