@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -18,15 +19,6 @@ constexpr auto kStructural = [] {
 }();
 bool IsStructural(char c) { return kStructural[static_cast<unsigned char>(c)]; }
 bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-// Characters of numbers and literals, one table lookup per byte.
-constexpr auto kBare = [] {
-  std::array<bool, 256> t{};
-  for (int c = '0'; c <= '9'; ++c) t[c] = true;
-  for (int c = 'a'; c <= 'z'; ++c) t[c] = true;
-  for (unsigned char c : {'-', '+', '.', 'E'}) t[c] = true;
-  return t;
-}();
-bool IsBare(char c) { return kBare[static_cast<unsigned char>(c)]; }
 
 // Eight bytes at a time (SWAR, no vector instructions): a word's bytes as
 // loaded, and per byte the high bit set exactly where the byte is zero (no
@@ -75,7 +67,8 @@ std::size_t LeadingSpace8(const char* p) {
 
 }  // namespace
 
-JsonPull::JsonPull(ByteSource& source, std::size_t buffer_bytes) : source_(source), buffer_(buffer_bytes) {}
+JsonPull::JsonPull(ByteSource& source, std::size_t buffer_bytes)
+    : source_(source), buffer_(buffer_bytes + kPadding), capacity_(buffer_bytes) {}
 
 bool JsonPull::Fail(const std::string& what) {
   if (error_.empty()) {
@@ -89,9 +82,35 @@ bool JsonPull::Refill() {
   if (eof_ || !error_.empty()) return false;
   base_ += len_;
   pos_ = 0;
-  len_ = source_.Read(buffer_.data(), buffer_.size());
+  ++generation_;
+  len_ = source_.Read(buffer_.data(), capacity_);
   if (len_ == 0) eof_ = true;
   return len_ > 0;
+}
+
+bool JsonPull::Compact(std::size_t max_buffer) {
+  if (eof_ || !error_.empty()) return false;
+  const std::size_t keep = len_ - pos_;
+  if (keep == capacity_) {
+    if (capacity_ >= max_buffer) return false;
+    capacity_ = std::min(max_buffer, capacity_ * 2);
+    buffer_.resize(capacity_ + kPadding);
+  }
+  std::memmove(buffer_.data(), buffer_.data() + pos_, keep);
+  base_ += pos_;
+  pos_ = 0;
+  len_ = keep;
+  ++generation_;
+  const std::size_t before = len_;
+  while (len_ < capacity_) {  // fill it: the index is built once per fill
+    const std::size_t got = source_.Read(buffer_.data() + len_, capacity_ - len_);
+    if (got == 0) {
+      eof_ = true;
+      break;
+    }
+    len_ += got;
+  }
+  return len_ > before;
 }
 
 bool JsonPull::SkipWhitespace() {
@@ -248,7 +267,7 @@ bool JsonPull::ReadBare(std::string& out) {
   out.clear();
   for (;;) {
     const std::size_t begin = pos_;
-    while (pos_ < len_ && IsBare(buffer_[pos_])) ++pos_;
+    while (pos_ < len_ && IsBareByte(buffer_[pos_])) ++pos_;
     out.append(buffer_.data() + begin, pos_ - begin);
     if (pos_ < len_ || !Refill()) break;
   }

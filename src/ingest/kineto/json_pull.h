@@ -5,6 +5,7 @@
 // error stops it; error() says what and at which byte.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -13,6 +14,17 @@
 #include "src/ingest/kineto/byte_source.h"
 
 namespace llmpo::ingest::kineto {
+
+// The bytes of numbers and literals (true, false, null) as this reader
+// takes them: a run of these is one scalar.
+inline constexpr auto kBareBytes = [] {
+  std::array<bool, 256> t{};
+  for (int c = '0'; c <= '9'; ++c) t[c] = true;
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = true;
+  for (unsigned char c : {'-', '+', '.', 'E'}) t[c] = true;
+  return t;
+}();
+inline bool IsBareByte(char c) { return kBareBytes[static_cast<unsigned char>(c)]; }
 
 class JsonPull {
  public:
@@ -58,6 +70,23 @@ class JsonPull {
   // Records an error at the current byte (the first error wins).
   bool Fail(const std::string& what);
 
+  // For a reader that indexes the buffer (trace_reader.cc's event fast
+  // path): the bytes, the read position in them, and the end of the bytes
+  // read. data() stays readable for kPadding bytes past len().
+  static constexpr std::size_t kPadding = 64;
+  const char* data() const { return buffer_.data(); }
+  std::size_t pos() const { return pos_; }
+  std::size_t len() const { return len_; }
+  void set_pos(std::size_t pos) { pos_ = pos; }
+  bool at_end() const { return eof_ || !error_.empty(); }
+  // Changes whenever the bytes in the buffer move or are replaced.
+  std::uint64_t generation() const { return generation_; }
+  // Moves the unread bytes to the front of the buffer and reads more after
+  // them, doubling the buffer (up to `max_buffer` bytes) when the unread
+  // bytes fill it. False when no byte could be added: the end of the input,
+  // a read error, or the limit.
+  bool Compact(std::size_t max_buffer);
+
  private:
   char PeekSlow();
   bool Refill();
@@ -69,11 +98,13 @@ class JsonPull {
   bool ReadBare(std::string& out);
 
   ByteSource& source_;
-  std::vector<char> buffer_;
+  std::vector<char> buffer_;  // capacity_ bytes and kPadding more
+  std::size_t capacity_;
   std::size_t pos_ = 0;
   std::size_t len_ = 0;
   std::uint64_t base_ = 0;
   bool eof_ = false;
+  std::uint64_t generation_ = 0;
   std::string error_;
   std::string key_scratch_;
 };

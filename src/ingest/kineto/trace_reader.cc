@@ -5,7 +5,9 @@
 #include <charconv>
 #include <limits>
 
+#include "src/ingest/kineto/event_scan.h"
 #include "src/ingest/kineto/json_pull.h"
+#include "src/ingest/kineto/structural_index.h"
 
 namespace llmpo::ingest::kineto {
 namespace {
@@ -33,6 +35,10 @@ struct RawEvent {
     stream.clear();
     has_ts = has_dur = skipped = false;
   }
+  EventFields View() const {
+    return EventFields{ph, cat, name, pid, tid, ts, dur, correlation, external_id, device, stream, has_ts, has_dur,
+                       skipped};
+  }
 };
 
 enum class Category {
@@ -48,30 +54,8 @@ enum class Category {
   kUnknown
 };
 
-// Categories read past without keeping anything.
-bool IsIgnoredCategory(std::string_view c) {
-  static constexpr std::string_view kIgnored[] = {"python_function",
-                                                  "fwdbwd",
-                                                  "ac2g",
-                                                  "async",
-                                                  "async_gpu",
-                                                  "async_cpu_to_gpu",
-                                                  "Trace",
-                                                  "overhead",
-                                                  "cpu_instant_event",
-                                                  "cuda_profiler_range",
-                                                  "Python",
-                                                  "Memory",
-                                                  "[memory]",
-                                                  "gpu_mem"};
-  for (std::string_view i : kIgnored) {
-    if (c == i) return true;
-  }
-  return false;
-}
-
-Category Classify(const RawEvent& e) {
-  const std::string& c = e.cat;
+Category Classify(const EventFields& e) {
+  const std::string_view c = e.cat;
   if (c == "kernel"sv || c == "Kernel"sv) return Category::kKernel;
   if (c == "gpu_memcpy"sv || c == "Memcpy"sv) return Category::kMemcpy;
   if (c == "gpu_memset"sv || c == "Memset"sv) return Category::kMemset;
@@ -80,7 +64,7 @@ Category Classify(const RawEvent& e) {
   if (c == "cpu_op"sv) return Category::kCpuOp;
   if (c == "user_annotation"sv) return Category::kAnnotation;
   if (c == "Operator"sv) {  // before 2021-06, record_function ranges were Operator events too
-    const bool op = e.name.find("::") != std::string::npos && !e.name.starts_with("ProfilerStep#");
+    const bool op = e.name.find("::") != std::string_view::npos && !e.name.starts_with("ProfilerStep#");
     return op ? Category::kCpuOp : Category::kAnnotation;
   }
   if (c == "gpu_user_annotation"sv) return Category::kGpuAnnotation;
@@ -99,8 +83,8 @@ std::optional<T> Parse(std::string_view text) {
 class Reader {
  public:
   Reader(ByteSource& source, TraceStore& store, model::Diagnostics& diagnostics, const std::string& label,
-         std::size_t buffer_bytes)
-      : json_(source, buffer_bytes), store_(store), diagnostics_(diagnostics), label_(label) {}
+         std::size_t buffer_bytes, bool indexed)
+      : json_(source, buffer_bytes), fast_(indexed), store_(store), diagnostics_(diagnostics), label_(label) {}
 
   ReadOutcome Run() {
     const char first = json_.Peek();
@@ -158,15 +142,41 @@ class Reader {
     if (!json_.Expect('[', "'[' starting the event list")) return false;
     if (json_.Consume(']')) return true;
     do {
-      const std::uint64_t position = json_.offset();
       if (json_.Peek() != '{') {
         if (!json_.SkipValue()) return false;
         continue;
       }
-      if (!ReadEvent()) return false;
+      const std::uint64_t position = json_.offset();
+      if (!fast_ || !ScanIndexed()) {
+        if (!ReadEvent()) return false;
+        fields_ = event_.View();
+      }
       Store(position);
     } while (json_.Consume(','));
     return json_.Expect(']', "',' or ']' after an event");
+  }
+
+  // The event at the read position through the structural index, when it
+  // is whole in the buffer (compacting and refilling it when the event is
+  // cut by its end). False leaves the position at the event for ReadEvent.
+  bool ScanIndexed() {
+    for (;;) {
+      if (index_generation_ != json_.generation() || !indexed_) {
+        index_.Build(json_.data(), json_.pos(), json_.len());
+        index_generation_ = json_.generation();
+        indexed_ = true;
+      }
+      std::size_t end = 0;
+      switch (ScanEvent(json_.data(), index_, json_.pos(), fields_, end)) {
+        case ScanResult::kDone:
+          json_.set_pos(end);
+          return true;
+        case ScanResult::kOther:
+          return false;
+        case ScanResult::kIncomplete:
+          if (!json_.Compact(kMaxIndexedBuffer)) return false;
+      }
+    }
   }
 
   bool ReadScalarInto(std::string& out) {
@@ -247,15 +257,15 @@ class Reader {
 
   void BadEvent(std::uint64_t position, const char* code, const char* what) {
     diagnostics_.AddLazy(code, model::Severity::kDataLoss, [&] {
-      return fmt::format("{}: byte {}: {} event '{}' {}; skipped", label_, position, event_.cat,
-                         model::Excerpt(event_.name), what);
+      return fmt::format("{}: byte {}: {} event '{}' {}; skipped", label_, position, fields_.cat,
+                         model::Excerpt(fields_.name), what);
     });
   }
 
   // Start and end, or nullopt (reported) when the times are missing or bad.
   std::optional<std::pair<std::int64_t, std::int64_t>> Times(std::uint64_t position) {
-    const auto ts = event_.has_ts ? MicrosToNs(event_.ts) : std::nullopt;
-    const auto dur = event_.has_dur ? MicrosToNs(event_.dur) : std::nullopt;
+    const auto ts = fields_.has_ts ? MicrosToNs(fields_.ts) : std::nullopt;
+    const auto dur = fields_.has_dur ? MicrosToNs(fields_.dur) : std::nullopt;
     if (!ts || !dur) {
       BadEvent(position, "kineto_bad_time", "has no readable ts or dur");
       return std::nullopt;
@@ -268,8 +278,8 @@ class Reader {
   }
 
   std::uint32_t Thread() {
-    if (store_.os_pid.empty() && Parse<std::int64_t>(event_.pid)) store_.os_pid = event_.pid;
-    thread_key_.assign(event_.pid).append("/").append(event_.tid);
+    if (store_.os_pid.empty() && Parse<std::int64_t>(fields_.pid)) store_.os_pid = fields_.pid;
+    thread_key_.assign(fields_.pid).append("/").append(fields_.tid);
     return store_.threads.Intern(thread_key_);
   }
 
@@ -279,13 +289,13 @@ class Reader {
     GpuOp op;
     op.kind = kind;
     std::tie(op.start, op.end) = *times;
-    op.name = store_.names.Intern(event_.name);
-    const auto device = IdFromText(event_.device.empty() ? event_.pid : event_.device);
+    op.name = store_.names.Intern(fields_.name);
+    const auto device = IdFromText(fields_.device.empty() ? fields_.pid : fields_.device);
     op.device = device ? static_cast<std::int32_t>(*device) : -1;
-    const auto stream = IdFromText(event_.stream.empty() ? event_.tid : event_.stream);
+    const auto stream = IdFromText(fields_.stream.empty() ? fields_.tid : fields_.stream);
     op.stream = stream ? static_cast<std::int64_t>(*stream) : -1;
-    if (auto c = IdFromText(event_.correlation)) op.correlation = *c, op.has_correlation = true;
-    if (auto x = IdFromText(event_.external_id)) op.external_id = *x, op.has_external_id = true;
+    if (auto c = IdFromText(fields_.correlation)) op.correlation = *c, op.has_correlation = true;
+    if (auto x = IdFromText(fields_.external_id)) op.external_id = *x, op.has_external_id = true;
     store_.gpu_ops.push_back(op);
   }
 
@@ -294,9 +304,9 @@ class Reader {
     if (!times) return;
     HostCall call;
     std::tie(call.start, call.end) = *times;
-    call.name = store_.names.Intern(event_.name);
+    call.name = store_.names.Intern(fields_.name);
     call.thread = Thread();
-    if (auto c = IdFromText(event_.correlation)) call.correlation = *c, call.has_correlation = true;
+    if (auto c = IdFromText(fields_.correlation)) call.correlation = *c, call.has_correlation = true;
     store_.calls.push_back(call);
   }
 
@@ -306,17 +316,17 @@ class Reader {
     CpuSpan span;
     std::tie(span.start, span.end) = *times;
     span.position = position;
-    span.name = store_.names.Intern(event_.name);
+    span.name = store_.names.Intern(fields_.name);
     span.thread = Thread();
-    if (auto x = IdFromText(event_.external_id)) span.external_id = *x, span.has_external_id = true;
+    if (auto x = IdFromText(fields_.external_id)) span.external_id = *x, span.has_external_id = true;
     into.push_back(span);
   }
 
   void Store(std::uint64_t position) {
     ++store_.events;
     diagnostics_.CountRow();
-    if (event_.skipped || event_.ph != "X"sv) return;  // metadata, flows, instants, counters
-    switch (Classify(event_)) {
+    if (fields_.skipped || fields_.ph != "X"sv) return;  // metadata, flows, instants, counters
+    switch (Classify(fields_)) {
       case Category::kKernel:
         return StoreGpuOp(position, GpuOpKind::kKernel);
       case Category::kMemcpy:
@@ -339,13 +349,21 @@ class Reader {
       case Category::kUnknown:
         diagnostics_.AddLazy("kineto_unknown_category", model::Severity::kInfo, [&] {
           return fmt::format("{}: byte {}: event '{}' of category '{}', which this importer does not know; ignored",
-                             label_, position, model::Excerpt(event_.name), model::Excerpt(event_.cat));
+                             label_, position, model::Excerpt(fields_.name), model::Excerpt(fields_.cat));
         });
         return;
     }
   }
 
+  // An event longer than this is read byte by byte, in the buffer it has.
+  static constexpr std::size_t kMaxIndexedBuffer = std::size_t{64} << 20;
+
   JsonPull json_;
+  bool fast_;
+  StructuralIndex index_;
+  std::uint64_t index_generation_ = 0;
+  bool indexed_ = false;
+  EventFields fields_;
   TraceStore& store_;
   model::Diagnostics& diagnostics_;
   const std::string& label_;
@@ -488,8 +506,8 @@ std::optional<std::uint64_t> IdFromText(std::string_view text) {
 }
 
 ReadOutcome ReadTrace(ByteSource& source, TraceStore& store, model::Diagnostics& diagnostics, const std::string& label,
-                      std::size_t buffer_bytes) {
-  return Reader(source, store, diagnostics, label, buffer_bytes).Run();
+                      std::size_t buffer_bytes, bool indexed) {
+  return Reader(source, store, diagnostics, label, buffer_bytes, indexed).Run();
 }
 
 }  // namespace llmpo::ingest::kineto

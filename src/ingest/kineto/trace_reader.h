@@ -31,8 +31,10 @@ struct ReadOutcome {
 // `buffer_bytes`: the reader's buffer (tests use tiny ones to put every
 // token across a refill). 256 KiB stays in a core's L2 cache between the
 // read() that fills it and the parse: on the 1 GB benchmark trace about 8 %
-// less CPU time than 1 MiB (bench/RESULTS.md).
+// less CPU time than 1 MiB (bench/RESULTS.md). `indexed`: events that lie
+// whole in the buffer are read through a structural index of it
+// (event_scan.h); false reads every event byte by byte (tests compare the two).
 ReadOutcome ReadTrace(ByteSource& source, TraceStore& store, model::Diagnostics& diagnostics, const std::string& label,
-                      std::size_t buffer_bytes = 1 << 18);
+                      std::size_t buffer_bytes = 1 << 18, bool indexed = true);
 
 }  // namespace llmpo::ingest::kineto

@@ -1,0 +1,279 @@
+#include "src/ingest/kineto/event_scan.h"
+
+#include <cstdint>
+#include <cstring>
+
+#include "src/ingest/kineto/json_pull.h"
+
+namespace llmpo::ingest::kineto {
+namespace {
+
+// Equality with a literal whose length the compiler knows: a few integer
+// compares instead of a call to memcmp.
+template <std::size_t N>
+bool Is(std::string_view text, const char (&literal)[N]) {
+  return text.size() == N - 1 && std::memcmp(text.data(), literal, N - 1) == 0;
+}
+
+// The number of leading bytes of the eight at p that are digits or '.',
+// the bytes of nearly every number in a trace (SWAR: no loop, no branch
+// per byte).
+std::size_t LeadingDigitsOrDots(const char* p) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+  std::uint64_t w;
+  std::memcpy(&w, p, 8);
+  const std::uint64_t x = w ^ (kOnes * '0');  // digits become 0..9
+  // High bit set where x >= 10 (as a byte); no carry crosses bytes.
+  const std::uint64_t not_digit = (x | ((x & ~kHigh) + kOnes * (128 - 10))) & kHigh;
+  const std::uint64_t d = w ^ (kOnes * '.');
+  const std::uint64_t dot = ~(((d & ~kHigh) + ~kHigh) | d) & kHigh;  // high bit where the byte is '.'
+  const std::uint64_t stop = not_digit & ~dot;
+  return stop == 0 ? 8 : static_cast<std::size_t>(__builtin_ctzll(stop)) / 8;
+}
+
+// Each step returns true to go on, or false with the result set. A position
+// at the end of the indexed bytes means the event is cut by the buffer's end.
+class EventScanner {
+ public:
+  EventScanner(const char* text, const StructuralIndex& index) : t_(text), index_(index), n_(index.size()) {}
+
+  ScanResult Event(std::size_t p, EventFields& f, std::size_t& end) {
+    f = EventFields{};
+    ++p;  // the '{'
+    if (!SkipSpace(p)) return result_;
+    if (t_[p] == '}') {
+      end = p + 1;
+      return ScanResult::kDone;
+    }
+    for (bool more = true; more;) {
+      std::string_view key;
+      if (!Key(p, key)) return result_;
+      bool ok = true;
+      switch (key.size()) {
+        case 2:
+          if (Is(key, "ph")) {
+            ok = Scalar(p, f.ph);
+            // Metadata, flows, instants: nothing to keep.
+            if (ok && !Is(f.ph, "X")) return SkipRest(p, f, end);
+          } else if (Is(key, "ts")) {
+            f.has_ts = true;
+            ok = Scalar(p, f.ts);
+          } else {
+            ok = Skip(p);
+          }
+          break;
+        case 3:
+          if (Is(key, "cat")) {
+            ok = Scalar(p, f.cat);
+            if (ok && IsIgnoredCategory(f.cat)) return SkipRest(p, f, end);
+          } else if (Is(key, "pid")) {
+            ok = Scalar(p, f.pid);
+          } else if (Is(key, "tid")) {
+            ok = Scalar(p, f.tid);
+          } else if (Is(key, "dur")) {
+            f.has_dur = true;
+            ok = Scalar(p, f.dur);
+          } else {
+            ok = Skip(p);
+          }
+          break;
+        case 4:
+          if (Is(key, "name")) {
+            ok = Scalar(p, f.name);
+          } else if (Is(key, "args")) {
+            ok = Args(p, f);
+          } else {
+            ok = Skip(p);
+          }
+          break;
+        default:
+          ok = Skip(p);
+      }
+      if (!ok || !Next(p, more)) return result_;
+    }
+    end = p;
+    return ScanResult::kDone;
+  }
+
+ private:
+  bool Stop(ScanResult r) {
+    result_ = r;
+    return false;
+  }
+
+  // Most gaps between tokens are empty or one space: those without the index.
+  bool SkipSpace(std::size_t& p) {
+    if (p + 1 < n_) {
+      if (!IsSpace(t_[p])) return true;
+      if (t_[p] == ' ' && !IsSpace(t_[p + 1])) return (++p, true);
+    }
+    p = index_.NextNonSpace(p);
+    return p < n_ || Stop(ScanResult::kIncomplete);
+  }
+  static bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+  // A string at t_[p]: its content, p just past its closing quote.
+  bool String(std::size_t& p, std::string_view& out) {
+    const std::size_t close = index_.NextQuote(p + 1);
+    if (close >= n_) return Stop(ScanResult::kIncomplete);
+    if (index_.BackslashIn(p + 1, close)) return Stop(ScanResult::kOther);  // escapes: decoded by the slow path
+    out = std::string_view(t_ + p + 1, close - p - 1);
+    p = close + 1;
+    return true;
+  }
+
+  // A key and its ':'; p ends at the value's first byte.
+  bool Key(std::size_t& p, std::string_view& key) {
+    if (t_[p] != '"') return Stop(ScanResult::kOther);
+    if (!String(p, key) || !SkipSpace(p)) return false;
+    if (t_[p] != ':') return Stop(ScanResult::kOther);
+    ++p;
+    return SkipSpace(p);
+  }
+
+  bool Bare(std::size_t& p, std::string_view& out) {
+    std::size_t q = p;
+    // The index's padding keeps 8 bytes readable past n_; bytes past it are not taken.
+    for (std::size_t k = 8; k == 8 && q < n_;) q += (k = LeadingDigitsOrDots(t_ + q));
+    if (q > n_) q = n_;
+    while (q < n_ && IsBareByte(t_[q])) ++q;
+    if (q == n_) return Stop(ScanResult::kIncomplete);
+    if (q == p) return Stop(ScanResult::kOther);
+    out = std::string_view(t_ + p, q - p);
+    p = q;
+    return true;
+  }
+
+  // p just past an opening bracket, `depth` open: to just past the
+  // bracket that closes them. Brackets inside strings are not in the index.
+  bool SkipBrackets(std::size_t& p, int depth) {
+    for (;;) {
+      const std::size_t b = index_.NextBracket(p);
+      if (b >= n_) return Stop(ScanResult::kIncomplete);
+      p = b + 1;
+      if (t_[b] == '{' || t_[b] == '[') {
+        ++depth;
+      } else if (--depth == 0) {
+        return true;
+      }
+    }
+  }
+
+  bool Skip(std::size_t& p) {
+    const char c = t_[p];
+    if (c == '"') {
+      const std::size_t close = index_.NextQuote(p + 1);
+      if (close >= n_) return Stop(ScanResult::kIncomplete);
+      p = close + 1;
+      return true;
+    }
+    if (c == '{' || c == '[') {
+      ++p;
+      return SkipBrackets(p, 1);
+    }
+    std::string_view ignored;
+    return Bare(p, ignored);
+  }
+
+  // As the slow path's ReadScalarInto: a string's content, a number's or
+  // literal's text, or empty for an object or array (skipped).
+  bool Scalar(std::size_t& p, std::string_view& out) {
+    const char c = t_[p];
+    if (c == '"') return String(p, out);
+    if (c == '{' || c == '[') {
+      out = {};
+      ++p;
+      return SkipBrackets(p, 1);
+    }
+    return Bare(p, out);
+  }
+
+  // After a member: ',' (p at the next key, more) or '}' (p past it, done).
+  bool Next(std::size_t& p, bool& more) {
+    if (!SkipSpace(p)) return false;
+    if (t_[p] == ',') {
+      more = true;
+      ++p;
+      return SkipSpace(p);
+    }
+    if (t_[p] == '}') {
+      more = false;
+      ++p;
+      return true;
+    }
+    return Stop(ScanResult::kOther);
+  }
+
+  bool Args(std::size_t& p, EventFields& f) {
+    if (t_[p] != '{') return Skip(p);
+    ++p;
+    if (!SkipSpace(p)) return false;
+    if (t_[p] == '}') {
+      ++p;
+      return true;
+    }
+    for (bool more = true; more;) {
+      std::string_view key;
+      if (!Key(p, key)) return false;
+      std::string_view* target = nullptr;
+      if (key.size() == 11) {
+        if (Is(key, "correlation")) {
+          target = &f.correlation;
+        } else if (Is(key, "External id") || Is(key, "external id")) {
+          target = &f.external_id;
+        }
+      } else if (key.size() == 6) {
+        if (Is(key, "device")) {
+          target = &f.device;
+        } else if (Is(key, "stream")) {
+          target = &f.stream;
+        }
+      }
+      if (!(target ? Scalar(p, *target) : Skip(p))) return false;
+      if (!Next(p, more)) return false;
+    }
+    return true;
+  }
+
+  ScanResult SkipRest(std::size_t p, EventFields& f, std::size_t& end) {
+    f.skipped = true;
+    if (!SkipBrackets(p, 1)) return result_;
+    end = p;
+    return ScanResult::kDone;
+  }
+
+  const char* t_;
+  const StructuralIndex& index_;
+  std::size_t n_;
+  ScanResult result_ = ScanResult::kOther;
+};
+
+}  // namespace
+
+bool IsIgnoredCategory(std::string_view c) {
+  static constexpr std::string_view kIgnored[] = {"python_function",
+                                                  "fwdbwd",
+                                                  "ac2g",
+                                                  "async",
+                                                  "async_gpu",
+                                                  "async_cpu_to_gpu",
+                                                  "Trace",
+                                                  "overhead",
+                                                  "cpu_instant_event",
+                                                  "cuda_profiler_range",
+                                                  "Python",
+                                                  "Memory",
+                                                  "[memory]",
+                                                  "gpu_mem"};
+  for (std::string_view i : kIgnored) {
+    if (c == i) return true;
+  }
+  return false;
+}
+
+ScanResult ScanEvent(const char* text, const StructuralIndex& index, std::size_t start, EventFields& fields,
+                     std::size_t& end) {
+  return EventScanner(text, index).Event(start, fields, end);
+}
+
+}  // namespace llmpo::ingest::kineto
