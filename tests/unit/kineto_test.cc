@@ -314,6 +314,75 @@ TEST(KinetoReader, IndexedPathReadsExactlyWhatTheByteByBytePathReads) {
   EXPECT_EQ(compared, 3000);
 }
 
+std::string ReadFileDump(const fs::path& file, bool split, std::string* diagnostics, bool* two_threads = nullptr) {
+  std::string why;
+  auto source = kineto::OpenFileSource(file.string(), why);
+  kineto::TraceStore store;
+  model::Diagnostics d;
+  const kineto::SplitRead plan{file.string(), fs::file_size(file), 0};
+  const auto outcome = kineto::ReadTrace(*source, store, d, "t", 64, true, split ? &plan : nullptr);
+  if (two_threads) *two_threads = outcome.second_thread_from != 0;
+  for (const auto& [code, entry] : d.entries()) {
+    *diagnostics += code + " " + std::to_string(entry.count) + " " + entry.first_example + "\n";
+  }
+  *diagnostics += "rows " + std::to_string(d.rows_read()) + "\n";
+  return Dump(store, outcome.error);
+}
+
+// A file read by two threads (the second from an event start guessed after
+// the middle) reads exactly as one thread reads it: whether the guess is
+// right, lands in a nested array of objects, or is past the event list; on
+// whole and on damaged files.
+TEST(KinetoReader, TwoThreadsReadAFileExactlyAsOneDoes) {
+  std::string events;
+  for (int i = 0; i < 60; ++i) {
+    const std::string ts = std::to_string(100 + i * 10);
+    events += "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::op" + std::to_string(i % 7) +
+              "\", \"pid\": 100, \"tid\": 100,\n    \"ts\": " + ts + ", \"dur\": 5, \"args\": {\"External id\": " +
+              std::to_string(i) + ", \"inputs\": [{\"a\": 1},\n      {\"" + (i % 3 ? "b" : "ph") +
+              "\": \"}{\"}]}},\n";
+    events += "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k" + std::to_string(i % 5) +
+              "\", \"pid\": 0, \"tid\": 7, \"ts\": " + ts + ".5, \"dur\": 3,\n    \"args\": {\"correlation\": " +
+              std::to_string(i) + ", \"device\": 0, \"stream\": 7}},\n";
+  }
+  testing::TempDir dir;
+  int compared = 0, taken = 0, not_taken = 0;
+  std::uint64_t seed = 99;
+  auto next = [&seed] {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return seed >> 33;
+  };
+  for (int pad = 0; pad < 60000; pad += 551) {
+    // Padding before or after the event list moves the middle of the file;
+    // after it, a list of objects past the events may hold the guess.
+    const std::string padding = "\"pad\": \"" + std::string(static_cast<std::size_t>(pad), 'x') +
+                                "\",\n\"deviceProperties\": [{\"id\": 0},\n {\"ph\": 1}],\n";
+    std::string text = "{\"schemaVersion\": 1,\n" + (pad % 2 ? padding : "") + "\"traceEvents\": [\n" + events +
+                       "  {\"ph\": \"M\", \"name\": \"x\", \"pid\": 1, \"tid\": 1}\n],\n" + (pad % 2 ? "" : padding) +
+                       "\"baseTimeNanoseconds\": 5}\n";
+    for (int damage = 0; damage < 3; ++damage) {
+      std::string damaged = text;
+      if (damage == 1) damaged.resize(next() % damaged.size());
+      if (damage == 2) damaged[next() % damaged.size()] = "\"{}[],:\n"[next() % 8];
+      const fs::path file = dir.path() / "t.json";
+      std::ofstream(file, std::ios::binary) << damaged;
+      std::string one_diag, two_diag;
+      const std::string one = ReadFileDump(file, false, &one_diag);
+      bool two_threads = false;
+      const std::string two = ReadFileDump(file, true, &two_diag, &two_threads);
+      ASSERT_EQ(one, two) << "pad " << pad << " damage " << damage << ":\n" << damaged;
+      ASSERT_EQ(one_diag, two_diag) << "pad " << pad << " damage " << damage;
+      ++compared;
+      (two_threads ? taken : not_taken) += damage == 0;
+    }
+  }
+  EXPECT_EQ(compared, 3 * 109);
+  // Both ways happen on the whole files: a guess in an event list taken, one
+  // in an args array or past the list discarded.
+  EXPECT_GT(taken, 20) << not_taken;
+  EXPECT_GT(not_taken, 10) << taken;
+}
+
 TEST(KinetoImport, ASyntaxErrorKeepsTheEventsBeforeIt) {
   std::string text = kHandmade;
   text = text.substr(0, text.find("{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"early\""));

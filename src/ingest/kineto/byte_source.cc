@@ -61,6 +61,12 @@ class PlainFileSource : public ByteSource {
     }
   }
 
+  bool Seek(std::uint64_t offset) override {
+    if (::lseek(fd_, static_cast<off_t>(offset), SEEK_SET) < 0) return false;
+    done_ = false;
+    return true;
+  }
+
  private:
   int fd_;
   bool done_ = false;

@@ -16,6 +16,9 @@ class ByteSource {
   virtual ~ByteSource() = default;
   // Up to `size` bytes; 0 at the end or on an error (then error() says which).
   virtual std::size_t Read(char* buffer, std::size_t size) = 0;
+  // Reading goes on from byte `offset`; false when this source cannot seek
+  // (only a plain file can).
+  virtual bool Seek(std::uint64_t /*offset*/) { return false; }
   // Empty while the bytes are whole; else why reading stopped early
   // ("unexpected end of file" for a cut gzip stream).
   const std::string& error() const { return error_; }

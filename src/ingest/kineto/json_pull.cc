@@ -67,8 +67,17 @@ std::size_t LeadingSpace8(const char* p) {
 
 }  // namespace
 
-JsonPull::JsonPull(ByteSource& source, std::size_t buffer_bytes)
-    : source_(source), buffer_(buffer_bytes + kPadding), capacity_(buffer_bytes) {}
+JsonPull::JsonPull(ByteSource& source, std::size_t buffer_bytes, std::uint64_t base)
+    : source_(source), buffer_(buffer_bytes + kPadding), capacity_(buffer_bytes), base_(base) {}
+
+bool JsonPull::Restart(std::uint64_t offset) {
+  if (!source_.Seek(offset)) return Fail("cannot seek in the file");
+  base_ = offset;
+  pos_ = len_ = 0;
+  eof_ = false;
+  ++generation_;
+  return true;
+}
 
 bool JsonPull::Fail(const std::string& what) {
   if (error_.empty()) {

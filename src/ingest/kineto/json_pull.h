@@ -28,7 +28,8 @@ inline bool IsBareByte(char c) { return kBareBytes[static_cast<unsigned char>(c)
 
 class JsonPull {
  public:
-  explicit JsonPull(ByteSource& source, std::size_t buffer_bytes = 1 << 20);
+  // `base`: the offset in the text of the source's first byte.
+  explicit JsonPull(ByteSource& source, std::size_t buffer_bytes = 1 << 20, std::uint64_t base = 0);
 
   // The next byte after white space, not consumed; '\0' at the end of input.
   // Inline fast path: most tokens follow no white space or one byte of it.
@@ -86,6 +87,12 @@ class JsonPull {
   // bytes fill it. False when no byte could be added: the end of the input,
   // a read error, or the limit.
   bool Compact(std::size_t max_buffer);
+  // Goes on reading at byte `offset` of the text (the source must seek).
+  bool Restart(std::uint64_t offset);
+  // Stops with an error found by another reader of the same text.
+  void SetError(const std::string& error) {
+    if (error_.empty()) error_ = error;
+  }
 
  private:
   char PeekSlow();

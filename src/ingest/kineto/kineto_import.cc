@@ -4,6 +4,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <fmt/format.h>
+#include <sched.h>
 #include <zlib.h>
 
 #include <cstring>
@@ -81,10 +82,23 @@ class ArchiveMemberSource : public ByteSource {
   archive* a_;
 };
 
+// A plain trace file from this size up is read by two threads when the
+// process may run on two CPUs or more (bench/RESULTS.md, "Kineto traces").
+constexpr std::uint64_t kSplitFromBytes = std::uint64_t{64} << 20;
+
+int UsableCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  return CPU_COUNT(&set);
+}
+
 // Reads one trace; false when nothing usable came out of it.
-bool ImportOneTrace(ByteSource& source, const std::string& label, ImportContext& ctx) {
+bool ImportOneTrace(ByteSource& source, const std::string& label, ImportContext& ctx,
+                    const kineto::SplitRead* split = nullptr) {
   kineto::TraceStore store;
-  const kineto::ReadOutcome read = kineto::ReadTrace(source, store, ctx.diagnostics, label);
+  const kineto::ReadOutcome read =
+      kineto::ReadTrace(source, store, ctx.diagnostics, label, kineto::kDefaultBufferBytes, true, split);
   if (!read.error.empty()) {
     store.cut_short = true;
     ctx.diagnostics.Add("kineto_json_error", model::Severity::kDataLoss,
@@ -159,7 +173,10 @@ Status ImportKinetoTrace(const std::filesystem::path& file, ImportContext& ctx) 
   if (IsTarHeader(std::string_view(first, got))) return ImportArchive(file, ctx);
   source = kineto::OpenFileSource(file.string(), why);  // start again from byte 0
   if (!source) return MakeError(ExitStatus::kInput, fmt::format("{}: {}", ctx.source, why));
-  if (!ImportOneTrace(*source, ctx.source, ctx)) {
+  std::error_code size_error;
+  const std::uintmax_t size = std::filesystem::file_size(file, size_error);
+  const kineto::SplitRead split{file.string(), size_error ? 0 : size, kSplitFromBytes};
+  if (!ImportOneTrace(*source, ctx.source, ctx, UsableCpus() >= 2 ? &split : nullptr)) {
     return MakeError(ExitStatus::kInput, fmt::format("{}: no event could be read from the trace", ctx.source))
         .WithNote(
             "check that the file is a whole PyTorch profiler trace (export_chrome_trace / tensorboard_trace_handler)");

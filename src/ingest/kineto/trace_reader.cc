@@ -2,7 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <charconv>
+#include <cstring>
+#include <functional>
+#include <future>
+#include <thread>
 #include <limits>
 
 #include "src/ingest/kineto/event_scan.h"
@@ -80,11 +85,48 @@ std::optional<T> Parse(std::string_view text) {
   return value;
 }
 
+// The second half of a file split in two (ReadTrace's `split`): read by its
+// own thread from the first event start found after the middle of the file
+// to the end of the event list, into a store of its own.
+struct Tail {
+  TraceStore store;
+  model::Diagnostics diagnostics;
+  std::uint64_t start = 0;  // the offset of its first event's '{'; 0: no split
+  std::uint64_t end = 0;    // just past the event list's ']'
+  std::string error;        // a syntax error in the half (the sequential read would stop there too)
+  bool finished = false;    // reached the ']' or the error
+};
+
 class Reader {
  public:
   Reader(ByteSource& source, TraceStore& store, model::Diagnostics& diagnostics, const std::string& label,
-         std::size_t buffer_bytes, bool indexed)
-      : json_(source, buffer_bytes), fast_(indexed), store_(store), diagnostics_(diagnostics), label_(label) {}
+         std::size_t buffer_bytes, bool indexed, std::uint64_t base = 0)
+      : json_(source, buffer_bytes, base), fast_(indexed), store_(store), diagnostics_(diagnostics), label_(label) {}
+
+  // The first thread's side of a split: at the tail's start it takes the
+  // tail's events and goes on after the event list.
+  void JoinAt(Tail* tail, const std::function<void(bool)>* join) {
+    tail_ = tail;
+    join_ = join;
+  }
+  bool took_tail() const { return took_tail_; }
+
+  // The second thread's side: finds an event start in the first buffer
+  // after `from` (a '{' after a ',' that opens an object with a key), then
+  // reads events to the end of their list. Gives the start to `started`
+  // first (0 when none was found) and stops early when `cancel` is set.
+  void ReadTailFrom(std::uint64_t from, const std::atomic<bool>& cancel, const std::function<void(std::uint64_t)>& started,
+                    Tail& out) {
+    const std::uint64_t start = FindEventStart(from);
+    started(start);
+    if (start == 0) return;
+    cancel_ = &cancel;  // out.start is the first thread's to set (from `started`)
+    const bool ok = ReadEventList();
+    if (cancel.load(std::memory_order_relaxed)) return;
+    out.error = json_.error();
+    out.end = json_.offset();
+    out.finished = ok || !out.error.empty();
+  }
 
   ReadOutcome Run() {
     const char first = json_.Peek();
@@ -141,8 +183,23 @@ class Reader {
   bool ReadEvents() {
     if (!json_.Expect('[', "'[' starting the event list")) return false;
     if (json_.Consume(']')) return true;
+    const bool ok = ReadEventList();
+    if (tail_ != nullptr) (*join_)(false);  // the split point was not an event of this list
+    tail_ = nullptr;
+    return ok;
+  }
+
+  // From an element of the event list to just past its ']'.
+  bool ReadEventList() {
     do {
-      if (json_.Peek() != '{') {
+      if (cancel_ != nullptr && cancel_->load(std::memory_order_relaxed)) return false;
+      const char next = json_.Peek();
+      if (tail_ != nullptr && json_.offset() >= tail_->start) {
+        if (json_.offset() == tail_->start && next == '{') return TakeTail();
+        (*join_)(false);  // passed it: the guess was not an event start
+        tail_ = nullptr;
+      }
+      if (next != '{') {
         if (!json_.SkipValue()) return false;
         continue;
       }
@@ -154,6 +211,85 @@ class Reader {
       Store(position);
     } while (json_.Consume(','));
     return json_.Expect(']', "',' or ']' after an event");
+  }
+
+  // The tail starts exactly here, at an event of the list: its events are
+  // the rest of the list. Reading goes on after the list's ']', or stops at
+  // the tail's syntax error, as reading on alone would have.
+  bool TakeTail() {
+    Tail& tail = *tail_;
+    tail_ = nullptr;
+    took_tail_ = true;
+    (*join_)(true);
+    if (!tail.finished) return json_.Fail("the second reading thread stopped early");
+    AppendStore(std::move(tail.store));
+    diagnostics_.Merge(tail.diagnostics);
+    if (!tail.error.empty()) {
+      json_.SetError(tail.error);
+      return false;
+    }
+    return json_.Restart(tail.end);
+  }
+
+  void AppendStore(TraceStore&& tail) {
+    std::vector<std::uint32_t> names(tail.names.size()), threads(tail.threads.size());
+    for (std::uint32_t i = 0; i < names.size(); ++i) names[i] = store_.names.Intern(tail.names[i]);
+    for (std::uint32_t i = 0; i < threads.size(); ++i) threads[i] = store_.threads.Intern(tail.threads[i]);
+    for (GpuOp op : tail.gpu_ops) {
+      op.name = names[op.name];
+      store_.gpu_ops.push_back(op);
+    }
+    for (HostCall call : tail.calls) {
+      call.name = names[call.name];
+      call.thread = threads[call.thread];
+      store_.calls.push_back(call);
+    }
+    for (auto [from, into] : {std::pair{&tail.cpu_ops, &store_.cpu_ops}, std::pair{&tail.annotations, &store_.annotations}}) {
+      for (CpuSpan span : *from) {
+        span.name = names[span.name];
+        span.thread = threads[span.thread];
+        into->push_back(span);
+      }
+    }
+    store_.events += tail.events;
+    store_.gpu_user_annotations += tail.gpu_user_annotations;
+    if (store_.os_pid.empty()) store_.os_pid = tail.os_pid;
+  }
+
+  // A likely event start in the first buffer from the read position: past
+  // the first newline (which no JSON string holds, so the bytes after it are
+  // outside strings), a '{' after a ',' whose first byte inside is a quote,
+  // the first whose first key is "ph" if any. 0 when there is none. Only a
+  // guess: the first thread checks it.
+  std::uint64_t FindEventStart(std::uint64_t from) {
+    while (json_.len() < kGuessWindow && json_.Compact(kGuessWindow)) {
+    }
+    const char* t = json_.data();
+    const std::size_t n = json_.len();
+    const char* newline = static_cast<const char*>(std::memchr(t, '\n', n));
+    if (newline == nullptr) return 0;
+    const std::size_t after = static_cast<std::size_t>(newline - t) + 1;
+    index_.Build(t, after, n);
+    std::size_t guess = 0;
+    for (std::size_t p = index_.NextBracket(after); p < n; p = index_.NextBracket(p + 1)) {
+      if (t[p] != '{') continue;
+      std::size_t before = p;
+      while (before > after && (t[before - 1] == ' ' || t[before - 1] == '\n' || t[before - 1] == '\r' ||
+                                t[before - 1] == '\t')) {
+        --before;
+      }
+      const std::size_t inside = index_.NextNonSpace(p + 1);
+      if (before > after && t[before - 1] == ',' && inside < n && t[inside] == '"') {
+        if (guess == 0) guess = p;
+        if (n - inside > 4 && std::memcmp(t + inside, "\"ph\"", 4) == 0) {  // PyTorch writes "ph" first
+          guess = p;
+          break;
+        }
+      }
+    }
+    if (guess == 0) return 0;
+    json_.set_pos(guess);
+    return from + guess;
   }
 
   // The event at the read position through the structural index, when it
@@ -355,11 +491,17 @@ class Reader {
     }
   }
 
+  // How far FindEventStart looks (the buffer grows to it when it is smaller).
+  static constexpr std::size_t kGuessWindow = std::size_t{1} << 16;
   // An event longer than this is read byte by byte, in the buffer it has.
   static constexpr std::size_t kMaxIndexedBuffer = std::size_t{64} << 20;
 
   JsonPull json_;
   bool fast_;
+  Tail* tail_ = nullptr;                              // first thread: the split point ahead
+  const std::function<void(bool)>* join_ = nullptr;  // waits for the tail; false also cancels it
+  const std::atomic<bool>* cancel_ = nullptr;         // second thread: stop
+  bool took_tail_ = false;
   StructuralIndex index_;
   std::uint64_t index_generation_ = 0;
   bool indexed_ = false;
@@ -506,8 +648,37 @@ std::optional<std::uint64_t> IdFromText(std::string_view text) {
 }
 
 ReadOutcome ReadTrace(ByteSource& source, TraceStore& store, model::Diagnostics& diagnostics, const std::string& label,
-                      std::size_t buffer_bytes, bool indexed) {
-  return Reader(source, store, diagnostics, label, buffer_bytes, indexed).Run();
+                      std::size_t buffer_bytes, bool indexed, const SplitRead* split) {
+  if (split == nullptr || split->size < split->min_bytes || split->size < 2 || !source.Seek(0)) {
+    return Reader(source, store, diagnostics, label, buffer_bytes, indexed).Run();
+  }
+  std::string why;
+  std::unique_ptr<ByteSource> second = OpenFileSource(split->path, why);
+  const std::uint64_t middle = split->size / 2;
+  if (second == nullptr || !second->Seek(middle)) {
+    return Reader(source, store, diagnostics, label, buffer_bytes, indexed).Run();
+  }
+  Tail tail;
+  std::atomic<bool> cancel{false};
+  std::promise<std::uint64_t> start;
+  std::future<std::uint64_t> started = start.get_future();
+  std::thread thread([&] {
+    Reader(*second, tail.store, tail.diagnostics, label, buffer_bytes, indexed, middle)
+        .ReadTailFrom(middle, cancel, [&](std::uint64_t at) { start.set_value(at); }, tail);
+  });
+  bool joined = false;
+  const std::function<void(bool)> join = [&](bool keep) {
+    if (!keep) cancel.store(true, std::memory_order_relaxed);
+    if (!joined) thread.join();
+    joined = true;
+  };
+  tail.start = started.get();
+  Reader first(source, store, diagnostics, label, buffer_bytes, indexed);
+  if (tail.start != 0) first.JoinAt(&tail, &join);
+  ReadOutcome outcome = first.Run();
+  join(false);  // not taken (the first thread stopped before the split point): discarded
+  if (first.took_tail()) outcome.second_thread_from = tail.start;
+  return outcome;
 }
 
 }  // namespace llmpo::ingest::kineto

@@ -24,17 +24,32 @@ std::optional<std::int64_t> MicrosToNs(std::string_view text);
 // complement), or a "stream 7"-style text ending in digits.
 std::optional<std::uint64_t> IdFromText(std::string_view text);
 
+// 256 KiB stays in a core's L2 cache between the read() that fills it and
+// the parse: on the 1 GB benchmark trace about 8 % less CPU time than 1 MiB
+// (bench/RESULTS.md).
+inline constexpr std::size_t kDefaultBufferBytes = std::size_t{1} << 18;
+
 struct ReadOutcome {
   std::string error;  // empty: the whole text was read
+  // Where a second thread's part began (SplitRead); 0: one thread read it all.
+  std::uint64_t second_thread_from = 0;
 };
 
 // `buffer_bytes`: the reader's buffer (tests use tiny ones to put every
-// token across a refill). 256 KiB stays in a core's L2 cache between the
-// read() that fills it and the parse: on the 1 GB benchmark trace about 8 %
-// less CPU time than 1 MiB (bench/RESULTS.md). `indexed`: events that lie
+// token across a refill). `indexed`: events that lie
 // whole in the buffer are read through a structural index of it
 // (event_scan.h); false reads every event byte by byte (tests compare the two).
+//
+// `split`: a plain file this large is read by two threads, one from the
+// start and one from an event start guessed after the middle; the first
+// checks the guess when it gets there (and reads on alone when it was
+// wrong), so the outcome is the one reading alone gives.
+struct SplitRead {
+  std::string path;            // the file `source` reads (opened again for the second thread)
+  std::uint64_t size = 0;      // its size in bytes
+  std::uint64_t min_bytes = 0;  // smaller files are read by one thread
+};
 ReadOutcome ReadTrace(ByteSource& source, TraceStore& store, model::Diagnostics& diagnostics, const std::string& label,
-                      std::size_t buffer_bytes = 1 << 18, bool indexed = true);
+                      std::size_t buffer_bytes = kDefaultBufferBytes, bool indexed = true, const SplitRead* split = nullptr);
 
 }  // namespace llmpo::ingest::kineto
