@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <type_traits>
 #include <set>
 
 namespace llmpo::analysis {
@@ -267,7 +268,26 @@ void RegionBuilder::OnLaunch(const model::LaunchRecord& launch) {
   }
 }
 
-void RegionBuilder::Account(Region& region, const model::LaunchRecord& launch, bool innermost) {
+// KernelOf keeps pointers into regions' kernel maps while the tree's region
+// vector grows: a Region must move (taking its map's nodes along), never copy.
+static_assert(std::is_nothrow_move_constructible_v<Region>);
+
+KernelAggregate& RegionBuilder::KernelOf(const RegionTree& tree, std::size_t region_index, Region& region,
+                                         const model::LaunchRecord& launch) {
+  // One hash of the name per launch, then one small lookup per region of its
+  // stack, instead of a walk of the region's name-ordered map per region.
+  if (kernel_slot_name_ != launch.kernel_name) {
+    kernel_slot_name_ = launch.kernel_name;
+    kernel_slot_ = kernel_slots_.try_emplace(launch.kernel_name, kernel_slots_.size()).first->second;
+  }
+  KernelAggregate*& cached = kernel_cache_[CacheKey{&tree, region_index, kernel_slot_}];
+  if (cached == nullptr) cached = &region.kernels[launch.kernel_name];  // map nodes stay put
+  return *cached;
+}
+
+void RegionBuilder::Account(RegionTree& tree, std::size_t region_index, const model::LaunchRecord& launch,
+                            bool innermost) {
+  Region& region = tree.regions()[region_index];
   region.inputs.insert(source_);
   const double ns = launch.duration_ns.value_or(0);
   if (launch.kind == model::LaunchKind::kMemcpy || launch.kind == model::LaunchKind::kMemset) {
@@ -283,7 +303,7 @@ void RegionBuilder::Account(Region& region, const model::LaunchRecord& launch, b
   ++region.launches;
   region.kernel_ns += ns;
   if (innermost) region.kernel_exclusive_ns += ns;
-  KernelAggregate& k = region.kernels[launch.kernel_name];
+  KernelAggregate& k = KernelOf(tree, region_index, region, launch);
   if (k.name.empty()) k.name = launch.kernel_name;
   AddLaunch(k, launch);
 }
@@ -321,15 +341,14 @@ void RegionBuilder::AddKernelLaunch(RegionTree& tree, const model::LaunchRecord&
   const auto& stack = launch.nvtx_stack;
   const std::vector<std::size_t>& ids = tree.StackIds(stack);  // Account never calls Find
   for (std::size_t d = 0; d < stack.size(); ++d) {
-    Region& region = tree.regions()[ids[d]];
-    Account(region, launch, d + 1 == stack.size());
-    AddInstance(region, stack[d], launch);
+    Account(tree, ids[d], launch, d + 1 == stack.size());
+    AddInstance(tree.regions()[ids[d]], stack[d], launch);
   }
   for (std::size_t i = 0; i < launch.nvtx_start_end.size(); ++i) {
     const std::vector<model::NvtxFrame> one{launch.nvtx_start_end[i]};
-    Region& r = tree.regions()[tree.Find(one, 0, RegionKind::kStartEnd)];
-    Account(r, launch, true);
-    AddInstance(r, one[0], launch);
+    const std::size_t index = tree.Find(one, 0, RegionKind::kStartEnd);
+    Account(tree, index, launch, true);
+    AddInstance(tree.regions()[index], one[0], launch);
   }
 }
 

@@ -21,6 +21,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "src/analysis/kernel_aggregator.h"
@@ -206,7 +207,9 @@ class RegionBuilder : public model::RecordSink {
   };
   void AddKernelLaunch(RegionTree& tree, const model::LaunchRecord& launch);
   void AddRangeResult(RegionTree& tree, const model::LaunchRecord& launch);
-  void Account(Region& region, const model::LaunchRecord& launch, bool innermost);
+  void Account(RegionTree& tree, std::size_t region_index, const model::LaunchRecord& launch, bool innermost);
+  KernelAggregate& KernelOf(const RegionTree& tree, std::size_t region_index, Region& region,
+                            const model::LaunchRecord& launch);
   void AddSummaryRange(const model::NvtxRange& range);
   void AddTimedRanges();
   RegionTree& TreeFor(const model::ProcessId& process, const std::string& device);
@@ -218,6 +221,23 @@ class RegionBuilder : public model::RecordSink {
   RegionTree* last_tree_ = nullptr;  // TreeFor's last answer and its scope
   Scope last_scope_;
   std::vector<TimedRange> timed_;
+  // KernelOf's cache: kernel names to small numbers, and (tree, region,
+  // number) to the region's aggregate of that kernel.
+  struct CacheKey {
+    const RegionTree* tree;
+    std::size_t region;
+    std::size_t slot;
+    bool operator==(const CacheKey&) const = default;
+  };
+  struct CacheKeyHash {
+    std::size_t operator()(const CacheKey& k) const {
+      return std::hash<const void*>()(k.tree) ^ (k.region * 0x9E3779B97F4A7C15ull) ^ (k.slot * 0xC2B2AE3D27D4EB4Full);
+    }
+  };
+  std::unordered_map<std::string, std::size_t> kernel_slots_;
+  std::string kernel_slot_name_;
+  std::size_t kernel_slot_ = 0;
+  std::unordered_map<CacheKey, KernelAggregate*, CacheKeyHash> kernel_cache_;
   RegionCapabilities caps_;
   bool saw_nvtx_ = false;
   std::uint64_t outside_ = 0;

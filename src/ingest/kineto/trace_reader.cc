@@ -235,6 +235,10 @@ class Reader {
     std::vector<std::uint32_t> names(tail.names.size()), threads(tail.threads.size());
     for (std::uint32_t i = 0; i < names.size(); ++i) names[i] = store_.names.Intern(tail.names[i]);
     for (std::uint32_t i = 0; i < threads.size(); ++i) threads[i] = store_.threads.Intern(tail.threads[i]);
+    store_.gpu_ops.reserve(store_.gpu_ops.size() + tail.gpu_ops.size());
+    store_.calls.reserve(store_.calls.size() + tail.calls.size());
+    store_.cpu_ops.reserve(store_.cpu_ops.size() + tail.cpu_ops.size());
+    store_.annotations.reserve(store_.annotations.size() + tail.annotations.size());
     for (GpuOp op : tail.gpu_ops) {
       op.name = names[op.name];
       store_.gpu_ops.push_back(op);
