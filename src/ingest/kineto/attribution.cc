@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <tuple>
 #include <map>
+#include <thread>
 #include <unordered_map>
 
 #include "src/ingest/kineto/breakdown.h"
@@ -57,8 +58,13 @@ class Emitter {
   void Run() {
     EmitAnnotations();
     const std::vector<Launch> launches = OrderLaunches();
+    // The per-device breakdowns read only the store: computed on a second
+    // thread while the launches are attributed and emitted (bench/RESULTS.md).
+    std::map<std::int32_t, model::DeviceBreakdown> devices;
+    std::thread breakdown([&] { devices = ComputeBreakdown(launches); });
     AttributeAndEmit(launches);
-    EmitBreakdown(launches);
+    breakdown.join();
+    EmitBreakdown(std::move(devices));
   }
 
  private:
@@ -240,9 +246,15 @@ class Emitter {
     }
   }
 
-  void EmitBreakdown(const std::vector<Launch>& launches) {
+  // Counts, launch statistics and the temporal breakdown per device; steps
+  // come later (attribution adds their kernel time). Touches only the store
+  // and class_of_.
+  std::map<std::int32_t, model::DeviceBreakdown> ComputeBreakdown(const std::vector<Launch>& launches) {
     std::map<std::int32_t, std::vector<ClassifiedOp>> by_device;
     std::map<std::int32_t, model::DeviceBreakdown> devices;
+    if (s_.gpu_ops.size() == launches.size() && !launches.empty()) {
+      by_device[s_.gpu_ops[launches.front().op].device].reserve(launches.size());  // one device: the usual case
+    }
     for (const Launch& l : launches) {
       const GpuOp& op = s_.gpu_ops[l.op];
       const KernelClass kind = ClassOf(op.name);
@@ -256,6 +268,14 @@ class Emitter {
       }
       if (l.call != kNone) AddLaunch(s_.calls[l.call], op, d.launch);
     }
+    for (auto& [device, d] : devices) {
+      FillTemporalBreakdown(std::move(by_device[device]), d);
+      FinishLaunch(d.launch);
+    }
+    return devices;
+  }
+
+  void EmitBreakdown(std::map<std::int32_t, model::DeviceBreakdown> devices) {
     model::GpuBreakdown out;
     for (auto& [device, d] : devices) {
       d.source = label_;
@@ -263,8 +283,6 @@ class Emitter {
       d.device = device >= 0 ? std::to_string(device) : "";
       d.rank = s_.rank;
       d.world_size = s_.world_size;
-      FillTemporalBreakdown(std::move(by_device[device]), d);
-      FinishLaunch(d.launch);
       d.steps = steps_;
       out.devices.push_back(std::move(d));
     }
