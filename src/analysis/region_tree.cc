@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <type_traits>
 #include <set>
+#include <type_traits>
 
 namespace llmpo::analysis {
 
@@ -75,8 +75,8 @@ std::optional<InstanceStats> Region::Instances(std::string* of) const {
   }
   // nvtx_gpu_proj_sum alone gives the CPU range time without its extremes and
   // the projection with them: its instances are described by the projection.
-  const bool projection_richer = projected_stats.count > 0 && projected_stats.has_extremes &&
-                                 !cpu_instances.has_extremes;
+  const bool projection_richer =
+      projected_stats.count > 0 && projected_stats.has_extremes && !cpu_instances.has_extremes;
   if (cpu_instances.count > 0 && !projection_richer) {
     *of = "cpu_ms";
     return cpu_instances;

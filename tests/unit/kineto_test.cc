@@ -13,6 +13,7 @@
 
 #include "src/ingest/importer.h"
 #include "src/ingest/kineto/byte_source.h"
+#include "src/ingest/kineto/structural_index.h"
 #include "src/ingest/kineto/trace_reader.h"
 #include "src/model/sink.h"
 #include "src/report/gpu_breakdown_report.h"
@@ -222,6 +223,64 @@ TEST(KinetoReader, TinyBuffersReadTheSameAsOneBigOne) {
   }
 }
 
+// The structural index against a byte-by-byte walk of JSON's string rules,
+// for both block loops (AVX2 where the CPU has it, and SSE2), on random text
+// rich in quotes, backslashes and brackets, from every start offset.
+TEST(KinetoStructuralIndex, MatchesAByteByByteWalkInBothLoops) {
+  std::uint64_t seed = 7;
+  auto next = [&seed] {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return seed >> 33;
+  };
+  const std::string alphabet = "\"\\\\{}[]  \n\tab,:";
+  for (int round = 0; round < 300; ++round) {
+    const std::size_t n = next() % 300;
+    std::string text(n + 64, ' ');
+    for (std::size_t i = 0; i < n; ++i) text[i] = alphabet[next() % alphabet.size()];
+    const std::size_t from = n == 0 ? 0 : next() % n;
+    // The reference, as the byte-by-byte reader sees it: inside a string a
+    // backslash escapes the next byte; outside, a backslash is invalid JSON
+    // and the index is trusted only before the first one.
+    std::vector<bool> quote(n), bracket(n), space(n), backslash(n);
+    bool in_string = false, escaped = false;
+    std::size_t stray = n;
+    for (std::size_t i = from; i < n; ++i) {
+      const char c = text[i];
+      space[i] = c == ' ' || c == '\n' || c == '\r' || c == '\t';
+      backslash[i] = c == '\\';
+      if (!in_string) {
+        if (c == '\\' && stray == n) stray = i;
+        if (c == '"') quote[i] = in_string = true;
+        bracket[i] = c == '{' || c == '}' || c == '[' || c == ']';
+      } else if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        quote[i] = true;
+        in_string = false;
+      }
+    }
+    auto next_of = [&](const std::vector<bool>& bits, std::size_t p, bool want) {
+      while (p < n && bits[p] != want) ++p;
+      return p;
+    };
+    for (bool any_cpu : {false, true}) {
+      kineto::StructuralIndex index;
+      index.Build(text.data(), from, n, any_cpu);
+      ASSERT_EQ(index.limit(), stray) << round << " " << any_cpu;
+      const auto trusted = [&](std::size_t at) { return std::min(at, stray); };
+      for (std::size_t p = from; p <= stray; ++p) {
+        ASSERT_EQ(trusted(index.NextQuote(p)), trusted(next_of(quote, p, true))) << round << " " << p << " " << any_cpu;
+        ASSERT_EQ(trusted(index.NextBracket(p)), trusted(next_of(bracket, p, true))) << round << " " << p;
+        ASSERT_EQ(index.NextNonSpace(p), next_of(space, p, false)) << round << " " << p << " " << any_cpu;
+        const std::size_t to = p + next() % (n - p + 1);
+        ASSERT_EQ(index.BackslashIn(p, to), next_of(backslash, p, true) < to) << round << " " << p << " " << any_cpu;
+      }
+    }
+  }
+}
+
 // Everything the reader keeps, as text, to compare two reads.
 std::string Dump(const kineto::TraceStore& s, const std::string& error) {
   std::string out = "error=" + error + " events=" + std::to_string(s.events) + " pid=" + s.os_pid +
@@ -253,8 +312,8 @@ std::string ReadDump(const std::string& text, std::size_t chunk, std::size_t buf
   model::Diagnostics d;
   const auto outcome = kineto::ReadTrace(source, store, d, "t", buffer, indexed);
   if (diagnostics) {
-    for (const auto& [code, entry] : d.entries()) *diagnostics += code + " " + std::to_string(entry.count) + " " +
-                                                                  entry.first_example + "\n";
+    for (const auto& [code, entry] : d.entries())
+      *diagnostics += code + " " + std::to_string(entry.count) + " " + entry.first_example + "\n";
   }
   return Dump(store, outcome.error);
 }
@@ -273,12 +332,24 @@ TEST(KinetoReader, IndexedPathReadsExactlyWhatTheByteByBytePathReads) {
               "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"ok\", \"pid\": 100, \"tid\": 100, \"ts\": 6,\n"
               "      \"dur\": 1, \"args\": {\"External\\u0020id\": 8, \"device\": null}},\n  7,\n  {},\n");
   const std::string clean = ReadDump(text, 1 << 20, 1 << 20, false);
-  ASSERT_NE(clean.find("a\"b\\[{"), std::string::npos) << clean;  // the escaped name, decoded
+  ASSERT_NE(clean.find("a\"b\\[{"), std::string::npos) << clean;     // the escaped name, decoded
   ASSERT_NE(clean.find(" 3500 4500 "), std::string::npos) << clean;  // 3.5e0 us, spaced oddly
   for (std::size_t buffer : {std::size_t{1}, std::size_t{7}, std::size_t{64}, std::size_t{100}, std::size_t{1} << 20}) {
     std::string slow_diag, fast_diag;
     EXPECT_EQ(ReadDump(text, 3, buffer, true, &fast_diag), ReadDump(text, 3, buffer, false, &slow_diag)) << buffer;
     EXPECT_EQ(fast_diag, slow_diag) << buffer;
+  }
+  // Backslashes outside strings (invalid JSON), where a naive escape rule
+  // would put the string boundaries elsewhere than the byte-by-byte reader.
+  for (const char* stray : {R"([{"ph": "X", "cat": "python_function", "args": {\"a": "}"}, "x": 1},
+  {"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 1}])",
+                            R"([{"ph": "X", "cat": "kernel", "args": {"a": [\"]"]}, "name": "k", "ts": 1, "dur": 1}])",
+                            R"([{"ph": "X", "cat": "python_function", "args": {\"}": 1}},
+  {"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 1}])",
+                            R"([{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 1, \"x": 2}])"}) {
+    std::string slow_diag, fast_diag;
+    EXPECT_EQ(ReadDump(stray, 5, 64, true, &fast_diag), ReadDump(stray, 5, 64, false, &slow_diag)) << stray;
+    EXPECT_EQ(fast_diag, slow_diag) << stray;
   }
   const std::string alphabet = "\"\\{}[],: \n0.5ex-";
   std::uint64_t seed = 12345;
@@ -338,12 +409,13 @@ TEST(KinetoReader, TwoThreadsReadAFileExactlyAsOneDoes) {
   for (int i = 0; i < 60; ++i) {
     const std::string ts = std::to_string(100 + i * 10);
     events += "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::op" + std::to_string(i % 7) +
-              "\", \"pid\": 100, \"tid\": 100,\n    \"ts\": " + ts + ", \"dur\": 5, \"args\": {\"External id\": " +
-              std::to_string(i) + ", \"inputs\": [{\"a\": 1},\n      {\"" + (i % 3 ? "b" : "ph") +
-              "\": \"}{\"}]}},\n";
+              "\", \"pid\": 100, \"tid\": 100,\n    \"ts\": " + ts +
+              ", \"dur\": 5, \"args\": {\"External id\": " + std::to_string(i) +
+              ", \"inputs\": [{\"a\": 1},\n      {\"" + (i % 3 ? "b" : "ph") + "\": \"}{\"}]}},\n";
     events += "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k" + std::to_string(i % 5) +
-              "\", \"pid\": 0, \"tid\": 7, \"ts\": " + ts + ".5, \"dur\": 3,\n    \"args\": {\"correlation\": " +
-              std::to_string(i) + ", \"device\": 0, \"stream\": 7}},\n";
+              "\", \"pid\": 0, \"tid\": 7, \"ts\": " + ts +
+              ".5, \"dur\": 3,\n    \"args\": {\"correlation\": " + std::to_string(i) +
+              ", \"device\": 0, \"stream\": 7}},\n";
   }
   testing::TempDir dir;
   int compared = 0, taken = 0, not_taken = 0;
@@ -586,8 +658,8 @@ TEST(GpuBreakdownReport, CpuOpsAreRankedOverEveryRankWithACutNote) {
     t.gpu_self_ns = t.gpu_total_ns = gpu_ms * 1e6;
     return t;
   };
-  b.cpu_ops = {op(0, "aten::mm", 1), op(0, "aten::add", 0.5), op(1, "record_param_comms", 11),
-               op(1, "aten::mm", 2), op(1, "aten::cpu_only", 0)};
+  b.cpu_ops = {op(0, "aten::mm", 1), op(0, "aten::add", 0.5), op(1, "record_param_comms", 11), op(1, "aten::mm", 2),
+               op(1, "aten::cpu_only", 0)};
   const std::string md = report::GpuBreakdownMarkdown(b, 2);
   EXPECT_NE(md.find("Top 2 of 4 (process, op) rows with GPU time"), std::string::npos) << md;
   const auto first = md.find("| rank 1 | record_param_comms |");

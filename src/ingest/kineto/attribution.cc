@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <tuple>
 #include <map>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 
 #include "src/ingest/kineto/breakdown.h"
@@ -287,10 +287,10 @@ class Emitter {
       out.devices.push_back(std::move(d));
     }
     if (devices.empty() && s_.cut_short) {
-      ctx_.diagnostics.Note(fmt::format(
-          "{}: no GPU kernels, copies or sets before the point where the trace is damaged or cut short "
-          "(kineto_json_error); the CPU ops and annotations before it are reported",
-          label_));
+      ctx_.diagnostics.Note(
+          fmt::format("{}: no GPU kernels, copies or sets before the point where the trace is damaged or cut short "
+                      "(kineto_json_error); the CPU ops and annotations before it are reported",
+                      label_));
     } else if (devices.empty()) {
       ctx_.diagnostics.Note(
           fmt::format("{}: no GPU kernels, copies or sets in the trace (a CPU-only profile?); "

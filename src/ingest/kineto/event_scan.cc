@@ -35,7 +35,13 @@ std::size_t LeadingDigitsOrDots(const char* p) {
 // at the end of the indexed bytes means the event is cut by the buffer's end.
 class EventScanner {
  public:
-  EventScanner(const char* text, const StructuralIndex& index) : t_(text), index_(index), n_(index.size()) {}
+  // Past limit() (a backslash outside strings) the index is not trusted:
+  // reaching it hands the event to the byte-by-byte path.
+  EventScanner(const char* text, const StructuralIndex& index)
+      : t_(text),
+        index_(index),
+        n_(index.limit()),
+        cut_(n_ < index.size() ? ScanResult::kOther : ScanResult::kIncomplete) {}
 
   ScanResult Event(std::size_t p, EventFields& f, std::size_t& end) {
     f = EventFields{};
@@ -108,14 +114,14 @@ class EventScanner {
       if (t_[p] == ' ' && !IsSpace(t_[p + 1])) return (++p, true);
     }
     p = index_.NextNonSpace(p);
-    return p < n_ || Stop(ScanResult::kIncomplete);
+    return p < n_ || Stop(cut_);
   }
   static bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
   // A string at t_[p]: its content, p just past its closing quote.
   bool String(std::size_t& p, std::string_view& out) {
     const std::size_t close = index_.NextQuote(p + 1);
-    if (close >= n_) return Stop(ScanResult::kIncomplete);
+    if (close >= n_) return Stop(cut_);
     if (index_.BackslashIn(p + 1, close)) return Stop(ScanResult::kOther);  // escapes: decoded by the slow path
     out = std::string_view(t_ + p + 1, close - p - 1);
     p = close + 1;
@@ -137,7 +143,7 @@ class EventScanner {
     for (std::size_t k = 8; k == 8 && q < n_;) q += (k = LeadingDigitsOrDots(t_ + q));
     if (q > n_) q = n_;
     while (q < n_ && IsBareByte(t_[q])) ++q;
-    if (q == n_) return Stop(ScanResult::kIncomplete);
+    if (q == n_) return Stop(cut_);
     if (q == p) return Stop(ScanResult::kOther);
     out = std::string_view(t_ + p, q - p);
     p = q;
@@ -149,7 +155,7 @@ class EventScanner {
   bool SkipBrackets(std::size_t& p, int depth) {
     for (;;) {
       const std::size_t b = index_.NextBracket(p);
-      if (b >= n_) return Stop(ScanResult::kIncomplete);
+      if (b >= n_) return Stop(cut_);
       p = b + 1;
       if (t_[b] == '{' || t_[b] == '[') {
         ++depth;
@@ -163,7 +169,7 @@ class EventScanner {
     const char c = t_[p];
     if (c == '"') {
       const std::size_t close = index_.NextQuote(p + 1);
-      if (close >= n_) return Stop(ScanResult::kIncomplete);
+      if (close >= n_) return Stop(cut_);
       p = close + 1;
       return true;
     }
@@ -245,6 +251,7 @@ class EventScanner {
   const char* t_;
   const StructuralIndex& index_;
   std::size_t n_;
+  ScanResult cut_;  // what reaching n_ means
   ScanResult result_ = ScanResult::kOther;
 };
 

@@ -9,7 +9,8 @@
 // masks follow JSON's rules: a quote preceded by an odd run of backslashes
 // is escaped, and brackets between a string's quotes are not structure.
 // Bytes of invalid JSON give masks that are merely consistent with the
-// bytes: the reader that walks them still checks every token it takes.
+// bytes: the reader that walks them still checks every token it takes, and
+// stops at limit().
 #pragma once
 
 #include <cstddef>
@@ -23,7 +24,8 @@ class StructuralIndex {
   // Indexes text[from, size). Bits before `from` are clear. `text` must
   // stay readable for 64 bytes past the block that holds size - 1 (the
   // reader's buffer keeps that padding).
-  void Build(const char* text, std::size_t from, std::size_t size);
+  // `any_cpu`: the SSE2 (or plain) loop even where AVX2 is there (tests).
+  void Build(const char* text, std::size_t from, std::size_t size, bool any_cpu = false);
 
   // The first position >= p with the bit set, or size() when there is none.
   std::size_t NextQuote(std::size_t p) const { return Next<&Block::quote, false>(p); }
@@ -41,8 +43,11 @@ class StructuralIndex {
   }
 
   std::size_t size() const { return size_; }
+  // The first backslash outside strings, or size(). Valid JSON has none;
+  // past one, these masks and a byte-by-byte reader may disagree on what is
+  // inside a string (a reader of the index must not trust them there).
+  std::size_t limit() const { return limit_; }
 
- private:
   struct Block {
     std::uint64_t quote = 0;    // unescaped '"'
     std::uint64_t bracket = 0;  // { } [ ] outside strings
@@ -50,6 +55,7 @@ class StructuralIndex {
     std::uint64_t backslash = 0;
   };
 
+ private:
   template <std::uint64_t Block::*kField, bool kInverted>
   std::size_t Next(std::size_t p) const {
     if (p >= size_) return size_;
@@ -67,6 +73,10 @@ class StructuralIndex {
 
   std::vector<Block> blocks_;
   std::size_t size_ = 0;
+  std::size_t limit_ = 0;
 };
+
+// structural_index_avx2.cc (x86-64 builds): the blocks with AVX2 compares.
+std::size_t FillBlocksAvx2(StructuralIndex::Block* blocks, const char* text, std::size_t from, std::size_t size);
 
 }  // namespace llmpo::ingest::kineto

@@ -7,8 +7,8 @@
 #include <cstring>
 #include <functional>
 #include <future>
-#include <thread>
 #include <limits>
+#include <thread>
 
 #include "src/ingest/kineto/event_scan.h"
 #include "src/ingest/kineto/json_pull.h"
@@ -41,8 +41,8 @@ struct RawEvent {
     has_ts = has_dur = skipped = false;
   }
   EventFields View() const {
-    return EventFields{ph, cat, name, pid, tid, ts, dur, correlation, external_id, device, stream, has_ts, has_dur,
-                       skipped};
+    return EventFields{ph,          cat,         name,   pid,    tid,    ts,      dur,
+                       correlation, external_id, device, stream, has_ts, has_dur, skipped};
   }
 };
 
@@ -115,8 +115,8 @@ class Reader {
   // after `from` (a '{' after a ',' that opens an object with a key), then
   // reads events to the end of their list. Gives the start to `started`
   // first (0 when none was found) and stops early when `cancel` is set.
-  void ReadTailFrom(std::uint64_t from, const std::atomic<bool>& cancel, const std::function<void(std::uint64_t)>& started,
-                    Tail& out) {
+  void ReadTailFrom(std::uint64_t from, const std::atomic<bool>& cancel,
+                    const std::function<void(std::uint64_t)>& started, Tail& out) {
     const std::uint64_t start = FindEventStart(from);
     started(start);
     if (start == 0) return;
@@ -248,7 +248,8 @@ class Reader {
       call.thread = threads[call.thread];
       store_.calls.push_back(call);
     }
-    for (auto [from, into] : {std::pair{&tail.cpu_ops, &store_.cpu_ops}, std::pair{&tail.annotations, &store_.annotations}}) {
+    for (auto [from, into] :
+         {std::pair{&tail.cpu_ops, &store_.cpu_ops}, std::pair{&tail.annotations, &store_.annotations}}) {
       for (CpuSpan span : *from) {
         span.name = names[span.name];
         span.thread = threads[span.thread];
@@ -278,8 +279,8 @@ class Reader {
     for (std::size_t p = index_.NextBracket(after); p < n; p = index_.NextBracket(p + 1)) {
       if (t[p] != '{') continue;
       std::size_t before = p;
-      while (before > after && (t[before - 1] == ' ' || t[before - 1] == '\n' || t[before - 1] == '\r' ||
-                                t[before - 1] == '\t')) {
+      while (before > after &&
+             (t[before - 1] == ' ' || t[before - 1] == '\n' || t[before - 1] == '\r' || t[before - 1] == '\t')) {
         --before;
       }
       const std::size_t inside = index_.NextNonSpace(p + 1);
@@ -502,9 +503,9 @@ class Reader {
 
   JsonPull json_;
   bool fast_;
-  Tail* tail_ = nullptr;                              // first thread: the split point ahead
+  Tail* tail_ = nullptr;                             // first thread: the split point ahead
   const std::function<void(bool)>* join_ = nullptr;  // waits for the tail; false also cancels it
-  const std::atomic<bool>* cancel_ = nullptr;         // second thread: stop
+  const std::atomic<bool>* cancel_ = nullptr;        // second thread: stop
   bool took_tail_ = false;
   StructuralIndex index_;
   std::uint64_t index_generation_ = 0;
@@ -668,7 +669,8 @@ ReadOutcome ReadTrace(ByteSource& source, TraceStore& store, model::Diagnostics&
   std::future<std::uint64_t> started = start.get_future();
   std::thread thread([&] {
     Reader(*second, tail.store, tail.diagnostics, label, buffer_bytes, indexed, middle)
-        .ReadTailFrom(middle, cancel, [&](std::uint64_t at) { start.set_value(at); }, tail);
+        .ReadTailFrom(
+            middle, cancel, [&](std::uint64_t at) { start.set_value(at); }, tail);
   });
   bool joined = false;
   const std::function<void(bool)> join = [&](bool keep) {

@@ -45,11 +45,12 @@ struct ReadOutcome {
 // checks the guess when it gets there (and reads on alone when it was
 // wrong), so the outcome is the one reading alone gives.
 struct SplitRead {
-  std::string path;            // the file `source` reads (opened again for the second thread)
-  std::uint64_t size = 0;      // its size in bytes
+  std::string path;             // the file `source` reads (opened again for the second thread)
+  std::uint64_t size = 0;       // its size in bytes
   std::uint64_t min_bytes = 0;  // smaller files are read by one thread
 };
 ReadOutcome ReadTrace(ByteSource& source, TraceStore& store, model::Diagnostics& diagnostics, const std::string& label,
-                      std::size_t buffer_bytes = kDefaultBufferBytes, bool indexed = true, const SplitRead* split = nullptr);
+                      std::size_t buffer_bytes = kDefaultBufferBytes, bool indexed = true,
+                      const SplitRead* split = nullptr);
 
 }  // namespace llmpo::ingest::kineto
