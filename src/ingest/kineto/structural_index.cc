@@ -72,7 +72,7 @@ void StructuralIndex::Build(const char* text, std::size_t from, std::size_t size
     return;
   }
 #endif
-  limit_ = FillBlocks(blocks_.data(), text, from, size, Classify);
+  limit_ = FillBlocks(blocks_.data(), text, from, size, [](const char* p) { return Classify(p); });
 }
 
 bool StructuralIndex::BackslashInBlocks(std::size_t from, std::size_t to) const {

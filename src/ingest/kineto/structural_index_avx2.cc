@@ -30,7 +30,7 @@ RawBits ClassifyAvx2(const char* p) {
 }  // namespace
 
 std::size_t FillBlocksAvx2(StructuralIndex::Block* blocks, const char* text, std::size_t from, std::size_t size) {
-  return FillBlocks(blocks, text, from, size, ClassifyAvx2);
+  return FillBlocks(blocks, text, from, size, [](const char* p) { return ClassifyAvx2(p); });
 }
 
 }  // namespace llmpo::ingest::kineto

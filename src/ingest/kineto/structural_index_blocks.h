@@ -53,7 +53,7 @@ std::uint64_t PrefixXor(std::uint64_t x) {
 }
 
 // Fills blocks[from / 64, ceil(size / 64)) from text; `classify` gives the
-// raw bits of the 64 bytes at a pointer.
+// raw bits of the 64 bytes at a pointer (a lambda, so that it is inlined).
 // Returns the position of the first backslash outside strings (invalid
 // JSON, where this escape rule and a byte-by-byte reader part ways), or size.
 template <typename Classify>
