@@ -34,8 +34,9 @@ void IntervalUnion::Add(std::int64_t start, std::int64_t end) {
   }
   // Merge with every segment it touches: from the last one starting at or
   // before `start` (if it reaches it) to the last one starting by `end`.
-  auto it = std::upper_bound(seg.begin(), seg.end(), start,
-                             [](std::int64_t s, const std::pair<std::int64_t, std::int64_t>& x) { return s < x.first; });
+  auto it =
+      std::upper_bound(seg.begin(), seg.end(), start,
+                       [](std::int64_t s, const std::pair<std::int64_t, std::int64_t>& x) { return s < x.first; });
   if (it != seg.begin() && std::prev(it)->second >= start) --it;
   auto stop = it;
   while (stop != seg.end() && stop->first <= end) {

@@ -31,8 +31,8 @@ class IntervalUnion {
   void FoldOldest();  // keeps at most kMaxSegments segments
 
   std::deque<std::pair<std::int64_t, std::int64_t>> segments_;  // disjoint, by start
-  double folded_ns_ = 0;       // length of the segments folded out of `segments_`
-  std::int64_t frontier_ = 0;  // the latest end folded out
+  double folded_ns_ = 0;                                        // length of the segments folded out of `segments_`
+  std::int64_t frontier_ = 0;                                   // the latest end folded out
   bool folded_ = false;
   bool out_of_order_ = false;
 };

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "src/core/hash.h"
+
 namespace llmpo::analysis {
 double MetricAggregate::Value() const {
   switch (rule) {
@@ -22,11 +24,7 @@ double MetricAggregate::Value() const {
 }
 
 std::size_t KernelAggregator::ViewHash::operator()(const View& v) const {
-  const std::hash<std::string_view> h;
-  std::size_t seed = h(std::get<2>(v));
-  seed ^= std::get<0>(v) + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
-  seed ^= h(std::get<1>(v)) + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
-  return seed;
+  return HashBytes(std::get<2>(v), HashBytes(std::get<1>(v), std::get<0>(v)));
 }
 
 std::uint32_t KernelAggregator::ProcessNumber(const model::ProcessId& process) {

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "src/analysis/median.h"
+#include "src/core/hash.h"
 
 namespace llmpo::analysis {
 namespace {
@@ -37,8 +38,17 @@ void LaunchOverheadBuilder::Add(const model::LaunchRecord& launch) {
   const std::int64_t call_start = *launch.launch_call_start_ns;
   const std::int64_t call_end = *launch.launch_call_end_ns;
   if (call_end < call_start) return;  // a damaged call: no API time to speak of
-  auto it = keys_.find(
-      std::tie(launch.process, launch.launch_thread, launch.device, launch.launch_call_name, launch.kernel_name));
+  const auto key =
+      std::tie(launch.process, launch.launch_thread, launch.device, launch.launch_call_name, launch.kernel_name);
+  std::size_t hash = 0;
+  for (const std::string* field : {&launch.process.host, &launch.process.name, &launch.launch_thread, &launch.device,
+                                   &launch.launch_call_name, &launch.kernel_name}) {
+    hash = HashBytes(*field, hash);
+  }
+  hash ^= static_cast<std::size_t>(launch.process.pid.value_or(-1)) * 0xC2B2AE3D27D4EB4Full;
+  hash ^= static_cast<std::size_t>(launch.process.rank.value_or(-1)) * 0x165667B19E3779F9ull;
+  auto cached = by_hash_.find(hash);
+  auto it = cached != by_hash_.end() && cached->second->first == key ? cached->second : keys_.find(key);
   if (it == keys_.end()) {
     it = keys_
              .emplace(
@@ -46,6 +56,7 @@ void LaunchOverheadBuilder::Add(const model::LaunchRecord& launch) {
                  Samples{})
              .first;
   }
+  by_hash_.insert_or_assign(hash, it);
   Samples& s = it->second;
   s.api_ns.push_back(call_end - call_start);
   if (*launch.start_ns >= call_end) s.queue_ns.push_back(*launch.start_ns - call_end);

@@ -12,9 +12,9 @@
 namespace llmpo::analysis {
 
 struct MetricRef {
-  std::string_view name;          // raw metric name, matched in any section
-  std::string_view label = {};    // details-page label; "" when the page has none
-  std::string_view section = {};  // the label's section (labels repeat across sections)
+  std::string_view name;           // raw metric name, matched in any section
+  std::string_view label = {};     // details-page label; "" when the page has none
+  std::string_view section = {};   // the label's section (labels repeat across sections)
   std::string_view alt_name = {};  // another raw name of the same quantity ("" : none)
 };
 

@@ -113,12 +113,33 @@ std::size_t RegionTree::Find(const std::vector<model::NvtxFrame>& frames, std::s
   return id;
 }
 
+namespace {
+
+// Region ids depend on the frames' domains and names only: launches under
+// other instances of the same ranges share them.
+bool SameRegions(const std::vector<model::NvtxFrame>& a, const std::vector<model::NvtxFrame>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].name != b[i].name || a[i].domain != b[i].domain) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 const std::vector<std::size_t>& RegionTree::StackIds(const std::vector<model::NvtxFrame>& stack) {
-  if (stack == last_stack_ && !last_ids_.empty()) return last_ids_;
-  last_ids_.clear();
-  for (std::size_t d = 0; d < stack.size(); ++d) last_ids_.push_back(Find(stack, d, RegionKind::kPushPop));
-  last_stack_ = stack;
-  return last_ids_;
+  std::size_t hash = stack.size();
+  for (const auto& f : stack) {
+    hash = HashBytes(f.domain, HashBytes(f.name, hash));
+  }
+  auto [it, added] = known_stacks_.try_emplace(hash);
+  KnownStack& known = it->second;
+  if (!added && SameRegions(stack, known.stack)) return known.ids;
+  std::vector<std::size_t>& ids = added ? known.ids : ids_;
+  ids.clear();
+  for (std::size_t d = 0; d < stack.size(); ++d) ids.push_back(Find(stack, d, RegionKind::kPushPop));
+  if (added) known.stack = stack;
+  return ids;
 }
 
 std::optional<std::size_t> RegionTree::FindPath(RegionKind kind, const std::vector<std::string>& path) const {
@@ -253,13 +274,13 @@ void RegionBuilder::OnLaunch(const model::LaunchRecord& launch) {
   }
   RegionTree& tree = TreeFor(launch.process, launch.device);
   const model::LaunchRecord* record = &launch;
-  model::LaunchRecord folded;
+  std::optional<model::LaunchRecord> folded;  // built only when needed: not once per launch
   if (launch.nvtx_stack.size() > model::kMaxNvtxDepth) {
     // Deeper than the cap: counted in its ancestor at the cap (linear cost in any depth).
     ++folded_;
-    folded = launch;
-    folded.nvtx_stack.resize(model::kMaxNvtxDepth);
-    record = &folded;
+    folded.emplace(launch);
+    folded->nvtx_stack.resize(model::kMaxNvtxDepth);
+    record = &*folded;
   }
   if (record->kind == model::LaunchKind::kRange) {
     AddRangeResult(tree, *record);

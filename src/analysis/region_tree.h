@@ -26,6 +26,7 @@
 
 #include "src/analysis/kernel_aggregator.h"
 #include "src/analysis/kernel_filter.h"
+#include "src/core/hash.h"
 #include "src/model/diagnostics.h"
 #include "src/model/records.h"
 #include "src/model/sink.h"
@@ -162,8 +163,14 @@ class RegionTree {
  private:
   std::vector<Region> regions_;
   std::map<std::pair<RegionKind, std::vector<std::string>>, std::size_t> index_;
-  std::vector<model::NvtxFrame> last_stack_;
-  std::vector<std::size_t> last_ids_;
+  // StackIds' answers by a hash of the stack's domains and names (checked
+  // against the stack kept with them: a collision is only a miss).
+  struct KnownStack {
+    std::vector<model::NvtxFrame> stack;
+    std::vector<std::size_t> ids;
+  };
+  std::unordered_map<std::size_t, KnownStack> known_stacks_;
+  std::vector<std::size_t> ids_;  // the answer when the stack is not kept
 };
 
 struct Scope {
@@ -234,7 +241,7 @@ class RegionBuilder : public model::RecordSink {
       return std::hash<const void*>()(k.tree) ^ (k.region * 0x9E3779B97F4A7C15ull) ^ (k.slot * 0xC2B2AE3D27D4EB4Full);
     }
   };
-  std::unordered_map<std::string, std::size_t> kernel_slots_;
+  std::unordered_map<std::string, std::size_t, StringHash, std::equal_to<>> kernel_slots_;
   std::string kernel_slot_name_;
   std::size_t kernel_slot_ = 0;
   std::unordered_map<CacheKey, KernelAggregate*, CacheKeyHash> kernel_cache_;

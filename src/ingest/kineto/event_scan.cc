@@ -125,16 +125,18 @@ class EventScanner {
     return false;
   }
 
-  // Most gaps between tokens are empty or one space: those without the index.
+  // Most gaps between tokens are empty or one space: those without the
+  // index. A byte above ' ' is not white space; the buffer's padding makes
+  // t_[n_] and t_[n_ + 1] readable.
   bool SkipSpace(std::size_t& p) {
-    if (p + 1 < n_) {
-      if (!IsSpace(t_[p])) return true;
-      if (t_[p] == ' ' && !IsSpace(t_[p + 1])) return (++p, true);
+    if (p < n_) {
+      const auto c = static_cast<unsigned char>(t_[p]);
+      if (c > ' ') return true;
+      if (c == ' ' && p + 1 < n_ && static_cast<unsigned char>(t_[p + 1]) > ' ') return (++p, true);
     }
     p = index_.NextNonSpace(p);
     return p < n_ || Stop(cut_);
   }
-  static bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
   // A string at t_[p]: its content, p just past its closing quote.
   bool String(std::size_t& p, std::string_view& out) {
@@ -276,24 +278,31 @@ class EventScanner {
 }  // namespace
 
 bool IsIgnoredCategory(std::string_view c) {
-  static constexpr std::string_view kIgnored[] = {"python_function",
-                                                  "fwdbwd",
-                                                  "ac2g",
-                                                  "async",
-                                                  "async_gpu",
-                                                  "async_cpu_to_gpu",
-                                                  "Trace",
-                                                  "overhead",
-                                                  "cpu_instant_event",
-                                                  "cuda_profiler_range",
-                                                  "Python",
-                                                  "Memory",
-                                                  "[memory]",
-                                                  "gpu_mem"};
-  for (std::string_view i : kIgnored) {
-    if (c == i) return true;
+  // By length first: one or two compares for the categories of every event.
+  switch (c.size()) {
+    case 4:
+      return Is(c, "ac2g");
+    case 5:
+      return Is(c, "async") || Is(c, "Trace");
+    case 6:
+      return Is(c, "fwdbwd") || Is(c, "Python") || Is(c, "Memory");
+    case 7:
+      return Is(c, "gpu_mem");
+    case 8:
+      return Is(c, "overhead") || Is(c, "[memory]");
+    case 9:
+      return Is(c, "async_gpu");
+    case 15:
+      return Is(c, "python_function");
+    case 16:
+      return Is(c, "async_cpu_to_gpu");
+    case 17:
+      return Is(c, "cpu_instant_event");
+    case 19:
+      return Is(c, "cuda_profiler_range");
+    default:
+      return false;
   }
-  return false;
 }
 
 ScanResult ScanEvent(const char* text, const StructuralIndex& index, std::size_t start, EventFields& fields,

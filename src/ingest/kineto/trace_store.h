@@ -13,6 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "src/core/hash.h"
+
 namespace llmpo::ingest::kineto {
 
 // Interned strings: a trace names a few thousand kernels over millions of
@@ -26,7 +28,7 @@ class Names {
  private:
   std::deque<std::string> storage_;
   std::vector<const std::string*> by_id_;
-  std::unordered_map<std::string_view, std::uint32_t> ids_;
+  std::unordered_map<std::string_view, std::uint32_t, StringHash> ids_;
 };
 
 enum class GpuOpKind : std::uint8_t { kKernel, kMemcpy, kMemset, kSync };
