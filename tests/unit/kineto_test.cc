@@ -13,6 +13,7 @@
 
 #include "src/ingest/importer.h"
 #include "src/ingest/kineto/byte_source.h"
+#include "src/ingest/kineto/id_table.h"
 #include "src/ingest/kineto/structural_index.h"
 #include "src/ingest/kineto/trace_reader.h"
 #include "src/model/sink.h"
@@ -279,6 +280,25 @@ TEST(KinetoStructuralIndex, MatchesAByteByByteWalkInBothLoops) {
       }
     }
   }
+}
+
+// The flat id table against std::map: consecutive and scattered 64-bit ids,
+// repeats (the first index stays), growth past the size it was made for.
+TEST(KinetoIdTable, FindsWhatAMapFinds) {
+  kineto::IdTable table(10);
+  std::map<std::uint64_t, std::uint32_t> expected;
+  std::uint64_t seed = 3;
+  for (std::uint32_t i = 0; i < 5000; ++i) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    const std::uint64_t id = i % 3 == 0 ? i : (i % 3 == 1 ? seed : seed % 100);  // runs, scattered, repeated
+    const auto [index, inserted] = table.TryEmplace(id, i);
+    const auto [it, map_inserted] = expected.try_emplace(id, i);
+    ASSERT_EQ(inserted, map_inserted) << id;
+    ASSERT_EQ(*index, it->second) << id;
+  }
+  for (const auto& [id, index] : expected) ASSERT_EQ(table.Find(id), index) << id;
+  EXPECT_EQ(table.Find(0xFFFFFFFFFFFFFFFFull), std::nullopt);
+  EXPECT_EQ(kineto::IdTable(0).Find(1), std::nullopt);
 }
 
 // Everything the reader keeps, as text, to compare two reads.

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "src/ingest/kineto/breakdown.h"
+#include "src/ingest/kineto/id_table.h"
 #include "src/ingest/kineto/span_sweep.h"
 
 namespace llmpo::ingest::kineto {
@@ -98,10 +99,9 @@ class Emitter {
   }
 
   std::vector<Launch> OrderLaunches() {
-    std::unordered_map<std::uint64_t, std::uint32_t> call_of;
-    call_of.reserve(s_.calls.size());
+    IdTable call_of(s_.calls.size());
     for (std::uint32_t i = 0; i < s_.calls.size(); ++i) {
-      if (s_.calls[i].has_correlation) call_of.try_emplace(s_.calls[i].correlation, i);
+      if (s_.calls[i].has_correlation) call_of.TryEmplace(s_.calls[i].correlation, i);
     }
     std::vector<Launch> launches;
     launches.reserve(s_.gpu_ops.size());
@@ -110,7 +110,7 @@ class Emitter {
       if (op.kind == GpuOpKind::kSync) continue;
       Launch l{i, kNone};
       if (op.has_correlation) {
-        if (auto it = call_of.find(op.correlation); it != call_of.end()) l.call = it->second;
+        if (auto call = call_of.Find(op.correlation)) l.call = *call;
       }
       launches.push_back(l);
     }
@@ -129,12 +129,12 @@ class Emitter {
     return launches;
   }
 
-  std::unordered_map<std::uint64_t, std::uint32_t> CpuOpsByExternalId() const {
-    std::unordered_map<std::uint64_t, std::uint32_t> by_id;
+  IdTable CpuOpsByExternalId() const {
+    IdTable by_id(s_.cpu_ops.size());
     for (std::uint32_t i = 0; i < s_.cpu_ops.size(); ++i) {
       if (!s_.cpu_ops[i].has_external_id) continue;
-      auto [it, inserted] = by_id.try_emplace(s_.cpu_ops[i].external_id, i);
-      if (!inserted) it->second = kNone;  // shared: not an identity
+      auto [index, inserted] = by_id.TryEmplace(s_.cpu_ops[i].external_id, i);
+      if (!inserted) *index = kNone;  // shared: not an identity
     }
     return by_id;
   }
@@ -200,7 +200,7 @@ class Emitter {
     SpanSweep annotations(s_.annotations);
     SpanSweep ops(s_.cpu_ops);
     const bool by_external_id = HasRealExternalIds(s_);
-    const auto op_by_id = by_external_id ? CpuOpsByExternalId() : std::unordered_map<std::uint64_t, std::uint32_t>{};
+    const IdTable op_by_id = by_external_id ? CpuOpsByExternalId() : IdTable(0);
     for (const Launch& l : launches) {
       const GpuOp& op = s_.gpu_ops[l.op];
       model::LaunchRecord& record = record_;
@@ -233,8 +233,7 @@ class Emitter {
         const auto& open = ops.OpenAt(call.thread, call.start);
         std::uint32_t innermost = open.empty() ? kNone : open.back();
         if (by_external_id && op.has_external_id) {
-          if (auto it = op_by_id.find(op.external_id); it != op_by_id.end() && it->second != kNone)
-            innermost = it->second;
+          if (auto index = op_by_id.Find(op.external_id); index && *index != kNone) innermost = *index;
         }
         CountCpuOps(open, innermost, ns);
       }
