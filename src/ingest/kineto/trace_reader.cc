@@ -420,8 +420,16 @@ class Reader {
 
   std::uint32_t Thread() {
     if (store_.os_pid.empty() && Parse<std::int64_t>(fields_.pid)) store_.os_pid = fields_.pid;
+    // Events come in runs of one thread: the last answer is kept.
+    const std::size_t pid_size = fields_.pid.size();
+    if (have_thread_ && thread_key_.size() == pid_size + 1 + fields_.tid.size() &&
+        thread_key_.compare(0, pid_size, fields_.pid) == 0 && thread_key_[pid_size] == '/' &&
+        thread_key_.compare(pid_size + 1, std::string::npos, fields_.tid) == 0) {
+      return thread_;
+    }
     thread_key_.assign(fields_.pid).append("/").append(fields_.tid);
-    return store_.threads.Intern(thread_key_);
+    have_thread_ = true;
+    return thread_ = store_.threads.Intern(thread_key_);
   }
 
   void StoreGpuOp(std::uint64_t position, GpuOpKind kind) {
@@ -516,7 +524,9 @@ class Reader {
   const std::string& label_;
   RawEvent event_;
   std::string_view key_;
-  std::string text_, thread_key_;
+  std::string text_, thread_key_;  // thread_key_: the last thread's "pid/tid", whose id is thread_
+  std::uint32_t thread_ = 0;
+  bool have_thread_ = false;
   bool is_string_ = false;
 };
 
