@@ -3,6 +3,8 @@
 // per kernel name, a region builder keeps what regions need.
 #pragma once
 
+#include <span>
+
 #include "src/model/gpu_breakdown.h"
 #include "src/model/records.h"
 
@@ -12,6 +14,11 @@ class RecordSink {
  public:
   virtual ~RecordSink() = default;
   virtual void OnLaunch(const LaunchRecord& launch) = 0;
+  // Several launches at once, in order (an importer that builds them in
+  // batches); a sink may take them in parallel with other sinks.
+  virtual void OnLaunches(std::span<const LaunchRecord> launches) {
+    for (const LaunchRecord& l : launches) OnLaunch(l);
+  }
   virtual void OnKernelSummary(const KernelSummaryRow& row) = 0;
   virtual void OnNvtxRange(const NvtxRange& /*range*/) {}
   virtual void OnNvtxKernelRow(const NvtxKernelRow& /*row*/) {}

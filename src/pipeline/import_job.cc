@@ -30,6 +30,7 @@
 #include "src/ingest/text_lines.h"
 #include "src/pipeline/environment.h"
 #include "src/pipeline/output_folder.h"
+#include "src/pipeline/parallel_tee.h"
 #include "src/pipeline/process.h"
 #include "src/report/gpu_breakdown_report.h"
 #include "src/report/html_report.h"
@@ -633,10 +634,12 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
     timeline.SetSource(info.path);
     builders.push_back(std::make_unique<analysis::RegionBuilder>(info.path, filter, region_diagnostics));
     gpu_timeline.SetSource(info.path);
-    TeeSink kernels_and_regions(aggregator, *builders.back(), gpu_breakdown);
-    TeeSink with_busy(kernels_and_regions, gpu_timeline, gpu_breakdown);
+    // The region builder beside the rest: on a thread of its own for
+    // importers that hand launches over in batches (Kineto traces).
+    TeeSink with_busy(aggregator, gpu_timeline, gpu_breakdown);
     TeeSink with_timeline(with_busy, timeline, gpu_breakdown);
-    TeeSink tee(with_timeline, pairing_sink, gpu_breakdown);
+    TeeSink kernels_and_timelines(with_timeline, pairing_sink, gpu_breakdown);
+    ParallelTee tee(kernels_and_timelines, *builders.back(), gpu_breakdown);
     const auto capture = request.capture_regions.find(file.string());
     std::optional<RegionTagSink> tagged;
     if (capture != request.capture_regions.end()) tagged.emplace(tee, capture->second);

@@ -159,8 +159,7 @@ class Emitter {
       r.result_id = std::to_string(op.correlation);
     }
     r.has_nvtx = !s_.annotations.empty();
-    r.global_tid.reset();
-    r.nvtx_stack.clear();
+    r.global_tid.reset();  // nvtx_stack: set by the caller, reusing the slot's frames
     r.launch_call_start_ns.reset();
     r.launch_call_end_ns.reset();
     r.launch_call_name.clear();
@@ -201,18 +200,19 @@ class Emitter {
     SpanSweep ops(s_.cpu_ops);
     const bool by_external_id = HasRealExternalIds(s_);
     const IdTable op_by_id = by_external_id ? CpuOpsByExternalId() : IdTable(0);
+    batch_.resize(std::min(kBatch, launches.size()));
     for (const Launch& l : launches) {
       const GpuOp& op = s_.gpu_ops[l.op];
-      model::LaunchRecord& record = record_;
+      model::LaunchRecord& record = NextRecord();
       Fill(op, record);
       if (l.call == kNone) {
+        record.nvtx_stack.clear();
         ctx_.diagnostics.AddLazy("kernel_without_launch_call", model::Severity::kWarning, [&] {
           return fmt::format(
               "{}: GPU op '{}' (correlation {}) has no launch call in the trace (running before the "
               "window opened, or launched by an untraced thread); kept, outside every region",
               label_, model::Excerpt(record.kernel_name), record.result_id);
         });
-        ctx_.sink.OnLaunch(record);
         continue;
       }
       const HostCall& call = s_.calls[l.call];
@@ -221,7 +221,9 @@ class Emitter {
       const double ns = *record.duration_ns;
       std::size_t depth = 0;
       for (std::uint32_t a : annotations.OpenAt(call.thread, call.start)) {
-        if (depth <= model::kMaxNvtxDepth) SetFrame(frames_, depth++, region_names_[s_.annotations[a].name], a);
+        if (depth <= model::kMaxNvtxDepth) {
+          SetFrame(record.nvtx_stack, depth++, region_names_[s_.annotations[a].name], a);
+        }
       }
       // A step's kernels: launched while it ran, from any thread (a training
       // step's backward kernels come from autograd's threads, not the one
@@ -237,12 +239,21 @@ class Emitter {
         }
         CountCpuOps(open, innermost, ns);
       }
-      // The frames kept between launches: moved in and back out, never freed.
-      frames_.resize(depth);
-      record.nvtx_stack.swap(frames_);
-      ctx_.sink.OnLaunch(record);
-      record.nvtx_stack.swap(frames_);
+      record.nvtx_stack.resize(depth);
     }
+    FlushBatch();
+  }
+
+  // Launches go to the sink in batches (a sink may take a batch on two
+  // threads: pipeline/parallel_tee.h). The records are reused from batch to
+  // batch, strings and frames included: no allocation per launch.
+  model::LaunchRecord& NextRecord() {
+    if (batched_ == batch_.size()) FlushBatch();
+    return batch_[batched_++];
+  }
+  void FlushBatch() {
+    if (batched_ > 0) ctx_.sink.OnLaunches(std::span<const model::LaunchRecord>(batch_.data(), batched_));
+    batched_ = 0;
   }
 
   // Counts, launch statistics and the temporal breakdown per device; steps
@@ -352,8 +363,9 @@ class Emitter {
   ImportContext& ctx_;
   model::ProcessId process_;
   std::int64_t base_;
-  model::LaunchRecord record_;                        // rebuilt for each launch
-  std::vector<model::NvtxFrame> frames_;              // its NVTX stack's storage, kept from launch to launch
+  static constexpr std::size_t kBatch = 1024;
+  std::vector<model::LaunchRecord> batch_;  // launches not yet given to the sink: batch_[0, batched_)
+  std::size_t batched_ = 0;
   std::vector<std::optional<KernelClass>> class_of_;  // by name id
   std::vector<std::string> region_names_;             // by name id: ProfilerStep#N -> ProfilerStep
   std::vector<model::StepTimes> steps_;
