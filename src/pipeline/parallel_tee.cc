@@ -1,5 +1,8 @@
 #include "src/pipeline/parallel_tee.h"
 
+#include <exception>
+#include <utility>
+
 namespace llmpo::pipeline {
 
 ParallelTee::ParallelTee(model::RecordSink& here, model::RecordSink& there, model::GpuBreakdown& breakdown)
@@ -22,8 +25,14 @@ void ParallelTee::Work() {
     if (stop_) return;
     const auto batch = batch_;
     lock.unlock();
-    there_.OnLaunches(batch);
+    std::exception_ptr failure;
+    try {
+      there_.OnLaunches(batch);
+    } catch (...) {  // rethrown on the caller's thread
+      failure = std::current_exception();
+    }
     lock.lock();
+    failure_ = failure;
     busy_ = false;
     wake_.notify_all();
   }
@@ -46,8 +55,12 @@ void ParallelTee::OnLaunches(std::span<const model::LaunchRecord> launches) {
       std::unique_lock lock(tee.mutex_);
       tee.wake_.wait(lock, [this] { return !tee.busy_; });
     }
-  } wait{*this};
-  here_.OnLaunches(launches);
+  };
+  {
+    WaitForWorker wait{*this};
+    here_.OnLaunches(launches);
+  }
+  if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
 }
 
 void ParallelTee::OnLaunch(const model::LaunchRecord& launch) {

@@ -8,6 +8,7 @@
 
 #include <condition_variable>
 #include <cstddef>
+#include <exception>
 #include <mutex>
 #include <span>
 #include <thread>
@@ -46,6 +47,7 @@ class ParallelTee : public model::RecordSink {
   std::condition_variable wake_;
   std::span<const model::LaunchRecord> batch_;  // the worker's, while busy_
   bool busy_ = false;
+  std::exception_ptr failure_;  // what the worker's branch threw, for the caller
   bool stop_ = false;
   std::thread worker_;  // started by the first batch
 };

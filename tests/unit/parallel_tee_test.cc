@@ -76,5 +76,16 @@ TEST(ParallelTee, AnExceptionHereWaitsForTheWorkerBeforeTheBatchGoes) {
   EXPECT_EQ(there.names.size(), 1000u);
 }
 
+TEST(ParallelTee, AnExceptionOnTheWorkerReachesTheCaller) {
+  Recorder here;
+  Throwing there;
+  model::GpuBreakdown breakdown;
+  ParallelTee tee(here, there, breakdown);
+  const auto batch = Batch(0, 10);
+  EXPECT_THROW(tee.OnLaunches(batch), std::runtime_error);
+  EXPECT_EQ(here.names.size(), 10u);
+  EXPECT_THROW(tee.OnLaunches(batch), std::runtime_error);  // and the worker is still there
+}
+
 }  // namespace
 }  // namespace llmpo::pipeline
