@@ -402,7 +402,7 @@ void RegionBuilder::OnNvtxRange(const model::NvtxRange& range) {
                      fmt::format("{}: NVTX range '{}' ends before it starts; skipped", source_, range.name));
     return;
   }
-  timed_.push_back(TimedRange{range.process, *range.global_tid, *range.start_ns, *range.end_ns, range.push_pop,
+  timed_.push_back(TimedRange{TimedProcess(range.process), *range.global_tid, *range.start_ns, *range.end_ns, range.push_pop,
                               model::NvtxFrame{range.domain, range.name, range.range_id}});
 }
 
@@ -470,22 +470,53 @@ void RegionBuilder::OnNvtxKernelRow(const model::NvtxKernelRow& row) {
 // Timeline ranges become regions with their CPU time. Push/pop ranges of a
 // thread nest: sorted by start (the longer first at equal starts), each
 // range's parent is the innermost open range that contains it.
+std::uint32_t RegionBuilder::TimedProcess(const model::ProcessId& process) {
+  // Ranges come in runs of one process: the last one is checked first.
+  if (!timed_processes_.empty() && timed_processes_[timed_.empty() ? 0 : timed_.back().process] == process) {
+    return timed_.empty() ? 0 : timed_.back().process;
+  }
+  const auto [it, added] =
+      timed_process_index_.try_emplace(process, static_cast<std::uint32_t>(timed_processes_.size()));
+  if (added) timed_processes_.push_back(process);
+  return it->second;
+}
+
 void RegionBuilder::AddTimedRanges() {
   std::map<model::ProcessId, std::set<std::string>> devices;
   for (const auto& [scope, tree] : scopes_) devices[scope.process].insert(scope.device);
-  std::stable_sort(timed_.begin(), timed_.end(), [](const TimedRange& a, const TimedRange& b) {
+  // Sorted by (process, thread, start, longer first), ties in arrival order,
+  // as small keys: the processes by their rank in ProcessId order.
+  std::vector<std::uint32_t> rank(timed_processes_.size());
+  {
+    std::uint32_t next = 0;
+    for (const auto& [process, index] : timed_process_index_) rank[index] = next++;
+  }
+  struct Key {
+    std::uint32_t process;
+    std::int64_t tid, start, end;
+    std::uint32_t index;
+  };
+  std::vector<Key> order(timed_.size());
+  for (std::uint32_t i = 0; i < order.size(); ++i) {
+    const TimedRange& r = timed_[i];
+    order[i] = Key{rank[r.process], r.tid, r.start, r.end, i};
+  }
+  std::sort(order.begin(), order.end(), [](const Key& a, const Key& b) {
     if (a.process != b.process) return a.process < b.process;
     if (a.tid != b.tid) return a.tid < b.tid;
-    return a.start != b.start ? a.start < b.start : a.end > b.end;
+    if (a.start != b.start) return a.start < b.start;
+    if (a.end != b.end) return a.end > b.end;
+    return a.index < b.index;
   });
   std::vector<const TimedRange*> open;
   std::vector<model::NvtxFrame> frames;
-  for (std::size_t i = 0; i < timed_.size(); ++i) {
-    const TimedRange& r = timed_[i];
-    if (i == 0 || r.process != timed_[i - 1].process || r.tid != timed_[i - 1].tid) open.clear();
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const TimedRange& r = timed_[order[k].index];
+    if (k == 0 || order[k].process != order[k - 1].process || r.tid != order[k - 1].tid) open.clear();
     // A CPU range belongs to the scope of its process's GPU work when that is one device.
-    const auto& devs = devices[r.process];
-    RegionTree& tree = TreeFor(r.process, devs.size() == 1 ? *devs.begin() : std::string());
+    const model::ProcessId& process = timed_processes_[r.process];
+    const auto& devs = devices[process];
+    RegionTree& tree = TreeFor(process, devs.size() == 1 ? *devs.begin() : std::string());
     std::size_t id = 0;
     if (r.push_pop) {
       const auto contains = [&r](const TimedRange* o) {
@@ -512,6 +543,8 @@ void RegionBuilder::AddTimedRanges() {
   }
   timed_.clear();
   timed_.shrink_to_fit();
+  timed_processes_.clear();
+  timed_process_index_.clear();
 }
 
 void RegionBuilder::Finish() {

@@ -206,7 +206,7 @@ class RegionBuilder : public model::RecordSink {
 
  private:
   struct TimedRange {
-    model::ProcessId process;
+    std::uint32_t process = 0;  // index into timed_processes_
     std::int64_t tid = 0;
     std::int64_t start = 0, end = 0;
     bool push_pop = true;
@@ -228,6 +228,9 @@ class RegionBuilder : public model::RecordSink {
   RegionTree* last_tree_ = nullptr;  // TreeFor's last answer and its scope
   Scope last_scope_;
   std::vector<TimedRange> timed_;
+  std::vector<model::ProcessId> timed_processes_;  // the processes of timed_, each once
+  std::map<model::ProcessId, std::uint32_t> timed_process_index_;
+  std::uint32_t TimedProcess(const model::ProcessId& process);
   // KernelOf's cache: kernel names to small numbers, and (tree, region,
   // number) to the region's aggregate of that kernel.
   struct CacheKey {
