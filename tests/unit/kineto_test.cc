@@ -299,6 +299,15 @@ TEST(KinetoIdTable, FindsWhatAMapFinds) {
   for (const auto& [id, index] : expected) ASSERT_EQ(table.Find(id), index) << id;
   EXPECT_EQ(table.Find(0xFFFFFFFFFFFFFFFFull), std::nullopt);
   EXPECT_EQ(kineto::IdTable(0).Find(1), std::nullopt);
+  // Ids built to share one home slot under the folding rule: the table turns
+  // to its spreading hash (else this would take quadratic time) and still
+  // finds every one.
+  kineto::IdTable crowded(10);
+  for (std::uint32_t i = 0; i < 20000; ++i) {
+    const std::uint64_t id = (std::uint64_t{i} << 21) | i;
+    ASSERT_TRUE(crowded.TryEmplace(id, i).second) << i;
+  }
+  for (std::uint32_t i = 0; i < 20000; ++i) ASSERT_EQ(crowded.Find((std::uint64_t{i} << 21) | i), i) << i;
 }
 
 // Everything the reader keeps, as text, to compare two reads.
