@@ -47,8 +47,9 @@ void LaunchOverheadBuilder::Add(const model::LaunchRecord& launch) {
   }
   hash ^= static_cast<std::size_t>(launch.process.pid.value_or(-1)) * 0xC2B2AE3D27D4EB4Full;
   hash ^= static_cast<std::size_t>(launch.process.rank.value_or(-1)) * 0x165667B19E3779F9ull;
-  auto cached = by_hash_.find(hash);
-  auto it = cached != by_hash_.end() && cached->second->first == key ? cached->second : keys_.find(key);
+  const auto cached = by_hash_.find(hash);
+  const bool hit = cached != by_hash_.end() && cached->second->first == key;
+  auto it = hit ? cached->second : keys_.find(key);
   if (it == keys_.end()) {
     it = keys_
              .emplace(
@@ -56,7 +57,7 @@ void LaunchOverheadBuilder::Add(const model::LaunchRecord& launch) {
                  Samples{})
              .first;
   }
-  by_hash_.insert_or_assign(hash, it);
+  if (!hit) by_hash_.insert_or_assign(hash, it);
   Samples& s = it->second;
   s.api_ns.push_back(call_end - call_start);
   if (*launch.start_ns >= call_end) s.queue_ns.push_back(*launch.start_ns - call_end);

@@ -402,8 +402,8 @@ void RegionBuilder::OnNvtxRange(const model::NvtxRange& range) {
                      fmt::format("{}: NVTX range '{}' ends before it starts; skipped", source_, range.name));
     return;
   }
-  timed_.push_back(TimedRange{TimedProcess(range.process), *range.global_tid, *range.start_ns, *range.end_ns, range.push_pop,
-                              model::NvtxFrame{range.domain, range.name, range.range_id}});
+  timed_.push_back(TimedRange{TimedProcess(range.process), *range.global_tid, *range.start_ns, *range.end_ns,
+                              range.push_pop, model::NvtxFrame{range.domain, range.name, range.range_id}});
 }
 
 // nvtx_sum gives CPU range time, nvtx_gpu_proj_sum the projection (and
@@ -467,20 +467,18 @@ void RegionBuilder::OnNvtxKernelRow(const model::NvtxKernelRow& row) {
   // here (nvtx_sum or a timeline gives it).
 }
 
-// Timeline ranges become regions with their CPU time. Push/pop ranges of a
-// thread nest: sorted by start (the longer first at equal starts), each
-// range's parent is the innermost open range that contains it.
 std::uint32_t RegionBuilder::TimedProcess(const model::ProcessId& process) {
   // Ranges come in runs of one process: the last one is checked first.
-  if (!timed_processes_.empty() && timed_processes_[timed_.empty() ? 0 : timed_.back().process] == process) {
-    return timed_.empty() ? 0 : timed_.back().process;
-  }
+  if (!timed_processes_.empty() && timed_processes_[last_timed_process_] == process) return last_timed_process_;
   const auto [it, added] =
       timed_process_index_.try_emplace(process, static_cast<std::uint32_t>(timed_processes_.size()));
   if (added) timed_processes_.push_back(process);
-  return it->second;
+  return last_timed_process_ = it->second;
 }
 
+// Timeline ranges become regions with their CPU time. Push/pop ranges of a
+// thread nest: sorted by start (the longer first at equal starts), each
+// range's parent is the innermost open range that contains it.
 void RegionBuilder::AddTimedRanges() {
   std::map<model::ProcessId, std::set<std::string>> devices;
   for (const auto& [scope, tree] : scopes_) devices[scope.process].insert(scope.device);
@@ -545,6 +543,7 @@ void RegionBuilder::AddTimedRanges() {
   timed_.shrink_to_fit();
   timed_processes_.clear();
   timed_process_index_.clear();
+  last_timed_process_ = 0;
 }
 
 void RegionBuilder::Finish() {

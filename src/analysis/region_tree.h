@@ -230,6 +230,7 @@ class RegionBuilder : public model::RecordSink {
   std::vector<TimedRange> timed_;
   std::vector<model::ProcessId> timed_processes_;  // the processes of timed_, each once
   std::map<model::ProcessId, std::uint32_t> timed_process_index_;
+  std::uint32_t last_timed_process_ = 0;
   std::uint32_t TimedProcess(const model::ProcessId& process);
   // KernelOf's cache: kernel names to small numbers, and (tree, region,
   // number) to the region's aggregate of that kernel.

@@ -32,6 +32,7 @@
 #include "src/pipeline/output_folder.h"
 #include "src/pipeline/parallel_tee.h"
 #include "src/pipeline/process.h"
+#include "src/pipeline/tee_sink.h"
 #include "src/report/gpu_breakdown_report.h"
 #include "src/report/html_report.h"
 #include "src/report/regions_report.h"
@@ -364,46 +365,11 @@ bool TimelineAndNcuPossible(const std::vector<fs::path>& inputs) {
   return timeline && ncu;
 }
 
-// Feeds every record to both the kernel table and the region builder.
 // Drops everything (a tee's unused branch).
 class NullSink : public model::RecordSink {
  public:
   void OnLaunch(const model::LaunchRecord&) override {}
   void OnKernelSummary(const model::KernelSummaryRow&) override {}
-};
-
-class TeeSink : public model::RecordSink {
- public:
-  TeeSink(model::RecordSink& a, model::RecordSink& b, model::GpuBreakdown& breakdown)
-      : a_(a), b_(b), breakdown_(breakdown) {}
-  void OnGpuBreakdown(const model::GpuBreakdown& g) override {
-    breakdown_.devices.insert(breakdown_.devices.end(), g.devices.begin(), g.devices.end());
-    breakdown_.cpu_ops.insert(breakdown_.cpu_ops.end(), g.cpu_ops.begin(), g.cpu_ops.end());
-  }
-  void OnLaunch(const model::LaunchRecord& l) override {
-    a_.OnLaunch(l);
-    b_.OnLaunch(l);
-  }
-  void OnKernelSummary(const model::KernelSummaryRow& r) override {
-    a_.OnKernelSummary(r);
-    b_.OnKernelSummary(r);
-  }
-  void OnNvtxRange(const model::NvtxRange& r) override {
-    a_.OnNvtxRange(r);
-    b_.OnNvtxRange(r);
-  }
-  void OnNvtxKernelRow(const model::NvtxKernelRow& r) override {
-    a_.OnNvtxKernelRow(r);
-    b_.OnNvtxKernelRow(r);
-  }
-  void OnApiSummary(const model::ApiSummaryRow& r) override { a_.OnApiSummary(r); }
-  void OnGpuOpSummary(const model::GpuOpSummaryRow& r) override { a_.OnGpuOpSummary(r); }
-  void OnLaunchOverhead(const model::LaunchOverheadRow& r) override { a_.OnLaunchOverhead(r); }
-
- private:
-  model::RecordSink& a_;
-  model::RecordSink& b_;
-  model::GpuBreakdown& breakdown_;
 };
 
 // Metrics the catalogue does not know were averaged, the safe rule: each is

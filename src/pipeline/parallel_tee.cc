@@ -5,9 +5,6 @@
 
 namespace llmpo::pipeline {
 
-ParallelTee::ParallelTee(model::RecordSink& here, model::RecordSink& there, model::GpuBreakdown& breakdown)
-    : here_(here), there_(there), breakdown_(breakdown) {}
-
 ParallelTee::~ParallelTee() {
   if (!worker_.joinable()) return;
   {
@@ -27,7 +24,7 @@ void ParallelTee::Work() {
     lock.unlock();
     std::exception_ptr failure;
     try {
-      there_.OnLaunches(batch);
+      second_.OnLaunches(batch);
     } catch (...) {  // rethrown on the caller's thread
       failure = std::current_exception();
     }
@@ -58,42 +55,9 @@ void ParallelTee::OnLaunches(std::span<const model::LaunchRecord> launches) {
   };
   {
     WaitForWorker wait{*this};
-    here_.OnLaunches(launches);
+    first_.OnLaunches(launches);
   }
   if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
-}
-
-void ParallelTee::OnLaunch(const model::LaunchRecord& launch) {
-  here_.OnLaunch(launch);
-  there_.OnLaunch(launch);
-}
-void ParallelTee::OnKernelSummary(const model::KernelSummaryRow& row) {
-  here_.OnKernelSummary(row);
-  there_.OnKernelSummary(row);
-}
-void ParallelTee::OnNvtxRange(const model::NvtxRange& range) {
-  here_.OnNvtxRange(range);
-  there_.OnNvtxRange(range);
-}
-void ParallelTee::OnNvtxKernelRow(const model::NvtxKernelRow& row) {
-  here_.OnNvtxKernelRow(row);
-  there_.OnNvtxKernelRow(row);
-}
-void ParallelTee::OnApiSummary(const model::ApiSummaryRow& row) {
-  here_.OnApiSummary(row);
-  there_.OnApiSummary(row);
-}
-void ParallelTee::OnGpuOpSummary(const model::GpuOpSummaryRow& row) {
-  here_.OnGpuOpSummary(row);
-  there_.OnGpuOpSummary(row);
-}
-void ParallelTee::OnLaunchOverhead(const model::LaunchOverheadRow& row) {
-  here_.OnLaunchOverhead(row);
-  there_.OnLaunchOverhead(row);
-}
-void ParallelTee::OnGpuBreakdown(const model::GpuBreakdown& g) {
-  breakdown_.devices.insert(breakdown_.devices.end(), g.devices.begin(), g.devices.end());
-  breakdown_.cpu_ops.insert(breakdown_.cpu_ops.end(), g.cpu_ops.begin(), g.cpu_ops.end());
 }
 
 }  // namespace llmpo::pipeline

@@ -8,6 +8,7 @@
 #endif
 
 #include "src/ingest/kineto/json_pull.h"
+#include "src/ingest/kineto/swar.h"
 
 namespace llmpo::ingest::kineto {
 namespace {
@@ -36,16 +37,13 @@ std::size_t LeadingDigitsOrDots(const char* p) {
 constexpr std::size_t kDigitStep = 8;
 // The same for 8 bytes at a time in a 64-bit word.
 std::size_t LeadingDigitsOrDots(const char* p) {
-  constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
-  std::uint64_t w;
-  std::memcpy(&w, p, 8);
-  const std::uint64_t x = w ^ (kOnes * '0');  // digits become 0..9
+  using namespace swar;
+  const std::uint64_t w = Load8(p);
+  const std::uint64_t x = w ^ Repeat('0');  // digits become 0..9
   // High bit set where x >= 10 (as a byte); no carry crosses bytes.
-  const std::uint64_t not_digit = (x | ((x & ~kHigh) + kOnes * (128 - 10))) & kHigh;
-  const std::uint64_t d = w ^ (kOnes * '.');
-  const std::uint64_t dot = ~(((d & ~kHigh) + ~kHigh) | d) & kHigh;  // high bit where the byte is '.'
-  const std::uint64_t stop = not_digit & ~dot;
-  return stop == 0 ? 8 : static_cast<std::size_t>(__builtin_ctzll(stop)) / 8;
+  const std::uint64_t not_digit = (x | ((x & kLow7) + Repeat(128 - 10))) & kHigh;
+  const std::uint64_t stop = not_digit & ~ZeroBytes(w ^ Repeat('.'));
+  return stop == 0 ? 8 : FirstByte(stop);
 }
 #endif
 

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "src/core/utf8.h"
+#include "src/ingest/kineto/swar.h"
 
 namespace llmpo::ingest::kineto {
 namespace {
@@ -18,22 +19,12 @@ constexpr auto kStructural = [] {
   return t;
 }();
 bool IsStructural(char c) { return kStructural[static_cast<unsigned char>(c)]; }
-bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
-// Eight bytes at a time (SWAR, no vector instructions): a word's bytes as
-// loaded, and per byte the high bit set exactly where the byte is zero (no
-// carry crosses bytes: each sum stays below 0x100).
-constexpr std::uint64_t kLow7 = 0x7F7F7F7F7F7F7F7Full;
-constexpr std::uint64_t kHigh = 0x8080808080808080ull;
-constexpr std::uint64_t Repeat(unsigned char c) { return 0x0101010101010101ull * c; }
-std::uint64_t Load8(const char* p) {
-  std::uint64_t w;
-  std::memcpy(&w, p, 8);
-  return w;
-}
-std::uint64_t ZeroBytes(std::uint64_t w) { return ~(((w & kLow7) + kLow7) | w) & kHigh; }
-// The index of the first byte whose high bit is set in `mask` (little endian).
-std::size_t FirstByte(std::uint64_t mask) { return static_cast<std::size_t>(__builtin_ctzll(mask)) / 8; }
+using swar::FirstByte;
+using swar::kHigh;
+using swar::Load8;
+using swar::Repeat;
+using swar::ZeroBytes;
 
 // The first '"' or '\\' in [p, end), or end: eight bytes a step, memchr
 // (vector instructions) for long strings.
@@ -125,7 +116,7 @@ bool JsonPull::Compact(std::size_t max_buffer) {
 bool JsonPull::SkipWhitespace() {
   for (;;) {
     // Most runs are one byte (", ", ": "); indentation is longer: eight bytes at a time.
-    if (pos_ + 1 < len_ && IsSpace(buffer_[pos_]) && !IsSpace(buffer_[pos_ + 1])) {
+    if (pos_ + 1 < len_ && IsJsonSpace(buffer_[pos_]) && !IsJsonSpace(buffer_[pos_ + 1])) {
       ++pos_;
       return true;
     }
@@ -136,7 +127,7 @@ bool JsonPull::SkipWhitespace() {
     }
     // One comparison per byte: JSON white space is below '!', and so is
     // nothing else that may stand here in valid JSON.
-    while (pos_ < len_ && static_cast<unsigned char>(buffer_[pos_]) <= ' ' && IsSpace(buffer_[pos_])) ++pos_;
+    while (pos_ < len_ && static_cast<unsigned char>(buffer_[pos_]) <= ' ' && IsJsonSpace(buffer_[pos_])) ++pos_;
     if (pos_ < len_) return true;
     if (!Refill()) return false;
   }
@@ -245,7 +236,7 @@ bool JsonPull::ReadKey(std::string_view& key) {
   // The ':' in this buffer: the view stays valid. Else copy the key first,
   // since reading on may refill the buffer under it.
   std::size_t i = pos_;
-  while (i < len_ && IsSpace(buffer_[i])) ++i;
+  while (i < len_ && IsJsonSpace(buffer_[i])) ++i;
   if (i < len_ && buffer_[i] == ':') {
     pos_ = i + 1;
     return true;

@@ -25,6 +25,7 @@ inline constexpr auto kBareBytes = [] {
   return t;
 }();
 inline bool IsBareByte(char c) { return kBareBytes[static_cast<unsigned char>(c)]; }
+inline bool IsJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 class JsonPull {
  public:
@@ -79,7 +80,6 @@ class JsonPull {
   std::size_t pos() const { return pos_; }
   std::size_t len() const { return len_; }
   void set_pos(std::size_t pos) { pos_ = pos; }
-  bool at_end() const { return eof_ || !error_.empty(); }
   // Changes whenever the bytes in the buffer move or are replaced.
   std::uint64_t generation() const { return generation_; }
   // Moves the unread bytes to the front of the buffer and reads more after

@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include <cstring>
+#include <limits>
 #include <memory>
 
 #include "src/ingest/importer.h"
@@ -175,8 +176,10 @@ Status ImportKinetoTrace(const std::filesystem::path& file, ImportContext& ctx) 
   if (!source) return MakeError(ExitStatus::kInput, fmt::format("{}: {}", ctx.source, why));
   std::error_code size_error;
   const std::uintmax_t size = std::filesystem::file_size(file, size_error);
-  const kineto::SplitRead split{file.string(), size_error ? 0 : size, kSplitFromBytes};
-  if (!ImportOneTrace(*source, ctx.source, ctx, UsableCpus() >= 2 ? &split : nullptr)) {
+  // One CPU: one thread, but the records are still reserved from the size.
+  const kineto::SplitRead split{file.string(), size_error ? 0 : size,
+                                UsableCpus() >= 2 ? kSplitFromBytes : std::numeric_limits<std::uint64_t>::max()};
+  if (!ImportOneTrace(*source, ctx.source, ctx, &split)) {
     return MakeError(ExitStatus::kInput, fmt::format("{}: no event could be read from the trace", ctx.source))
         .WithNote(
             "check that the file is a whole PyTorch profiler trace (export_chrome_trace / tensorboard_trace_handler)");

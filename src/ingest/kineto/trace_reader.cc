@@ -279,10 +279,7 @@ class Reader {
     for (std::size_t p = index_.NextBracket(after); p < n; p = index_.NextBracket(p + 1)) {
       if (t[p] != '{') continue;
       std::size_t before = p;
-      while (before > after &&
-             (t[before - 1] == ' ' || t[before - 1] == '\n' || t[before - 1] == '\r' || t[before - 1] == '\t')) {
-        --before;
-      }
+      while (before > after && IsJsonSpace(t[before - 1])) --before;
       const std::size_t inside = index_.NextNonSpace(p + 1);
       if (before > after && t[before - 1] == ',' && inside < n && t[inside] == '"') {
         if (guess == 0) guess = p;
@@ -421,14 +418,11 @@ class Reader {
   std::uint32_t Thread() {
     if (store_.os_pid.empty() && Parse<std::int64_t>(fields_.pid)) store_.os_pid = fields_.pid;
     // Events come in runs of one thread: the last answer is kept.
-    const std::size_t pid_size = fields_.pid.size();
-    if (have_thread_ && thread_key_.size() == pid_size + 1 + fields_.tid.size() &&
-        thread_key_.compare(0, pid_size, fields_.pid) == 0 && thread_key_[pid_size] == '/' &&
-        thread_key_.compare(pid_size + 1, std::string::npos, fields_.tid) == 0) {
-      return thread_;
-    }
-    thread_key_.assign(fields_.pid).append("/").append(fields_.tid);
+    if (have_thread_ && fields_.pid == last_pid_ && fields_.tid == last_tid_) return thread_;
+    last_pid_.assign(fields_.pid);
+    last_tid_.assign(fields_.tid);
     have_thread_ = true;
+    thread_key_.assign(fields_.pid).append("/").append(fields_.tid);
     return thread_ = store_.threads.Intern(thread_key_);
   }
 
@@ -524,7 +518,8 @@ class Reader {
   const std::string& label_;
   RawEvent event_;
   std::string_view key_;
-  std::string text_, thread_key_;  // thread_key_: the last thread's "pid/tid", whose id is thread_
+  std::string text_, thread_key_;
+  std::string last_pid_, last_tid_;  // the last CPU thread, whose id is thread_
   std::uint32_t thread_ = 0;
   bool have_thread_ = false;
   bool is_string_ = false;
