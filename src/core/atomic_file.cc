@@ -248,6 +248,14 @@ Status WriteFileNoFollow(const fs::path& path, std::string_view content) {
   return OkStatus();
 }
 
+Status CheckOutputDestination(const fs::path& path) { return CheckNotSymlink(path); }
+
+Status MoveIntoPlace(const fs::path& staged, const fs::path& path) {
+  RETURN_IF_ERROR(CheckNotSymlink(path));
+  if (::rename(staged.c_str(), path.c_str()) != 0) return IoError(path, "write");
+  return OkStatus();
+}
+
 Result<std::string> ReadWholeFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {

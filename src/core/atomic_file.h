@@ -30,6 +30,12 @@ Status WriteFileAtomically(const std::filesystem::path& path, std::string_view c
 Status WriteFileAtomically(const std::filesystem::path& path, const std::function<void(std::ostream&)>& writer,
                            Durability durability = Durability::kUnsynced);
 
+// For outputs staged first and put in place together: whether `path` may
+// receive one (absent, or not a symbolic link), then the move itself, which
+// refuses a link put there since and replaces the file in one rename.
+Status CheckOutputDestination(const std::filesystem::path& path);
+Status MoveIntoPlace(const std::filesystem::path& staged, const std::filesystem::path& path);
+
 Result<std::string> ReadWholeFile(const std::filesystem::path& path);
 
 // For bulk output written in place (thousands of per-region files, where a

@@ -17,6 +17,30 @@ InputFormat ClassifyHeader(std::string_view line) {
   return InputFormat::kUnknown;
 }
 
+// The CSV header a text head opens with (after any tool chatter such as
+// ncu's ==PROF== lines): the first line that is one; never for binary.
+InputFormat CsvHeaderFormat(std::string_view head) {
+  if (head.find('\0') != std::string_view::npos) return InputFormat::kUnknown;
+  for (std::string_view line : SplitLines(head)) {
+    const InputFormat f = ClassifyHeader(line);
+    if (f != InputFormat::kUnknown) return f;
+  }
+  return InputFormat::kUnknown;
+}
+
+bool HasExtension(const std::filesystem::path& file, std::string_view extensions) {
+  const std::string ext = file.extension().string();
+  if (ext.empty()) return false;
+  std::size_t at = 0;
+  while (at < extensions.size()) {
+    std::size_t end = extensions.find(' ', at);
+    if (end == std::string_view::npos) end = extensions.size();
+    if (extensions.substr(at, end - at) == ext) return true;
+    at = end + 1;
+  }
+  return false;
+}
+
 }  // namespace
 
 bool IsNsysStatsHeader(std::string_view line) {
@@ -26,15 +50,26 @@ bool IsNsysStatsHeader(std::string_view line) {
          (Contains(line, "Operation") && Contains(line, "Total (MB)"));
 }
 
+bool LooksLikeSqlite(std::string_view head) { return head.starts_with(std::string_view("SQLite format 3\0", 16)); }
+bool LooksLikeNcuReport(std::string_view head) { return head.starts_with(std::string_view("NVR\0", 4)); }
+bool LooksLikeLlmpoTrace(std::string_view head) { return head.starts_with("#llmpo-trace "); }
+bool LooksLikeNcuDetailsCsv(std::string_view head) { return CsvHeaderFormat(head) == InputFormat::kNcuDetailsCsv; }
+bool LooksLikeNcuRawCsv(std::string_view head) { return CsvHeaderFormat(head) == InputFormat::kNcuRawCsv; }
+bool LooksLikeNcuSummaryCsv(std::string_view head) { return CsvHeaderFormat(head) == InputFormat::kNcuSummaryCsv; }
+bool LooksLikeNsysStatsCsv(std::string_view head) { return CsvHeaderFormat(head) == InputFormat::kNsysStatsCsv; }
+
 InputFormat DetectFormat(std::string_view head) {
-  if (head.starts_with(std::string_view("SQLite format 3\0", 16))) return InputFormat::kNsysSqlite;
-  if (head.starts_with(std::string_view("NVR\0", 4))) return InputFormat::kNcuReport;
-  if (head.starts_with("#llmpo-trace ")) return InputFormat::kLlmpoTrace;
-  if (LooksLikeKinetoTrace(head)) return InputFormat::kKinetoTrace;
-  if (head.find('\0') != std::string_view::npos) return InputFormat::kUnknown;  // some other binary
-  for (std::string_view line : SplitLines(head)) {
-    const InputFormat f = ClassifyHeader(line);
-    if (f != InputFormat::kUnknown) return f;
+  for (const Importer& importer : Importers()) {
+    if (importer.sniff != nullptr && importer.sniff(head)) return importer.format;
+  }
+  return InputFormat::kUnknown;
+}
+
+InputFormat DetectFormat(std::string_view head, const std::filesystem::path& file) {
+  const InputFormat by_content = DetectFormat(head);
+  if (by_content != InputFormat::kUnknown) return by_content;
+  for (const Importer& importer : Importers()) {
+    if (HasExtension(file, importer.extensions)) return importer.format;
   }
   return InputFormat::kUnknown;
 }

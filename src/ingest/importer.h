@@ -27,6 +27,8 @@ enum class InputFormat {
   kNcuReport,      // .ncu-rep binary report (read natively, ncu_rep/reader.h)
   kLlmpoTrace,     // our tracer's trace.PID.tsv (tracer/README.md)
   kKinetoTrace,    // PyTorch profiler (Kineto) Chrome trace: .json, .json.gz, tar of ranks
+  kNsysReport,     // .nsys-rep / .qdrep: read after an external conversion to kNsysSqlite
+  kNcuReportZstd,  // .ncu-repz: refused with the command that decompresses it
 };
 
 std::string_view ToString(InputFormat f);
@@ -41,8 +43,12 @@ struct ImportContext {
 };
 
 // Detects the format from the first bytes of a file (up to 64 KiB), never
-// from its name.
+// from its name: the first row of the importer table whose content sniff
+// accepts the head.
 InputFormat DetectFormat(std::string_view head);
+// The same, then by file name for the formats known only by their name
+// (an .nsys-rep's container, .ncu-repz), when no content sniff matched.
+InputFormat DetectFormat(std::string_view head, const std::filesystem::path& file);
 
 Status ImportNcuCsv(std::istream& in, ImportContext& ctx);  // details, raw and summary pages
 Status ImportNsysStatsCsv(std::istream& in, ImportContext& ctx);
@@ -52,16 +58,35 @@ Status ImportKinetoTrace(const std::filesystem::path& file, ImportContext& ctx);
 // A Kineto trace's first bytes (plain, gzip, or a tar of traces).
 bool LooksLikeKinetoTrace(std::string_view head);
 
+// Content sniffs of the table's rows (detect.cc).
+bool LooksLikeSqlite(std::string_view head);
+bool LooksLikeNcuReport(std::string_view head);
+bool LooksLikeLlmpoTrace(std::string_view head);
+bool LooksLikeNcuDetailsCsv(std::string_view head);
+bool LooksLikeNcuRawCsv(std::string_view head);
+bool LooksLikeNcuSummaryCsv(std::string_view head);
+bool LooksLikeNsysStatsCsv(std::string_view head);
+
 // The importer table: one entry per format, the only place that ties a
-// format to its name, its kind of measurement and the function reading it.
+// format to how it is recognised, its name, its kind of measurement and the
+// function reading it. Rows are tried in order.
 struct Importer {
   InputFormat format;
   std::string_view name;       // sources[].format in the reports
   model::SourceFamily family;  // how its numbers combine with other inputs'
   std::string_view description;
+  // Whether a file's first bytes are this format; nullptr: known by name only.
+  bool (*sniff)(std::string_view head);
+  // File name endings that name the format when no content sniff matched
+  // (space-separated, e.g. ".nsys-rep .qdrep"); "" for none.
+  std::string_view extensions;
   // Reads the file; nullptr: the format needs an external tool to convert it
-  // first (the pipeline does that, ingest stays pure).
+  // into `converts_to` first (the pipeline provides it; ingest stays pure).
   Status (*import)(const std::filesystem::path& file, ImportContext& ctx);
+  InputFormat converts_to = InputFormat::kUnknown;
+  // What users call it, for "expected: ..." when nothing matched; rows that
+  // share a hint are named once.
+  std::string_view hint = "";
 };
 
 std::span<const Importer> Importers();

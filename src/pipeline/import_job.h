@@ -1,11 +1,12 @@
-// `import`: read existing profiler outputs, whatever their format, and write
-// kernels.md and kernels.json into an output folder, plus the NVTX region
-// report under regions/ when an input carries NVTX data. A bad input is
-// reported and skipped; the others still make it into the reports.
+// An import session: read existing profiler outputs, whatever their format,
+// and write the outputs of the output table (src/pipeline/outputs.h) into an
+// output folder: kernels.md/json, the NVTX region report under regions/ when
+// an input carries NVTX data, report.html and the others. A bad input is
+// reported and skipped; the others still make it into the reports. `import`,
+// `report RUN_DIR`, profile and trace runs all write their reports this way.
 #pragma once
 
 #include <filesystem>
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -14,9 +15,7 @@
 #include "src/core/result.h"
 #include "src/pipeline/region_options.h"
 #include "src/report/kernels_report.h"
-#include "src/report/regions_report.h"
-#include "src/report/summary_report.h"
-#include "src/report/timeline_model.h"
+#include "src/report/report_set.h"
 
 namespace llmpo::pipeline {
 
@@ -33,12 +32,16 @@ struct ImportRequest {
   // When set, inputs under this folder are named relative to it in the
   // reports (a run folder's reports then do not depend on where it lives).
   std::optional<std::filesystem::path> label_base;
-  // report.html: the run the reports belong to (default: a run named after
-  // out_dir), the timeline it draws and the trace.json it links (relative
-  // to out_dir), when there is one.
+  // A run folder's reports (stakeholder_summary.md, report.md): its context.
+  std::optional<report::RunContext> run_folder;
+  // report.html: the run the reports belong to (default: one named after
+  // the inputs), the timeline it draws (default: the inputs' launches) and
+  // the trace.json it links (relative to out_dir), when there is one.
   std::optional<report::RunContext> html_run;
   std::optional<report::TimelineOverview> timeline;
   std::string trace_json_link;
+  // A traced run's traces and summaries: its trace/ files are written too.
+  const report::TraceOutputs* trace = nullptr;
 };
 
 struct ImportOutcome {
@@ -47,15 +50,11 @@ struct ImportOutcome {
   std::vector<Error> failures;       // one per input that could not be imported
 };
 
-// Called after kernels.md/json and the region report are written, with the
-// finished models (the region report is null without NVTX data); returns the
-// extra files it wrote (relative to out_dir).
-using ExtraReports =
-    std::function<Result<std::vector<std::string>>(const report::KernelsReport&, const report::RegionsReport*)>;
-
 // Fails only when the reports cannot be written. When every input failed
 // before giving a row, nothing is written (`written` is empty) and the
 // folder keeps what it held.
-Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports& extra = nullptr);
+// read (each input through ingest::ImportFile into the collectors) ->
+// collect -> build the report set -> write the output table.
+Result<ImportOutcome> RunImport(const ImportRequest& request);
 
 }  // namespace llmpo::pipeline

@@ -12,7 +12,6 @@
 #include "src/pipeline/manifest.h"
 #include "src/pipeline/mfu_options.h"
 #include "src/pipeline/trace_job.h"
-#include "src/report/summary_report.h"
 
 namespace llmpo::pipeline {
 namespace fs = std::filesystem;
@@ -92,18 +91,9 @@ Result<std::vector<std::string>> BuildRunReports(const fs::path& run_dir, const 
     request.timeline = TraceTimeline(run_dir);
     if (fs::exists(run_dir / "trace" / "trace.json")) request.trace_json_link = "trace/trace.json";
   }
-  request.html_run = run;
+  request.run_folder = run;
   request.label_base = run_dir;
-  auto extra = [&](const report::KernelsReport& kernels,
-                   const report::RegionsReport* region_report) -> Result<std::vector<std::string>> {
-    run.files = {"kernels.md", "kernels.json", "stakeholder_summary.md", "report.html"};
-    if (region_report != nullptr) run.files.push_back(request.regions_subdir + "/report.md");
-    RETURN_IF_ERROR(WriteFileAtomically(run_dir / "stakeholder_summary.md",
-                                        report::StakeholderSummary(run, kernels, region_report)));
-    RETURN_IF_ERROR(WriteFileAtomically(run_dir / "report.md", report::RunReportMarkdown(run, kernels, region_report)));
-    return std::vector<std::string>{"stakeholder_summary.md", "report.md"};
-  };
-  ASSIGN_OR_RETURN(ImportOutcome outcome, RunImport(request, extra));
+  ASSIGN_OR_RETURN(ImportOutcome outcome, RunImport(request));
   if (!outcome.failures.empty()) return outcome.failures.front();
   return outcome.written;
 }

@@ -7,9 +7,9 @@
 #include <fstream>
 
 #include "src/analysis/trace_summary.h"
-#include "src/core/atomic_file.h"
 #include "src/ingest/llmpo_trace.h"
 #include "src/pipeline/import_job.h"
+#include "src/pipeline/outputs.h"
 #include "src/pipeline/process.h"
 #include "src/pipeline/progress.h"
 #include "src/report/trace_report.h"
@@ -63,15 +63,7 @@ static Result<std::vector<model::TraceData>> ReadTraces(const fs::path& run_dir,
   return traces;
 }
 
-std::optional<report::TimelineOverview> TraceTimeline(const fs::path& run_dir) {
-  model::Diagnostics ignored;  // WriteTraceSummaries reports them
-  auto traces = ReadTraces(run_dir, TraceFiles(run_dir / "trace"), ignored);
-  if (!traces.ok()) return std::nullopt;
-  return report::BuildTimelineOverview(*traces);
-}
-
-Result<std::vector<std::string>> WriteTraceSummaries(const fs::path& run_dir,
-                                                     std::optional<report::TimelineOverview>* timeline) {
+Result<report::TraceOutputs> LoadTraceOutputs(const fs::path& run_dir) {
   const fs::path dir = run_dir / "trace";
   const auto files = TraceFiles(dir);
   if (files.empty()) {
@@ -79,39 +71,32 @@ Result<std::vector<std::string>> WriteTraceSummaries(const fs::path& run_dir,
                                                      "or the tracer was not loaded",
                                                      dir.string()));
   }
-  model::Diagnostics diagnostics;
-  ASSIGN_OR_RETURN(std::vector<model::TraceData> traces, ReadTraces(run_dir, files, diagnostics));
-  const auto summaries = analysis::Summarize(traces);
-  if (timeline != nullptr) *timeline = report::BuildTimelineOverview(traces);
-  std::vector<std::string> written;
-  auto write = [&](const std::string& name, const std::string& text) -> Status {
-    RETURN_IF_ERROR(WriteFileAtomically(dir / name, text));
-    written.push_back("trace/" + name);
-    return OkStatus();
-  };
-  RETURN_IF_ERROR(write("summary_nvtx_sum.csv", report::NvtxSummaryCsv(summaries)));
-  const bool gpu = std::any_of(traces.begin(), traces.end(), [](const auto& t) { return !t.gpu_ops.empty(); });
-  if (gpu) {
-    RETURN_IF_ERROR(write("summary_cuda_gpu_kern_sum.csv", report::KernelSummaryCsv(summaries)));
-    RETURN_IF_ERROR(write("summary_nvtx_gpu_proj_sum.csv", report::NvtxProjectionCsv(summaries)));
-  }
-  // Streamed through a temp file like every output, so a link planted at
-  // trace.json is refused rather than followed (docs/security.md).
-  RETURN_IF_ERROR(
-      WriteFileAtomically(dir / "trace.json", [&](std::ostream& out) { report::WriteChromeTrace(out, traces); }));
-  written.push_back("trace/trace.json");
-  std::string quality = fmt::format("records read: {}\n", diagnostics.rows_read());
-  for (const auto& [code, e] : diagnostics.entries()) {
-    quality += fmt::format("{} ({}): {} x, e.g. {}\n", code, model::ToString(e.severity), e.count, e.first_example);
-  }
-  for (const auto& note : diagnostics.notes()) quality += note + "\n";
-  RETURN_IF_ERROR(write("data_quality.txt", quality));
-  return written;
+  report::TraceOutputs outputs;
+  ASSIGN_OR_RETURN(outputs.traces, ReadTraces(run_dir, files, outputs.diagnostics));
+  outputs.summaries = analysis::Summarize(outputs.traces);
+  return outputs;
+}
+
+std::optional<report::TimelineOverview> TraceTimeline(const fs::path& run_dir) {
+  auto outputs = LoadTraceOutputs(run_dir);  // WriteTraceSummaries reports why it fails
+  if (!outputs.ok()) return std::nullopt;
+  return report::BuildTimelineOverview(outputs->traces);
+}
+
+Result<std::vector<std::string>> WriteTraceSummaries(const fs::path& run_dir) {
+  ASSIGN_OR_RETURN(const report::TraceOutputs outputs, LoadTraceOutputs(run_dir));
+  report::ReportSet set;
+  set.trace = &outputs;
+  return WriteOutputs(run_dir, set, TraceOutputRows(), /*whole_set=*/false);
 }
 
 Result<std::vector<std::string>> BuildTraceReports(const fs::path& run_dir, const RegionOptions& regions) {
+  // The traces are read here once for their summaries, trace.json and the
+  // page's timeline; the import reads them for kernels and regions.
+  ASSIGN_OR_RETURN(const report::TraceOutputs outputs, LoadTraceOutputs(run_dir));
   ImportRequest request;
-  ASSIGN_OR_RETURN(std::vector<std::string> written, WriteTraceSummaries(run_dir, &request.timeline));
+  request.trace = &outputs;
+  request.timeline = report::BuildTimelineOverview(outputs.traces);
   request.trace_json_link = "trace/trace.json";
   request.html_run = report::RunContext{};
   request.html_run->run_name = run_dir.filename().string();
@@ -121,8 +106,7 @@ Result<std::vector<std::string>> BuildTraceReports(const fs::path& run_dir, cons
   request.regions_subdir = "trace/regions";
   request.label_base = run_dir;
   ASSIGN_OR_RETURN(ImportOutcome outcome, RunImport(request));
-  for (auto& f : outcome.written) written.push_back(std::move(f));
-  return written;
+  return outcome.written;
 }
 
 TraceOutcome RunTrace(RunFolder& run, const std::vector<std::string>& workload, const fs::path& library,

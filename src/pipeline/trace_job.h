@@ -14,6 +14,7 @@
 #include "src/pipeline/profile_job.h"
 #include "src/pipeline/region_options.h"
 #include "src/pipeline/run_folder.h"
+#include "src/report/report_set.h"
 #include "src/report/timeline_model.h"
 
 namespace llmpo::pipeline {
@@ -33,11 +34,14 @@ struct TraceOutcome {
 TraceOutcome RunTrace(RunFolder& run, const std::vector<std::string>& workload, const std::filesystem::path& library,
                       const RegionOptions& regions, const ExecuteOptions& options);
 
+// Every trace/trace.*.tsv of a run folder, read once, and their summaries.
+// An input error when there is none.
+Result<report::TraceOutputs> LoadTraceOutputs(const std::filesystem::path& run_dir);
+
 // Reads every trace/trace.*.tsv of a run folder and writes the summaries,
-// trace/trace.json and trace/data_quality.txt; returns the files written.
-// `timeline`, when given, receives the overview report.html draws.
-Result<std::vector<std::string>> WriteTraceSummaries(const std::filesystem::path& run_dir,
-                                                     std::optional<report::TimelineOverview>* timeline = nullptr);
+// trace/trace.json and trace/data_quality.txt (the output table's trace
+// rows); returns the files written.
+Result<std::vector<std::string>> WriteTraceSummaries(const std::filesystem::path& run_dir);
 
 // The overview report.html draws from a run's traces; null when there are
 // none or they cannot be read (WriteTraceSummaries reports why).
@@ -51,7 +55,8 @@ std::vector<std::filesystem::path> TraceFiles(const std::filesystem::path& trace
 // the NVTX summary (range times). Needs WriteTraceSummaries first.
 std::vector<std::filesystem::path> TraceReportInputs(const std::filesystem::path& trace_dir);
 
-// WriteTraceSummaries, then kernels.md/json and trace/regions/ from them.
+// The trace files (as WriteTraceSummaries), then kernels.md/json,
+// trace/regions/ and the rest of the output table from them.
 Result<std::vector<std::string>> BuildTraceReports(const std::filesystem::path& run_dir, const RegionOptions& regions);
 
 }  // namespace llmpo::pipeline

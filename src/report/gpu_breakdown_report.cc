@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <map>
 
-#include "src/analysis/median.h"
 #include "src/report/json_process.h"
 #include "src/report/json_writer.h"
 #include "src/report/text_format.h"
@@ -17,57 +16,13 @@ constexpr double kNsPerMs = 1e6;
 
 double Pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
 
-// Values per process (devices of one process added), in process order.
-RankSpread Spread(std::string quantity, const std::map<model::ProcessId, double>& per_process) {
-  RankSpread s;
-  s.quantity = std::move(quantity);
-  std::vector<double> values;
-  for (const auto& [p, v] : per_process) values.push_back(v);
-  s.median = analysis::Median(values).value_or(0);  // values: one per process, never empty here
-  auto [lo, hi] = std::minmax_element(per_process.begin(), per_process.end(),
-                                      [](const auto& a, const auto& b) { return a.second < b.second; });
-  s.min = lo->second;
-  s.min_process = lo->first.Label();
-  s.max = hi->second;
-  s.max_process = hi->first.Label();
-  return s;
-}
-
 std::string Ms(double ns) { return fmt::format("{:.3f}", ns / kNsPerMs); }
 std::string Us(double ns) { return fmt::format("{:.3f}", ns / 1000.0); }
 
 }  // namespace
 
-RankComparison CompareRanks(const model::GpuBreakdown& b) {
-  RankComparison out;
-  std::map<model::ProcessId, double> busy, compute, kernel, idle_pct_num, span;
-  std::map<model::ProcessId, const std::vector<model::StepTimes>*> steps;
-  for (const auto& d : b.devices) {
-    busy[d.process] += d.busy_ns / kNsPerMs;
-    compute[d.process] += d.classes.computation_ns / kNsPerMs;
-    kernel[d.process] += d.kernel_ns / kNsPerMs;
-    span[d.process] += d.span_ns;
-    idle_pct_num[d.process] += d.idle_ns;
-    steps.try_emplace(d.process, &d.steps);
-  }
-  out.processes = static_cast<int>(busy.size());
-  if (out.processes < 2) return out;
-  std::map<model::ProcessId, double> idle_pct;
-  for (const auto& [p, idle] : idle_pct_num) idle_pct[p] = Pct(idle, span[p]);
-  out.quantities = {Spread("gpu_busy_ms", busy), Spread("computation_ms", compute), Spread("kernel_ms", kernel),
-                    Spread("idle_pct", idle_pct)};
-  std::map<std::int64_t, std::map<model::ProcessId, double>> by_step;
-  for (const auto& [p, list] : steps) {
-    for (const auto& s : *list) by_step[s.step][p] = s.cpu_ns / kNsPerMs;
-  }
-  for (const auto& [step, per_process] : by_step) {
-    const RankSpread s = Spread("step", per_process);
-    out.steps.push_back({step, static_cast<int>(per_process.size()), s.min, s.median, s.max, s.max_process});
-  }
-  return out;
-}
-
-std::string GpuBreakdownMarkdown(const model::GpuBreakdown& b, std::size_t top_cpu_ops) {
+std::string GpuBreakdownMarkdown(const GpuBreakdownReport& report) {
+  const model::GpuBreakdown& b = report.breakdown;
   std::string md = "# GPU breakdown\n\n";
   md +=
       "Per rank (process) and device, from the trace's GPU ops (kernels, copies, sets) in exact integer "
@@ -106,7 +61,7 @@ std::string GpuBreakdownMarkdown(const model::GpuBreakdown& b, std::size_t top_c
                       Us(l.cpu_mean_ns), Us(l.cpu_max_ns), Us(l.gpu_mean_ns), Us(l.gpu_max_ns), Us(l.delay_mean_ns),
                       Us(l.delay_max_ns), l.gpu_shorter_than_call);
   }
-  const RankComparison ranks = CompareRanks(b);
+  const analysis::RankComparison& ranks = report.ranks;
   if (ranks.processes > 1) {
     md += fmt::format(
         "\n## Ranks ({} processes)\n\n| quantity | min | median | max | min at | max at "
@@ -132,28 +87,22 @@ std::string GpuBreakdownMarkdown(const model::GpuBreakdown& b, std::size_t top_c
       "the launch call ran anywhere inside the op (the PyTorch profiler's \"Self CUDA\" and \"CUDA total\").\n\n";
   // The ops with the most GPU time over every rank and process, not the
   // first input's: each rank lists its own ops.
-  std::vector<const model::CpuOpTimes*> with_gpu;
-  for (const auto& op : b.cpu_ops) {
-    if (op.gpu_total_ns > 0) with_gpu.push_back(&op);
-  }
-  std::stable_sort(with_gpu.begin(), with_gpu.end(), [](const auto* x, const auto* y) {
-    return x->gpu_total_ns != y->gpu_total_ns ? x->gpu_total_ns > y->gpu_total_ns : x->gpu_self_ns > y->gpu_self_ns;
-  });
-  if (with_gpu.size() > top_cpu_ops) {
+  if (report.cpu_ops_with_gpu > report.top_cpu_ops.size()) {
     md += fmt::format("Top {} of {} (process, op) rows with GPU time, by GPU total; gpu_breakdown.json has all.\n\n",
-                      top_cpu_ops, with_gpu.size());
-    with_gpu.resize(top_cpu_ops);
+                      report.top_cpu_ops.size(), report.cpu_ops_with_gpu);
   }
   md +=
       "| process | op | calls | CPU ms | GPU self ms | GPU total ms | kernels |\n|---|---|---:|---:|---:|---:|---:|\n";
-  for (const auto* op : with_gpu) {
+  for (const std::size_t index : report.top_cpu_ops) {
+    const model::CpuOpTimes* op = &b.cpu_ops[index];
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", MdCell(op->process.Label(), 60), MdCell(op->name, 120),
                       op->calls, Ms(op->cpu_ns), Ms(op->gpu_self_ns), Ms(op->gpu_total_ns), op->kernels);
   }
   return md;
 }
 
-std::string GpuBreakdownJson(const model::GpuBreakdown& b) {
+std::string GpuBreakdownJson(const GpuBreakdownReport& report) {
+  const model::GpuBreakdown& b = report.breakdown;
   std::string out;
   JsonWriter w(out);
   w.BeginObject();
@@ -202,7 +151,7 @@ std::string GpuBreakdownJson(const model::GpuBreakdown& b) {
     w.EndObject();
   }
   w.EndArray();
-  const RankComparison ranks = CompareRanks(b);
+  const analysis::RankComparison& ranks = report.ranks;
   w.Key("ranks");
   w.BeginObject();
   w.Member("processes", ranks.processes);

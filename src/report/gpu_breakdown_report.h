@@ -9,36 +9,22 @@
 #include <string>
 #include <vector>
 
+#include "src/analysis/rank_comparison.h"
 #include "src/model/gpu_breakdown.h"
 
 namespace llmpo::report {
 
-// Min / median / max of one quantity over ranks (one value per process:
-// its devices' values added).
-struct RankSpread {
-  std::string quantity;  // "busy_ms", ...
-  double min = 0, median = 0, max = 0;
-  std::string min_process, max_process;
+// The breakdown as the reports show it (built by BuildReportSet).
+struct GpuBreakdownReport {
+  model::GpuBreakdown breakdown;  // devices in rank order
+  analysis::RankComparison ranks;
+  // The CPU ops gpu_breakdown.md lists (indices into breakdown.cpu_ops, most
+  // GPU time first) and how many have GPU time; the JSON lists every op.
+  std::vector<std::size_t> top_cpu_ops;
+  std::size_t cpu_ops_with_gpu = 0;
 };
 
-// One ProfilerStep number over the ranks that have it.
-struct StepSpread {
-  std::int64_t step = 0;
-  int ranks = 0;
-  double min_cpu_ms = 0, median_cpu_ms = 0, max_cpu_ms = 0;
-  std::string slowest_process;
-};
-
-struct RankComparison {
-  int processes = 0;
-  std::vector<RankSpread> quantities;
-  std::vector<StepSpread> steps;
-};
-
-// Empty (processes < 2) when the inputs hold one process.
-RankComparison CompareRanks(const model::GpuBreakdown& breakdown);
-
-std::string GpuBreakdownMarkdown(const model::GpuBreakdown& breakdown, std::size_t top_cpu_ops);
-std::string GpuBreakdownJson(const model::GpuBreakdown& breakdown);
+std::string GpuBreakdownMarkdown(const GpuBreakdownReport& report);
+std::string GpuBreakdownJson(const GpuBreakdownReport& report);
 
 }  // namespace llmpo::report

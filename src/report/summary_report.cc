@@ -111,8 +111,8 @@ void TopKernels(std::string& out, const RunModel& m) {
 
 }  // namespace
 
-std::string StakeholderSummary(const RunContext& run, const KernelsReport& all_kernels, const RegionsReport* regions) {
-  const RunModel m = BuildRunModel(run, all_kernels, regions);
+std::string StakeholderSummary(const RunModel& m) {
+  const RunContext& run = m.run;
   std::string out = "# Stakeholder Summary\n\n## Environment\n\n";
   out += fmt::format("- Run: {}\n- GPU: {}\n- Workload: `{}`\n", run.run_name, run.gpu.empty() ? "unknown" : run.gpu,
                      fmt::join(run.workload, " "));
@@ -134,8 +134,8 @@ std::string StakeholderSummary(const RunContext& run, const KernelsReport& all_k
   return out;
 }
 
-std::string RunReportMarkdown(const RunContext& run, const KernelsReport& all_kernels, const RegionsReport* regions) {
-  const RunModel m = BuildRunModel(run, all_kernels, regions);
+std::string RunReportMarkdown(const RunModel& m) {
+  const RunContext& run = m.run;
   std::string out = fmt::format("# Deep Profiling Report\n\n- Run: {}\n- Workload: `{}`\n", run.run_name,
                                 fmt::join(run.workload, " "));
   out += "\n## Steps\n\n| Step | Status | Exit | Note |\n|---|---|---:|---|\n";

@@ -35,7 +35,9 @@ struct RunContext {
   double tokens_per_step = 1;
 };
 
-std::string StakeholderSummary(const RunContext& run, const KernelsReport& kernels, const RegionsReport* regions);
-std::string RunReportMarkdown(const RunContext& run, const KernelsReport& kernels, const RegionsReport* regions);
+struct RunModel;
+// Both render the run model (run_model.h), built once in the report set.
+std::string StakeholderSummary(const RunModel& model);
+std::string RunReportMarkdown(const RunModel& model);
 
 }  // namespace llmpo::report

@@ -193,4 +193,13 @@ void WriteChromeTrace(std::ostream& out, const std::vector<model::TraceData>& tr
   out << "\n]}\n";
 }
 
+std::string TraceDataQualityText(const model::Diagnostics& diagnostics) {
+  std::string quality = fmt::format("records read: {}\n", diagnostics.rows_read());
+  for (const auto& [code, e] : diagnostics.entries()) {
+    quality += fmt::format("{} ({}): {} x, e.g. {}\n", code, model::ToString(e.severity), e.count, e.first_example);
+  }
+  for (const auto& note : diagnostics.notes()) quality += note + "\n";
+  return quality;
+}
+
 }  // namespace llmpo::report

@@ -4,6 +4,8 @@
 // chrome://tracing open it).
 #pragma once
 
+#include "src/model/diagnostics.h"
+
 #include <ostream>
 #include <string>
 #include <vector>
@@ -17,5 +19,7 @@ std::string KernelSummaryCsv(const analysis::TraceSummaries& s);   // cuda_gpu_k
 std::string NvtxSummaryCsv(const analysis::TraceSummaries& s);     // nvtx_sum
 std::string NvtxProjectionCsv(const analysis::TraceSummaries& s);  // nvtx_gpu_proj_sum
 void WriteChromeTrace(std::ostream& out, const std::vector<model::TraceData>& traces);
+// trace/data_quality.txt: records read, then each check that fired and the notes.
+std::string TraceDataQualityText(const model::Diagnostics& diagnostics);
 
 }  // namespace llmpo::report

@@ -17,7 +17,9 @@
 #include "src/ingest/kineto/structural_index.h"
 #include "src/ingest/kineto/trace_reader.h"
 #include "src/model/sink.h"
+#include "src/analysis/rank_comparison.h"
 #include "src/report/gpu_breakdown_report.h"
+#include "src/report/report_set.h"
 #include "tests/unit/temp_dir.h"
 
 namespace llmpo::ingest {
@@ -651,7 +653,7 @@ TEST(KinetoFixtures, RankComparisonNamesTheSlowestRankPerStep) {
   if (!fs::exists(file)) GTEST_SKIP() << "no shared fixtures at " << file;
   auto r = ImportFile(file);
   ASSERT_TRUE(r->status.ok());
-  const report::RankComparison ranks = report::CompareRanks(r->sink.breakdown);
+  const analysis::RankComparison ranks = analysis::CompareRanks(r->sink.breakdown);
   EXPECT_EQ(ranks.processes, 8);
   // ProfilerStep#10 durations per rank (python over the archive): 14455, 19901, 13017, 19313, 17979, 17797,
   // 13091, 12509 us for ranks 0..7.
@@ -689,7 +691,7 @@ TEST(GpuBreakdownReport, CpuOpsAreRankedOverEveryRankWithACutNote) {
   };
   b.cpu_ops = {op(0, "aten::mm", 1), op(0, "aten::add", 0.5), op(1, "record_param_comms", 11), op(1, "aten::mm", 2),
                op(1, "aten::cpu_only", 0)};
-  const std::string md = report::GpuBreakdownMarkdown(b, 2);
+  const std::string md = report::GpuBreakdownMarkdown(report::BuildGpuBreakdownReport(std::move(b), 2));
   EXPECT_NE(md.find("Top 2 of 4 (process, op) rows with GPU time"), std::string::npos) << md;
   const auto first = md.find("| rank 1 | record_param_comms |");
   const auto second = md.find("| rank 1 | aten::mm |");

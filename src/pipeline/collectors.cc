@@ -1,0 +1,112 @@
+#include "src/pipeline/collectors.h"
+
+#include <utility>
+
+namespace llmpo::pipeline {
+
+// Where each record kind goes, on the caller's thread. The region builder
+// is the ParallelTee's other branch (launches in batches on a thread of its
+// own); TeeSink sends it launches, kernel summaries and NVTX rows, and the
+// runtime summaries (API calls, GPU operations, launch overhead) only here.
+class Collectors::Router : public model::RecordSink {
+ public:
+  explicit Router(Collectors& c) : c_(c) {}
+  void OnLaunch(const model::LaunchRecord& l) override {
+    c_.aggregator_.OnLaunch(l);
+    c_.gpu_timeline_.OnLaunch(l);
+    c_.timeline_.OnLaunch(l);
+    if (c_.pair_launches_) c_.pairing_.OnLaunch(l);
+  }
+  void OnKernelSummary(const model::KernelSummaryRow& r) override { c_.aggregator_.OnKernelSummary(r); }
+  void OnApiSummary(const model::ApiSummaryRow& r) override { c_.aggregator_.OnApiSummary(r); }
+  void OnGpuOpSummary(const model::GpuOpSummaryRow& r) override { c_.aggregator_.OnGpuOpSummary(r); }
+  void OnLaunchOverhead(const model::LaunchOverheadRow& r) override { c_.aggregator_.OnLaunchOverhead(r); }
+
+ private:
+  Collectors& c_;
+};
+
+// Puts every launch of a per-region capture inside that region (outermost),
+// keeping whatever NVTX stack the capture recorded beneath it.
+class Collectors::RegionTag : public model::RecordSink {
+ public:
+  RegionTag(model::RecordSink& next, const std::string& label) : next_(next) {
+    const auto at = label.find('@');
+    frame_ = at == std::string::npos ? model::NvtxFrame{"", label, std::nullopt}
+                                     : model::NvtxFrame{label.substr(0, at), label.substr(at + 1), std::nullopt};
+  }
+  void OnLaunch(const model::LaunchRecord& launch) override {
+    model::LaunchRecord tagged = launch;
+    tagged.has_nvtx = true;
+    if (tagged.nvtx_stack.empty() || !(tagged.nvtx_stack.front() == frame_)) {
+      tagged.nvtx_stack.insert(tagged.nvtx_stack.begin(), frame_);
+    }
+    next_.OnLaunch(tagged);
+  }
+  void OnKernelSummary(const model::KernelSummaryRow& row) override { next_.OnKernelSummary(row); }
+  void OnNvtxRange(const model::NvtxRange& range) override { next_.OnNvtxRange(range); }
+  void OnNvtxKernelRow(const model::NvtxKernelRow& row) override { next_.OnNvtxKernelRow(row); }
+  void OnApiSummary(const model::ApiSummaryRow& row) override { next_.OnApiSummary(row); }
+  void OnGpuOpSummary(const model::GpuOpSummaryRow& row) override { next_.OnGpuOpSummary(row); }
+  void OnLaunchOverhead(const model::LaunchOverheadRow& row) override { next_.OnLaunchOverhead(row); }
+  void OnGpuBreakdown(const model::GpuBreakdown& b) override { next_.OnGpuBreakdown(b); }
+
+ private:
+  model::RecordSink& next_;
+  model::NvtxFrame frame_;
+};
+
+Result<std::unique_ptr<Collectors>> Collectors::Create(const RegionOptions& regions, bool pair_launches) {
+  ASSIGN_OR_RETURN(analysis::KernelFilter filter, analysis::KernelFilter::Create(regions.kernels, regions.per_region));
+  return std::unique_ptr<Collectors>(new Collectors(std::move(filter), pair_launches));
+}
+
+Collectors::Collectors(analysis::KernelFilter filter, bool pair_launches)
+    : pair_launches_(pair_launches), filter_(std::move(filter)) {}
+
+Collectors::~Collectors() = default;
+
+model::RecordSink& Collectors::BeginInput(const std::string& label, const std::string& capture_region) {
+  aggregator_.SetSource(label);
+  timeline_.SetSource(label);
+  gpu_timeline_.SetSource(label);
+  // One region builder per input: CombineRegions decides what adds up.
+  builders_.push_back(std::make_unique<analysis::RegionBuilder>(label, filter_, region_diagnostics_));
+  tag_.reset();
+  tee_.reset();
+  router_ = std::make_unique<Router>(*this);
+  tee_ = std::make_unique<ParallelTee>(*router_, *builders_.back(), breakdown_);
+  if (capture_region.empty()) return *tee_;
+  tag_ = std::make_unique<RegionTag>(*tee_, capture_region);
+  return *tag_;
+}
+
+void Collectors::EndInput(report::SourceInfo info) {
+  tag_.reset();
+  tee_.reset();  // joins the region builder's thread
+  router_.reset();
+  const bool ok = info.status == "ok";
+  region_sources_.push_back({builders_.back().get(), info.family});
+  pairing_.EndInput(info.path, ok ? info.family : model::SourceFamily::kSummary);
+  sources_.push_back(std::move(info));
+}
+
+report::Collected Collectors::Finish() {
+  for (auto& b : builders_) b->Finish();
+  regions_ = analysis::CombineRegions(region_sources_);
+  report::Collected c;
+  c.sources = sources_;
+  c.kernels = aggregator_.Sorted();
+  c.runtime = aggregator_.runtime();
+  c.gpu_busy = gpu_timeline_.Busy();
+  c.gpu_breakdown = breakdown_;
+  c.timeline = timeline_.Finish();
+  c.regions = &regions_;
+  c.unused_kernel_patterns = filter_.UnusedPatterns();
+  c.pairing = &pairing_;
+  c.diagnostics = diagnostics_;
+  c.region_diagnostics = region_diagnostics_;
+  return c;
+}
+
+}  // namespace llmpo::pipeline
