@@ -25,5 +25,30 @@ TEST(DetectTest, OurTrace) {
   EXPECT_EQ(DetectFormat("# llmpo-trace 1\n"), InputFormat::kUnknown);
 }
 
+// Formats known by name only: used when no content sniff matched, never
+// over the content (an .nsys-rep that is really SQLite is read as SQLite).
+TEST(DetectTest, ByNameOnlyWhenTheContentSaysNothing) {
+  const std::string zip("PK\x03\x04\0\0", 6);
+  EXPECT_EQ(DetectFormat(zip, "run.nsys-rep"), InputFormat::kNsysReport);
+  EXPECT_EQ(DetectFormat(zip, "old.qdrep"), InputFormat::kNsysReport);
+  EXPECT_EQ(DetectFormat(zip, "k.ncu-repz"), InputFormat::kNcuReportZstd);
+  EXPECT_EQ(DetectFormat(zip, "k.zip"), InputFormat::kUnknown);
+  EXPECT_EQ(DetectFormat(std::string("SQLite format 3\0x", 17), "run.nsys-rep"), InputFormat::kNsysSqlite);
+  EXPECT_EQ(DetectFormat(zip, "nsys-rep"), InputFormat::kUnknown);  // a name, not an extension
+}
+
+// Every row of the table can be reached: by its sniff or by its name, and
+// a row read by conversion names a format that has an importer.
+TEST(DetectTest, EveryTableRowIsReachableAndConversionsEndInAnImporter) {
+  for (const Importer& row : Importers()) {
+    EXPECT_TRUE(row.sniff != nullptr || !row.extensions.empty()) << row.name;
+    EXPECT_EQ(ImporterFor(row.format).name, row.name);
+    if (row.import == nullptr) {
+      ASSERT_NE(row.converts_to, InputFormat::kUnknown) << row.name;
+      EXPECT_NE(ImporterFor(row.converts_to).import, nullptr) << row.name;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace llmpo::ingest
