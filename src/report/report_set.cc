@@ -60,7 +60,8 @@ KernelsReport BuildKernels(const Collected& c, const ReportOptions& options) {
 // A timeline (a Kineto trace, an nsys export) imported with an ncu page of
 // the same program: one kernel table with the timeline's durations and, per
 // kernel name, ncu's metrics (kernels_combined.md / .json).
-std::optional<KernelsReport> BuildCombined(const KernelsReport& all, const analysis::LaunchPairing* pairing) {
+std::optional<KernelsReport> BuildCombined(const KernelsReport& all, const analysis::LaunchPairing* pairing,
+                                           const analysis::KernelCategorizer& categorizer) {
   bool timeline = false, ncu = false;
   for (const auto& s : all.sources) {
     if (s.status != "ok") continue;
@@ -71,6 +72,9 @@ std::optional<KernelsReport> BuildCombined(const KernelsReport& all, const analy
   KernelsReport combined = all;
   std::string times_from;
   combined.kernels = TimesFromOneSource(all, &times_from);
+  // Each row's insight from its own metrics (ncu's, borrowed by name), not
+  // the insight of whichever kernel held that row in the full table.
+  combined.insights = BuildKernelInsights(combined.kernels, categorizer);
   std::size_t matched = 0;
   for (const auto& k : combined.kernels) matched += k.metrics.empty() ? 0 : 1;
   for (const auto& s : all.sources) {
@@ -146,7 +150,7 @@ ReportSet BuildReportSet(const Collected& collected, const ReportOptions& option
   ReportSet set;
   set.top_k = options.top_k;
   set.kernels = BuildKernels(collected, options);
-  set.combined = BuildCombined(set.kernels, collected.pairing);
+  set.combined = BuildCombined(set.kernels, collected.pairing, *options.categorizer);
   if (!collected.gpu_breakdown.devices.empty() || !collected.gpu_breakdown.cpu_ops.empty()) {
     set.gpu_breakdown = BuildGpuBreakdownReport(collected.gpu_breakdown, options.top_k);
   }

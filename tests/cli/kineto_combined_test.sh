@@ -20,6 +20,10 @@ assert gemm["calls"] == 2 and abs(gemm["total_ms"] - 0.01525) < 1e-12, gemm  # 1
 sm = {m["name"]: m["value"] for m in gemm["metrics"]}["sm__throughput.avg.pct_of_peak_sustained_elapsed"]
 assert abs(sm - (85 * 30 + 75 * 20) / 50) < 1e-9, sm  # ncu's two launches, weighted by ncu's durations
 assert kernels["early"]["metrics"] == [], kernels["early"]  # no ncu kernel of that name
+# The row's bound class reads the row's own metrics (ncu's, borrowed by
+# name), not those of the kernel at the same position in kernels.json.
+assert abs(gemm["bound"]["sm_pct"] - 81) < 1e-9, gemm["bound"]
+assert kernels["early"]["bound"]["sm_pct"] is None, kernels["early"]["bound"]
 print("ok")
 PY
 
