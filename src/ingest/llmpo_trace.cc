@@ -288,7 +288,12 @@ std::string Dims(const std::string& xyz) {  // "256,1,1" -> "(256, 1, 1)", ncu's
 }  // namespace
 
 Status ImportLlmpoTraceRecords(std::istream& in, ImportContext& ctx) {
-  ASSIGN_OR_RETURN(TraceData t, ImportLlmpoTrace(in, ctx.source, ctx.diagnostics));
+  ASSIGN_OR_RETURN(const TraceData t, ImportLlmpoTrace(in, ctx.source, ctx.diagnostics));
+  EmitLlmpoTraceRecords(t, ctx);
+  return OkStatus();
+}
+
+void EmitLlmpoTraceRecords(const TraceData& t, ImportContext& ctx) {
   RangesByThread ranges;
   for (std::size_t i = 0; i < t.ranges.size(); ++i) {
     const auto& r = t.ranges[i];
@@ -371,7 +376,6 @@ Status ImportLlmpoTraceRecords(std::istream& in, ImportContext& ctx) {
     }
     ctx.sink.OnLaunch(launch);
   }
-  return OkStatus();
 }
 
 }  // namespace llmpo::ingest

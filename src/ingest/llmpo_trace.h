@@ -21,6 +21,9 @@ Result<TraceData> ImportLlmpoTrace(std::istream& in, const std::string& source, 
 // launch per kernel, with the NVTX ranges open on its launching thread when
 // the launch call was made (the GPU-projection rule, as for nsys exports).
 Status ImportLlmpoTraceRecords(std::istream& in, ImportContext& ctx);
+// The same records from a trace already read (a traced run reads its
+// traces once: for its summaries, trace.json and these records).
+void EmitLlmpoTraceRecords(const TraceData& trace, ImportContext& ctx);
 
 // Decodes the tracer's escapes (\t \n \r \\).
 std::string UnescapeTraceText(std::string_view text);

@@ -8,6 +8,7 @@
 
 #include "src/analysis/kernel_category.h"
 #include "src/ingest/input_file.h"
+#include "src/ingest/llmpo_trace.h"
 #include "src/pipeline/collectors.h"
 #include "src/pipeline/environment.h"
 #include "src/pipeline/outputs.h"
@@ -87,6 +88,24 @@ std::string LabelFor(const ImportRequest& request, const fs::path& file) {
   return file.string();
 }
 
+// A trace the run already read (its summaries and trace.json came from it):
+// its records, and what reading it found, without reading it again.
+bool FromPreloadedTrace(const ImportRequest& request, const fs::path& file, ingest::ImportContext& ctx,
+                        report::SourceInfo& info) {
+  if (request.trace == nullptr) return false;
+  const auto& loaded = *request.trace;
+  for (std::size_t i = 0; i < loaded.files.size(); ++i) {
+    if (loaded.files[i] != file) continue;
+    const ingest::Importer& importer = ingest::ImporterFor(ingest::InputFormat::kLlmpoTrace);
+    info.format = std::string(importer.name);
+    info.family = importer.family;
+    ctx.diagnostics.Merge(loaded.file_diagnostics[i]);
+    ingest::EmitLlmpoTraceRecords(loaded.traces[i], ctx);
+    return true;
+  }
+  return false;
+}
+
 // Every input into the collectors; one failure per input that could not be read.
 void ReadInputs(const ImportRequest& request, Collectors& collectors, std::vector<Error>& failures) {
   const ingest::InputOptions options{request.out_dir, ConvertWithNsys};
@@ -98,6 +117,10 @@ void ReadInputs(const ImportRequest& request, Collectors& collectors, std::vecto
         collectors.BeginInput(info.path, capture != request.capture_regions.end() ? capture->second : "");
     ingest::ImportContext ctx{info.path, sink, collectors.diagnostics()};
     ctx.read_ahead = read_ahead;
+    if (FromPreloadedTrace(request, file, ctx, info)) {
+      collectors.EndInput(std::move(info));
+      continue;
+    }
     const ingest::Importer* used = nullptr;
     Status status = ingest::ImportFile(file, options, ctx, &used);
     if (used != nullptr) {

@@ -51,18 +51,6 @@ Result<fs::path> FindTracerLibrary() {
           "LLMPO_TRACER_LIBRARY to its path");
 }
 
-static Result<std::vector<model::TraceData>> ReadTraces(const fs::path& run_dir, const std::vector<fs::path>& files,
-                                                        model::Diagnostics& diagnostics) {
-  std::vector<model::TraceData> traces;
-  for (const auto& f : files) {
-    std::ifstream in(f, std::ios::binary);
-    auto t = ingest::ImportLlmpoTrace(in, fs::relative(f, run_dir).string(), diagnostics);
-    if (!t.ok()) return t.error();
-    traces.push_back(std::move(t).value());
-  }
-  return traces;
-}
-
 Result<report::TraceOutputs> LoadTraceOutputs(const fs::path& run_dir) {
   const fs::path dir = run_dir / "trace";
   const auto files = TraceFiles(dir);
@@ -72,7 +60,16 @@ Result<report::TraceOutputs> LoadTraceOutputs(const fs::path& run_dir) {
                                                      dir.string()));
   }
   report::TraceOutputs outputs;
-  ASSIGN_OR_RETURN(outputs.traces, ReadTraces(run_dir, files, outputs.diagnostics));
+  for (const auto& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    model::Diagnostics diagnostics;
+    ASSIGN_OR_RETURN(model::TraceData trace,
+                     ingest::ImportLlmpoTrace(in, fs::relative(f, run_dir).string(), diagnostics));
+    outputs.diagnostics.Merge(diagnostics);
+    outputs.traces.push_back(std::move(trace));
+    outputs.files.push_back(f);
+    outputs.file_diagnostics.push_back(std::move(diagnostics));
+  }
   outputs.summaries = analysis::Summarize(outputs.traces);
   return outputs;
 }

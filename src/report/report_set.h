@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,8 +37,10 @@ namespace llmpo::report {
 // nsys-shaped summaries.
 struct TraceOutputs {
   std::vector<model::TraceData> traces;
+  std::vector<std::filesystem::path> files;             // files[i] held traces[i]
+  std::vector<model::Diagnostics> file_diagnostics;     // what reading files[i] found
   analysis::TraceSummaries summaries;
-  model::Diagnostics diagnostics;
+  model::Diagnostics diagnostics;  // every file's, merged (trace/data_quality.txt)
 };
 
 // What an import's collectors hold when the last input is read
