@@ -29,6 +29,7 @@
 #include "src/ingest/llmpo_trace.h"
 #include "src/ingest/text_lines.h"
 #include "src/pipeline/environment.h"
+#include "src/pipeline/input_dedupe.h"
 #include "src/pipeline/output_folder.h"
 #include "src/pipeline/parallel_tee.h"
 #include "src/pipeline/process.h"
@@ -588,7 +589,8 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
   model::RecordSink& pairing_sink = request.inputs.size() > 1 && TimelineAndNcuPossible(request.inputs)
                                         ? static_cast<model::RecordSink&>(pairing)
                                         : no_pairing;
-  for (const auto& file : request.inputs) {
+  const std::vector<fs::path> inputs = UniqueInputs(request.inputs, outcome.report.diagnostics);
+  for (const auto& file : inputs) {
     std::string label = file.string();
     if (request.label_base) {
       std::error_code rel_ec;
@@ -624,7 +626,7 @@ Result<ImportOutcome> RunImport(const ImportRequest& request, const ExtraReports
   // Every input failed before its first row: reports of no data would
   // replace what the folder holds (an earlier good import), so the folder
   // is left as it is. What a failed input read before its error is reported.
-  if (outcome.failures.size() == request.inputs.size() && outcome.report.diagnostics.rows_read() == 0) return outcome;
+  if (outcome.failures.size() == inputs.size() && outcome.report.diagnostics.rows_read() == 0) return outcome;
   for (auto& b : builders) b->Finish();
   const analysis::CombinedRegions regions = analysis::CombineRegions(region_sources);
   outcome.report.kernels = aggregator.Sorted();
