@@ -7,19 +7,19 @@
 namespace llmpo::analysis {
 namespace {
 
-bool SameKey(const KernelFinding& k, const model::Finding& f, std::size_t occurrence) {
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+bool SameKey(const KernelFinding& k, const model::Finding& f, const std::string& shape, std::size_t occurrence) {
   return k.occurrence == occurrence && k.finding.rule == f.rule && k.finding.section == f.section &&
-         k.finding.type == f.type && k.finding.speedup_kind == f.speedup_kind;
+         k.finding.type == f.type && k.finding.speedup_kind == f.speedup_kind && k.shape == shape;
 }
 
-KernelFinding& Slot(std::vector<KernelFinding>& into, const model::Finding& f, std::size_t occurrence) {
+KernelFinding* Existing(std::vector<KernelFinding>& into, const model::Finding& f, const std::string& shape,
+                        std::size_t occurrence) {
   for (auto& k : into) {
-    if (SameKey(k, f, occurrence)) return k;
+    if (SameKey(k, f, shape, occurrence)) return &k;
   }
-  KernelFinding fresh;
-  fresh.finding = f;
-  fresh.occurrence = occurrence;
-  return into.emplace_back(std::move(fresh));
+  return nullptr;
 }
 
 // Keeps the message of the larger speedup.
@@ -29,6 +29,24 @@ void TakeMessage(KernelFinding& k, const model::Finding& f) {
 
 }  // namespace
 
+std::string MessageShape(std::string_view message) {
+  std::string out;
+  out.reserve(message.size());
+  for (std::size_t i = 0; i < message.size();) {
+    if (!IsDigit(message[i])) {
+      out += message[i++];
+      continue;
+    }
+    // Digits, with '.' or ',' between digits ("6.334", "1,024"): one number.
+    while (i < message.size() && (IsDigit(message[i]) || ((message[i] == '.' || message[i] == ',') &&
+                                                          i + 1 < message.size() && IsDigit(message[i + 1])))) {
+      ++i;
+    }
+    out += '#';
+  }
+  return out;
+}
+
 std::optional<double> KernelFinding::MeanSpeedupPct() const {
   if (speedup_values == 0) return std::nullopt;
   if (speedup_unweighted == 0 && speedup_weight_ns > 0) return speedup_weighted_sum / speedup_weight_ns;
@@ -37,13 +55,16 @@ std::optional<double> KernelFinding::MeanSpeedupPct() const {
 
 void AddFindings(std::vector<KernelFinding>& into, const std::vector<model::Finding>& launch_findings,
                  std::optional<double> duration_ns) {
-  std::map<std::tuple<std::string, std::string, model::FindingType, std::optional<model::SpeedupKind>>, std::size_t>
+  std::map<std::tuple<std::string, std::string, model::FindingType, std::optional<model::SpeedupKind>, std::string>,
+           std::size_t>
       seen;
   for (const auto& f : launch_findings) {
-    const std::size_t occurrence = seen[{f.rule, f.section, f.type, f.speedup_kind}]++;
-    const bool fresh = std::none_of(into.begin(), into.end(), [&](const auto& k) { return SameKey(k, f, occurrence); });
-    KernelFinding& k = Slot(into, f, occurrence);
-    if (!fresh) TakeMessage(k, f);
+    std::string shape = MessageShape(f.message);
+    const std::size_t occurrence = seen[{f.rule, f.section, f.type, f.speedup_kind, shape}]++;
+    KernelFinding* existing = Existing(into, f, shape, occurrence);
+    if (existing != nullptr) TakeMessage(*existing, f);
+    KernelFinding& k =
+        existing != nullptr ? *existing : into.emplace_back(KernelFinding{f, std::move(shape), occurrence});
     ++k.launches;
     if (!f.speedup_pct) continue;
     ++k.speedup_values;
@@ -59,13 +80,12 @@ void AddFindings(std::vector<KernelFinding>& into, const std::vector<model::Find
 
 void MergeFindings(std::vector<KernelFinding>& into, const std::vector<KernelFinding>& other) {
   for (const auto& o : other) {
-    const bool fresh =
-        std::none_of(into.begin(), into.end(), [&](const auto& k) { return SameKey(k, o.finding, o.occurrence); });
-    KernelFinding& k = Slot(into, o.finding, o.occurrence);
-    if (fresh) {
-      k = o;
+    KernelFinding* existing = Existing(into, o.finding, o.shape, o.occurrence);
+    if (existing == nullptr) {
+      into.push_back(o);
       continue;
     }
+    KernelFinding& k = *existing;
     TakeMessage(k, o.finding);
     k.launches += o.launches;
     k.speedup_values += o.speedup_values;

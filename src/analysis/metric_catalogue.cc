@@ -86,8 +86,10 @@ constexpr DisplayName kDisplayNames[] = {
     {"Branch Instructions", "smsp__inst_executed_op_branch.sum", A::kSum},
     {"Branch Efficiency", "smsp__sass_average_branch_targets_threads_uniform.pct", A::kMean},
     {"Avg. Divergent Branches", "", A::kMean},
+    // Occupancy: measured, not configuration (the section's other rows are)
+    {"Achieved Occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active", A::kDurationWeightedMean},
+    {"Achieved Active Warps Per SM", "sm__warps_active.avg.per_cycle_active", A::kDurationWeightedMean},
     // Older section versions
-    {"Achieved Occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active", A::kMean},
     {"Theoretical Occupancy", "", A::kMean},
     {"Registers Per Thread", "", A::kMean},
     {"Block Size", "launch__block_size", A::kMean},

@@ -7,13 +7,23 @@
 namespace llmpo::analysis {
 namespace {
 
+// The metric itself before a copy of it under a raw page's breakdown prefix
+// ("LTS.TriageCompute.lts__throughput...", often empty): a prefixed column is
+// taken only where the page has no column of the metric itself.
+const MetricAggregate* FindRaw(const KernelAggregate& kernel, std::string_view name) {
+  if (name.empty()) return nullptr;
+  const MetricAggregate* prefixed = nullptr;
+  for (const auto& m : kernel.metrics) {
+    if (m.name != name) continue;
+    if (m.section.empty()) return &m;
+    if (prefixed == nullptr) prefixed = &m;
+  }
+  return prefixed;
+}
+
 const MetricAggregate* Find(const KernelAggregate& kernel, const MetricRef& ref) {
-  for (const auto& m : kernel.metrics) {
-    if (!ref.name.empty() && m.name == ref.name) return &m;
-  }
-  for (const auto& m : kernel.metrics) {
-    if (!ref.alt_name.empty() && m.name == ref.alt_name) return &m;
-  }
+  if (const MetricAggregate* m = FindRaw(kernel, ref.name)) return m;
+  if (const MetricAggregate* m = FindRaw(kernel, ref.alt_name)) return m;
   if (ref.label.empty()) return nullptr;
   // A chart item's section ("<section> / <item>") first, then any item of the section.
   for (const auto& m : kernel.metrics) {

@@ -232,7 +232,7 @@ void RegionTree::Finish(const RegionCapabilities& with) {
       r.gpu_ops_ns = r.copy_ns;
       r.gpu_ops_exclusive_ns = r.copy_exclusive_ns;
     }
-    if (caps.projected) {
+    if (caps.projected && !r.instance_span.empty()) {  // no GPU work: no projection (nsys lists no row)
       double projected = 0;
       for (const auto& [id, span] : r.instance_span) projected += static_cast<double>(span.second - span.first);
       r.projected_ns = projected;
@@ -430,8 +430,8 @@ void RegionBuilder::AddSummaryRange(const model::NvtxRange& range) {
     caps_.cpu = true;
     // nvtx_gpu_proj_sum lists only the instances that launched GPU work.
     if (range.gpu_projected_ns) caps_.cpu_of_gpu_instances_only = true;
+    // cpu_exclusive stays unknown: a summary row records no nesting.
     add(r.cpu_instances, r.cpu_ns, *range.total_ns, range.min_ns, range.max_ns);
-    r.cpu_exclusive_ns = r.cpu_ns;  // flat: nothing nested is known
   }
   if (range.gpu_projected_ns) {
     caps_.projected = true;

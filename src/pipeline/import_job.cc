@@ -11,6 +11,7 @@
 #include "src/ingest/llmpo_trace.h"
 #include "src/pipeline/collectors.h"
 #include "src/pipeline/environment.h"
+#include "src/pipeline/input_dedupe.h"
 #include "src/pipeline/outputs.h"
 #include "src/pipeline/process.h"
 
@@ -106,11 +107,13 @@ bool FromPreloadedTrace(const ImportRequest& request, const fs::path& file, inge
   return false;
 }
 
-// Every input into the collectors; one failure per input that could not be read.
-void ReadInputs(const ImportRequest& request, Collectors& collectors, std::vector<Error>& failures) {
+// Every input into the collectors, each content once (input_dedupe.h); one
+// failure per input that could not be read. Returns how many were read.
+std::size_t ReadInputs(const ImportRequest& request, Collectors& collectors, std::vector<Error>& failures) {
   const ingest::InputOptions options{request.out_dir, ConvertWithNsys};
   const bool read_ahead = ReadAheadWanted();
-  for (const auto& file : request.inputs) {
+  const std::vector<fs::path> inputs = UniqueInputs(request.inputs, collectors.diagnostics());
+  for (const auto& file : inputs) {
     report::SourceInfo info{LabelFor(request, file), "unknown", "ok"};
     const auto capture = request.capture_regions.find(file.string());
     model::RecordSink& sink =
@@ -133,6 +136,7 @@ void ReadInputs(const ImportRequest& request, Collectors& collectors, std::vecto
     }
     collectors.EndInput(std::move(info));
   }
+  return inputs.size();
 }
 
 report::ReportOptions ReportOptionsFor(const ImportRequest& request, const analysis::KernelCategorizer& categorizer) {
@@ -166,11 +170,11 @@ Result<ImportOutcome> RunImport(const ImportRequest& request) {
   const bool pair = request.inputs.size() > 1 && TimelineAndNcuPossible(request.inputs);
   ASSIGN_OR_RETURN(std::unique_ptr<Collectors> collectors, Collectors::Create(request.regions, pair));
   ImportOutcome outcome;
-  ReadInputs(request, *collectors, outcome.failures);
+  const std::size_t read = ReadInputs(request, *collectors, outcome.failures);
   // Every input failed before its first row: reports of no data would
   // replace what the folder holds (an earlier good import), so the folder
   // is left as it is. What a failed input read before its error is reported.
-  if (outcome.failures.size() == request.inputs.size() && collectors->diagnostics().rows_read() == 0) {
+  if (outcome.failures.size() == read && collectors->diagnostics().rows_read() == 0) {
     outcome.report.sources = collectors->sources();
     outcome.report.diagnostics = collectors->diagnostics();
     return outcome;

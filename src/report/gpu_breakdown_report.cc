@@ -106,7 +106,7 @@ std::string GpuBreakdownJson(const GpuBreakdownReport& report) {
   std::string out;
   JsonWriter w(out);
   w.BeginObject();
-  w.Member("schema_version", "1.0.0");
+  w.Member("schema_version", "2.0.0");  // 2: launch statistics in ms (were *_us)
   w.Key("devices");
   w.BeginArray();
   for (const auto& d : b.devices) {
@@ -130,12 +130,12 @@ std::string GpuBreakdownJson(const GpuBreakdownReport& report) {
     w.Key("launch");
     w.BeginObject();
     w.Member("launches", d.launch.launches);
-    w.Member("call_mean_us", d.launch.cpu_mean_ns / 1000);
-    w.Member("call_max_us", d.launch.cpu_max_ns / 1000);
-    w.Member("gpu_mean_us", d.launch.gpu_mean_ns / 1000);
-    w.Member("gpu_max_us", d.launch.gpu_max_ns / 1000);
-    w.Member("delay_mean_us", d.launch.delay_mean_ns / 1000);
-    w.Member("delay_max_us", d.launch.delay_max_ns / 1000);
+    w.Member("call_mean_ms", d.launch.cpu_mean_ns / kNsPerMs);
+    w.Member("call_max_ms", d.launch.cpu_max_ns / kNsPerMs);
+    w.Member("gpu_mean_ms", d.launch.gpu_mean_ns / kNsPerMs);
+    w.Member("gpu_max_ms", d.launch.gpu_max_ns / kNsPerMs);
+    w.Member("delay_mean_ms", d.launch.delay_mean_ns / kNsPerMs);
+    w.Member("delay_max_ms", d.launch.delay_max_ns / kNsPerMs);
     w.Member("gpu_shorter_than_call", d.launch.gpu_shorter_than_call);
     w.EndObject();
     w.Key("steps");

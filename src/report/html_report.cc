@@ -31,6 +31,36 @@ std::string Tile(std::string_view value, std::string_view label) {
                      label);
 }
 
+// Each device's busy and idle time over its own span (KernelsReport::gpu_busy,
+// as kernels.md lists them): a union over devices would be no GPU's time.
+std::string DeviceIdleTile(const std::vector<analysis::DeviceBusy>& devices) {
+  std::optional<double> low, high;
+  for (const auto& d : devices) {
+    if (!d.idle_pct) continue;
+    low = std::min(low.value_or(*d.idle_pct), *d.idle_pct);
+    high = std::max(high.value_or(*d.idle_pct), *d.idle_pct);
+  }
+  if (!low) return Tile("n/a", "GPU busy vs idle per device: not known");
+  return Tile(fmt::format("{:.1f} to {:.1f} %", *low, *high),
+              fmt::format("GPU idle per device, of each device's own span ({} devices; table below)", devices.size()));
+}
+
+std::string DeviceBusyTable(const std::vector<analysis::DeviceBusy>& devices) {
+  std::string out =
+      "<h3>GPU busy and idle per device</h3><table class=\"plain\"><thead><tr><th>Input</th><th>Device</th>"
+      "<th>Span (ms)</th><th>Busy (ms)</th><th>Idle (ms)</th><th>Idle</th></tr></thead><tbody>\n";
+  for (const auto& d : devices) {
+    out += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td></tr>\n",
+        HtmlText(d.source), HtmlText(d.device), MsText(d.span_ns), d.busy_ns ? MsText(*d.busy_ns) : "n/a",
+        d.idle_ns ? MsText(*d.idle_ns) : "n/a", d.idle_pct ? Pct(*d.idle_pct) : "n/a");
+  }
+  return out + "</tbody></table>\n";
+}
+
+bool SeveralDevices(const HtmlReportInput& in) { return in.timeline != nullptr && in.timeline->devices > 1; }
+
 std::string Tiles(const HtmlReportInput& in) {
   const RunModel& run = *in.run;
   std::string out = "<div class=\"tiles\">\n";
@@ -44,7 +74,9 @@ std::string Tiles(const HtmlReportInput& in) {
   out += Tile(kernels_known ? fmt::format("{}", run.distinct_kernels) : "n/a", "distinct kernels");
   out += Tile(run.region_count ? fmt::format("{}", *run.region_count) : "n/a", "NVTX regions (aggregate)");
   const auto* t = in.timeline;
-  if (t != nullptr && t->gpu_busy_ns) {
+  if (SeveralDevices(in)) {
+    out += DeviceIdleTile(in.kernels->gpu_busy);
+  } else if (t != nullptr && t->gpu_busy_ns) {
     const double span = static_cast<double>(t->end_ns - t->start_ns);
     out += Tile(MsText(*t->gpu_busy_ns) + " ms", fmt::format("GPU busy (any stream) of {} ms traced", MsText(span)));
     out += Tile(MsText(*t->gpu_idle_ns) + " ms",
@@ -167,6 +199,7 @@ std::string CategoryTable(const RunModel& run) {
 std::string Overview(const HtmlReportInput& in) {
   std::string out = "<section id=\"overview\"><h2>Overview: where the time goes</h2>\n";
   out += Tiles(in);
+  if (SeveralDevices(in)) out += DeviceBusyTable(in.kernels->gpu_busy);
   out += "<h3>Top-level regions</h3>\n" + TopRegions(*in.run);
   out += "<h3>Time per kernel category</h3>\n" + CategoryTable(*in.run);
   out += Mfu(*in.run);

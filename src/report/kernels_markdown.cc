@@ -147,6 +147,12 @@ void RooflineTable(std::string& out, const KernelsReport& report,
   out += rows;
 }
 
+// "(1 of 2 launches) " where the kernel's launches did not all give the finding.
+std::string LaunchesOf(const analysis::KernelFinding& f, const analysis::KernelAggregate& k) {
+  if (f.launches >= k.calls) return "";
+  return fmt::format("({} of {} launches) ", f.launches, k.calls);
+}
+
 void FindingsTable(std::string& out, const std::vector<const analysis::KernelAggregate*>& kernels, std::size_t top_k) {
   std::string rows;
   for (std::size_t i = 0; i < kernels.size() && i < top_k; ++i) {
@@ -156,7 +162,7 @@ void FindingsTable(std::string& out, const std::vector<const analysis::KernelAgg
       rows += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", i + 1, MdCell(kernels[i]->name, 60), f.finding.rule,
                           model::ToString(f.finding.type), pct ? fmt::format("{:.3g}", *pct) : "n/a",
                           f.finding.speedup_kind ? model::ToString(*f.finding.speedup_kind) : "",
-                          MdCell(f.finding.message, 200));
+                          LaunchesOf(f, *kernels[i]) + MdCell(f.finding.message, 200));
     }
   }
   if (rows.empty()) return;

@@ -65,7 +65,9 @@ void QuantityLines(std::string& out, const Region& r) {
                        MsText(r.projected_ns));
   }
   if (r.cpu_ns) {
-    out += fmt::format("- CPU range time: {} ms; exclusive: {} ms\n", MsText(r.cpu_ns), MsText(r.cpu_exclusive_ns));
+    // A flat summary (nvtx_sum) records no nesting: its exclusive time is not known.
+    out += fmt::format("- CPU range time: {} ms; exclusive: {}\n", MsText(r.cpu_ns),
+                       r.cpu_exclusive_ns ? MsText(r.cpu_exclusive_ns) + " ms" : "n/a (the input records no nesting)");
   }
   for (const auto& a : r.also_measured) {
     out += fmt::format("- Also measured, not used: {} = {} ms by `{}`\n", analysis::JsonKey(a.quantity), MsText(a.ns),

@@ -228,10 +228,10 @@ RunModel BuildRunModel(const RunContext& run, const KernelsReport& kernels, cons
     m.gpu_kernel_ns += k.total_ns;
     m.launches += k.calls;
   }
-  m.distinct_kernels = timed.size();
+  auto by_name = ByName(timed);
+  m.distinct_kernels = by_name.size();  // names, not (process, device, name) rows
   m.category_ns = CategoryTimes(kernels, timed);
   m.roofline = RooflinePoints(kernels);
-  auto by_name = ByName(timed);
   if (by_name.size() > kTopKernels) by_name.resize(kTopKernels);
   for (auto& k : by_name) {
     const double share = m.gpu_kernel_ns > 0 ? 100.0 * k.total_ns / m.gpu_kernel_ns : 0.0;

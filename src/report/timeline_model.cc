@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 #include <utility>
 
@@ -81,7 +82,10 @@ std::optional<TimelineOverview> BuildTimelineOverview(const std::vector<model::T
     t.rows.push_back(std::move(row));
   }
   t.gpu_ops = all.size();
-  if (gpu_traced) {
+  std::set<std::pair<std::uint32_t, std::int64_t>> devices;
+  for (const auto& [key, intervals] : by_row) devices.emplace(std::get<0>(key), std::get<2>(key));
+  t.devices = devices.size();
+  if (gpu_traced && t.devices <= 1) {
     t.gpu_busy_ns = UnionNs(std::move(all));
     if (t.gpu_busy_ns) t.gpu_idle_ns = static_cast<double>(t.end_ns - t.start_ns) - *t.gpu_busy_ns;
   }
@@ -161,6 +165,10 @@ std::optional<TimelineOverview> TimelineCollector::Finish() const {
   }
   std::sort(t.rows.begin(), t.rows.end(), [](const auto& a, const auto& b) { return a.label < b.label; });
   t.gpu_ops = ops_;
+  std::set<std::pair<model::ProcessId, std::string>> devices;
+  for (const auto& [key, row] : rows_) devices.emplace(std::get<0>(key), std::get<1>(key));
+  t.devices = devices.size();
+  if (t.devices > 1) return t;  // no union over devices (timeline_model.h)
   t.gpu_busy_ns = all_.TotalNs();
   if (t.gpu_busy_ns) t.gpu_idle_ns = static_cast<double>(max_end_ - min_start_) - *t.gpu_busy_ns;
   return t;

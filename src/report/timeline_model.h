@@ -31,9 +31,12 @@ struct TimelineOverview {
   double bin_ns = 0;                // bin width
   std::uint64_t bins_start_ns = 0;  // bins cover [bins_start_ns, + bins * bin_ns), the whole span
   std::vector<TimelineRow> rows;    // sorted by label
-  // Time any GPU operation ran on any stream (the union over streams) and the
-  // rest of the span; unknown without GPU tracing.
+  // Time any GPU operation ran on any stream of the one device (the union
+  // over its streams) and the rest of the span; unknown without GPU tracing,
+  // and with several devices: a union over devices is no GPU's busy time
+  // (report.html shows each device's own, from KernelsReport::gpu_busy).
   std::optional<double> gpu_busy_ns, gpu_idle_ns;
+  std::size_t devices = 0;  // distinct (process, device) pairs with GPU operations
   std::uint64_t gpu_ops = 0;
 };
 

@@ -96,13 +96,43 @@ TEST(Findings, KernelKeepsTheLargestSpeedupMessageAndADurationWeightedMean) {
   a.kernel_name = b.kernel_name = "k";
   a.duration_ns = 1000;
   b.duration_ns = 3000;
-  a.findings = {{"R", "S", model::FindingType::kOptimization, "small", 10.0, model::SpeedupKind::kGlobal}};
-  b.findings = {{"R", "S", model::FindingType::kOptimization, "large", 30.0, model::SpeedupKind::kGlobal}};
+  a.findings = {{"R", "S", model::FindingType::kOptimization, "up to 10.0% faster", 10.0, model::SpeedupKind::kGlobal}};
+  b.findings = {{"R", "S", model::FindingType::kOptimization, "up to 30.0% faster", 30.0, model::SpeedupKind::kGlobal}};
   const auto k = KernelOf({a, b});
   ASSERT_EQ(k.findings.size(), 1u);
-  EXPECT_EQ(k.findings[0].finding.message, "large");
+  EXPECT_EQ(k.findings[0].finding.message, "up to 30.0% faster");
   EXPECT_EQ(k.findings[0].launches, 2u);
   EXPECT_DOUBLE_EQ(*k.findings[0].MeanSpeedupPct(), (10.0 * 1000 + 30.0 * 3000) / 4000);
+}
+
+TEST(Findings, MessageShapeMasksEveryNumber) {
+  EXPECT_EQ(analysis::MessageShape("value is 7.79% above, 1,024 blocks, 0.39 full waves."),
+            "value is #% above, # blocks, # full waves.");
+}
+
+// Launches of one kernel whose rule gave different messages keep each message
+// with its own launches, never paired by row position (sglang-h200 fused_moe).
+TEST(Findings, DifferentMessagesOfOneRuleAreNotMergedByRowPosition) {
+  model::LaunchRecord a, b;
+  a.kernel_name = b.kernel_name = "fused_moe";
+  a.duration_ns = b.duration_ns = 1000;
+  const auto opt = model::FindingType::kOptimization;
+  const auto global = model::SpeedupKind::kGlobal;
+  a.findings = {{"SOLBottleneck", "SpeedOfLight", opt, "Memory is more heavily utilized", {}, {}},
+                {"WorkloadImbalance", "WD", opt, "One or more SMs ... 7.79% above", 6.334, global},
+                {"WorkloadImbalance", "WD", opt, "One or more SMSPs ... 9.41% above", 7.764, global}};
+  b.findings = {{"SOLBottleneck", "SpeedOfLight", opt, "grid is too small: 0.39 full waves", {}, {}},
+                {"WorkloadImbalance", "WD", opt, "One or more SMSPs ... 9.51% above", 6.98, global}};
+  const auto k = KernelOf({a, b});
+  ASSERT_EQ(k.findings.size(), 4u);
+  std::map<std::string, const analysis::KernelFinding*> by_start;
+  for (const auto& f : k.findings) by_start[f.finding.message.substr(0, 16)] = &f;
+  EXPECT_EQ(by_start.at("Memory is more h")->launches, 1u);
+  EXPECT_EQ(by_start.at("grid is too smal")->launches, 1u);
+  EXPECT_EQ(by_start.at("One or more SMs ")->launches, 1u);
+  EXPECT_DOUBLE_EQ(*by_start.at("One or more SMs ")->MeanSpeedupPct(), 6.334);  // not mixed with 6.98
+  EXPECT_EQ(by_start.at("One or more SMSP")->launches, 2u);
+  EXPECT_DOUBLE_EQ(*by_start.at("One or more SMSP")->MeanSpeedupPct(), (7.764 + 6.98) / 2);
 }
 
 // The 426 rule rows of the real sglang-h200 details page (analysis-reference §3.4).

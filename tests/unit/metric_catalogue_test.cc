@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <tuple>
 
 #include "src/analysis/kernel_aggregator.h"
 #include "src/ingest/importer.h"
@@ -31,9 +32,11 @@ std::map<std::string, KernelAggregate> ImportKernels(const fs::path& file) {
   return by_name;
 }
 
+// The raw page's own column of the metric, not a copy under a breakdown
+// prefix ("LTS.TriageCompute.lts__throughput...", empty on this page).
 const MetricAggregate* FindByName(const KernelAggregate& k, std::string_view name) {
   for (const auto& m : k.metrics) {
-    if (m.name == name) return &m;
+    if (m.name == name && m.section.empty()) return &m;
   }
   return nullptr;
 }
@@ -62,6 +65,19 @@ TEST(MetricCatalogue, DetailsAndRawPagesOfOneRunAgreePerKernel) {
   }
   EXPECT_GT(compared, 500u);     // every kernel, some thirty metrics each
   EXPECT_GT(multi_launch, 10u);  // and kernels with several launches, where the rule matters
+}
+
+// A display name combines over launches by its raw metric's rule: "Achieved
+// Active Warps Per SM" (Occupancy section) was a plain mean while
+// sm__warps_active.avg.per_cycle_active was duration-weighted.
+TEST(MetricCatalogue, DisplayNamesTakeTheirRawMetricsRule) {
+  for (const auto& [display, section, raw] :
+       {std::tuple{"Achieved Active Warps Per SM", "Occupancy", "sm__warps_active.avg.per_cycle_active"},
+        std::tuple{"Achieved Occupancy", "Occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active"}}) {
+    EXPECT_EQ(RawNameOf(display), raw);
+    EXPECT_EQ(RuleForMetric(display, section).rule, RuleForMetric(raw, "").rule) << display;
+    EXPECT_EQ(RuleForMetric(display, section).rule, Aggregation::kDurationWeightedMean) << display;
+  }
 }
 
 // An average, ratio, rate or peak combined over launches lies between its

@@ -212,6 +212,30 @@ TEST(RegionBuilder, CopiesAndProjectionFromATimeline) {
   EXPECT_DOUBLE_EQ(*run->total_ns, 40);
   EXPECT_DOUBLE_EQ(*run->projected_ns, 120);  // 200 .. 320, idle gap included
   EXPECT_DOUBLE_EQ(*run->cpu_ns, 10);
+  ASSERT_TRUE(load->projected_ns.has_value());  // a copy is GPU work too: 100 .. 150
+  EXPECT_DOUBLE_EQ(*load->projected_ns, 50);
+}
+
+// A range that launched no GPU work has no GPU projection (nsys'
+// nvtx_gpu_proj_sum lists no row for it): unknown, not 0 ms.
+TEST(RegionBuilder, NoProjectionForARangeWithoutGpuWork) {
+  KernelFilter filter;
+  model::Diagnostics d;
+  RegionBuilder b("in", filter, d);
+  b.OnNvtxRange(Timed("idle", 0, 10));
+  b.OnNvtxRange(Timed("run", 20, 30));
+  LaunchRecord k = Launch("gemm", 20, {});
+  k.nvtx_stack.push_back(NvtxFrame{"", "run", 2});
+  k.start_ns = 200;
+  k.end_ns = 220;
+  b.OnLaunch(k);
+  const CombinedRegions c = Alone(b, SourceFamily::kTimeline);
+  const Region* idle = Find(c.aggregate, {"idle"});
+  const Region* run = Find(c.aggregate, {"run"});
+  ASSERT_TRUE(idle && run);
+  EXPECT_FALSE(idle->projected_ns.has_value());
+  EXPECT_DOUBLE_EQ(*idle->cpu_ns, 10);
+  EXPECT_DOUBLE_EQ(*run->projected_ns, 20);
 }
 
 RegionBuilder& Summary(std::vector<std::unique_ptr<RegionBuilder>>& keep, const char* source, std::optional<double> cpu,
@@ -237,6 +261,7 @@ TEST(CombineRegions, SummariesOfOneRunAreNotAdded) {
   const Region* r = Find(c.aggregate, {"qk_norm"});
   ASSERT_NE(r, nullptr);
   EXPECT_DOUBLE_EQ(*r->cpu_ns, 1064.67);  // the first input's, not 2128.67
+  EXPECT_FALSE(r->cpu_exclusive_ns.has_value());  // a summary row records no nesting
   EXPECT_DOUBLE_EQ(*r->projected_ns, 1003.17);
   EXPECT_FALSE(r->total_ns.has_value());
   std::string of;
