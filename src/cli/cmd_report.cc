@@ -35,11 +35,9 @@ int RunReport(const Invocation& inv) {
   }
   auto regions = pipeline::RunRegionOptions(dir);
   if (!regions.ok()) return ReportError(std::move(regions).error().WithContext("reading the run's config.yaml"));
-  // A trace run (trace/ from `llm-perf-opt trace`) or a profile run.
-  auto manifest = pipeline::ReadManifest(dir);
-  if (!manifest.ok()) return ReportError(manifest.error());
-  const bool trace_run = manifest->IsTraceRun();
-  auto written = trace_run ? pipeline::BuildTraceReports(dir, *regions) : pipeline::BuildRunReports(dir, *regions);
+  // A profile run or a trace run: the same report builder reads which steps
+  // succeeded in run.json and imports their outputs.
+  auto written = pipeline::BuildRunReports(dir, *regions);
   if (!written.ok()) return ReportError(written.error());
   for (const auto& file : *written) {
     if (file.starts_with("trace/regions/") && !file.starts_with("trace/regions/report.")) continue;

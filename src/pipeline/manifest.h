@@ -29,8 +29,6 @@ struct RunManifest {
 
   const ManifestStep* Step(std::string_view name) const;
   bool Succeeded(std::string_view step) const;
-  // A run of `trace` (it has the trace-reports step), not of `profile`.
-  bool IsTraceRun() const { return Step("trace-reports") != nullptr; }
 };
 
 // Reads RUN_DIR/run.json. A file that is not JSON, or whose fields have the

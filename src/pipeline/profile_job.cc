@@ -5,12 +5,13 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <set>
 
 #include "src/analysis/kernel_aggregator.h"
 #include "src/core/atomic_file.h"
-#include "src/core/csv_reader.h"
-#include "src/ingest/importer.h"
+#include "src/ingest/input_file.h"
 #include "src/pipeline/environment.h"
 #include "src/pipeline/process.h"
 #include "src/pipeline/progress.h"
@@ -29,41 +30,52 @@ bool FileMentions(const fs::path& file, std::string_view text) {
   return content.ok() && content->find(text) != std::string::npos;
 }
 
-// The names of the `count` kernels with the most GPU time in nsys' summary.
-Result<std::vector<std::string>> TopKernelNames(const fs::path& summary, int count) {
-  std::ifstream in(summary, std::ios::binary);
-  if (!in) return MakeError(ExitStatus::kInput, fmt::format("cannot read {}", summary.string()));
+// The demangled names of the `count` kernels with the most GPU time in a
+// timeline export (nsys' SQLite), over every process and device.
+Result<std::vector<std::string>> TopKernelNames(const fs::path& timeline, int count) {
   analysis::KernelAggregator kernels;
   model::Diagnostics diagnostics;
-  ingest::ImportContext ctx{summary.string(), kernels, diagnostics};
-  RETURN_IF_ERROR(ingest::ImportNsysStatsCsv(in, ctx));
+  ingest::ImportContext ctx{timeline.string(), kernels, diagnostics};
+  RETURN_IF_ERROR(ingest::ImportFile(timeline, ingest::InputOptions{timeline.parent_path(), nullptr}, ctx, nullptr));
+  std::map<std::string, double> by_name;
+  for (const auto& k : kernels.Sorted()) by_name[k.name] += k.total_ns;
+  std::vector<std::pair<std::string, double>> ranked(by_name.begin(), by_name.end());
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   std::vector<std::string> names;
-  for (const auto& k : kernels.Sorted()) {
+  for (const auto& [name, ns] : ranked) {
     if (static_cast<int>(names.size()) == count) break;
-    names.push_back(k.name);
+    names.push_back(name);
   }
-  if (names.empty()) return MakeError(ExitStatus::kInput, fmt::format("{} lists no kernels", summary.string()));
+  if (names.empty()) return MakeError(ExitStatus::kInput, fmt::format("{} holds no kernels", timeline.string()));
   return names;
 }
 
-// The mangled names of the first `count` kernels of our tracer's summary
-// (it lists them by GPU time, largest first).
-Result<std::vector<std::string>> TopMangledNames(const fs::path& summary, int count) {
-  std::ifstream in(summary, std::ios::binary);
-  if (!in) return MakeError(ExitStatus::kInput, fmt::format("cannot read {}", summary.string()));
-  CsvReader reader(in);
-  std::vector<std::string_view> fields;
-  if (!reader.Next(fields)) return MakeError(ExitStatus::kInput, fmt::format("{} is empty", summary.string()));
-  const auto column = std::find(fields.begin(), fields.end(), "Mangled Name") - fields.begin();
-  if (column == static_cast<std::ptrdiff_t>(fields.size())) {
-    return MakeError(ExitStatus::kInput, fmt::format("{} has no \"Mangled Name\" column", summary.string()));
-  }
+// The mangled names of the `count` kernels with the most GPU time in the
+// tracer's traces (their summary lists kernels by GPU time, largest first).
+Result<std::vector<std::string>> TopMangledNames(const report::TraceOutputs& traced, int count) {
   std::vector<std::string> names;
-  while (static_cast<int>(names.size()) < count && reader.Next(fields)) {
-    if (static_cast<std::size_t>(column) < fields.size()) names.emplace_back(fields[static_cast<std::size_t>(column)]);
+  for (const auto& k : traced.summaries.kernels) {
+    if (static_cast<int>(names.size()) == count) break;
+    names.push_back(k.mangled);
   }
-  if (names.empty()) return MakeError(ExitStatus::kInput, fmt::format("{} lists no kernels", summary.string()));
+  if (names.empty()) return MakeError(ExitStatus::kInput, "the traces hold no kernels");
   return names;
+}
+
+// `env VAR=VALUE... PROGRAM ARGS...` (how a step that needs variables is
+// written, so cmd.txt and --dry-run show a command that can be pasted) is
+// started as PROGRAM with those variables: a program that cannot be started
+// is then reported as such, not as env's exit 127.
+void SplitEnvPrefix(const Argv& argv, std::vector<std::string>& env, Argv& program) {
+  std::size_t i = 0;
+  if (!argv.empty() && argv[0] == "env") {
+    for (i = 1; i < argv.size() && argv[i].find('=') != std::string::npos && argv[i][0] != '-'; ++i) {
+      env.push_back(argv[i]);
+    }
+    if (i == argv.size()) i = 0;  // no program after the variables: run it as written
+    if (i == 0) env.clear();
+  }
+  program.assign(argv.begin() + static_cast<std::ptrdiff_t>(i), argv.end());
 }
 
 class Executor {
@@ -98,20 +110,23 @@ class Executor {
   ProfileOutcome outcome() const { return outcome_; }
 
  private:
-  // Puts the top kernels of the nsys summary into the ncu command.
+  // Puts the top kernels of the run's timeline into the ncu command: nsys'
+  // export when nsys ran, else the tracer's traces, as they were collected
+  // (no summary CSV is read back).
   bool ChooseTopKernels(PlannedCommand& cmd) {
-    // nsys' summary when nsys ran, else the tracer's (same shape).
-    const char* source = succeeded_.count("nsys-stats") ? "nsys" : succeeded_.count("trace-summaries") ? "trace" : "";
-    if (*source == 0) {
-      top_reason_ = "not run: pipeline.ncu.top_kernels needs the timeline's kernel summary, which was not made";
+    const bool nsys = succeeded_.count("nsys-export") > 0;
+    if (!nsys && !traced_) {
+      top_reason_ =
+          "not run: pipeline.ncu.top_kernels needs the timeline (nsys' export or the tracer's traces), which was not "
+          "made";
       Fail(ExitStatus::kToolFailed, top_reason_);
       return false;
     }
     // nsys names kernels demangled, as ncu's `demangled` base does; our trace
     // also keeps CUPTI's mangled names, which ncu's `mangled` base matches exactly.
-    const bool trace = std::string_view(source) == "trace";
-    const fs::path summary = run_.dir() / source / "summary_cuda_gpu_kern_sum.csv";
-    auto names = trace ? TopMangledNames(summary, options_.top_kernels) : TopKernelNames(summary, options_.top_kernels);
+    const bool trace = !nsys;
+    auto names = trace ? TopMangledNames(*traced_, options_.top_kernels)
+                       : TopKernelNames(run_.dir() / "nsys" / "run.sqlite", options_.top_kernels);
     Result<Argv> argv = names.ok() ? options_.rebuild_ncu(KernelNamesRegex(*names), trace ? "mangled" : "demangled")
                                    : Result<Argv>(names.error());
     if (!argv.ok()) {
@@ -181,10 +196,11 @@ class Executor {
                                   result->forwarded_signal ? "; the signal was passed on to the tool" : "");
       } else if (result->timed_out) {
         step.status = StepStatus::kFailed;
-        step.reason = fmt::format(
-            "{} timed out after {:g} s (pipeline.step_timeout_s) and was stopped; raise the limit, or profile "
-            "fewer kernels (launch_count, kernel filters, top_kernels)",
-            cmd.step, options_.step_timeout_s);
+        step.reason = fmt::format("{} timed out after {:g} s (pipeline.step_timeout_s) and was stopped; {}", cmd.step,
+                                  options_.step_timeout_s,
+                                  tool == "trace" ? "raise the limit, or run the program for less time"
+                                                  : "raise the limit, or profile fewer kernels (launch_count, "
+                                                    "kernel filters, top_kernels)");
         Fail(ExitStatus::kToolFailed, step.reason);
         failed_tools_.insert(tool);
       } else if (result->exit_code != 0) {
@@ -199,15 +215,20 @@ class Executor {
       }
     }
     run_.AddStep(step);
-    if (tool == "trace" && !stop_.stopped()) SummariseTrace();
+    // What was traced is summarised after a failure or an interrupt too.
+    if (tool == "trace" && step.status != StepStatus::kSkipped) SummariseTrace();
     (void)run_.WriteManifest(RunStatus::kRunning);
   }
 
-  // The tracer's summaries, right after its run (the top kernels need them).
+  // The tracer's traces, read once right after its run (the top kernels and
+  // the reports use them), and the trace/ files made from them.
   void SummariseTrace() {
     StepRecord step;
     step.name = "trace-summaries";
-    auto written = WriteTraceSummaries(run_.dir());
+    auto loaded = LoadTraceOutputs(run_.dir());
+    Result<std::vector<std::string>> written =
+        loaded.ok() ? WriteTraceFiles(run_.dir(), *loaded) : Result<std::vector<std::string>>(loaded.error());
+    if (loaded.ok()) traced_ = std::move(loaded).value();
     if (written.ok()) {
       step.status = StepStatus::kOk;
       for (const auto& f : *written) run_.RecordArtifact(f);
@@ -222,7 +243,7 @@ class Executor {
 
   Result<ProcessResult> RunWithProgress(const PlannedCommand& cmd, const fs::path& out, const fs::path& err) {
     StepSpec spec;
-    spec.argv = cmd.argv;
+    SplitEnvPrefix(cmd.argv, spec.env, spec.argv);
     spec.stdout_file = out;
     spec.stderr_file = err;
     spec.timeout_s = options_.step_timeout_s;
@@ -293,7 +314,7 @@ class Executor {
       return;
     }
     (void)run_.WriteManifest(RunStatus::kRunning);  // the reports read the steps from run.json
-    auto written = BuildRunReports(run_.dir(), regions_);
+    auto written = BuildRunReports(run_.dir(), regions_, traced_ ? &*traced_ : nullptr);
     StepRecord step;
     step.name = "report";
     if (!written.ok()) {
@@ -328,6 +349,7 @@ class Executor {
   const ExecuteOptions& options_;
   StopSignals stop_;  // the tool has its own process group: RunStep passes these on
   std::string top_reason_;
+  std::optional<report::TraceOutputs> traced_;  // the tracer's traces, once read
   ProfileOutcome outcome_;
   std::set<std::string> failed_tools_;
   std::set<std::string> succeeded_;

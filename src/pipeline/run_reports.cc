@@ -68,7 +68,8 @@ Result<RegionOptions> RunRegionOptions(const fs::path& run_dir) {
   return RegionOptionsFromConfig(config);
 }
 
-Result<std::vector<std::string>> BuildRunReports(const fs::path& run_dir, const RegionOptions& regions) {
+Result<std::vector<std::string>> BuildRunReports(const fs::path& run_dir, const RegionOptions& regions,
+                                                 const report::TraceOutputs* traced) {
   ASSIGN_OR_RETURN(report::RunContext run, ReadRunContext(run_dir));
   ImportRequest request;
   if (StepSucceeded(run, "nsys-export")) request.inputs.push_back(run_dir / "nsys" / "run.sqlite");
@@ -84,12 +85,21 @@ Result<std::vector<std::string>> BuildRunReports(const fs::path& run_dir, const 
   request.out_dir = run_dir;
   request.regions = regions;
   request.regions_subdir = "ncu/regions";
-  // Only the tracer ran: the reports come from it, as for `trace` runs.
-  if (request.inputs.empty() && StepSucceeded(run, "trace-summaries")) {
-    request.inputs = TraceReportInputs(run_dir / "trace");
+  // Only the tracer ran (`trace`, or `profile` with the tracer alone): the
+  // reports come from its traces, read once (by the run, or here), which
+  // also give the trace/ files and the page's timeline. ("trace-reports":
+  // trace runs of earlier versions.)
+  std::optional<report::TraceOutputs> loaded;
+  if (request.inputs.empty() && (StepSucceeded(run, "trace-summaries") || StepSucceeded(run, "trace-reports"))) {
+    if (traced == nullptr) {
+      ASSIGN_OR_RETURN(loaded, LoadTraceOutputs(run_dir));
+      traced = &*loaded;
+    }
+    request.inputs = traced->files;
     request.regions_subdir = "trace/regions";
-    request.timeline = TraceTimeline(run_dir);
-    if (fs::exists(run_dir / "trace" / "trace.json")) request.trace_json_link = "trace/trace.json";
+    request.trace = traced;
+    request.timeline = report::BuildTimelineOverview(traced->traces);
+    request.trace_json_link = "trace/trace.json";
   }
   request.run_folder = run;
   request.label_base = run_dir;

@@ -19,7 +19,7 @@ trap 'rm -rf "$tmp"' EXIT
 run="$tmp/run"
 echo "+ $(basename "$tool") trace hydra.run.dir=$run -- $workload --size 65536"
 (cd "$tmp" && "$tool" trace "hydra.run.dir=$run" -- "$workload" --size 65536) || fail "trace exited $?"
-grep -q "cupti_missing\|cupti_unusable" "$run"/trace/trace.*.tsv && fail "CUPTI was not loaded: $(cat "$run"/trace/workload.stderr.log)"
+grep -q "cupti_missing\|cupti_unusable" "$run"/trace/trace.*.tsv && fail "CUPTI was not loaded: $(cat "$run"/trace/trace.stderr.log)"
 python3 - "$run" <<'PY' || fail "trace outputs do not match the workload"
 import csv, sys
 run = sys.argv[1]

@@ -52,45 +52,65 @@ RunManifest Manifest(const fs::path& dir) {
   return m.ok() ? *m : RunManifest{};
 }
 
+// The tracer library must exist for the step to run; the fake never loads it.
+fs::path FakeLibrary(const testing::TempDir& tmp) {
+  tmp.Write("lib/libllmpo_tracer.so", "");
+  return tmp.path() / "lib/libllmpo_tracer.so";
+}
+
+// The run's provenance files, which the reports read (a run writes them first).
+void WriteProvenance(const testing::TempDir& tmp) {
+  tmp.Write("run/inputs.yaml", "workload:\n  argv: [./infer]\n");
+  tmp.Write("run/config.yaml", "pipeline: {}\n");
+}
+
 TEST(TraceThroughRunner, AProgramThatSucceedsGivesReportsAndOkSteps) {
   testing::TempDir tmp;
+  const fs::path lib = FakeLibrary(tmp);
   auto run = RunFolder::Create(tmp.path() / "run", {"llm-perf-opt", "trace"});
   ASSERT_TRUE(run.ok());
+  WriteProvenance(tmp);
   FakeRunner fake([](const StepSpec& spec) {
     WriteTrace(spec);
     return ProcessResult{0, 1.5, false, 0};
   });
   ExecuteOptions options;
   options.runner = &fake;
-  const auto outcome = RunTrace(*run, {"./infer", "--steps", "2"}, "/lib/libllmpo_tracer.so", RegionOptions{}, options);
+  const auto outcome = RunTrace(*run, {"./infer", "--steps", "2"}, lib, RegionOptions{}, options);
   EXPECT_EQ(outcome.status, RunStatus::kOk) << outcome.reason;
   EXPECT_EQ(outcome.exit, ExitStatus::kOk);
 
   ASSERT_EQ(fake.specs.size(), 1u);
+  // The program itself is started, with the tracer's variables; the step
+  // records the command as `env VARS... PROGRAM`, as cmd.txt shows it.
   EXPECT_EQ(fake.specs[0].argv, (std::vector<std::string>{"./infer", "--steps", "2"}));
-  EXPECT_NE(
-      std::find(fake.specs[0].env.begin(), fake.specs[0].env.end(), "CUDA_INJECTION64_PATH=/lib/libllmpo_tracer.so"),
-      fake.specs[0].env.end());
+  const auto& env = fake.specs[0].env;
+  EXPECT_NE(std::find(env.begin(), env.end(), "CUDA_INJECTION64_PATH=" + lib.string()), env.end());
   ASSERT_TRUE(run->WriteManifest(RunStatus::kOk).ok());
   const RunManifest m = Manifest(run->dir());
   ASSERT_NE(m.Step("trace"), nullptr);
+  EXPECT_EQ(m.Step("trace")->argv.front(), "env");
   EXPECT_EQ(m.Step("trace")->exit_code, 0);
-  EXPECT_TRUE(m.Succeeded("trace-reports"));
+  EXPECT_TRUE(m.Succeeded("trace-summaries"));
+  EXPECT_TRUE(m.Succeeded("report"));
   EXPECT_TRUE(fs::exists(run->dir() / "kernels.json"));
   EXPECT_TRUE(fs::exists(run->dir() / "trace" / "trace.json"));
+  EXPECT_TRUE(fs::exists(run->dir() / "trace" / "regions" / "report.json"));
 }
 
 TEST(TraceThroughRunner, AFailingProgramStillGetsItsTraceReported) {
   testing::TempDir tmp;
+  const fs::path lib = FakeLibrary(tmp);
   auto run = RunFolder::Create(tmp.path() / "run", {});
   ASSERT_TRUE(run.ok());
+  WriteProvenance(tmp);
   FakeRunner fake([](const StepSpec& spec) {
     WriteTrace(spec);
     return ProcessResult{3, 0.2, false, 0};
   });
   ExecuteOptions options;
   options.runner = &fake;
-  const auto outcome = RunTrace(*run, {"./infer"}, "/lib/t.so", RegionOptions{}, options);
+  const auto outcome = RunTrace(*run, {"./infer"}, lib, RegionOptions{}, options);
   EXPECT_EQ(outcome.status, RunStatus::kPartial);
   EXPECT_EQ(outcome.exit, ExitStatus::kToolFailed);
   EXPECT_NE(outcome.reason.find("exited with 3"), std::string::npos) << outcome.reason;
@@ -99,13 +119,15 @@ TEST(TraceThroughRunner, AFailingProgramStillGetsItsTraceReported) {
 
 TEST(TraceThroughRunner, ATimeoutIsNamedWithItsKey) {
   testing::TempDir tmp;
+  const fs::path lib = FakeLibrary(tmp);
   auto run = RunFolder::Create(tmp.path() / "run", {});
   ASSERT_TRUE(run.ok());
+  WriteProvenance(tmp);
   FakeRunner fake([](const StepSpec&) { return ProcessResult{128 + 15, 30, true, 0}; });
   ExecuteOptions options;
   options.runner = &fake;
   options.step_timeout_s = 30;
-  const auto outcome = RunTrace(*run, {"./infer"}, "/lib/t.so", RegionOptions{}, options);
+  const auto outcome = RunTrace(*run, {"./infer"}, lib, RegionOptions{}, options);
   EXPECT_EQ(fake.specs.at(0).timeout_s, 30);
   EXPECT_EQ(outcome.exit, ExitStatus::kToolFailed);
   EXPECT_NE(outcome.reason.find("pipeline.step_timeout_s"), std::string::npos) << outcome.reason;
@@ -113,8 +135,10 @@ TEST(TraceThroughRunner, ATimeoutIsNamedWithItsKey) {
 
 TEST(TraceThroughRunner, AProgramThatCannotStartIsAFailureWithItsMessage) {
   testing::TempDir tmp;
+  const fs::path lib = FakeLibrary(tmp);
   auto run = RunFolder::Create(tmp.path() / "run", {});
   ASSERT_TRUE(run.ok());
+  WriteProvenance(tmp);
   class NoStart final : public ProcessRunner {
    public:
     Result<ProcessResult> Run(const StepSpec&) override {
@@ -123,7 +147,7 @@ TEST(TraceThroughRunner, AProgramThatCannotStartIsAFailureWithItsMessage) {
   } runner;
   ExecuteOptions options;
   options.runner = &runner;
-  const auto outcome = RunTrace(*run, {"./infer"}, "/lib/t.so", RegionOptions{}, options);
+  const auto outcome = RunTrace(*run, {"./infer"}, lib, RegionOptions{}, options);
   EXPECT_EQ(outcome.exit, ExitStatus::kToolMissing);
   EXPECT_NE(outcome.reason.find("No such file"), std::string::npos) << outcome.reason;
 }
