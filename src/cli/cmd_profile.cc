@@ -37,16 +37,13 @@ struct ProfileArgs {
   bool dry_run = false;
 };
 
-bool IsEnabled(const Node& config, const std::string& key) {
-  const Node* node = config::FindPath(config, config::SplitKey(key));
-  return node != nullptr && node->is_boolean() && node->get<bool>();
-}
-
 // A disabled tool's step, listed so run.json says why it did not run.
-void AddDisabledSteps(RunFolder& run, const Node& config) {
-  for (const char* name : {"trace", "nsys", "ncu"}) {
+void AddDisabledSteps(RunFolder& run, const pipeline::ProfileOptions& profiling) {
+  const std::pair<const char*, bool> tools[] = {
+      {"trace", profiling.trace}, {"nsys", profiling.nsys.enable}, {"ncu", profiling.ncu.enable}};
+  for (const auto& [name, enabled] : tools) {
     const std::string key = fmt::format("pipeline.{}.enable", name);
-    if (IsEnabled(config, key)) continue;
+    if (enabled) continue;
     StepRecord step;
     step.name = name;
     step.status = StepStatus::kSkipped;
@@ -90,17 +87,18 @@ int Execute(const ProfileArgs& args, const Invocation& inv) {
   pipeline::CommandContext ctx{std::filesystem::absolute(*dir, ec), workload->argv, std::nullopt, {}, std::nullopt};
   auto tracer = pipeline::FindTracerLibrary();
   ctx.tracer_library = tracer.ok() ? *tracer : std::filesystem::path("<libllmpo_tracer.so: not built>");
-  auto plan = pipeline::PlanProfile(config, ctx);
-  if (!plan.ok()) return ReportError(plan.error());
-  for (const auto& warning : pipeline::NcuWarnings(config, workload->bundled)) ReportWarning(warning);
+  auto profiling = pipeline::ReadProfileOptions(config);
+  if (!profiling.ok()) return ReportError(profiling.error());
+  const std::vector<pipeline::PlannedCommand> plan = pipeline::PlanProfile(*profiling, ctx);
+  for (const auto& warning : pipeline::NcuWarnings(*profiling, workload->bundled)) ReportWarning(warning);
   Verbose() << fmt::format("{}: workload: {}{}\n", kToolName, pipeline::ShellQuote(workload->argv),
                            workload->bundled ? (workload->exists ? " (bundled)" : " (bundled, not built)") : "");
   Verbose() << fmt::format("{}: tracer library: {}\n", kToolName, ctx.tracer_library.string());
-  for (const auto& cmd : *plan) {
+  for (const auto& cmd : plan) {
     Verbose() << fmt::format("{}: step {} will run: {}\n", kToolName, cmd.step, pipeline::ShellQuote(cmd.argv));
   }
   if (auto mfu = pipeline::MfuOptionsFromConfig(config); !mfu.ok()) return ReportError(mfu.error());
-  if (args.dry_run) return DryRun(ctx.run_dir.string(), *workload, *plan);
+  if (args.dry_run) return DryRun(ctx.run_dir.string(), *workload, plan);
   auto run = ClaimRunFolder(*composed, *dir, inv.command_line);
   if (!run.ok()) return ReportError(run.error());
   if (auto s = WriteProvenance(*run, config, *workload); !s.ok()) return ReportError(s.error());
@@ -110,21 +108,19 @@ int Execute(const ProfileArgs& args, const Invocation& inv) {
     (void)run->WriteManifest(RunStatus::kFailed, regions.error().message);
     return ReportError(regions.error());
   }
-  AddDisabledSteps(*run, config);
+  AddDisabledSteps(*run, *profiling);
   pipeline::ExecuteOptions options;
-  auto top = pipeline::TopKernelCount(config);
-  options.top_kernels = top.ok() ? *top : 0;
-  options.rebuild_ncu = [&](const std::string& regex, const std::string& name_base) {
+  options.top_kernels = profiling->ncu.top_kernels;
+  options.rebuild_ncu = [&](const std::string& regex, const std::string& name_base) -> Result<pipeline::Argv> {
     pipeline::CommandContext with_regex = ctx;
     with_regex.kernel_regex = regex;
     with_regex.kernel_name_base = name_base;
-    return pipeline::BuildNcuCommand(config, with_regex);
+    return pipeline::BuildNcuCommand(profiling->ncu, with_regex);
   };
-  auto timeout = pipeline::StepTimeout(config);
-  options.step_timeout_s = timeout.ok() ? *timeout : 0;
+  options.step_timeout_s = profiling->step_timeout_s;
   options.progress = ProgressFile();
   options.progress_terminal = options.progress != nullptr && isatty(STDERR_FILENO) != 0;
-  const pipeline::ProfileOutcome outcome = pipeline::ExecuteProfile(*run, *plan, *workload, *regions, options);
+  const pipeline::ProfileOutcome outcome = pipeline::ExecuteProfile(*run, plan, *workload, *regions, options);
   if (auto s = run->WriteManifest(outcome.status, outcome.reason); !s.ok()) return ReportError(s.error());
   PrintSummary(*run, outcome.status);
   if (outcome.exit != ExitStatus::kOk) {

@@ -30,6 +30,11 @@ int RunTrace(const Invocation& inv) {
   config::Node& config = composed->config;
   if (!workload_argv.empty()) config["pipeline"]["workload"]["argv"] = workload_argv;
   if (auto stop = AnswerHydraQuery(config_args, *composed)) return *stop;
+  // The tracer alone (--cfg job above shows the config as composed): the
+  // run's config.yaml says so, and no ncu or nsys setting is checked or used.
+  config["pipeline"]["trace"]["enable"] = true;
+  config["pipeline"]["nsys"]["enable"] = false;
+  config["pipeline"]["ncu"]["enable"] = false;
   auto dir = RunDir(config);
   if (!dir.ok()) return ReportError(dir.error());
   auto workload = pipeline::ResolveWorkload(config);
@@ -45,14 +50,14 @@ int RunTrace(const Invocation& inv) {
   Verbose() << fmt::format("{}: tracer library: {}\n", kToolName, library->string());
   auto regions = pipeline::RegionOptionsFromConfig(config);
   if (!regions.ok()) return ReportError(regions.error());
-  auto timeout = pipeline::StepTimeout(config);
-  if (!timeout.ok()) return ReportError(timeout.error());
+  auto profiling = pipeline::ReadProfileOptions(config);
+  if (!profiling.ok()) return ReportError(profiling.error());
 
   auto run = ClaimRunFolder(*composed, *dir, inv.command_line);
   if (!run.ok()) return ReportError(run.error());
   if (auto s = WriteProvenance(*run, config, *workload); !s.ok()) return ReportError(s.error());
   pipeline::ExecuteOptions options;
-  options.step_timeout_s = *timeout;
+  options.step_timeout_s = profiling->step_timeout_s;
   options.progress = ProgressFile();
   options.progress_terminal = options.progress != nullptr && isatty(STDERR_FILENO) != 0;
   const auto outcome = pipeline::RunTrace(*run, workload->argv, *library, *regions, options);

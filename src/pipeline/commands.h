@@ -1,4 +1,5 @@
-// Command builders: pure functions from the composed configuration to the
+// Command builders: pure functions from the typed profiling options
+// (profile_options.h, read once from the composed configuration) to the
 // argv of every tool the profile pipeline runs. Never a shell string; the
 // golden tests pin these lists.
 #pragma once
@@ -8,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "src/config/node.h"
 #include "src/core/result.h"
+#include "src/pipeline/profile_options.h"
 
 namespace llmpo::pipeline {
 
@@ -29,19 +30,13 @@ struct CommandContext {
   std::optional<std::string> kernel_name_base;  // overrides the config's with kernel_regex (tracer: mangled)
 };
 
-// ncu's NVTX include/exclude expressions from the config value (a string,
-// a ';'-separated string as in the seeds, or a list): one expression each;
-// a plain range name gets the trailing '/' that push/pop matching needs
-// (names with '/', '[', ']' or ',' are kept as written).
-std::vector<std::string> NvtxExpressions(const config::Node* value);
-
 // `ncu ... WORKLOAD`, writing ncu/<name>.ncu-rep.
-Result<Argv> BuildNcuCommand(const config::Node& config, const CommandContext& ctx);
+Argv BuildNcuCommand(const NcuOptions& ncu, const CommandContext& ctx);
 // CSV pages exported from the saved report, so the reports come from the artifact.
-std::vector<PlannedCommand> BuildNcuExports(const config::Node& config, const CommandContext& ctx);
+std::vector<PlannedCommand> BuildNcuExports(const NcuOptions& ncu, const CommandContext& ctx);
 
 // `nsys profile ... WORKLOAD`, then `nsys stats` and `nsys export`.
-Result<Argv> BuildNsysCommand(const config::Node& config, const CommandContext& ctx);
+Argv BuildNsysCommand(const NsysOptions& nsys, const CommandContext& ctx);
 std::vector<PlannedCommand> BuildNsysPostprocessing(const CommandContext& ctx);
 
 // `env NVTX_INJECTION64_PATH=LIB CUDA_INJECTION64_PATH=LIB LLMPO_TRACE_FILE=... WORKLOAD`:
@@ -52,22 +47,15 @@ Argv BuildTraceCommand(const CommandContext& ctx);
 // range or app-range replay with no range source (no NVTX include, and the
 // workload neither bundled, whose ranges are NVTX, nor marked with
 // pipeline.workload.cuda_profiler_api=true). Each says how to fix it.
-std::vector<Error> NcuWarnings(const config::Node& config, bool bundled_workload);
-
-// pipeline.ncu.top_kernels as a count (0: off). Needs a timeline: nsys or
-// the tracer enabled.
-Result<int> TopKernelCount(const config::Node& config);
-
-// pipeline.step_timeout_s in seconds (0: no limit).
-Result<double> StepTimeout(const config::Node& config);
+std::vector<Error> NcuWarnings(const ProfileOptions& options, bool bundled_workload);
 
 // The --kernel-name regex that matches exactly these kernel names.
 std::string KernelNamesRegex(const std::vector<std::string>& names);
 
 // Every command of a profile run, in order (enabled steps only). With
-// top_kernels the ncu command carries a placeholder regex until the nsys
-// summary exists (the run rebuilds it then).
-Result<std::vector<PlannedCommand>> PlanProfile(const config::Node& config, const CommandContext& ctx);
+// top_kernels the ncu command carries a placeholder regex until the
+// timeline exists (the run rebuilds it then).
+std::vector<PlannedCommand> PlanProfile(const ProfileOptions& options, const CommandContext& ctx);
 
 // One argv as a POSIX shell would need it typed (for cmd.txt and --dry-run).
 std::string ShellQuote(const Argv& argv);
