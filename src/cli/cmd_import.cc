@@ -7,6 +7,7 @@
 
 #include "src/cli/diagnostics.h"
 #include "src/cli/parse_args.h"
+#include "src/ingest/input_file.h"
 #include "src/pipeline/import_job.h"
 #include "src/pipeline/run_lock.h"
 
@@ -30,10 +31,10 @@ void WarnDataLoss(const model::Diagnostics& diagnostics, bool written) {
 int RunImport(const Invocation& inv) {
   CLI::App app{
       "Build reports (kernels.md/.json, regions/, report.html, gpu_breakdown.md for PyTorch traces) from existing "
-      "profiler outputs: ncu CSV (details, raw, --print-summary), .ncu-rep (read natively), nsys stats CSV, nsys "
-      "SQLite exports, .nsys-rep (through `nsys export`, when nsys is installed), PyTorch profiler (Kineto) traces "
-      "(.json, .json.gz, a .tar.gz of ranks) and this tool's own traces (`trace`). The format is detected from the "
-      "content.",
+      "profiler outputs: " +
+          ingest::ReadableFormats() +
+          ". The format is detected from the content (an .nsys-rep is read through `nsys export`, when nsys is "
+          "installed).",
       "llm-perf-opt import"};
   std::vector<std::string> inputs;
   std::string out;

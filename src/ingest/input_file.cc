@@ -225,22 +225,6 @@ Result<fs::path> ReencodeToUtf8(const fs::path& file, TextEncoding encoding, con
 }
 
 
-// "expected: A, B, or C" from the importer table's hints, each named once.
-std::string ExpectedFormats() {
-  std::vector<std::string_view> hints;
-  for (const Importer& importer : Importers()) {
-    if (!importer.hint.empty() && std::find(hints.begin(), hints.end(), importer.hint) == hints.end()) {
-      hints.push_back(importer.hint);
-    }
-  }
-  std::string text = "expected: ";
-  for (std::size_t i = 0; i < hints.size(); ++i) {
-    if (i > 0) text += i + 1 == hints.size() ? ", or " : ", ";
-    text += hints[i];
-  }
-  return text;
-}
-
 Error Unrecognised(const fs::path& file, const std::string& head) {
   Error e = MakeError(ExitStatus::kInput, fmt::format("{}: not a profiler output this tool reads", file.string()));
   if (head.find("==ERROR==") != std::string::npos || head.find("==PROF==") != std::string::npos) {
@@ -258,7 +242,7 @@ Error Unrecognised(const fs::path& file, const std::string& head) {
     }
     return e;
   }
-  return std::move(e).WithNote(ExpectedFormats());
+  return std::move(e).WithNote("expected: " + ReadableFormats());
 }
 
 // `file` is the input as named; `bytes` the file holding its content (a
@@ -281,6 +265,21 @@ Status ImportDetected(const fs::path& file, const fs::path& bytes, const std::st
 }
 
 }  // namespace
+
+std::string ReadableFormats() {
+  std::vector<std::string_view> hints;
+  for (const Importer& importer : Importers()) {
+    if (!importer.hint.empty() && std::find(hints.begin(), hints.end(), importer.hint) == hints.end()) {
+      hints.push_back(importer.hint);
+    }
+  }
+  std::string text;
+  for (std::size_t i = 0; i < hints.size(); ++i) {
+    if (i > 0) text += i + 1 == hints.size() ? ", or " : ", ";
+    text += hints[i];
+  }
+  return text;
+}
 
 const Importer* GuessImporter(const fs::path& file) {
   Result<std::string> head = ReadHead(file);

@@ -39,6 +39,9 @@ Status CheckInputFile(const std::filesystem::path& file);
 // The first kHeadBytes of a regular file (fewer for a shorter one).
 Result<std::string> ReadHead(const std::filesystem::path& file);
 
+// What this tool reads, from the importer table's hints: "A, B, or C".
+std::string ReadableFormats();
+
 // The importer that reads `file`, judged from its first bytes (else its name)
 // without importing it; kUnknown's entry when nothing matches; nullptr when
 // it cannot be judged this way (unreadable, or text with a byte order mark).
