@@ -83,6 +83,64 @@ std::vector<KernelInsight> BuildKernelInsights(const std::vector<analysis::Kerne
   return out;
 }
 
+namespace {
+
+// Inputs see different things of one kernel (a details page the rules and
+// SOL, a raw page the roofline counters): each part of the insight from the
+// first kernel of that name that has it. Null when none has anything.
+std::optional<KernelInsight> MergedInsight(const std::string& name, const std::vector<analysis::KernelAggregate>& all,
+                                           const std::vector<KernelInsight>& all_insights,
+                                           const analysis::KernelAggregate** with_findings) {
+  KernelInsight merged;
+  bool any = false;
+  *with_findings = nullptr;
+  for (std::size_t i = 0; i < all.size() && i < all_insights.size(); ++i) {
+    if (all[i].name != name) continue;
+    const KernelInsight& in = all_insights[i];
+    if (merged.category.empty()) merged.category = in.category;
+    if (*with_findings == nullptr && !all[i].findings.empty()) *with_findings = &all[i], any = true;
+    if (merged.bound.cls == analysis::BoundClass::kUnknown && in.bound.cls != analysis::BoundClass::kUnknown) {
+      merged.bound = in.bound, any = true;
+    }
+    if (merged.roofline.precisions.empty() && !in.roofline.precisions.empty()) {
+      merged.roofline = in.roofline, any = true;
+    }
+  }
+  if (!any) return std::nullopt;
+  return merged;
+}
+
+// The action for one kernel: ncu's top global finding, else the headroom
+// its bound class leaves; null when neither says anything.
+std::optional<Action> ActionFor(const std::string& name, double ns, double total, const KernelInsight& insight,
+                                const analysis::KernelAggregate* with_findings) {
+  Action a;
+  a.kernel = name;
+  a.category = insight.category;
+  a.share_pct = 100.0 * ns / total;
+  a.time_ns = ns;
+  a.evidence = Evidence(insight);
+  const analysis::KernelFinding* f =
+      with_findings != nullptr ? analysis::TopGlobalFinding(with_findings->findings) : nullptr;
+  if (f != nullptr) {
+    a.speedup_pct = *f->MeanSpeedupPct();
+    a.basis = "ncu global estimate";
+    a.rule = f->finding.rule;
+    a.section = f->finding.section;
+    a.message = f->finding.message;
+  } else if (auto headroom = Headroom(insight)) {
+    a.speedup_pct = headroom->first;
+    a.basis = headroom->second;
+    a.message = AdviceFor(insight.bound);
+  } else {
+    return std::nullopt;
+  }
+  a.saving_pct_of_gpu = a.share_pct * a.speedup_pct / 100.0;
+  return a;
+}
+
+}  // namespace
+
 std::vector<Action> RankActions(const std::vector<analysis::KernelAggregate>& timed,
                                 const std::vector<analysis::KernelAggregate>& all,
                                 const std::vector<KernelInsight>& all_insights) {
@@ -96,49 +154,10 @@ std::vector<Action> RankActions(const std::vector<analysis::KernelAggregate>& ti
   std::vector<Action> actions;
   if (total <= 0) return actions;
   for (const auto& [name, ns] : time_by_name) {
-    // Inputs see different things of one kernel (a details page the rules
-    // and SOL, a raw page the roofline counters): take each from the first
-    // kernel of that name that has it.
     const analysis::KernelAggregate* with_findings = nullptr;
-    KernelInsight merged;
-    bool any = false;
-    for (std::size_t i = 0; i < all.size() && i < all_insights.size(); ++i) {
-      if (all[i].name != name) continue;
-      const KernelInsight& in = all_insights[i];
-      if (merged.category.empty()) merged.category = in.category;
-      if (with_findings == nullptr && !all[i].findings.empty()) with_findings = &all[i], any = true;
-      if (merged.bound.cls == analysis::BoundClass::kUnknown && in.bound.cls != analysis::BoundClass::kUnknown) {
-        merged.bound = in.bound, any = true;
-      }
-      if (merged.roofline.precisions.empty() && !in.roofline.precisions.empty()) {
-        merged.roofline = in.roofline, any = true;
-      }
-    }
-    if (!any) continue;
-    const KernelInsight* insight = &merged;
-    Action a;
-    a.kernel = name;
-    a.category = insight->category;
-    a.share_pct = 100.0 * ns / total;
-    a.time_ns = ns;
-    a.evidence = Evidence(*insight);
-    const analysis::KernelFinding* f =
-        with_findings != nullptr ? analysis::TopGlobalFinding(with_findings->findings) : nullptr;
-    if (f != nullptr) {
-      a.speedup_pct = *f->MeanSpeedupPct();
-      a.basis = "ncu global estimate";
-      a.rule = f->finding.rule;
-      a.section = f->finding.section;
-      a.message = f->finding.message;
-    } else if (auto headroom = Headroom(*insight)) {
-      a.speedup_pct = headroom->first;
-      a.basis = headroom->second;
-      a.message = AdviceFor(insight->bound);
-    } else {
-      continue;
-    }
-    a.saving_pct_of_gpu = a.share_pct * a.speedup_pct / 100.0;
-    actions.push_back(std::move(a));
+    const std::optional<KernelInsight> insight = MergedInsight(name, all, all_insights, &with_findings);
+    if (!insight) continue;
+    if (auto a = ActionFor(name, ns, total, *insight, with_findings)) actions.push_back(std::move(*a));
   }
   std::stable_sort(actions.begin(), actions.end(), [](const Action& x, const Action& y) {
     return x.saving_pct_of_gpu != y.saving_pct_of_gpu ? x.saving_pct_of_gpu > y.saving_pct_of_gpu : x.kernel < y.kernel;

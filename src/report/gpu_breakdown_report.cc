@@ -19,15 +19,7 @@ double Pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole 
 std::string Ms(double ns) { return fmt::format("{:.3f}", ns / kNsPerMs); }
 std::string Us(double ns) { return fmt::format("{:.3f}", ns / 1000.0); }
 
-}  // namespace
-
-std::string GpuBreakdownMarkdown(const GpuBreakdownReport& report) {
-  const model::GpuBreakdown& b = report.breakdown;
-  std::string md = "# GPU breakdown\n\n";
-  md +=
-      "Per rank (process) and device, from the trace's GPU ops (kernels, copies, sets) in exact integer "
-      "nanoseconds. Busy is the union of their intervals, never a sum; computation, communication and memory are "
-      "the unions of each class by HTA's name rules (docs/import.md, which also lists the differences from HTA).\n\n";
+void TemporalMd(const model::GpuBreakdown& b, std::string& md) {
   md += "## Temporal breakdown\n\n";
   md +=
       "| input | process | device | kernels | kernel ms | span ms | busy ms | idle % | computation % | non-computation "
@@ -38,6 +30,9 @@ std::string GpuBreakdownMarkdown(const GpuBreakdownReport& report) {
                       d.device, d.kernels, Ms(d.kernel_ns), Ms(d.span_ns), Ms(d.busy_ns), Pct(d.idle_ns, d.span_ns),
                       Pct(d.classes.computation_ns, d.span_ns), Pct(d.busy_ns - d.classes.computation_ns, d.span_ns));
   }
+}
+
+void KernelTypesMd(const model::GpuBreakdown& b, std::string& md) {
   md += "\n## Kernel types\n\n";
   md += "| process | device | computation ms | communication ms | memory ms | comm/comp overlap % |\n";
   md += "|---|---|---:|---:|---:|---:|\n";
@@ -47,6 +42,9 @@ std::string GpuBreakdownMarkdown(const GpuBreakdownReport& report) {
         Ms(d.classes.communication_ns), Ms(d.classes.memory_ns),
         d.classes.comm_comp_overlap_pct ? fmt::format("{:.2f}", *d.classes.comm_comp_overlap_pct) : std::string("n/a"));
   }
+}
+
+void LaunchesMd(const model::GpuBreakdown& b, std::string& md) {
   md += "\n## Launches\n\n";
   md +=
       "Launch call (CPU) against the GPU op it launched, over every GPU op with a launch call in the trace; delay = "
@@ -61,7 +59,9 @@ std::string GpuBreakdownMarkdown(const GpuBreakdownReport& report) {
                       Us(l.cpu_mean_ns), Us(l.cpu_max_ns), Us(l.gpu_mean_ns), Us(l.gpu_max_ns), Us(l.delay_mean_ns),
                       Us(l.delay_max_ns), l.gpu_shorter_than_call);
   }
-  const analysis::RankComparison& ranks = report.ranks;
+}
+
+void RanksMd(const analysis::RankComparison& ranks, std::string& md) {
   if (ranks.processes > 1) {
     md += fmt::format(
         "\n## Ranks ({} processes)\n\n| quantity | min | median | max | min at | max at "
@@ -81,6 +81,9 @@ std::string GpuBreakdownMarkdown(const GpuBreakdownReport& report) {
       }
     }
   }
+}
+
+void CpuOpsMd(const GpuBreakdownReport& report, std::string& md) {
   md += "\n## CPU ops\n\n";
   md +=
       "GPU time of the kernels each CPU op launched: self = the op is the innermost CPU op of the launch call, total = "
@@ -94,64 +97,55 @@ std::string GpuBreakdownMarkdown(const GpuBreakdownReport& report) {
   md +=
       "| process | op | calls | CPU ms | GPU self ms | GPU total ms | kernels |\n|---|---|---:|---:|---:|---:|---:|\n";
   for (const std::size_t index : report.top_cpu_ops) {
-    const model::CpuOpTimes* op = &b.cpu_ops[index];
+    const model::CpuOpTimes* op = &report.breakdown.cpu_ops[index];
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", MdCell(op->process.Label(), 60), MdCell(op->name, 120),
                       op->calls, Ms(op->cpu_ns), Ms(op->gpu_self_ns), Ms(op->gpu_total_ns), op->kernels);
   }
-  return md;
 }
 
-std::string GpuBreakdownJson(const GpuBreakdownReport& report) {
-  const model::GpuBreakdown& b = report.breakdown;
-  std::string out;
-  JsonWriter w(out);
+void DeviceJson(JsonWriter& w, const model::DeviceBreakdown& d) {
   w.BeginObject();
-  w.Member("schema_version", "2.0.0");  // 2: launch statistics in ms (were *_us)
-  w.Key("devices");
+  w.Member("source", d.source);
+  WriteProcessMembers(w, d.process);
+  w.Member("device", d.device);
+  w.Member("rank", d.rank);
+  w.Member("world_size", d.world_size);
+  w.Member("kernels", d.kernels);
+  w.Member("memory_ops", d.memory_ops);
+  w.Member("kernel_ms", d.kernel_ns / kNsPerMs);
+  w.Member("span_ms", d.span_ns / kNsPerMs);
+  w.Member("busy_ms", d.busy_ns / kNsPerMs);
+  w.Member("idle_ms", d.idle_ns / kNsPerMs);
+  w.Member("computation_ms", d.classes.computation_ns / kNsPerMs);
+  w.Member("non_computation_ms", (d.busy_ns - d.classes.computation_ns) / kNsPerMs);
+  w.Member("communication_ms", d.classes.communication_ns / kNsPerMs);
+  w.Member("memory_ms", d.classes.memory_ns / kNsPerMs);
+  w.Member("comm_comp_overlap_pct", d.classes.comm_comp_overlap_pct);
+  w.Key("launch");
+  w.BeginObject();
+  w.Member("launches", d.launch.launches);
+  w.Member("call_mean_ms", d.launch.cpu_mean_ns / kNsPerMs);
+  w.Member("call_max_ms", d.launch.cpu_max_ns / kNsPerMs);
+  w.Member("gpu_mean_ms", d.launch.gpu_mean_ns / kNsPerMs);
+  w.Member("gpu_max_ms", d.launch.gpu_max_ns / kNsPerMs);
+  w.Member("delay_mean_ms", d.launch.delay_mean_ns / kNsPerMs);
+  w.Member("delay_max_ms", d.launch.delay_max_ns / kNsPerMs);
+  w.Member("gpu_shorter_than_call", d.launch.gpu_shorter_than_call);
+  w.EndObject();
+  w.Key("steps");
   w.BeginArray();
-  for (const auto& d : b.devices) {
+  for (const auto& s : d.steps) {
     w.BeginObject();
-    w.Member("source", d.source);
-    WriteProcessMembers(w, d.process);
-    w.Member("device", d.device);
-    w.Member("rank", d.rank);
-    w.Member("world_size", d.world_size);
-    w.Member("kernels", d.kernels);
-    w.Member("memory_ops", d.memory_ops);
-    w.Member("kernel_ms", d.kernel_ns / kNsPerMs);
-    w.Member("span_ms", d.span_ns / kNsPerMs);
-    w.Member("busy_ms", d.busy_ns / kNsPerMs);
-    w.Member("idle_ms", d.idle_ns / kNsPerMs);
-    w.Member("computation_ms", d.classes.computation_ns / kNsPerMs);
-    w.Member("non_computation_ms", (d.busy_ns - d.classes.computation_ns) / kNsPerMs);
-    w.Member("communication_ms", d.classes.communication_ns / kNsPerMs);
-    w.Member("memory_ms", d.classes.memory_ns / kNsPerMs);
-    w.Member("comm_comp_overlap_pct", d.classes.comm_comp_overlap_pct);
-    w.Key("launch");
-    w.BeginObject();
-    w.Member("launches", d.launch.launches);
-    w.Member("call_mean_ms", d.launch.cpu_mean_ns / kNsPerMs);
-    w.Member("call_max_ms", d.launch.cpu_max_ns / kNsPerMs);
-    w.Member("gpu_mean_ms", d.launch.gpu_mean_ns / kNsPerMs);
-    w.Member("gpu_max_ms", d.launch.gpu_max_ns / kNsPerMs);
-    w.Member("delay_mean_ms", d.launch.delay_mean_ns / kNsPerMs);
-    w.Member("delay_max_ms", d.launch.delay_max_ns / kNsPerMs);
-    w.Member("gpu_shorter_than_call", d.launch.gpu_shorter_than_call);
-    w.EndObject();
-    w.Key("steps");
-    w.BeginArray();
-    for (const auto& s : d.steps) {
-      w.BeginObject();
-      w.Member("step", s.step);
-      w.Member("cpu_ms", s.cpu_ns / kNsPerMs);
-      w.Member("gpu_kernel_ms", s.gpu_kernel_ns / kNsPerMs);
-      w.EndObject();
-    }
-    w.EndArray();
+    w.Member("step", s.step);
+    w.Member("cpu_ms", s.cpu_ns / kNsPerMs);
+    w.Member("gpu_kernel_ms", s.gpu_kernel_ns / kNsPerMs);
     w.EndObject();
   }
   w.EndArray();
-  const analysis::RankComparison& ranks = report.ranks;
+  w.EndObject();
+}
+
+void RanksJson(JsonWriter& w, const analysis::RankComparison& ranks) {
   w.Key("ranks");
   w.BeginObject();
   w.Member("processes", ranks.processes);
@@ -182,6 +176,9 @@ std::string GpuBreakdownJson(const GpuBreakdownReport& report) {
   }
   w.EndArray();
   w.EndObject();
+}
+
+void CpuOpsJson(JsonWriter& w, const model::GpuBreakdown& b) {
   w.Key("cpu_ops");
   w.BeginArray();
   for (const auto& op : b.cpu_ops) {
@@ -197,6 +194,35 @@ std::string GpuBreakdownJson(const GpuBreakdownReport& report) {
     w.EndObject();
   }
   w.EndArray();
+}
+
+}  // namespace
+
+std::string GpuBreakdownMarkdown(const GpuBreakdownReport& report) {
+  std::string md = "# GPU breakdown\n\n";
+  md +=
+      "Per rank (process) and device, from the trace's GPU ops (kernels, copies, sets) in exact integer "
+      "nanoseconds. Busy is the union of their intervals, never a sum; computation, communication and memory are "
+      "the unions of each class by HTA's name rules (docs/import.md, which also lists the differences from HTA).\n\n";
+  TemporalMd(report.breakdown, md);
+  KernelTypesMd(report.breakdown, md);
+  LaunchesMd(report.breakdown, md);
+  RanksMd(report.ranks, md);
+  CpuOpsMd(report, md);
+  return md;
+}
+
+std::string GpuBreakdownJson(const GpuBreakdownReport& report) {
+  std::string out;
+  JsonWriter w(out);
+  w.BeginObject();
+  w.Member("schema_version", "2.0.0");  // 2: launch statistics in ms (were *_us)
+  w.Key("devices");
+  w.BeginArray();
+  for (const auto& d : report.breakdown.devices) DeviceJson(w, d);
+  w.EndArray();
+  RanksJson(w, report.ranks);
+  CpuOpsJson(w, report.breakdown);
   w.EndObject();
   out += '\n';
   return out;

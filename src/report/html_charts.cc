@@ -195,10 +195,20 @@ std::string KernelBarsSvg(const std::vector<TopKernel>& top) {
       kWidth, std::max(kRowHeight, kRowHeight * static_cast<double>(top.size())), body);
 }
 
-std::string RooflineSvg(const std::vector<RooflinePoint>& points) {
-  constexpr double kLeft = 70, kTop = 10, kPlotW = 880, kPlotH = 380;
-  // Axis ranges in decades, covering the points and the roofs' ridge points.
-  double x_lo = 1e300, x_hi = 0, y_lo = 1e300, y_hi = 0, max_t = 0;
+namespace {
+
+constexpr double kRoofLeft = 70, kRoofTop = 10, kRoofPlotW = 880, kRoofPlotH = 380;
+
+// The roofline's log axes, in whole decades covering the points and the
+// roofs' ridge points.
+struct LogAxes {
+  double x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+  double X(double v) const { return kRoofLeft + (std::log10(v) - x0) / (x1 - x0) * kRoofPlotW; }
+  double Y(double v) const { return kRoofTop + (y1 - std::log10(v)) / (y1 - y0) * kRoofPlotH; }
+};
+
+LogAxes AxesFor(const std::vector<RooflinePoint>& points) {
+  double x_lo = 1e300, x_hi = 0, y_lo = 1e300, y_hi = 0;
   for (const auto& p : points) {
     x_lo = std::min(x_lo, p.intensity);
     x_hi = std::max(x_hi, p.intensity);
@@ -207,26 +217,34 @@ std::string RooflineSvg(const std::vector<RooflinePoint>& points) {
     if (p.peak_per_s && p.dram_peak_bytes_per_s && *p.dram_peak_bytes_per_s > 0) {
       x_hi = std::max(x_hi, *p.peak_per_s / *p.dram_peak_bytes_per_s);
     }
-    max_t = std::max(max_t, p.time_ns.value_or(0));
   }
-  const double x0 = std::floor(std::log10(x_lo)), x1 = std::max(x0 + 1, std::ceil(std::log10(x_hi)));
-  const double y0 = std::floor(std::log10(y_lo)), y1 = std::max(y0 + 1, std::ceil(std::log10(y_hi)));
-  const auto X = [&](double v) { return kLeft + (std::log10(v) - x0) / (x1 - x0) * kPlotW; };
-  const auto Y = [&](double v) { return kTop + (y1 - std::log10(v)) / (y1 - y0) * kPlotH; };
+  LogAxes a;
+  a.x0 = std::floor(std::log10(x_lo));
+  a.x1 = std::max(a.x0 + 1, std::ceil(std::log10(x_hi)));
+  a.y0 = std::floor(std::log10(y_lo));
+  a.y1 = std::max(a.y0 + 1, std::ceil(std::log10(y_hi)));
+  return a;
+}
+
+std::string RoofAxes(const LogAxes& ax) {
   std::string body = fmt::format(
       "<rect class=\"plot\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#fff\" "
       "stroke=\"#c8cdd6\"/>\n",
-      kLeft, kTop, kPlotW, kPlotH);
-  for (double d = x0; d <= x1; ++d) {
-    body += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">1e{}</text>\n", X(std::pow(10, d)),
-                        kTop + kPlotH + 16, static_cast<int>(d));
+      kRoofLeft, kRoofTop, kRoofPlotW, kRoofPlotH);
+  for (double d = ax.x0; d <= ax.x1; ++d) {
+    body += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\">1e{}</text>\n", ax.X(std::pow(10, d)),
+                        kRoofTop + kRoofPlotH + 16, static_cast<int>(d));
   }
-  for (double d = y0; d <= y1; ++d) {
-    body += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">1e{}</text>\n", kLeft - 6,
-                        Y(std::pow(10, d)) + 4, static_cast<int>(d));
+  for (double d = ax.y0; d <= ax.y1; ++d) {
+    body += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">1e{}</text>\n", kRoofLeft - 6,
+                        ax.Y(std::pow(10, d)) + 4, static_cast<int>(d));
   }
-  // One roof per precision: the highest peaks among its kernels (ncu's peaks
-  // scale with the clock each kernel ran at, so they differ a little).
+  return body;
+}
+
+// One roof per precision: the highest peaks among its kernels (ncu's peaks
+// scale with the clock each kernel ran at, so they differ a little).
+std::string Roofs(const std::vector<RooflinePoint>& points, const LogAxes& ax) {
   std::map<std::string, std::pair<double, double>> roofs;
   for (const auto& p : points) {
     if (!p.peak_per_s || !p.dram_peak_bytes_per_s) continue;
@@ -234,37 +252,53 @@ std::string RooflineSvg(const std::vector<RooflinePoint>& points) {
     peak = std::max(peak, *p.peak_per_s);
     bw = std::max(bw, *p.dram_peak_bytes_per_s);
   }
+  std::string body;
   for (const auto& [precision, roof] : roofs) {
     const auto [peak, bw] = roof;
     const double ridge = peak / bw;
-    const double xs = std::pow(10, x0), xe = std::pow(10, x1);
-    const double y_start = std::max(xs * bw, std::pow(10, y0));
+    const double xs = std::pow(10, ax.x0), xe = std::pow(10, ax.x1);
+    const double y_start = std::max(xs * bw, std::pow(10, ax.y0));
     body += fmt::format(
         "<polyline class=\"roof\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" points=\"{:.1f},{:.1f} "
         "{:.1f},{:.1f} {:.1f},{:.1f}\"><title>{} roof (highest among its kernels): {:.4g} FLOP/s; DRAM {:.4g} "
         "byte/s; ridge {:.3g} FLOP/byte</title></polyline>\n",
-        NameColour(precision), X(y_start / bw), Y(y_start), X(ridge), Y(peak), X(xe), Y(peak), HtmlText(precision),
-        peak, bw, ridge);
+        NameColour(precision), ax.X(y_start / bw), ax.Y(y_start), ax.X(ridge), ax.Y(peak), ax.X(xe), ax.Y(peak),
+        HtmlText(precision), peak, bw, ridge);
   }
+  return body;
+}
+
+std::string RoofPoints(const std::vector<RooflinePoint>& points, const LogAxes& ax) {
+  double max_t = 0;
+  for (const auto& p : points) max_t = std::max(max_t, p.time_ns.value_or(0));
+  std::string body;
   for (const auto& p : points) {
     const double r = max_t > 0 && p.time_ns ? 3 + 9 * std::sqrt(*p.time_ns / max_t) : 4;
     body += fmt::format(
         "<circle class=\"point\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{:.1f}\" fill=\"{}\" fill-opacity=\"0.7\" "
         "stroke=\"#333\"><title>{}\n{}: {:.4g} FLOP/s at {:.3g} FLOP/byte (DRAM){}\nGPU kernel time in its input: {}"
         "</title></circle>\n",
-        X(p.intensity), Y(p.achieved_per_s), r, NameColour(p.precision), HtmlText(p.kernel), HtmlText(p.precision),
-        p.achieved_per_s, p.intensity,
+        ax.X(p.intensity), ax.Y(p.achieved_per_s), r, NameColour(p.precision), HtmlText(p.kernel),
+        HtmlText(p.precision), p.achieved_per_s, p.intensity,
         p.peak_per_s ? fmt::format("; {:.1f} % of its compute peak", 100 * p.achieved_per_s / *p.peak_per_s) : "",
         p.time_ns ? MsText(*p.time_ns) + " ms" : "n/a (no launch timed)");
   }
+  return body;
+}
+
+}  // namespace
+
+std::string RooflineSvg(const std::vector<RooflinePoint>& points) {
+  const LogAxes ax = AxesFor(points);
+  std::string body = RoofAxes(ax) + Roofs(points, ax) + RoofPoints(points, ax);
   body += fmt::format(
       "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">arithmetic intensity, FLOP/byte of DRAM traffic (log)</text>\n"
       "<text transform=\"translate(14,{}) rotate(-90)\" text-anchor=\"middle\">achieved FLOP/s (log)</text>\n",
-      kLeft + kPlotW / 2, kTop + kPlotH + 34, kTop + kPlotH / 2);
+      kRoofLeft + kRoofPlotW / 2, kRoofTop + kRoofPlotH + 34, kRoofTop + kRoofPlotH / 2);
   return fmt::format(
       "<svg class=\"roofline\" data-chart=\"roofline\" viewBox=\"0 0 {} {}\" width=\"100%\" role=\"img\" "
       "aria-label=\"roofline: achieved FLOP/s against DRAM arithmetic intensity\">\n{}</svg>\n",
-      kWidth, kTop + kPlotH + 44, body);
+      kWidth, kRoofTop + kRoofPlotH + 44, body);
 }
 
 std::string TimelineSvg(const TimelineOverview& t) {

@@ -56,24 +56,8 @@ void WriteOptionalString(JsonWriter& w, std::string_view key, const std::string*
   w.String(*value);
 }
 
-// One region as an object (nlohmann dump(2) layout, see JsonWriter); the
-// per-region report.json adds schema_version at the end.
-void WriteRegionObject(JsonWriter& w, const RegionEntry& e, const std::string& process, const std::string& device,
-                       const analysis::MetricSelection& selection, bool with_schema) {
-  const Region& r = *e.region;
-  w.BeginObject();
-  w.Member("name", r.label);
-  w.Member("range", r.name);
-  WriteOptionalString(w, "domain", r.domain.empty() ? nullptr : &r.domain);
-  w.Member("kind", analysis::ToString(r.kind));
-  w.Key("path");
-  w.BeginArray();
-  for (const auto& p : r.path) w.String(p);
-  w.EndArray();
-  WriteOptionalString(w, "parent", e.parent_label ? &*e.parent_label : nullptr);
-  w.Member("depth", r.depth);
-  w.Member("process", process);
-  w.Member("device", device);
+// The region's quantities, each null where its inputs cannot tell.
+void WriteQuantities(JsonWriter& w, const Region& r) {
   w.Member("total_ms", OptionalMs(r.total_ns));
   w.Member("total_is_sum_of_children", r.derived_total);
   w.Member("exclusive_ms", OptionalMs(r.exclusive_ns));
@@ -85,12 +69,10 @@ void WriteRegionObject(JsonWriter& w, const RegionEntry& e, const std::string& p
   w.Member("kernel_count", r.KnownLaunches());
   w.Member("gpu_op_count", r.KnownGpuOps());
   w.Member("excluded_launches", std::uint64_t{r.excluded});
-  w.Key("instances");
-  WriteInstances(w, r);
-  w.Key("inputs");
-  w.BeginArray();
-  for (const auto& input : r.inputs) w.String(input);
-  w.EndArray();
+}
+
+// Values other inputs measured for the region, not used (region_combine.h).
+void WriteAlsoMeasured(JsonWriter& w, const Region& r) {
   if (!r.also_measured.empty()) {
     w.Key("also_measured");
     w.BeginArray();
@@ -103,7 +85,11 @@ void WriteRegionObject(JsonWriter& w, const RegionEntry& e, const std::string& p
     }
     w.EndArray();
   }
-  WriteOptionalString(w, "folder", e.folder.empty() ? nullptr : &e.folder);
+}
+
+// What the analysis says of the region: kernel time per category, GPU busy
+// share, ncu findings and rooflines.
+void WriteRegionAnalysis(JsonWriter& w, const RegionEntry& e) {
   w.Key("category_ms");
   w.BeginObject();
   for (const auto& [category, ns] : e.category_ns) w.Member(category, ns / 1e6);
@@ -123,18 +109,21 @@ void WriteRegionObject(JsonWriter& w, const RegionEntry& e, const std::string& p
   w.EndArray();
   w.Key("roofline");
   w.BeginArray();
-  for (const auto& r : e.roofline) {
+  for (const auto& roof : e.roofline) {
     w.BeginObject();
-    w.Member("precision", r.precision);
-    w.Member("level", r.level);
-    w.Member("kernels", r.kernels);
-    w.Member("time_ms", r.time_ns / 1e6);
-    w.Member("achieved_per_s", r.achieved_per_s);
-    w.Member("intensity", r.intensity);
-    w.Member("pct_of_roof", r.pct_of_roof);
+    w.Member("precision", roof.precision);
+    w.Member("level", roof.level);
+    w.Member("kernels", roof.kernels);
+    w.Member("time_ms", roof.time_ns / 1e6);
+    w.Member("achieved_per_s", roof.achieved_per_s);
+    w.Member("intensity", roof.intensity);
+    w.Member("pct_of_roof", roof.pct_of_roof);
     w.EndObject();
   }
   w.EndArray();
+}
+
+void WriteRegionKernels(JsonWriter& w, const Region& r, const analysis::MetricSelection& selection) {
   std::vector<const analysis::KernelAggregate*> sorted;
   for (const auto& [name, k] : r.kernels) sorted.push_back(&k);
   std::stable_sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->total_ns > b->total_ns; });
@@ -151,6 +140,37 @@ void WriteRegionObject(JsonWriter& w, const RegionEntry& e, const std::string& p
     w.EndObject();
   }
   w.EndArray();
+}
+
+// One region as an object (nlohmann dump(2) layout, see JsonWriter); the
+// per-region report.json adds schema_version at the end.
+void WriteRegionObject(JsonWriter& w, const RegionEntry& e, const std::string& process, const std::string& device,
+                       const analysis::MetricSelection& selection, bool with_schema) {
+  const Region& r = *e.region;
+  w.BeginObject();
+  w.Member("name", r.label);
+  w.Member("range", r.name);
+  WriteOptionalString(w, "domain", r.domain.empty() ? nullptr : &r.domain);
+  w.Member("kind", analysis::ToString(r.kind));
+  w.Key("path");
+  w.BeginArray();
+  for (const auto& p : r.path) w.String(p);
+  w.EndArray();
+  WriteOptionalString(w, "parent", e.parent_label ? &*e.parent_label : nullptr);
+  w.Member("depth", r.depth);
+  w.Member("process", process);
+  w.Member("device", device);
+  WriteQuantities(w, r);
+  w.Key("instances");
+  WriteInstances(w, r);
+  w.Key("inputs");
+  w.BeginArray();
+  for (const auto& input : r.inputs) w.String(input);
+  w.EndArray();
+  WriteAlsoMeasured(w, r);
+  WriteOptionalString(w, "folder", e.folder.empty() ? nullptr : &e.folder);
+  WriteRegionAnalysis(w, e);
+  WriteRegionKernels(w, r, selection);
   if (r.measured.count > 0 && !r.range_metrics.metrics.empty()) {
     w.Key("range_metrics");
     WriteMetrics(w, r.range_metrics, selection);
