@@ -52,7 +52,9 @@ RankComparison CompareRanks(const model::GpuBreakdown& b) {
                     Spread("idle_pct", idle_pct)};
   std::map<std::int64_t, std::map<model::ProcessId, double>> by_step;
   for (const auto& [p, list] : steps) {
-    for (const auto& s : *list) by_step[s.step][p] = s.cpu_ns / kNsPerMs;
+    for (const auto& s : *list) {
+      if (s.cpu_ns) by_step[s.step][p] = *s.cpu_ns / kNsPerMs;  // a step cut at the trace's end has no CPU time
+    }
   }
   for (const auto& [step, per_process] : by_step) {
     const RankSpread s = Spread("step", per_process);

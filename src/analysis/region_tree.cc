@@ -403,7 +403,8 @@ void RegionBuilder::OnNvtxRange(const model::NvtxRange& range) {
     return;
   }
   timed_.push_back(TimedRange{TimedProcess(range.process), *range.global_tid, *range.start_ns, *range.end_ns,
-                              range.push_pop, model::NvtxFrame{range.domain, range.name, range.range_id}});
+                              range.push_pop, range.end_unknown,
+                              model::NvtxFrame{range.domain, range.name, range.range_id}});
 }
 
 // nvtx_sum gives CPU range time, nvtx_gpu_proj_sum the projection (and
@@ -537,7 +538,10 @@ void RegionBuilder::AddTimedRanges() {
     }
     Region& region = tree.regions()[id];
     region.inputs.insert(source_);
-    region.cpu_instances.Add(static_cast<double>(r.end - r.start));
+    // A range cut at the trace's end (its end unknown) nests its children and
+    // holds its launches, but has no CPU time: it is no instance of the CPU
+    // range time (count, min, mean, max), and the importer counted it.
+    if (!r.end_unknown) region.cpu_instances.Add(static_cast<double>(r.end - r.start));
   }
   timed_.clear();
   timed_.shrink_to_fit();

@@ -210,6 +210,7 @@ class RegionBuilder : public model::RecordSink {
     std::int64_t tid = 0;
     std::int64_t start = 0, end = 0;
     bool push_pop = true;
+    bool end_unknown = false;  // cut at the trace's end: nests, no CPU time
     model::NvtxFrame frame;
   };
   void AddKernelLaunch(RegionTree& tree, const model::LaunchRecord& launch);

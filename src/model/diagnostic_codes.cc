@@ -80,6 +80,9 @@ constexpr DiagnosticCode kCodes[] = {
     {"kineto_bad_time", kDataLoss, "a duration event without a readable ts or dur; skipped"},
     {"kineto_negative_duration", kDataLoss, "an event that ends before it starts (negative dur); skipped"},
     {"kineto_unknown_category", kInfo, "duration events of a category the importer does not know; ignored"},
+    {"kineto_range_truncated", kWarning,
+     "an annotation with dur 0 (or none) whose thread goes on: a range cut at the trace window's end; kept open to "
+     "the trace's end, its launches attributed to it, its CPU time unknown"},
     // Regions and kernels
     {"nvtx_depth_folded", kWarning,
      "launches or ranges nested deeper than 64 NVTX levels; counted in their ancestor at level 64"},

@@ -33,7 +33,7 @@ struct LaunchStats {
 // One ProfilerStep#N instance on one rank.
 struct StepTimes {
   std::int64_t step = 0;
-  double cpu_ns = 0;         // the annotation's wall time
+  std::optional<double> cpu_ns;  // the annotation's wall time; unknown for a step cut at the trace's end
   double gpu_kernel_ns = 0;  // kernels whose launch call started inside it, on any thread of the process
 };
 

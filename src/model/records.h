@@ -127,6 +127,10 @@ struct NvtxRange {
   std::optional<std::int64_t> global_tid;
   std::optional<std::int64_t> range_id;
   int depth = 0;  // push/pop nesting level where known
+  // Cut at the end of the trace window (a Kineto annotation still open when
+  // the profiler stopped): end_ns is where it is taken to end for nesting and
+  // attribution, not a measured end, so its CPU time is unknown.
+  bool end_unknown = false;
   // Pre-aggregated sources (nvtx_sum, nvtx_gpu_proj_sum) fill these instead.
   std::optional<std::int64_t> instances;
   std::optional<double> total_ns;  // CPU range time over all instances

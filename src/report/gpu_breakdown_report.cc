@@ -137,7 +137,7 @@ void DeviceJson(JsonWriter& w, const model::DeviceBreakdown& d) {
   for (const auto& s : d.steps) {
     w.BeginObject();
     w.Member("step", s.step);
-    w.Member("cpu_ms", s.cpu_ns / kNsPerMs);
+    w.Member("cpu_ms", s.cpu_ns ? std::optional<double>(*s.cpu_ns / kNsPerMs) : std::nullopt);
     w.Member("gpu_kernel_ms", s.gpu_kernel_ns / kNsPerMs);
     w.EndObject();
   }

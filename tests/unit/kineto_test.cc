@@ -18,6 +18,8 @@
 #include "src/ingest/kineto/trace_reader.h"
 #include "src/model/sink.h"
 #include "src/analysis/rank_comparison.h"
+#include "src/analysis/region_combine.h"
+#include "src/analysis/region_tree.h"
 #include "src/report/gpu_breakdown_report.h"
 #include "src/report/report_set.h"
 #include "tests/unit/temp_dir.h"
@@ -182,6 +184,123 @@ TEST(KinetoImport, AttributesKernelsToLaunchesAnnotationsAndCpuOps) {
     EXPECT_EQ(op.cpu_ns, 5000);
   }
   EXPECT_TRUE(found);
+}
+
+// ---- An annotation cut at the trace window's end (issue #34, item 8) ----
+
+fs::path Handmade(const char* name) { return fs::path(LLMPO_SOURCE_DIR) / "tests" / "fixtures" / "handmade" / name; }
+
+// tests/fixtures/handmade/kineto_truncated_annotation.json: ProfilerStep#1
+// [0, 100] us holds a dur-0 `mark` at 40 (followed by other events in the
+// step: a zero-length mark, not a cut) and Optimizer.step#SGD.step [60, 80]
+// with 2 sgd_update launches (4 us each); ProfilerStep#2 [110, 200] holds
+// the last Optimizer.step#SGD.step at 170 with dur 0, after which its thread
+// makes 4 cudaLaunchKernel calls (172..184 us) whose sgd_update kernels run
+// 3 us each. Expected numbers: tests/cli/kineto_truncated_test.py computes
+// them again from the JSON text.
+TEST(KinetoImport, AnnotationCutAtTheTraceEndHoldsTheLaunchesMadeInIt) {
+  auto r = ImportFile(Handmade("kineto_truncated_annotation.json"));
+  ASSERT_TRUE(r->status.ok()) << r->status.error().message;
+  ASSERT_EQ(r->diagnostics.entries().count("kineto_range_truncated"), 1u);
+  const auto& entry = r->diagnostics.entries().at("kineto_range_truncated");
+  EXPECT_EQ(entry.count, 1u);  // once per cut instance
+  EXPECT_EQ(entry.severity, model::Severity::kWarning);
+  EXPECT_NE(entry.first_example.find("4 launch call(s)"), std::string::npos) << entry.first_example;
+
+  constexpr std::int64_t kBase = 1700000000000000000;
+  std::optional<std::int64_t> cut_id;
+  int cut = 0;
+  for (const auto& range : r->sink.ranges) {
+    if (range.name == "mark") {  // nothing after it is inside it: unchanged, zero length
+      EXPECT_FALSE(range.end_unknown);
+      EXPECT_EQ(*range.end_ns, *range.start_ns);
+    }
+    if (!range.end_unknown) continue;
+    ++cut;
+    EXPECT_EQ(range.name, "Optimizer.step#SGD.step");
+    EXPECT_EQ(*range.start_ns, kBase + 170000);
+    EXPECT_EQ(*range.end_ns, kBase + 200000);  // open to the end of ProfilerStep#2 around it
+    cut_id = range.range_id;
+  }
+  ASSERT_EQ(cut, 1);
+  std::map<std::int64_t, std::pair<int, double>> by_instance;  // Optimizer.step instance -> launches, kernel ns
+  for (const auto& l : r->sink.launches) {
+    if (l.nvtx_stack.size() == 2 && l.nvtx_stack[1].name == "Optimizer.step#SGD.step") {
+      EXPECT_EQ(l.nvtx_stack[0].name, "ProfilerStep");
+      auto& [n, ns] = by_instance[*l.nvtx_stack[1].instance];
+      ++n;
+      ns += *l.duration_ns;
+    }
+  }
+  ASSERT_EQ(by_instance.size(), 2u);
+  EXPECT_EQ(by_instance.at(*cut_id).first, 4);
+  EXPECT_EQ(by_instance.at(*cut_id).second, 4 * 3000);
+  // The step around it keeps its own measured end and time.
+  ASSERT_EQ(r->sink.breakdown.devices.size(), 1u);
+  const auto& steps = r->sink.breakdown.devices[0].steps;
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[1].cpu_ns, 90000);
+  EXPECT_EQ(steps[1].gpu_kernel_ns, 20000 + 4 * 3000);
+
+  // The region report: the region holds the 6 launches of both instances, and
+  // its CPU time instances are the one complete instance (20 us), not a 0 ms one.
+  analysis::KernelFilter filter;
+  model::Diagnostics d;
+  analysis::RegionBuilder builder("t", filter, d);
+  ImportContext ctx{"t", builder, d};
+  ASSERT_TRUE(ImportKinetoTrace(Handmade("kineto_truncated_annotation.json"), ctx).ok());
+  builder.Finish();
+  const analysis::CombinedRegions c = analysis::CombineRegions({{&builder, model::SourceFamily::kTimeline}});
+  const analysis::Region* step = nullptr;
+  for (const auto& region : c.aggregate.regions()) {
+    if (region.path == std::vector<std::string>{"ProfilerStep", "Optimizer.step#SGD.step"}) step = &region;
+  }
+  ASSERT_NE(step, nullptr);
+  EXPECT_EQ(step->launches, 6u);
+  EXPECT_DOUBLE_EQ(*step->total_ns, 2 * 4000 + 4 * 3000);
+  EXPECT_DOUBLE_EQ(*step->projected_ns, 10000 + 15000);  // [66, 76] and [175, 190] us
+  EXPECT_EQ(step->cpu_instances.count, 1u);
+  EXPECT_DOUBLE_EQ(step->cpu_instances.min_ns, 20000);
+  EXPECT_DOUBLE_EQ(step->cpu_instances.max_ns, 20000);
+  EXPECT_DOUBLE_EQ(*step->cpu_ns, 20000);
+}
+
+TEST(KinetoImport, OnlyAnnotationsWithoutAnEndWhoseThreadGoesOnAreCut) {
+  // `tail`: dur 0 as the thread's last event (a mark); `gone`: no dur and
+  // nothing after it (dropped as before); ProfilerStep#7: dur 0 at the top
+  // with a launch after it (cut: its kernel counts in the step, its CPU time
+  // unknown); `inner`: no dur, inside the cut step, before a launch (cut).
+  auto r = ImportText(R"({"traceEvents": [
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#7", "pid": 1, "tid": 1, "ts": 10, "dur": 0},
+  {"ph": "X", "cat": "user_annotation", "name": "inner", "pid": 1, "tid": 1, "ts": 11},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 12, "dur": 2,
+   "args": {"correlation": 5}},
+  {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 15, "dur": 4,
+   "args": {"correlation": 5, "device": 0, "stream": 7}},
+  {"ph": "X", "cat": "user_annotation", "name": "tail", "pid": 2, "tid": 2, "ts": 1, "dur": 5},
+  {"ph": "X", "cat": "user_annotation", "name": "tail", "pid": 2, "tid": 2, "ts": 6, "dur": 0},
+  {"ph": "X", "cat": "user_annotation", "name": "gone", "pid": 3, "tid": 3, "ts": 6}
+ ]})");
+  ASSERT_TRUE(r->status.ok()) << r->status.error().message;
+  EXPECT_EQ(r->diagnostics.entries().at("kineto_range_truncated").count, 2u);
+  EXPECT_EQ(r->diagnostics.entries().at("kineto_bad_time").count, 1u);
+  std::map<std::string, int> cut, seen;
+  for (const auto& range : r->sink.ranges) {
+    ++seen[range.name];
+    if (range.end_unknown) {
+      ++cut[range.name];
+      EXPECT_EQ(*range.end_ns, 14000);  // the thread's last event: the launch call, 12 + 2 us
+    }
+  }
+  EXPECT_EQ(seen, (std::map<std::string, int>{{"ProfilerStep", 1}, {"inner", 1}, {"tail", 2}}));
+  EXPECT_EQ(cut, (std::map<std::string, int>{{"ProfilerStep", 1}, {"inner", 1}}));
+  ASSERT_EQ(r->sink.launches.size(), 1u);
+  ASSERT_EQ(r->sink.launches[0].nvtx_stack.size(), 2u);
+  EXPECT_EQ(r->sink.launches[0].nvtx_stack[1].name, "inner");
+  const auto& steps = r->sink.breakdown.devices.at(0).steps;
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_FALSE(steps[0].cpu_ns.has_value());
+  EXPECT_EQ(steps[0].gpu_kernel_ns, 4000);
 }
 
 // Bytes from memory, handed out in pieces of at most `chunk`.

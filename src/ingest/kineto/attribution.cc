@@ -57,6 +57,7 @@ class Emitter {
   }
 
   void Run() {
+    FindCutAnnotations();
     EmitAnnotations();
     const std::vector<Launch> launches = OrderLaunches();
     // The per-device breakdowns read only the store: computed on a second
@@ -69,9 +70,131 @@ class Emitter {
   }
 
  private:
-  void EmitAnnotations() {
+  // An annotation whose end was never recorded: `dur` 0 (PyTorch writes an
+  // op still open when the profiler stopped with its end at its start) or
+  // no `dur`. It is a range cut at the trace window's end when
+  //  - events of its thread (launch calls, CPU ops, annotations) start after
+  //    it, before the end it is given: the end of the innermost range that
+  //    encloses it (an annotation with a real end past its start, or one cut
+  //    before it), else the end of its thread's last event; and
+  //  - no annotation of its thread starts after that end (the enclosing range
+  //    is the last one of the thread: the cut is at the trace's end).
+  // A cut range is kept open to that end: the launches made in it are
+  // attributed to it, its CPU time is unknown (model::NvtxRange::end_unknown),
+  // and each is counted (kineto_range_truncated). Any other dur-0 annotation
+  // is a zero-length mark, unchanged; one without `dur` is dropped
+  // (kineto_bad_time), as before. docs/import.md, "Attribution".
+  void FindCutAnnotations() {
+    std::vector<std::uint32_t> candidates;
     for (std::uint32_t i = 0; i < s_.annotations.size(); ++i) {
-      const CpuSpan& a = s_.annotations[i];
+      if (s_.annotations[i].end == s_.annotations[i].start) candidates.push_back(i);
+    }
+    if (candidates.empty()) return;  // the usual case: nothing copied
+    struct ThreadEvents {
+      std::int64_t last_end = INT64_MIN;
+      std::int64_t last_annotation_start = INT64_MIN;
+      std::vector<std::int64_t> starts;       // of every event of the thread, sorted
+      std::vector<std::int64_t> call_starts;  // of its launch (runtime / driver) calls, sorted
+    };
+    std::unordered_map<std::uint32_t, ThreadEvents> threads;
+    for (std::uint32_t c : candidates) threads[s_.annotations[c].thread];
+    const auto add = [&](const auto& events, bool is_call, bool is_annotation) {
+      for (const auto& e : events) {
+        auto it = threads.find(e.thread);
+        if (it == threads.end()) continue;
+        ThreadEvents& t = it->second;
+        t.last_end = std::max(t.last_end, e.end);
+        t.starts.push_back(e.start);
+        if (is_call) t.call_starts.push_back(e.start);
+        if (is_annotation) t.last_annotation_start = std::max(t.last_annotation_start, e.start);
+      }
+    };
+    add(s_.calls, true, false);
+    add(s_.cpu_ops, false, false);
+    add(s_.annotations, false, true);
+    for (auto& [thread, t] : threads) {
+      std::sort(t.starts.begin(), t.starts.end());
+      std::sort(t.call_starts.begin(), t.call_starts.end());
+    }
+    std::sort(candidates.begin(), candidates.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const CpuSpan& x = s_.annotations[a];
+      const CpuSpan& y = s_.annotations[b];
+      return std::tie(x.thread, x.start, a) < std::tie(y.thread, y.start, b);
+    });
+    adjusted_ = s_.annotations;
+    cut_.assign(s_.annotations.size(), false);
+    SpanSweep enclosing(s_.annotations);  // candidates come in (thread, start) order, as it needs
+    std::vector<std::uint32_t> cuts;      // cut ranges of the current thread, outermost first
+    std::uint32_t thread = kNone;
+    std::uint64_t dropped = 0;
+    for (std::uint32_t c : candidates) {
+      const CpuSpan& a = s_.annotations[c];
+      if (a.thread != thread) thread = a.thread, cuts.clear();
+      const ThreadEvents& t = threads.at(a.thread);
+      // The innermost range around it: open at its start with a real end past it.
+      std::optional<std::int64_t> end;
+      std::int64_t enclosing_start = INT64_MIN;
+      const auto& open = enclosing.OpenAt(a.thread, a.start);
+      for (auto it = open.rbegin(); it != open.rend(); ++it) {
+        const CpuSpan& o = s_.annotations[*it];
+        if (o.end > a.start) {
+          end = o.end, enclosing_start = o.start;
+          break;
+        }
+      }
+      while (!cuts.empty() && adjusted_[cuts.back()].end <= a.start) cuts.pop_back();
+      if (!cuts.empty() && adjusted_[cuts.back()].start >= enclosing_start) end = adjusted_[cuts.back()].end;
+      const std::int64_t to = end.value_or(t.last_end);
+      const auto later = std::upper_bound(t.starts.begin(), t.starts.end(), a.start);
+      const bool goes_on = later != t.starts.end() && *later <= to;
+      if (goes_on && t.last_annotation_start <= to) {
+        adjusted_[c].end = to;
+        cut_[c] = true;
+        cuts.push_back(c);
+        const auto calls = std::upper_bound(t.call_starts.begin(), t.call_starts.end(), to) -
+                           std::lower_bound(t.call_starts.begin(), t.call_starts.end(), a.start);
+        ctx_.diagnostics.AddLazy("kineto_range_truncated", model::Severity::kWarning, [&] {
+          return fmt::format(
+              "{}: byte {}: annotation '{}' at ts {:.3f} us has {} while its thread goes on ({} launch call(s) "
+              "after its start): a range cut at the end of the trace window; kept open to {:.3f} us ({}), its "
+              "launches attributed to it, its CPU time unknown (not an instance of 0 ms)",
+              label_, a.position, model::Excerpt(s_.names[a.name]), static_cast<double>(a.start) / 1000.0,
+              a.dur_missing ? "no dur" : "dur 0", calls, static_cast<double>(to) / 1000.0,
+              end ? "the end of the range around it" : "the end of its thread's last event");
+        });
+      } else if (a.dur_missing) {
+        ++dropped;
+        ctx_.diagnostics.AddLazy("kineto_bad_time", model::Severity::kDataLoss, [&] {
+          return fmt::format("{}: byte {}: annotation '{}' has no readable ts or dur; skipped", label_, a.position,
+                             model::Excerpt(s_.names[a.name]));
+        });
+      }
+    }
+    if (dropped == 0 && std::find(cut_.begin(), cut_.end(), true) == cut_.end()) {  // zero-length marks only
+      adjusted_ = {};
+      cut_.clear();
+      return;
+    }
+    if (dropped > 0) {
+      std::vector<CpuSpan> kept;
+      std::vector<bool> kept_cut;
+      kept.reserve(adjusted_.size() - dropped);
+      for (std::size_t i = 0; i < adjusted_.size(); ++i) {
+        if (adjusted_[i].dur_missing && !cut_[i]) continue;
+        kept.push_back(adjusted_[i]);
+        kept_cut.push_back(cut_[i]);
+      }
+      adjusted_ = std::move(kept);
+      cut_ = std::move(kept_cut);
+    }
+    annotations_ = &adjusted_;
+  }
+
+  void EmitAnnotations() {
+    const std::vector<CpuSpan>& annotations = *annotations_;
+    for (std::uint32_t i = 0; i < annotations.size(); ++i) {
+      const CpuSpan& a = annotations[i];
+      const bool cut = !cut_.empty() && cut_[i];
       model::NvtxRange range;
       range.name = region_names_[a.name];
       range.process = process_;
@@ -79,10 +202,13 @@ class Emitter {
       range.end_ns = a.end + base_;
       range.global_tid = a.thread;
       range.range_id = i;
+      range.end_unknown = cut;
       ctx_.sink.OnNvtxRange(range);
       if (auto n = StepNumber(s_.names[a.name])) {
         step_windows_.push_back({a.start, a.end, steps_.size()});
-        steps_.push_back({*n, static_cast<double>(a.end - a.start), 0});
+        model::StepTimes step{*n, static_cast<double>(a.end - a.start), 0};
+        if (cut) step.cpu_ns.reset();  // its kernels still count: launched in its window
+        steps_.push_back(step);
       }
     }
     std::sort(step_windows_.begin(), step_windows_.end());
@@ -158,7 +284,7 @@ class Emitter {
       r.correlation_id = static_cast<std::int64_t>(op.correlation);
       r.result_id = std::to_string(op.correlation);
     }
-    r.has_nvtx = !s_.annotations.empty();
+    r.has_nvtx = !annotations_->empty();
     r.global_tid.reset();  // nvtx_stack: set by the caller, reusing the slot's frames
     r.launch_call_start_ns.reset();
     r.launch_call_end_ns.reset();
@@ -196,7 +322,7 @@ class Emitter {
   }
 
   void AttributeAndEmit(const std::vector<Launch>& launches) {
-    SpanSweep annotations(s_.annotations);
+    SpanSweep annotations(*annotations_);
     SpanSweep ops(s_.cpu_ops);
     const bool by_external_id = HasRealExternalIds(s_);
     const IdTable op_by_id = by_external_id ? CpuOpsByExternalId() : IdTable(0);
@@ -222,7 +348,7 @@ class Emitter {
       std::size_t depth = 0;
       for (std::uint32_t a : annotations.OpenAt(call.thread, call.start)) {
         if (depth <= model::kMaxNvtxDepth) {
-          SetFrame(record.nvtx_stack, depth++, region_names_[s_.annotations[a].name], a);
+          SetFrame(record.nvtx_stack, depth++, region_names_[(*annotations_)[a].name], a);
         }
       }
       // A step's kernels: launched while it ran, from any thread (a training
@@ -369,6 +495,12 @@ class Emitter {
   std::vector<std::optional<KernelClass>> class_of_;  // by name id
   std::vector<std::string> region_names_;             // by name id: ProfilerStep#N -> ProfilerStep
   std::vector<model::StepTimes> steps_;
+  // The annotations attribution uses: the store's, or, when some have no
+  // recorded end, adjusted_: the cut ones open to the end they are given
+  // (cut_), those without dur and not cut left out. FindCutAnnotations.
+  const std::vector<CpuSpan>* annotations_ = &s_.annotations;
+  std::vector<CpuSpan> adjusted_;
+  std::vector<bool> cut_;  // by index into *annotations_; empty: none
   struct StepWindow {
     std::int64_t start = 0, end = 0;
     std::size_t step = 0;  // index into steps_

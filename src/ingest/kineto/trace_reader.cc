@@ -453,10 +453,15 @@ class Reader {
     store_.calls.push_back(call);
   }
 
-  void StoreSpan(std::uint64_t position, std::vector<CpuSpan>& into) {
-    const auto times = Times(position);
+  void StoreSpan(std::uint64_t position, std::vector<CpuSpan>& into, bool annotation = false) {
+    // An annotation without a dur may be a range cut at the window's end:
+    // attribution decides (attribution.cc, CutAnnotations).
+    const bool dur_missing = annotation && !fields_.has_dur && fields_.has_ts && MicrosToNs(fields_.ts);
+    const auto times = dur_missing ? std::optional{std::pair{*MicrosToNs(fields_.ts), *MicrosToNs(fields_.ts)}}
+                                   : Times(position);
     if (!times) return;
     CpuSpan span;
+    span.dur_missing = dur_missing;
     std::tie(span.start, span.end) = *times;
     span.position = position;
     span.name = store_.names.Intern(fields_.name);
@@ -483,7 +488,7 @@ class Reader {
       case Category::kCpuOp:
         return StoreSpan(position, store_.cpu_ops);
       case Category::kAnnotation:
-        return StoreSpan(position, store_.annotations);
+        return StoreSpan(position, store_.annotations, true);
       case Category::kGpuAnnotation:
         ++store_.gpu_user_annotations;
         return;

@@ -64,6 +64,10 @@ struct CpuSpan {
   std::uint32_t name = 0;
   std::uint32_t thread = 0;
   bool has_external_id = false;
+  // An annotation with a readable ts but no `dur` key: kept with end = start
+  // until attribution decides whether it was cut at the trace's end (else it
+  // is dropped as kineto_bad_time, as any event without a dur).
+  bool dur_missing = false;
 };
 
 struct TraceStore {
