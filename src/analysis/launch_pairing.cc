@@ -156,8 +156,7 @@ PairingResult LaunchPairing::Pair(const std::string& timeline_source, model::Dia
       ++out.kernels_unmatched;
     } else {
       ++out.kernels_by_name;
-      diagnostics.Add("kernel_paired_by_name", model::Severity::kWarning,
-                      fmt::format("kernels_combined: kernel '{}': {}; every launch takes ncu's aggregate over its "
+      diagnostics.Add(model::Diag::kernel_paired_by_name, fmt::format("kernels_combined: kernel '{}': {}; every launch takes ncu's aggregate over its "
                                   "results (matched by name, not launch by launch)",
                                   model::Excerpt(name), why));
     }

@@ -382,8 +382,7 @@ void RegionBuilder::AddRangeResult(RegionTree& tree, const model::LaunchRecord& 
                                       : tree.Find(one, 0, RegionKind::kStartEnd)];
   r.inputs.insert(source_);
   if (!launch.duration_ns) {
-    diagnostics_.Add("range_without_duration", model::Severity::kDataLoss,
-                     fmt::format("range result {} of region '{}' has no duration", model::Excerpt(launch.result_id),
+    diagnostics_.Add(model::Diag::range_without_duration, fmt::format("range result {} of region '{}' has no duration", model::Excerpt(launch.result_id),
                                  model::Excerpt(r.label)));
     return;
   }
@@ -398,8 +397,7 @@ void RegionBuilder::OnNvtxRange(const model::NvtxRange& range) {
   saw_nvtx_ = true;
   caps_.cpu = true;
   if (*range.end_ns < *range.start_ns) {
-    diagnostics_.Add("range_ends_before_start", model::Severity::kDataLoss,
-                     fmt::format("{}: NVTX range '{}' ends before it starts; skipped", source_, range.name));
+    diagnostics_.Add(model::Diag::range_ends_before_start, fmt::format("{}: NVTX range '{}' ends before it starts; skipped", source_, range.name));
     return;
   }
   timed_.push_back(TimedRange{TimedProcess(range.process), *range.global_tid, *range.start_ns, *range.end_ns,
@@ -554,8 +552,7 @@ void RegionBuilder::Finish() {
   last_tree_ = nullptr;  // CombineRegions moves the trees out after this
   AddTimedRanges();
   if (folded_ > 0) {
-    diagnostics_.Add("nvtx_depth_folded",
-                     fmt::format("{}: {} launch(es) or range(s) nested deeper than {} NVTX levels; counted in their "
+    diagnostics_.Add(model::Diag::nvtx_depth_folded, fmt::format("{}: {} launch(es) or range(s) nested deeper than {} NVTX levels; counted in their "
                                  "ancestor at level {}",
                                  source_, folded_, model::kMaxNvtxDepth, model::kMaxNvtxDepth));
   }

@@ -197,7 +197,7 @@ Result<TraceData> ImportLlmpoTrace(std::istream& in, const std::string& source, 
       // The process called exec: the new image appends to the same file
       // (same pid) with its own header. What the old image still held in its
       // buffers was never written.
-      diagnostics.AddLazy("trace_exec", model::Severity::kWarning, [&] {
+      diagnostics.AddLazy(model::Diag::trace_exec, [&] {
         return fmt::format(
             "{}:{}: the process replaced its program (exec); records the old program had not yet written "
             "(up to 64 KiB per thread) are lost",
@@ -209,14 +209,17 @@ Result<TraceData> ImportLlmpoTrace(std::istream& in, const std::string& source, 
     diagnostics.CountRow();
     const auto fields = SplitTabs(line);
     if (!ParseLine(fields, t)) {
-      diagnostics.AddLazy("bad_trace_line", model::Severity::kDataLoss, [&] {
+      diagnostics.AddLazy(model::Diag::bad_trace_line, [&] {
         return fmt::format("{}:{}: unreadable record '{}'; skipped", source, line_no, line.substr(0, 80));
       });
       continue;
     }
     if (fields[0] == "X" && fields.size() > 1) {
       const std::string code(fields[1]);
-      diagnostics.AddLazy("tracer_" + code, model::Severity::kWarning,
+      // The tracer's own warnings; a code this version does not know keeps
+      // its name in the example.
+      const model::Diag diag = model::DiagFromName("tracer_" + code).value_or(model::Diag::tracer_unknown_warning);
+      diagnostics.AddLazy(diag,
                           [&] { return fmt::format("{}:{}: the tracer reported {}", source, line_no, code); });
     }
   }
@@ -234,14 +237,13 @@ Result<TraceData> ImportLlmpoTrace(std::istream& in, const std::string& source, 
     }
   }
   if (!t.complete) {
-    diagnostics.Add("trace_truncated", model::Severity::kDataLoss,
-                    fmt::format("{}: no end marker: the process did not exit normally (killed, _exit, crash); "
+    diagnostics.Add(model::Diag::trace_truncated, fmt::format("{}: no end marker: the process did not exit normally (killed, _exit, crash); "
                                 "records still in its buffers are lost",
                                 source));
   }
   for (const auto& r : t.ranges) {
     if (r.open_at_exit) {
-      diagnostics.AddLazy("range_open_at_exit", model::Severity::kWarning, [&] {
+      diagnostics.AddLazy(model::Diag::range_open_at_exit, [&] {
         return fmt::format("{}: range '{}' was still open at exit; it ends at the exit time", source,
                            model::Excerpt(r.name));
       });
@@ -318,7 +320,7 @@ void EmitLlmpoTraceRecords(const TraceData& t, ImportContext& ctx) {
   for (const auto& op : t.gpu_ops) {
     auto it = call_of.find(op.correlation);
     if (it == call_of.end()) {
-      ctx.diagnostics.AddLazy("kernel_without_launch_call", model::Severity::kWarning, [&] {
+      ctx.diagnostics.AddLazy(model::Diag::kernel_without_launch_call, [&] {
         return fmt::format(
             "{}: GPU operation '{}' (correlation {}) has no recorded launch call; it is outside every range",
             ctx.source, model::Excerpt(op.name), op.correlation);

@@ -39,9 +39,7 @@ Status ImportNcuCsv(std::istream& in, ImportContext& ctx) {
   }
   if (!IsNcuHeader(line)) return NoHeader(ctx, first_error);
   if (preamble > 0) {
-    ctx.diagnostics.Add(
-        "preamble_lines_skipped", model::Severity::kInfo,
-        fmt::format("{}: {} line(s) before the CSV header (==PROF== or program output)", ctx.source, preamble));
+    ctx.diagnostics.Add(model::Diag::preamble_lines_skipped, fmt::format("{}: {} line(s) before the CSV header (==PROF== or program output)", ctx.source, preamble));
   }
   const std::vector<std::string> header = ParseCsvLine(line);
   if (FindColumn(header, "Invocations")) return ncu::ImportSummary(reader, header, ctx);

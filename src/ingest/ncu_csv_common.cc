@@ -65,8 +65,7 @@ void RepairNames(model::LaunchRecord& launch, ImportContext& ctx, const CsvReade
     for (auto& frame : *frames) replaced += ReplaceInvalidUtf8(frame.domain) + ReplaceInvalidUtf8(frame.name);
   }
   if (replaced == 0) return;
-  ctx.diagnostics.Add("invalid_utf8", model::Severity::kWarning,
-                      fmt::format("{}: {} byte(s) of a name are not UTF-8; each shown as U+FFFD (kernel '{}')",
+  ctx.diagnostics.Add(model::Diag::invalid_utf8, fmt::format("{}: {} byte(s) of a name are not UTF-8; each shown as U+FFFD (kernel '{}')",
                                   Where(ctx, reader), replaced, model::Excerpt(launch.kernel_name)));
 }
 
@@ -83,20 +82,16 @@ void CheckValue(const model::Metric& metric, ImportContext& ctx, const CsvReader
     const bool has_digit = raw.find_first_of("0123456789") != std::string::npos &&
                            raw.find_first_not_of("0123456789.,+-eE ") == std::string::npos;
     if (metric.value.non_finite) {
-      ctx.diagnostics.Add("non_finite_number", model::Severity::kDataLoss,
-                          fmt::format("{}: {} = '{}' is not a finite number; left unknown, not aggregated",
+      ctx.diagnostics.Add(model::Diag::non_finite_number, fmt::format("{}: {} = '{}' is not a finite number; left unknown, not aggregated",
                                       Where(ctx, reader), model::Excerpt(metric.name), model::Excerpt(raw)));
     } else {
-      ctx.diagnostics.Add(has_digit ? "unparsable_number" : "text_value",
-                          has_digit ? model::Severity::kDataLoss : model::Severity::kInfo,
+      ctx.diagnostics.Add(has_digit ? model::Diag::unparsable_number : model::Diag::text_value,
                           fmt::format("{}: {} = '{}' is not a number; not aggregated", Where(ctx, reader),
                                       model::Excerpt(metric.name), model::Excerpt(raw)));
     }
   }
   if (!metric.value.unit_known) {
-    ctx.diagnostics.Add(
-        "unknown_unit", model::Severity::kWarning,
-        fmt::format("{}: unit '{}' of {} is not one we normalise; value kept as written", Where(ctx, reader),
+    ctx.diagnostics.Add(model::Diag::unknown_unit, fmt::format("{}: unit '{}' of {} is not one we normalise; value kept as written", Where(ctx, reader),
                     model::Excerpt(metric.value.raw_unit), model::Excerpt(metric.name)));
   }
 }
@@ -106,16 +101,13 @@ void TakeDuration(const model::Metric& metric, model::LaunchRecord& launch, bool
   const bool raw_metric = metric.name == "gpu__time_duration.sum";
   if (!raw_metric && (metric.name != "Duration" || from_raw_metric)) return;
   if (metric.value.dimension != Dimension::kTime) {
-    ctx.diagnostics.Add("duration_not_a_time", model::Severity::kDataLoss,
-                        fmt::format("{}: {} has unit '{}', not a time; the launch has no duration", Where(ctx, reader),
+    ctx.diagnostics.Add(model::Diag::duration_not_a_time, fmt::format("{}: {} has unit '{}', not a time; the launch has no duration", Where(ctx, reader),
                                     metric.name, model::Excerpt(metric.value.raw_unit)));
     return;
   }
   if (!metric.value.value) return;
   if (*metric.value.value < 0) {
-    ctx.diagnostics.Add(
-        "negative_duration", model::Severity::kDataLoss,
-        fmt::format("{}: {} = {} {} is negative; the launch has no duration", Where(ctx, reader), metric.name,
+    ctx.diagnostics.Add(model::Diag::negative_duration, fmt::format("{}: {} = {} {} is negative; the launch has no duration", Where(ctx, reader), metric.name,
                     model::Excerpt(metric.value.raw_value), model::Excerpt(metric.value.raw_unit)));
     return;
   }

@@ -37,17 +37,16 @@ class DetailsImporter {
 
   void Row(const std::vector<std::string_view>& fields) {
     ctx_.diagnostics.CountRow();
-    if (reader_.last_record_truncated()) return Loss("truncated_record", "the file ends inside a quoted field");
+    if (reader_.last_record_truncated()) return Loss(model::Diag::truncated_record, "the file ends inside a quoted field");
     if (fields.size() == 1 && fields[0].starts_with("==")) {
-      ctx_.diagnostics.AddLazy("tool_output_lines", model::Severity::kInfo,
-                               [&] { return fmt::format("{}: {}", Where(ctx_, reader_), model::Excerpt(fields[0])); });
+      ctx_.diagnostics.AddLazy(model::Diag::tool_output_lines, [&] { return fmt::format("{}: {}", Where(ctx_, reader_), model::Excerpt(fields[0])); });
       return;
     }
     if (fields.size() != header_.size()) {
       if (ragged_rows_ != nullptr) {
         ++ragged_rows_->count;  // ncu's own rows are ragged: this fires on most rows
       } else {
-        ragged_rows_ = &ctx_.diagnostics.AddLazy("ragged_rows_padded", model::Severity::kInfo, [&] {
+        ragged_rows_ = &ctx_.diagnostics.AddLazy(model::Diag::ragged_rows_padded, [&] {
           return fmt::format("{}: {} fields for {} columns; missing trailing fields read as empty",
                              Where(ctx_, reader_), fields.size(), header_.size());
         });
@@ -56,12 +55,12 @@ class DetailsImporter {
     const std::string_view id = Cell(fields, identity_.id);
     if (id.empty() || id != current_.result_id) {  // checked once per result, not per row
       if (id.empty() || !std::all_of(id.begin(), id.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-        return Loss("bad_result_id", fmt::format("ID '{}' is not a result number; row skipped", model::Excerpt(id)));
+        return Loss(model::Diag::bad_result_id, fmt::format("ID '{}' is not a result number; row skipped", model::Excerpt(id)));
       }
       StartResult(id, fields);
     }
-    if (skipping_) return Loss("result_not_contiguous", "rows of an earlier result reappear; skipped");
-    if (fields.size() <= metric_.name) return Loss("short_row", "the row ends before its metric columns");
+    if (skipping_) return Loss(model::Diag::result_not_contiguous, "rows of an earlier result reappear; skipped");
+    if (fields.size() <= metric_.name) return Loss(model::Diag::short_row, "the row ends before its metric columns");
     const std::string_view name = fields[metric_.name];
     if (name.empty()) return RuleRow(fields);
     // Metric objects are reused from launch to launch, so their strings keep
@@ -133,10 +132,10 @@ class DetailsImporter {
   void RuleRow(const std::vector<std::string_view>& fields) {
     const std::string_view rule = Cell(fields, metric_.rule_name);
     const std::string_view type_text = Cell(fields, metric_.rule_type);
-    if (rule.empty() && type_text.empty()) return Loss("row_without_metric", "no metric name and no rule; skipped");
+    if (rule.empty() && type_text.empty()) return Loss(model::Diag::row_without_metric, "no metric name and no rule; skipped");
     const auto type = model::ParseFindingType(type_text);
     if (rule.empty() || !type) {
-      return Loss("bad_rule_row", fmt::format("rule '{}' of type '{}': needs a rule name and a type OPT, WRN, INF or "
+      return Loss(model::Diag::bad_rule_row, fmt::format("rule '{}' of type '{}': needs a rule name and a type OPT, WRN, INF or "
                                               "ERR; skipped",
                                               model::Excerpt(rule), model::Excerpt(type_text)));
     }
@@ -161,9 +160,7 @@ class DetailsImporter {
     const auto [end, ec] = std::from_chars(value_text.data(), value_text.data() + value_text.size(), value);
     if (!kind || ec != std::errc() || end != value_text.data() + value_text.size() || !std::isfinite(value) ||
         value < 0) {
-      ctx_.diagnostics.Add(
-          "bad_rule_speedup", model::Severity::kWarning,
-          fmt::format("{}: rule {}: estimated speedup '{}' of type '{}' is not a percentage of type "
+      ctx_.diagnostics.Add(model::Diag::bad_rule_speedup, fmt::format("{}: rule {}: estimated speedup '{}' of type '{}' is not a percentage of type "
                       "local or global; the finding is kept without a speedup",
                       Where(ctx_, reader_), finding.rule, model::Excerpt(value_text), model::Excerpt(kind_text)));
       return;
@@ -172,8 +169,8 @@ class DetailsImporter {
     finding.speedup_kind = kind;
   }
 
-  void Loss(const char* code, std::string detail) {
-    ctx_.diagnostics.Add(code, model::Severity::kDataLoss, fmt::format("{}: {}", Where(ctx_, reader_), detail));
+  void Loss(model::Diag code, std::string detail) {
+    ctx_.diagnostics.Add(code, fmt::format("{}: {}", Where(ctx_, reader_), detail));
   }
 
   const std::vector<std::string>& header_;
@@ -213,8 +210,7 @@ void ReportUnknownColumns(const std::vector<std::string>& header, ImportContext&
     unknown.push_back(fmt::format("\"{}\"", header[i]));
   }
   if (unknown.empty()) return;
-  ctx.diagnostics.Add("unknown_columns", model::Severity::kInfo,
-                      fmt::format("{}: column(s) {} are not in any ncu details page we know; ignored (a newer ncu? "
+  ctx.diagnostics.Add(model::Diag::unknown_columns, fmt::format("{}: column(s) {} are not in any ncu details page we know; ignored (a newer ncu? "
                                   "the known columns were read as usual)",
                                   ctx.source, fmt::join(unknown, ", ")));
 }

@@ -52,19 +52,16 @@ Status ImportRaw(CsvReader& reader, const std::vector<std::string>& header, Impo
       continue;
     }
     if (first) {
-      ctx.diagnostics.Add("no_units_row", model::Severity::kWarning,
-                          fmt::format("{}: no units row after the header; values read without units", ctx.source));
+      ctx.diagnostics.Add(model::Diag::no_units_row, fmt::format("{}: no units row after the header; values read without units", ctx.source));
       first = false;
     }
     if (reader.last_record_truncated()) {
-      ctx.diagnostics.Add("truncated_record", model::Severity::kDataLoss,
-                          fmt::format("{}: the file ends inside a quoted field", Where(ctx, reader)));
+      ctx.diagnostics.Add(model::Diag::truncated_record, fmt::format("{}: the file ends inside a quoted field", Where(ctx, reader)));
       continue;
     }
     if (fields.size() == 1 && fields[0].starts_with("==")) continue;
     if (fields.size() != header.size()) {
-      ctx.diagnostics.Add("ragged_row", model::Severity::kDataLoss,
-                          fmt::format("{}: {} fields for {} columns; a wide row cannot be realigned, skipped",
+      ctx.diagnostics.Add(model::Diag::ragged_row, fmt::format("{}: {} fields for {} columns; a wide row cannot be realigned, skipped",
                                       Where(ctx, reader), fields.size(), header.size()));
       continue;
     }

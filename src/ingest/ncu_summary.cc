@@ -62,8 +62,7 @@ Status ImportSummary(CsvReader& reader, const std::vector<std::string>& header, 
       auto calls = ParseNumber(Cell(fields, invocations));
       if (calls && (*calls < 0 || *calls > 9007199254740992.0)) calls.reset();  // negative, or past 2^53
       if (!calls) {
-        ctx.diagnostics.Add("bad_invocations", model::Severity::kDataLoss,
-                            fmt::format("{}: Invocations '{}' is not a number", Where(ctx, reader),
+        ctx.diagnostics.Add(model::Diag::bad_invocations, fmt::format("{}: Invocations '{}' is not a number", Where(ctx, reader),
                                         model::Excerpt(Cell(fields, invocations))));
       }
       g.row.calls = calls ? static_cast<std::int64_t>(*calls) : 0;
@@ -74,17 +73,14 @@ Status ImportSummary(CsvReader& reader, const std::vector<std::string>& header, 
     const ParsedValue avg = ParseValue(Cell(fields, average), Cell(fields, unit));
     if (avg.dimension != Dimension::kTime) continue;
     if (avg.non_finite || (avg.value && *avg.value < 0)) {  // never into a sum or a sort
-      ctx.diagnostics.Add("bad_duration", model::Severity::kDataLoss,
-                          fmt::format("{}: average duration '{}' is {}; left unknown", Where(ctx, reader),
+      ctx.diagnostics.Add(model::Diag::bad_duration, fmt::format("{}: average duration '{}' is {}; left unknown", Where(ctx, reader),
                                       model::Excerpt(avg.raw_value), avg.non_finite ? "not finite" : "negative"));
       continue;
     }
     if (!avg.value) continue;
     const double total = *avg.value * static_cast<double>(g.row.calls);
     if (!std::isfinite(total)) {
-      ctx.diagnostics.Add(
-          "bad_duration", model::Severity::kDataLoss,
-          fmt::format("{}: average duration x invocations is not a finite number; left unknown", Where(ctx, reader)));
+      ctx.diagnostics.Add(model::Diag::bad_duration, fmt::format("{}: average duration x invocations is not a finite number; left unknown", Where(ctx, reader)));
       continue;
     }
     g.row.total_ns = total;
@@ -97,8 +93,7 @@ Status ImportSummary(CsvReader& reader, const std::vector<std::string>& header, 
   for (const auto& key : order) {
     const Group& g = groups[key];
     if (!g.timed) {
-      ctx.diagnostics.Add("summary_without_duration", model::Severity::kWarning,
-                          fmt::format("{}: '{}' has no duration metric; its total time reads 0", ctx.source,
+      ctx.diagnostics.Add(model::Diag::summary_without_duration, fmt::format("{}: '{}' has no duration metric; its total time reads 0", ctx.source,
                                       model::Excerpt(g.row.kernel_name)));
     }
     ctx.sink.OnKernelSummary(g.row);

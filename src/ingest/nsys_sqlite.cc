@@ -215,9 +215,7 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const RangesByThread* rang
     if (name != nullptr) launch.kernel_name = *name;
     launch.result_id = Text(s, 7);
     if (!launch.start_ns || !launch.end_ns || *launch.end_ns < *launch.start_ns || launch.kernel_name.empty()) {
-      ctx.diagnostics.Add(
-          "bad_kernel_row", model::Severity::kDataLoss,
-          fmt::format("{}: kernel row {}: no name, or end before start; skipped", ctx.source, launch.result_id));
+      ctx.diagnostics.Add(model::Diag::bad_kernel_row, fmt::format("{}: kernel row {}: no name, or end before start; skipped", ctx.source, launch.result_id));
       continue;
     }
     launch.duration_ns = static_cast<double>(*launch.end_ns - *launch.start_ns);
@@ -235,8 +233,7 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const RangesByThread* rang
     if (with_runtime && launch.global_tid) {
       sweep.Attribute(*launch.global_tid, Int(s, 9).value_or(0), launch);
     } else if (with_runtime) {
-      ctx.diagnostics.Add("kernel_without_launch_call", model::Severity::kWarning,
-                          fmt::format("{}: kernel row {} has no matching CUDA API call; it is outside every range",
+      ctx.diagnostics.Add(model::Diag::kernel_without_launch_call, fmt::format("{}: kernel row {} has no matching CUDA API call; it is outside every range",
                                       ctx.source, launch.result_id));
     }
     ctx.sink.OnLaunch(launch);
@@ -271,8 +268,7 @@ Status ImportGpuOps(sqlite3* db, ImportContext& ctx, const RangesByThread* range
     op.end_ns = Int(s, 1);
     op.result_id = Text(s, 6);
     if (!op.start_ns || !op.end_ns || *op.end_ns < *op.start_ns) {
-      ctx.diagnostics.Add("bad_gpu_op_row", model::Severity::kDataLoss,
-                          fmt::format("{}: {} row {}: end before start; skipped", ctx.source, table, op.result_id));
+      ctx.diagnostics.Add(model::Diag::bad_gpu_op_row, fmt::format("{}: {} row {}: end before start; skipped", ctx.source, table, op.result_id));
       continue;
     }
     op.duration_ns = static_cast<double>(*op.end_ns - *op.start_ns);
@@ -329,8 +325,7 @@ Status ImportNvtx(sqlite3* db, ImportContext& ctx, RangesByThread& ranges,
     range.process = ProcessOf(range.global_tid, processes);
     if (auto domain = Int(s, 6); domain && *domain != 0) range.domain = domains[*domain];
     if (!range.end_ns) {
-      ctx.diagnostics.Add("nvtx_range_not_closed", model::Severity::kWarning,
-                          fmt::format("{}: NVTX range '{}' has no end (the program exited inside it)", ctx.source,
+      ctx.diagnostics.Add(model::Diag::nvtx_range_not_closed, fmt::format("{}: NVTX range '{}' has no end (the program exited inside it)", ctx.source,
                                       model::Excerpt(range.name)));
     } else if (range.start_ns && range.global_tid) {
       ranges[*range.global_tid].push_back(

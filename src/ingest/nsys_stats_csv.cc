@@ -85,7 +85,7 @@ class StatsImporter {
   void Row(const std::vector<std::string_view>& f) {
     ctx_.diagnostics.CountRow();
     if (f.size() != h_.size()) {
-      return Loss("ragged_row", fmt::format("{} fields for {} columns; skipped", f.size(), h_.size()));
+      return Loss(model::Diag::ragged_row, fmt::format("{} fields for {} columns; skipped", f.size(), h_.size()));
     }
     if (kind_ == StatsReport::kGpuKernels) return Kernel(f);
     if (kind_ == StatsReport::kNvtxRanges || kind_ == StatsReport::kNvtxGpuProjection) return Range(f);
@@ -108,7 +108,7 @@ class StatsImporter {
     }
     const auto total = NonNegative(f, FindColumn(h_, "Total Time (ns)"), problem);
     if (!calls || too_many || !total || row.kernel_name.empty()) {
-      return Loss("bad_kernel_row", problem.empty() ? "no name, or Instances / Total Time (ns) is not a number; skipped"
+      return Loss(model::Diag::bad_kernel_row, problem.empty() ? "no name, or Instances / Total Time (ns) is not a number; skipped"
                                                     : fmt::format("{}; skipped", problem));
     }
     row.calls = static_cast<std::int64_t>(*calls);
@@ -155,7 +155,7 @@ class StatsImporter {
     const auto calls = OptionalValue(f, FindColumn(h_, "Kern Inst"));
     const auto total = OptionalValue(f, FindColumn(h_, "Total Time (ns)"));
     if (!calls || *calls > kMaxCount || !total || k.kernel_name.empty()) {
-      return Loss("bad_kernel_row", "no kernel name, or Kern Inst / Total Time (ns) is not a number; skipped");
+      return Loss(model::Diag::bad_kernel_row, "no kernel name, or Kern Inst / Total Time (ns) is not a number; skipped");
     }
     k.calls = static_cast<std::int64_t>(*calls);
     k.total_ns = *total;
@@ -175,7 +175,7 @@ class StatsImporter {
     const auto start = ParseNumber(Field(f, FindColumn(h_, "Start (ns)")));
     const auto end = ParseNumber(Field(f, FindColumn(h_, "End (ns)")));
     const auto tid = ParseNumber(Field(f, FindColumn(h_, "TID")));
-    if (!start || !end || !tid) return Loss("bad_range_row", "Start (ns), End (ns) or TID is not a number; skipped");
+    if (!start || !end || !tid) return Loss(model::Diag::bad_range_row, "Start (ns), End (ns) or TID is not a number; skipped");
     range.start_ns = static_cast<std::int64_t>(*start);
     range.end_ns = static_cast<std::int64_t>(*end);
     range.global_tid = static_cast<std::int64_t>(*tid);
@@ -199,7 +199,7 @@ class StatsImporter {
     const auto calls = Number(f, "Num Calls");
     row.time = Times(f);
     if (row.name.empty() || !calls || !row.time.total_ns) {
-      return Loss("bad_kernel_row", "no API name, or Num Calls / Total Time (ns) is not a number; skipped");
+      return Loss(model::Diag::bad_kernel_row, "no API name, or Num Calls / Total Time (ns) is not a number; skipped");
     }
     row.calls = static_cast<std::int64_t>(*calls);
     row.time_pct = Number(f, "Time (%)");
@@ -212,7 +212,7 @@ class StatsImporter {
     row.operation = std::string(Field(f, FindColumn(h_, "Operation")));
     const auto count = Number(f, "Count");
     if (row.operation.empty() || !count)
-      return Loss("bad_kernel_row", "no Operation, or Count is not a number; skipped");
+      return Loss(model::Diag::bad_kernel_row, "no Operation, or Count is not a number; skipped");
     row.count = static_cast<std::int64_t>(*count);
     if (kind_ == StatsReport::kMemoryTime) {
       row.time = Times(f);
@@ -238,7 +238,7 @@ class StatsImporter {
     row.kernel_name = std::string(Field(f, FindColumn(h_, "Kernel Name")));
     const auto count = Number(f, "Count");
     if (row.kernel_name.empty() || !count)
-      return Loss("bad_kernel_row", "no Kernel Name, or Count is not a number; skipped");
+      return Loss(model::Diag::bad_kernel_row, "no Kernel Name, or Count is not a number; skipped");
     row.count = static_cast<std::int64_t>(*count);
     if (const auto queued = Number(f, "QCount")) row.queue_count = static_cast<std::int64_t>(*queued);
     row.api_mean_ns = Number(f, "AAvg (ns)");
@@ -271,12 +271,12 @@ class StatsImporter {
   std::optional<double> OptionalValue(const std::vector<std::string_view>& f, std::optional<std::size_t> column) {
     std::string problem;
     auto value = NonNegative(f, column, problem);
-    if (!problem.empty()) Loss("bad_value", fmt::format("{}; left unknown", problem));
+    if (!problem.empty()) Loss(model::Diag::bad_value, fmt::format("{}; left unknown", problem));
     return value;
   }
 
-  void Loss(const char* code, std::string detail) {
-    ctx_.diagnostics.Add(code, model::Severity::kDataLoss,
+  void Loss(model::Diag code, std::string detail) {
+    ctx_.diagnostics.Add(code,
                          fmt::format("{}:{}: {}", ctx_.source, reader_.record_line(), detail));
   }
 

@@ -25,24 +25,17 @@ std::string Excerpt(std::string_view text, std::size_t max_bytes) {
   return std::string(text.substr(0, cut)) + "\u2026";
 }
 
-DiagnosticEntry& Diagnostics::Add(std::string_view code, Severity severity, std::string example) {
-  auto it = entries_.find(code);
-  if (it == entries_.end()) it = entries_.emplace(std::string(code), DiagnosticEntry{}).first;
+DiagnosticEntry& Diagnostics::Add(Diag code, std::string example) {
+  const DiagnosticCode& declared = Describe(code);
+  auto it = entries_.find(declared.code);
+  if (it == entries_.end()) it = entries_.emplace(std::string(declared.code), DiagnosticEntry{}).first;
   auto& entry = it->second;
   if (entry.count == 0) {
-    // The declared severity wins (diagnostic_codes.cc); an undeclared code
-    // keeps the caller's (tests/cli/diagnostic_codes_test.sh finds them).
-    const DiagnosticCode* declared = FindDiagnosticCode(code);
-    entry.severity = declared != nullptr ? declared->severity : severity;
+    entry.severity = declared.severity;
     entry.first_example = example.size() > kMaxExampleBytes ? Excerpt(example, kMaxExampleBytes) : std::move(example);
   }
   ++entry.count;
   return entry;
-}
-
-DiagnosticEntry& Diagnostics::Add(std::string_view code, std::string example) {
-  const DiagnosticCode* declared = FindDiagnosticCode(code);
-  return Add(code, declared != nullptr ? declared->severity : Severity::kWarning, std::move(example));
 }
 
 void Diagnostics::Merge(const Diagnostics& other) {

@@ -9,9 +9,10 @@
 #include <string_view>
 #include <vector>
 
+#include "src/model/diagnostic_codes.h"
+
 namespace llmpo::model {
 
-enum class Severity { kInfo, kWarning, kDataLoss };
 
 // A diagnostic quotes at most kMaxQuotedBytes of one input field, and keeps
 // at most kMaxExampleBytes of example, so a damaged 300 MB field is never
@@ -23,7 +24,6 @@ inline constexpr std::size_t kMaxExampleBytes = 1024;
 // character boundary, and "…".
 std::string Excerpt(std::string_view text, std::size_t max_bytes = kMaxQuotedBytes);
 
-std::string_view ToString(Severity s);
 
 struct DiagnosticEntry {
   Severity severity = Severity::kInfo;
@@ -34,19 +34,18 @@ struct DiagnosticEntry {
 class Diagnostics {
  public:
   void CountRow() { ++rows_read_; }
-  // The severity of a code declared in diagnostic_codes.cc is the declared one.
-  DiagnosticEntry& Add(std::string_view code, std::string example);
-  DiagnosticEntry& Add(std::string_view code, Severity severity, std::string example);
+  // One case of a declared check (diagnostic_codes.def), with its severity.
+  DiagnosticEntry& Add(Diag code, std::string example);
   // For checks that can fire on every row: the example is only built the
   // first time the code is seen. The entry returned stays valid for the life
   // of this object, so a hot loop may count into it directly.
   template <typename MakeExample>
-  DiagnosticEntry& AddLazy(std::string_view code, Severity severity, MakeExample&& make_example) {
-    if (auto it = entries_.find(code); it != entries_.end()) {
+  DiagnosticEntry& AddLazy(Diag code, MakeExample&& make_example) {
+    if (auto it = entries_.find(Describe(code).code); it != entries_.end()) {
       ++it->second.count;
       return it->second;
     }
-    return Add(code, severity, make_example());
+    return Add(code, make_example());
   }
   void Note(std::string note) { notes_.push_back(std::move(note)); }
   void Merge(const Diagnostics& other);

@@ -16,14 +16,12 @@ void ReportUnknownMetricRules(KernelsReport& report) {
   for (const auto& k : report.kernels) {
     for (const auto& m : k.metrics) {
       if (m.unit_conflicts > 0) {
-        report.diagnostics.Add("metric_unit_conflict", model::Severity::kWarning,
-                               fmt::format("kernel '{}', metric '{}': {} value(s) in a unit other than '{}' that "
+        report.diagnostics.Add(model::Diag::metric_unit_conflict, fmt::format("kernel '{}', metric '{}': {} value(s) in a unit other than '{}' that "
                                            "cannot be normalised to it; left out of its aggregate",
                                            k.name, m.name, m.unit_conflicts, m.unit));
       }
       if (m.rule_known || !seen.emplace(m.section, m.name).second) continue;
-      report.diagnostics.Add("metric_rule_unknown", model::Severity::kInfo,
-                             fmt::format("metric '{}'{}: not in the metric catalogue, so averaged over launches (never "
+      report.diagnostics.Add(model::Diag::metric_rule_unknown, fmt::format("metric '{}'{}: not in the metric catalogue, so averaged over launches (never "
                                          "summed)",
                                          m.name, m.section.empty() ? "" : fmt::format(" (section '{}')", m.section)));
     }
@@ -85,8 +83,7 @@ std::optional<KernelsReport> BuildCombined(const KernelsReport& all, const analy
         "Its {} kernel(s) lend ncu's metrics to the same-named kernels above (kernels.md has its own table).", own);
   }
   if (matched == 0) {
-    combined.diagnostics.Add("kernels_combined_no_match", model::Severity::kWarning,
-                             fmt::format("none of the {} kernel name(s) of {} is a kernel name of the ncu input(s); "
+    combined.diagnostics.Add(model::Diag::kernels_combined_no_match, fmt::format("none of the {} kernel name(s) of {} is a kernel name of the ncu input(s); "
                                          "profile the same kernels, or with ncu --kernel-name-base demangled",
                                          combined.kernels.size(), times_from));
   }

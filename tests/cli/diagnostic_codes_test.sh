@@ -1,40 +1,33 @@
 #!/usr/bin/env bash
-# Every data-quality code the sources use is declared once in
-# src/model/diagnostic_codes.cc, and every declared code is listed in
-# docs/diagnostics.md with the same severity.
+# Every data-quality check is declared once, in src/model/diagnostic_codes.def
+# (call sites name it as model::Diag::<code>, so an undeclared one does not
+# compile); docs/diagnostics.md's table is the one generated from it; every
+# warning code the tracer writes (X records) is declared as tracer_<code>.
 #   diagnostic_codes_test.sh SOURCE_ROOT
 set -euo pipefail
 root=$1
+python3 "$root/scripts/diagnostics_table.py" --check
 python3 - "$root" <<'PY'
 import pathlib, re, sys
 root = pathlib.Path(sys.argv[1])
-table = (root / "src/model/diagnostic_codes.cc").read_text()
-declared = dict(re.findall(r'\{"([a-z_]+)", k(Info|Warning|DataLoss),', table))
-severity = {"Info": "info", "Warning": "warning", "DataLoss": "data_loss"}
+declared = re.findall(r"^LLMPO_DIAGNOSTIC\((\w+),", (root / "src/model/diagnostic_codes.def").read_text(), re.M)
 problems = []
-if len(re.findall(r'\{"([a-z_]+)", k(?:Info|Warning|DataLoss),', table)) != len(declared):
-    problems.append("a code is declared twice in diagnostic_codes.cc")
-used = set()
-call = re.compile(r'(?:\bAdd|\bAddLazy|\bLoss)\(\s*(?:[^;()]*\?\s*)?"([a-z_]+)"(?:\s*:\s*"([a-z_]+)")?')
+if len(declared) != len(set(declared)):
+    problems.append("a code is declared twice in diagnostic_codes.def")
+tracer = set()
+for path in (root / "tracer").rglob("*.cc"):
+    tracer.update(re.findall(r"Line\('X'\)\.Add\(std::string_view\(\"([a-z_]+)\"\)", path.read_text()))
+if not tracer:
+    problems.append("found no X record in the tracer's sources: the scan is broken")
+for code in sorted(tracer):
+    if "tracer_" + code not in declared:
+        problems.append(f"tracer_{code}: the tracer writes it, diagnostic_codes.def does not declare it")
 for path in (root / "src").rglob("*.cc"):
-    if path.name == "diagnostic_codes.cc":
-        continue
-    for m in call.finditer(path.read_text()):
-        used.update(c for c in m.groups() if c and not c.endswith("_"))  # "tracer_" + code: a prefix
-for path in (root / "tracer").rglob("*.cc"):  # the tracer's X records arrive as tracer_<code>
-    used.update("tracer_" + c for c in re.findall(r"Line\('X'\)\.Add\(std::string_view\(\"([a-z_]+)\"\)", path.read_text()))
-if len(used) < 25:
-    problems.append(f"found only {len(used)} codes in the sources: the scan is broken")
-for code in sorted(used - set(declared)):
-    problems.append(f"{code}: used in the sources, not declared in src/model/diagnostic_codes.cc")
-docs = dict(re.findall(r"^\| `([a-z_]+)` \| (\w+) \|", (root / "docs/diagnostics.md").read_text(), re.M))
-for code, sev in declared.items():
-    if docs.get(code) != severity[sev]:
-        problems.append(f"{code}: docs/diagnostics.md says {docs.get(code)}, diagnostic_codes.cc says {severity[sev]}")
-for code in sorted(set(docs) - set(declared)):
-    problems.append(f"{code}: listed in docs/diagnostics.md, not declared")
+    for line in path.read_text().splitlines():
+        if re.search(r'\b(Add|AddLazy)\(\s*"[a-z_0-9]+"', line):
+            problems.append(f"{path.relative_to(root)}: a check named by a string: {line.strip()}")
 for p in problems:
     print("FAIL", p)
-print(f"{len(used)} codes used, {len(declared)} declared, {len(docs)} documented")
+print(f"{len(declared)} declared, {len(tracer)} tracer codes")
 sys.exit(1 if problems else 0)
 PY

@@ -108,8 +108,8 @@ TEST(Diagnostics, ExamplesQuoteABoundedPieceOfAField) {
   for (int i = 0; i < 150; ++i) accents += "\xc3\xa9";
   EXPECT_EQ(FirstInvalidUtf8(model::Excerpt(accents, 201)), std::nullopt);
   model::Diagnostics d;
-  d.Add("code", model::Severity::kWarning, "f.csv:3: " + huge);
-  EXPECT_LE(d.entries().at("code").first_example.size(), model::kMaxExampleBytes + 3);
+  d.Add(model::Diag::invalid_utf8, "f.csv:3: " + huge);
+  EXPECT_LE(d.entries().at("invalid_utf8").first_example.size(), model::kMaxExampleBytes + 3);
 }
 
 // A sink that keeps what an importer pushed.

@@ -153,7 +153,7 @@ class Emitter {
         cuts.push_back(c);
         const auto calls = std::upper_bound(t.call_starts.begin(), t.call_starts.end(), to) -
                            std::lower_bound(t.call_starts.begin(), t.call_starts.end(), a.start);
-        ctx_.diagnostics.AddLazy("kineto_range_truncated", model::Severity::kWarning, [&] {
+        ctx_.diagnostics.AddLazy(model::Diag::kineto_range_truncated, [&] {
           return fmt::format(
               "{}: byte {}: annotation '{}' at ts {:.3f} us has {} while its thread goes on ({} launch call(s) "
               "after its start): a range cut at the end of the trace window; kept open to {:.3f} us ({}), its "
@@ -164,7 +164,7 @@ class Emitter {
         });
       } else if (a.dur_missing) {
         ++dropped;
-        ctx_.diagnostics.AddLazy("kineto_bad_time", model::Severity::kDataLoss, [&] {
+        ctx_.diagnostics.AddLazy(model::Diag::kineto_bad_time, [&] {
           return fmt::format("{}: byte {}: annotation '{}' has no readable ts or dur; skipped", label_, a.position,
                              model::Excerpt(s_.names[a.name]));
         });
@@ -333,7 +333,7 @@ class Emitter {
       Fill(op, record);
       if (l.call == kNone) {
         record.nvtx_stack.clear();
-        ctx_.diagnostics.AddLazy("kernel_without_launch_call", model::Severity::kWarning, [&] {
+        ctx_.diagnostics.AddLazy(model::Diag::kernel_without_launch_call, [&] {
           return fmt::format(
               "{}: GPU op '{}' (correlation {}) has no launch call in the trace (running before the "
               "window opened, or launched by an untraced thread); kept, outside every region",

@@ -102,8 +102,7 @@ bool ImportOneTrace(ByteSource& source, const std::string& label, ImportContext&
       kineto::ReadTrace(source, store, ctx.diagnostics, label, kineto::kDefaultBufferBytes, true, split);
   if (!read.error.empty()) {
     store.cut_short = true;
-    ctx.diagnostics.Add("kineto_json_error", model::Severity::kDataLoss,
-                        fmt::format("{}: {} (the JSON text is damaged or cut short; the {} events before it are "
+    ctx.diagnostics.Add(model::Diag::kineto_json_error, fmt::format("{}: {} (the JSON text is damaged or cut short; the {} events before it are "
                                     "kept)",
                                     label, read.error, store.events));
   }
@@ -141,8 +140,7 @@ Status ImportArchive(const std::filesystem::path& file, ImportContext& ctx) {
     if (ImportOneTrace(inflated ? *inflated : source, ctx.source + ":" + member, ctx)) ++traces;
   }
   if (rc != ARCHIVE_EOF) {
-    ctx.diagnostics.Add("kineto_json_error", model::Severity::kDataLoss,
-                        fmt::format("{}: the archive is damaged or cut short ({}); the {} trace(s) before it are kept",
+    ctx.diagnostics.Add(model::Diag::kineto_json_error, fmt::format("{}: the archive is damaged or cut short ({}); the {} trace(s) before it are kept",
                                     ctx.source, archive_error_string(a.get()), traces));
   }
   if (traces == 0) {

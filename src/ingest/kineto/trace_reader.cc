@@ -393,8 +393,8 @@ class Reader {
     return json_.Expect('}', "',' or '}' in an event");
   }
 
-  void BadEvent(std::uint64_t position, const char* code, const char* what) {
-    diagnostics_.AddLazy(code, model::Severity::kDataLoss, [&] {
+  void BadEvent(std::uint64_t position, model::Diag code, const char* what) {
+    diagnostics_.AddLazy(code, [&] {
       return fmt::format("{}: byte {}: {} event '{}' {}; skipped", label_, position, fields_.cat,
                          model::Excerpt(fields_.name), what);
     });
@@ -405,11 +405,11 @@ class Reader {
     const auto ts = fields_.has_ts ? MicrosToNs(fields_.ts) : std::nullopt;
     const auto dur = fields_.has_dur ? MicrosToNs(fields_.dur) : std::nullopt;
     if (!ts || !dur) {
-      BadEvent(position, "kineto_bad_time", "has no readable ts or dur");
+      BadEvent(position, model::Diag::kineto_bad_time, "has no readable ts or dur");
       return std::nullopt;
     }
     if (*dur < 0) {
-      BadEvent(position, "kineto_negative_duration", "ends before it starts (negative dur)");
+      BadEvent(position, model::Diag::kineto_negative_duration, "ends before it starts (negative dur)");
       return std::nullopt;
     }
     return std::pair{*ts, *ts + *dur};
@@ -495,7 +495,7 @@ class Reader {
       case Category::kIgnored:
         return;
       case Category::kUnknown:
-        diagnostics_.AddLazy("kineto_unknown_category", model::Severity::kInfo, [&] {
+        diagnostics_.AddLazy(model::Diag::kineto_unknown_category, [&] {
           return fmt::format("{}: byte {}: event '{}' of category '{}', which this importer does not know; ignored",
                              label_, position, model::Excerpt(fields_.name), model::Excerpt(fields_.cat));
         });

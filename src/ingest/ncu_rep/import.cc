@@ -93,7 +93,7 @@ class LaunchBuilder : public ncurep::Visitor {
     const ncurep::Value* v = m.Scalar();
     if (v == nullptr) {
       // Per-instance data (PM sampling series, per-opcode counts): no single value.
-      ctx_.diagnostics.AddLazy("ncu_rep_instance_values", model::Severity::kInfo, [&] {
+      ctx_.diagnostics.AddLazy(model::Diag::ncu_rep_instance_values, [&] {
         return fmt::format("{}: result {}: {} has {} per-instance values and no single value; not imported",
                            ctx_.source, r.index, model::Excerpt(m.name), m.instances.size());
       });
@@ -108,7 +108,7 @@ class LaunchBuilder : public ncurep::Visitor {
       p.unparsable = true;  // a word (a device name, a cache policy): kept, never aggregated
     } else if (!std::isfinite(*v->number)) {
       p.unparsable = p.non_finite = true;
-      ctx_.diagnostics.AddLazy("non_finite_number", model::Severity::kDataLoss, [&] {
+      ctx_.diagnostics.AddLazy(model::Diag::non_finite_number, [&] {
         return fmt::format("{}: result {}: {} is not a finite number; left unknown", ctx_.source, r.index,
                            model::Excerpt(m.name));
       });
@@ -120,7 +120,7 @@ class LaunchBuilder : public ncurep::Visitor {
       if (*p.value >= 0) {
         launch.duration_ns = *p.value;
       } else {
-        ctx_.diagnostics.Add("negative_duration", fmt::format("{}: result {}: gpu__time_duration.sum = {} ns is "
+        ctx_.diagnostics.Add(model::Diag::negative_duration, fmt::format("{}: result {}: gpu__time_duration.sum = {} ns is "
                                                               "negative; the launch has no duration",
                                                               ctx_.source, r.index, *p.value));
       }
@@ -160,7 +160,7 @@ class LaunchBuilder : public ncurep::Visitor {
     const UnitSlot& unit = UnitOf(name);
     if (!unit.known) {
       if (!p.unparsable && unknown_units_.insert(name).second) {
-        ctx_.diagnostics.Add("ncu_rep_unit_unknown", fmt::format("{}: no unit known for {}; value kept without a unit",
+        ctx_.diagnostics.Add(model::Diag::ncu_rep_unit_unknown, fmt::format("{}: no unit known for {}; value kept without a unit",
                                                                  ctx_.source, model::Excerpt(name)));
       }
       p.unit_known = !p.value.has_value();
@@ -236,8 +236,7 @@ Status ImportNcuReport(const fs::path& file, ImportContext& ctx) {
   auto summary = ncurep::Read(in, size, ctx.source, builder, ctx.diagnostics);
   if (!summary.ok()) return std::move(summary).error();
   if (summary->extra_entries > 0) {
-    ctx.diagnostics.Add("ncu_rep_entries_skipped",
-                        fmt::format("{}: {} entries of a kind this reader does not read (ncu 2026's CUDA graph "
+    ctx.diagnostics.Add(model::Diag::ncu_rep_entries_skipped, fmt::format("{}: {} entries of a kind this reader does not read (ncu 2026's CUDA graph "
                                     "descriptions); skipped",
                                     ctx.source, summary->extra_entries));
   }

@@ -188,8 +188,7 @@ class ReportReader {
     RETURN_IF_ERROR(ReadFileHeader());
     while (framing_.left() > 0) RETURN_IF_ERROR(ReadBlock());
     if (replaced_ > 0) {
-      diagnostics_.Add("invalid_utf8",
-                       fmt::format("{}: {} byte(s) of names are not UTF-8; each shown as U+FFFD", label_, replaced_));
+      diagnostics_.Add(model::Diag::invalid_utf8, fmt::format("{}: {} byte(s) of names are not UTF-8; each shown as U+FFFD", label_, replaced_));
     }
     visitor_.OnSession(session_);
     summary_.bytes = framing_.position();
@@ -261,8 +260,7 @@ class ReportReader {
       ++entry;
     }
     if (entry < header.num_sources() + header.num_results()) {
-      diagnostics_.Add("ncu_rep_missing_entries",
-                       fmt::format("{}: block {} announces {} source(s) and {} result(s) but holds {} entries", label_,
+      diagnostics_.Add(model::Diag::ncu_rep_missing_entries, fmt::format("{}: block {} announces {} source(s) and {} result(s) but holds {} entries", label_,
                                    summary_.blocks - 1, header.num_sources(), header.num_results(), entry));
     }
     return OkStatus();
@@ -275,8 +273,7 @@ class ReportReader {
     pb::ProfileResult& r = *google::protobuf::Arena::CreateMessage<pb::ProfileResult>(&arena_);
     const std::uint64_t index = summary_.results++;
     if (!r.ParseFromString(buffer_)) {
-      diagnostics_.Add("ncu_rep_bad_result",
-                       fmt::format("{}: result {} ({} bytes, ending at byte {}) does not decode; skipped", label_,
+      diagnostics_.Add(model::Diag::ncu_rep_bad_result, fmt::format("{}: result {} ({} bytes, ending at byte {}) does not decode; skipped", label_,
                                    index, buffer_.size(), framing_.position()));
       return;
     }
@@ -319,8 +316,7 @@ class ReportReader {
     out.metrics.reserve(r.metrics_size());
     for (const auto& m : r.metrics()) {
       if (m.name_id() >= strings_.size()) {
-        diagnostics_.Add("ncu_rep_bad_metric_name",
-                         fmt::format("{}: result {} has a metric with name index {}, past the string table's {} "
+        diagnostics_.Add(model::Diag::ncu_rep_bad_metric_name, fmt::format("{}: result {} has a metric with name index {}, past the string table's {} "
                                      "names; skipped",
                                      label_, out.index, m.name_id(), strings_.size()));
         continue;
