@@ -172,6 +172,7 @@ void ExpectRoundTrip(const std::vector<fs::path>& inputs, bool run_folder = true
     ASSERT_NE(it, actual.end()) << "not written from the read-back set";
     EXPECT_TRUE(SameText(content, it->second));
   }
+  EXPECT_TRUE(expected.count("report_set.json"));
 }
 
 void ExpectEveryFileRoundTrips(const char* folder) {
