@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/analysis/kernel_category.h"
+#include "src/core/utf8.h"
 #include "src/ingest/input_file.h"
 #include "src/pipeline/collectors.h"
 #include "src/pipeline/outputs.h"
@@ -166,10 +167,16 @@ void ExpectRoundTrip(const std::vector<fs::path>& inputs, bool run_folder = true
   EXPECT_TRUE(SameText(json, ReportSetJson(*back)));
   const Files actual = Render(*back);
   ASSERT_EQ(expected.size(), actual.size());
+  // A name's bytes that are not UTF-8 are U+FFFD in the JSON (as in every
+  // JSON output), so the Markdown, which prints them raw, shows U+FFFD
+  // instead, and the page, which also orders by them, is not compared.
+  bool names_not_utf8 = false;
+  for (auto& [path, content] : expected) names_not_utf8 = ReplaceInvalidUtf8(content) > 0 || names_not_utf8;
   for (const auto& [path, content] : expected) {
     SCOPED_TRACE(path);
     const auto it = actual.find(path);
     ASSERT_NE(it, actual.end()) << "not written from the read-back set";
+    if (names_not_utf8 && path.ends_with(".html")) continue;
     EXPECT_TRUE(SameText(content, it->second));
   }
   EXPECT_TRUE(expected.count("report_set.json"));
@@ -226,6 +233,17 @@ TEST(ReportSetJson, TheHandmadePairingInputsRoundTrip) {
   ExpectRoundTrip({Handmade("kineto_rank3.json"), Handmade("ncu_for_kineto_rank3.csv")});
   ExpectRoundTrip({Handmade("llmpo_trace_gpu.tsv")});
   ExpectRoundTrip({Handmade("ncu_range_replay.csv")});
+}
+
+// Each of the project's own inputs alone: hostile and non-UTF-8 names,
+// non-finite values, range replay, failed and refused inputs.
+TEST(ReportSetJson, EveryHandmadeInputRoundTrips) {
+  const auto files = FilesUnder(Handmade("README.md").parent_path());
+  for (const auto& file : files) {
+    if (file.extension() == ".md") continue;
+    SCOPED_TRACE(file.string());
+    ExpectRoundTrip({file});
+  }
 }
 
 TEST(ReportSetJson, UnknownIsNullNeverZeroAndTimesStayInNs) {
