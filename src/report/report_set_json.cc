@@ -51,12 +51,12 @@ using Json = nlohmann::ordered_json;
 // serialises the model, and argument-dependent lookup still finds them.
 #define LLMPO_JSON_TO(...) NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))
 #define LLMPO_JSON_FROM(...) NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM, __VA_ARGS__))
-#define LLMPO_JSON_FIELDS(Type, ...)                                                                   \
-  [[maybe_unused]] static void to_json(Json& nlohmann_json_j, const Type& nlohmann_json_t) {          \
-    LLMPO_JSON_TO(__VA_ARGS__)                                                                         \
-  }                                                                                                    \
-  [[maybe_unused]] static void from_json(const Json& nlohmann_json_j, Type& nlohmann_json_t) {        \
-    LLMPO_JSON_FROM(__VA_ARGS__)                                                                       \
+#define LLMPO_JSON_FIELDS(Type, ...)                                                           \
+  [[maybe_unused]] static void to_json(Json& nlohmann_json_j, const Type& nlohmann_json_t) {   \
+    LLMPO_JSON_TO(__VA_ARGS__)                                                                 \
+  }                                                                                            \
+  [[maybe_unused]] static void from_json(const Json& nlohmann_json_j, Type& nlohmann_json_t) { \
+    LLMPO_JSON_FROM(__VA_ARGS__)                                                               \
   }
 
 // An enum as one of its names; any other value is an error naming them.
@@ -86,11 +86,9 @@ void EnumFromJson(const Json& j, E& e, const std::pair<E, std::string_view> (&na
   throw Json::type_error::create(302, fmt::format("{} is not one of {}", j.dump(), known), &j);
 }
 
-#define LLMPO_JSON_ENUM(E, ...)                                                    \
-  static constexpr std::pair<E, std::string_view> k##E##Names[] = __VA_ARGS__;     \
-  [[maybe_unused]] static void to_json(Json& j, const E& e) {                      \
-    EnumToJson(j, e, k##E##Names);                                                 \
-  }                                                                                \
+#define LLMPO_JSON_ENUM(E, ...)                                                                \
+  static constexpr std::pair<E, std::string_view> k##E##Names[] = __VA_ARGS__;                 \
+  [[maybe_unused]] static void to_json(Json& j, const E& e) { EnumToJson(j, e, k##E##Names); } \
   [[maybe_unused]] static void from_json(const Json& j, E& e) { EnumFromJson(j, e, k##E##Names); }
 
 LLMPO_JSON_ENUM(Dimension, {{Dimension::kNone, "none"},
@@ -112,7 +110,8 @@ LLMPO_JSON_ENUM(FindingType, {{FindingType::kOptimization, "OPT"},
 LLMPO_JSON_ENUM(SpeedupKind, {{SpeedupKind::kLocal, "local"}, {SpeedupKind::kGlobal, "global"}})
 LLMPO_JSON_ENUM(LaunchOverheadFrom,
                 {{LaunchOverheadFrom::kKernExecSum, "cuda_kern_exec_sum"}, {LaunchOverheadFrom::kTimeline, "timeline"}})
-LLMPO_JSON_ENUM(Severity, {{Severity::kInfo, "info"}, {Severity::kWarning, "warning"}, {Severity::kDataLoss, "data_loss"}})
+LLMPO_JSON_ENUM(Severity,
+                {{Severity::kInfo, "info"}, {Severity::kWarning, "warning"}, {Severity::kDataLoss, "data_loss"}})
 
 LLMPO_JSON_FIELDS(ProcessId, host, name, pid, rank)
 LLMPO_JSON_FIELDS(Finding, rule, section, type, message, speedup_pct, speedup_kind, title)
@@ -120,8 +119,8 @@ LLMPO_JSON_FIELDS(TimeStats, total_ns, mean_ns, median_ns, min_ns, max_ns, stdde
 LLMPO_JSON_FIELDS(ApiSummaryRow, name, calls, time, time_pct)
 LLMPO_JSON_FIELDS(GpuOpSummaryRow, operation, count, time, total_bytes, mean_bytes, max_bytes)
 LLMPO_JSON_FIELDS(LaunchOverheadRow, process, thread, device, api_name, kernel_name, from, count, queue_count,
-                  api_mean_ns, api_median_ns, api_max_ns, queue_mean_ns, queue_median_ns, queue_max_ns,
-                  kernel_mean_ns, total_mean_ns)
+                  api_mean_ns, api_median_ns, api_max_ns, queue_mean_ns, queue_median_ns, queue_max_ns, kernel_mean_ns,
+                  total_mean_ns)
 LLMPO_JSON_FIELDS(DiagnosticEntry, severity, count, first_example)
 
 [[maybe_unused]] static void to_json(Json& j, const Diagnostics& d) {
@@ -136,8 +135,8 @@ LLMPO_JSON_FIELDS(DiagnosticEntry, severity, count, first_example)
 }
 
 LLMPO_JSON_FIELDS(KernelClassTimes, computation_ns, communication_ns, memory_ns, comm_comp_overlap_pct)
-LLMPO_JSON_FIELDS(LaunchStats, launches, cpu_mean_ns, cpu_max_ns, gpu_mean_ns, gpu_max_ns, delay_mean_ns,
-                  delay_max_ns, gpu_shorter_than_call)
+LLMPO_JSON_FIELDS(LaunchStats, launches, cpu_mean_ns, cpu_max_ns, gpu_mean_ns, gpu_max_ns, delay_mean_ns, delay_max_ns,
+                  gpu_shorter_than_call)
 LLMPO_JSON_FIELDS(StepTimes, step, cpu_ns, gpu_kernel_ns)
 LLMPO_JSON_FIELDS(DeviceBreakdown, source, process, device, rank, world_size, kernels, memory_ops, kernel_ns, span_ns,
                   busy_ns, idle_ns, classes, launch, steps)
@@ -158,8 +157,9 @@ LLMPO_JSON_ENUM(BoundClass, {{BoundClass::kHighThroughput, "high-throughput"},
                              {BoundClass::kLatency, "latency"},
                              {BoundClass::kSmallGrid, "small-grid"},
                              {BoundClass::kUnknown, "unknown"}})
-LLMPO_JSON_ENUM(RegionKind,
-                {{RegionKind::kPushPop, "push_pop"}, {RegionKind::kStartEnd, "start_end"}, {RegionKind::kSummary, "summary"}})
+LLMPO_JSON_ENUM(RegionKind, {{RegionKind::kPushPop, "push_pop"},
+                             {RegionKind::kStartEnd, "start_end"},
+                             {RegionKind::kSummary, "summary"}})
 LLMPO_JSON_ENUM(Quantity, {{Quantity::kTotal, "total"},
                            {Quantity::kGpuOps, "gpu_ops"},
                            {Quantity::kProjected, "projected"},
@@ -273,7 +273,8 @@ Json EntriesJson(const std::vector<RegionEntry>& entries) {
 }
 
 std::vector<RegionEntry> ReadEntries(const Json& j, std::deque<analysis::Region>& store) {
-  if (!j.is_array()) throw Json::type_error::create(302, "type must be array, but is " + std::string(j.type_name()), &j);
+  if (!j.is_array())
+    throw Json::type_error::create(302, "type must be array, but is " + std::string(j.type_name()), &j);
   std::vector<RegionEntry> out;
   out.reserve(j.size());
   for (const auto& e : j) out.push_back(ReadEntry(e, store));
@@ -422,7 +423,8 @@ Result<ReportSet> ReadReportSetJson(std::string_view text, const std::string& or
   } catch (const Json::exception& e) {
     return InputError(origin, "not valid JSON: " + Explain(e));
   }
-  if (!j.is_object()) return InputError(origin, fmt::format("not a report set: a JSON {}, not an object", j.type_name()));
+  if (!j.is_object())
+    return InputError(origin, fmt::format("not a report set: a JSON {}, not an object", j.type_name()));
   RETURN_IF_ERROR(CheckVersion(j, origin));
   try {
     return ReadSet(j);

@@ -14,9 +14,8 @@
 #include <functional>
 #include <iostream>
 #include <map>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "src/analysis/kernel_category.h"
 #include "src/core/utf8.h"
@@ -57,7 +56,8 @@ RunContext FullContext() {
   run.run_name = "2024-01-01_00-00-00";
   run.workload = {"python3", "serve.py", "--tokens", "16"};
   run.gpu = "NVIDIA H100";
-  run.steps = {{"nsys", "ok", "", 0}, {"ncu", "failed", "exit 9", 9}, {"export", "skipped", "ncu failed", std::nullopt}};
+  run.steps = {
+      {"nsys", "ok", "", 0}, {"ncu", "failed", "exit 9", 9}, {"export", "skipped", "ncu failed", std::nullopt}};
   run.region_flops = {{"forward", 1e12}, {"absent/region", 2e9}};
   run.peak_tflops = 989.0;
   run.region_bytes = {{"forward", 4e9}};
