@@ -272,9 +272,15 @@ Json EntriesJson(const std::vector<RegionEntry>& entries) {
   return out;
 }
 
-std::vector<RegionEntry> ReadEntries(const Json& j, std::deque<analysis::Region>& store) {
+// `j`, which must be an array (the error names its place).
+const Json& Array(const Json& j) {
   if (!j.is_array())
-    throw Json::type_error::create(302, "type must be array, but is " + std::string(j.type_name()), &j);
+    throw Json::type_error::create(302, fmt::format("type must be array, but is {}", j.type_name()), &j);
+  return j;
+}
+
+std::vector<RegionEntry> ReadEntries(const Json& j, std::deque<analysis::Region>& store) {
+  Array(j);
   std::vector<RegionEntry> out;
   out.reserve(j.size());
   for (const auto& e : j) out.push_back(ReadEntry(e, store));
@@ -303,9 +309,7 @@ RegionsReport ReadRegions(const Json& j) {
   RegionsReport r;
   j.at("sources").get_to(r.sources);
   if (const Json& aggregate = j.at("aggregate"); !aggregate.is_null()) r.aggregate = ReadEntries(aggregate, *store);
-  const Json& scopes = j.at("scopes");
-  if (!scopes.is_array()) throw Json::type_error::create(302, "type must be array", &scopes);
-  for (const Json& s : scopes) {
+  for (const Json& s : Array(j.at("scopes"))) {
     ScopeEntry scope;
     s.at("process").get_to(scope.process);
     s.at("device").get_to(scope.device);

@@ -312,6 +312,14 @@ TEST(ReportSetJson, AMistypedMemberIsNamedWithItsPlace) {
                    {"member /kernels/kernels/0/calls: type must be number, but is string"});
   ExpectInputError(ReadEdited([](auto& j) { j["kernels"]["sources"][0]["family"] = "nsys"; }),
                    {"member /kernels/sources/0/family: \"nsys\" is not one of \"timeline\", \"ncu\", \"summary\""});
+  ExpectInputError(ReadEdited([](auto& j) {
+                     j["regions"] = {{"sources", nlohmann::json::array()}, {"scopes", 5}};
+                   }),
+                   {"member /regions: key 'aggregate' not found"});
+  ExpectInputError(ReadEdited([](auto& j) {
+                     j["regions"] = {{"sources", nlohmann::json::array()}, {"aggregate", nullptr}, {"scopes", 5}};
+                   }),
+                   {"member /regions/scopes: type must be array, but is number"});
 }
 
 TEST(ReportSetJson, AMinorVersionsNewMembersAreIgnored) {
