@@ -1,5 +1,7 @@
 #include "src/model/diagnostics.h"
 
+#include <utility>
+
 #include "src/model/diagnostic_codes.h"
 #include "src/model/source.h"
 
@@ -49,6 +51,15 @@ void Diagnostics::Merge(const Diagnostics& other) {
     }
   }
   notes_.insert(notes_.end(), other.notes_.begin(), other.notes_.end());
+}
+
+Diagnostics Diagnostics::Restore(std::uint64_t rows_read, std::map<std::string, DiagnosticEntry, std::less<>> entries,
+                                 std::vector<std::string> notes) {
+  Diagnostics d;
+  d.rows_read_ = rows_read;
+  d.entries_ = std::move(entries);
+  d.notes_ = std::move(notes);
+  return d;
 }
 
 std::uint64_t Diagnostics::rows_skipped() const {

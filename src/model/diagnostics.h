@@ -49,6 +49,10 @@ class Diagnostics {
   }
   void Note(std::string note) { notes_.push_back(std::move(note)); }
   void Merge(const Diagnostics& other);
+  // A diagnostics object as it was written out (report_set.json): counts,
+  // entries and notes as given, no severity looked up again.
+  static Diagnostics Restore(std::uint64_t rows_read, std::map<std::string, DiagnosticEntry, std::less<>> entries,
+                             std::vector<std::string> notes);
 
   std::uint64_t rows_read() const { return rows_read_; }
   std::uint64_t rows_skipped() const;  // data-loss entries

@@ -6,6 +6,7 @@
 #include "src/pipeline/output_folder.h"
 #include "src/report/gpu_breakdown_report.h"
 #include "src/report/html_report.h"
+#include "src/report/report_set_json.h"
 #include "src/report/trace_report.h"
 
 namespace llmpo::pipeline {
@@ -60,6 +61,7 @@ void TraceKernSum(const ReportSet& s, std::ostream& o) { Put(o, report::KernelSu
 void TraceProjSum(const ReportSet& s, std::ostream& o) { Put(o, report::NvtxProjectionCsv(s.trace->summaries)); }
 void TraceJson(const ReportSet& s, std::ostream& o) { report::WriteChromeTrace(o, s.trace->traces); }
 void TraceQuality(const ReportSet& s, std::ostream& o) { Put(o, report::TraceDataQualityText(s.trace->diagnostics)); }
+void SetJson(const ReportSet& s, std::ostream& o) { Put(o, report::ReportSetJson(s)); }
 void Html(const ReportSet& s, std::ostream& o) {
   const report::HtmlReportInput input{&s.run, &s.kernels, s.regions ? &*s.regions : nullptr,
                                       s.timeline ? &*s.timeline : nullptr, s.trace_json_link};
@@ -120,6 +122,7 @@ constexpr OutputRow kOutputs[] = {
     {"NVTX region report and per-region folders", HasRegions, RegionsPath, nullptr, RegionFiles},
     {"stakeholder summary of a run", IsRunFolder, At<"stakeholder_summary.md">, Summary},
     {"run report", IsRunFolder, At<"report.md">, RunReport},
+    {"the report set, for programs (docs/report-set.md)", Always, At<"report_set.json">, SetJson},
     {"the page", Always, At<"report.html">, Html},
 };
 

@@ -4,6 +4,8 @@
 // kernels.csv and, when sections were requested, sections_report.txt.
 #pragma once
 
+#include <deque>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -63,6 +65,9 @@ struct RegionsReport {
   bool launches_per_range = false;  // launches_with_nvtx counts (launch, range) pairs
   std::vector<std::string> notes;  // selection checks, unused patterns, no-match causes
   model::Diagnostics diagnostics;
+  // The regions the entries point at when the report owns them (one read
+  // back from report_set.json); null when an import's CombinedRegions do.
+  std::shared_ptr<const std::deque<analysis::Region>> owned_regions;
 };
 
 // Builds the model; regions get folders (sanitized, unique) in the

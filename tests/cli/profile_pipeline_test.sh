@@ -26,7 +26,7 @@ grep -q -- "--nvtx --nvtx-include A/ --export $work/ok/ncu/profile --force-overw
   fail "ncu argv: $(cat tools.log)"
 grep -q -- "--import $work/ok/ncu/profile.ncu-rep --csv --page details --print-units base --nvtx" tools.log ||
   fail "export argv"
-for f in ncu/cmd.txt ncu/profile.ncu-rep ncu/details.csv kernels.md kernels.json ncu/regions/report.md \
+for f in ncu/cmd.txt ncu/profile.ncu-rep ncu/details.csv kernels.md kernels.json report_set.json ncu/regions/report.md \
          ncu/regions/A/kernels.csv; do
   [[ -f ok/$f ]] || fail "ok/$f missing"
   grep -q "\"path\": \"$f\"" ok/run.json || fail "$f not listed in run.json"

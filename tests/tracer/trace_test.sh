@@ -90,6 +90,7 @@ PY
 /usr/bin/python3 "$trace_checker" ok/trace/trace.json --expect-async 3 >check.txt ||
   fail "trace.json format: $(cat check.txt)"
 [[ -f ok/report.html ]] || fail "no report.html in the trace run"
+grep -q '"trace_json_link": "trace/trace.json"' ok/report_set.json || fail "no report_set.json (with its trace link)"
 # `report RUN_DIR` rebuilds every report of a trace run byte for byte.
 cp -r ok ok.before
 "$bin" report ok >out.txt || fail "report exited $?"

@@ -82,11 +82,11 @@ TEST(Outputs, ARefusedDestinationLeavesEveryPreviousOutputAsItWas) {
   EXPECT_FALSE(HiddenLeft(dir.path()));
 }
 
-TEST(Outputs, TheRealTableWritesTheKernelTablesAndThePageForAnyImport) {
+TEST(Outputs, TheRealTableWritesTheKernelTablesTheSetAndThePageForAnyImport) {
   testing::TempDir dir;
   auto written = WriteOutputs(dir.path(), SmallSet());
   ASSERT_TRUE(written.ok()) << written.error().Render();
-  EXPECT_EQ(*written, (std::vector<std::string>{"kernels.md", "kernels.json", "report.html"}));
+  EXPECT_EQ(*written, (std::vector<std::string>{"kernels.md", "kernels.json", "report_set.json", "report.html"}));
   for (const auto& f : *written) EXPECT_GT(fs::file_size(dir.path() / f), 0u) << f;
 }
 

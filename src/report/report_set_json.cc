@@ -1,0 +1,441 @@
+// Errors name the member they are about (/kernels/kernels/3/calls). This
+// build of nlohmann::json lives in its own ABI namespace (json_abi_diag_*),
+// so it never meets the other translation units' json type.
+#define JSON_DIAGNOSTICS 1
+
+#include "src/report/report_set_json.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <deque>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <utility>
+
+#include "src/core/version.h"
+
+// std::optional: null when unknown (Debian's 3.11.2 has no built-in support).
+NLOHMANN_JSON_NAMESPACE_BEGIN
+template <typename T>
+struct adl_serializer<std::optional<T>> {
+  template <typename BasicJsonType>
+  static void to_json(BasicJsonType& j, const std::optional<T>& value) {
+    if (value) {
+      j = *value;
+    } else {
+      j = nullptr;
+    }
+  }
+  template <typename BasicJsonType>
+  static void from_json(const BasicJsonType& j, std::optional<T>& value) {
+    if (j.is_null()) {
+      value.reset();
+    } else {
+      value = j.template get<T>();
+    }
+  }
+};
+NLOHMANN_JSON_NAMESPACE_END
+
+namespace llmpo {
+namespace {
+// Members in the order the structs declare them (ordered_json), so the file
+// reads like the headers.
+using Json = nlohmann::ordered_json;
+}  // namespace
+
+// to_json / from_json for a struct's members, by name, each member required
+// when read (unknown ones are ignored). Internal linkage: only this file
+// serialises the model, and argument-dependent lookup still finds them.
+#define LLMPO_JSON_TO(...) NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))
+#define LLMPO_JSON_FROM(...) NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM, __VA_ARGS__))
+#define LLMPO_JSON_FIELDS(Type, ...)                                                           \
+  [[maybe_unused]] static void to_json(Json& nlohmann_json_j, const Type& nlohmann_json_t) {   \
+    LLMPO_JSON_TO(__VA_ARGS__)                                                                 \
+  }                                                                                            \
+  [[maybe_unused]] static void from_json(const Json& nlohmann_json_j, Type& nlohmann_json_t) { \
+    LLMPO_JSON_FROM(__VA_ARGS__)                                                               \
+  }
+
+// An enum as one of its names; any other value is an error naming them.
+template <typename E, std::size_t N>
+void EnumToJson(Json& j, E e, const std::pair<E, std::string_view> (&names)[N]) {
+  for (const auto& [value, name] : names) {
+    if (value == e) {
+      j = std::string(name);
+      return;
+    }
+  }
+  j = nullptr;  // not reached: every value has a name
+}
+
+template <typename E, std::size_t N>
+void EnumFromJson(const Json& j, E& e, const std::pair<E, std::string_view> (&names)[N]) {
+  if (j.is_string()) {
+    for (const auto& [value, name] : names) {
+      if (name == j.get_ref<const std::string&>()) {
+        e = value;
+        return;
+      }
+    }
+  }
+  std::string known;
+  for (const auto& [value, name] : names) known += fmt::format("{}\"{}\"", known.empty() ? "" : ", ", name);
+  throw Json::type_error::create(302, fmt::format("{} is not one of {}", j.dump(), known), &j);
+}
+
+#define LLMPO_JSON_ENUM(E, ...)                                                                \
+  static constexpr std::pair<E, std::string_view> k##E##Names[] = __VA_ARGS__;                 \
+  [[maybe_unused]] static void to_json(Json& j, const E& e) { EnumToJson(j, e, k##E##Names); } \
+  [[maybe_unused]] static void from_json(const Json& j, E& e) { EnumFromJson(j, e, k##E##Names); }
+
+LLMPO_JSON_ENUM(Dimension, {{Dimension::kNone, "none"},
+                            {Dimension::kTime, "time"},
+                            {Dimension::kBytes, "bytes"},
+                            {Dimension::kByteRate, "byte_rate"},
+                            {Dimension::kFrequency, "frequency"},
+                            {Dimension::kPercent, "percent"},
+                            {Dimension::kOther, "other"}})
+
+namespace model {
+LLMPO_JSON_ENUM(SourceFamily, {{SourceFamily::kTimeline, "timeline"},
+                               {SourceFamily::kNcu, "ncu"},
+                               {SourceFamily::kSummary, "summary"}})
+LLMPO_JSON_ENUM(FindingType, {{FindingType::kOptimization, "OPT"},
+                              {FindingType::kWarning, "WRN"},
+                              {FindingType::kInfo, "INF"},
+                              {FindingType::kError, "ERR"}})
+LLMPO_JSON_ENUM(SpeedupKind, {{SpeedupKind::kLocal, "local"}, {SpeedupKind::kGlobal, "global"}})
+LLMPO_JSON_ENUM(LaunchOverheadFrom,
+                {{LaunchOverheadFrom::kKernExecSum, "cuda_kern_exec_sum"}, {LaunchOverheadFrom::kTimeline, "timeline"}})
+LLMPO_JSON_ENUM(Severity,
+                {{Severity::kInfo, "info"}, {Severity::kWarning, "warning"}, {Severity::kDataLoss, "data_loss"}})
+
+LLMPO_JSON_FIELDS(ProcessId, host, name, pid, rank)
+LLMPO_JSON_FIELDS(Finding, rule, section, type, message, speedup_pct, speedup_kind, title)
+LLMPO_JSON_FIELDS(TimeStats, total_ns, mean_ns, median_ns, min_ns, max_ns, stddev_ns)
+LLMPO_JSON_FIELDS(ApiSummaryRow, name, calls, time, time_pct)
+LLMPO_JSON_FIELDS(GpuOpSummaryRow, operation, count, time, total_bytes, mean_bytes, max_bytes)
+LLMPO_JSON_FIELDS(LaunchOverheadRow, process, thread, device, api_name, kernel_name, from, count, queue_count,
+                  api_mean_ns, api_median_ns, api_max_ns, queue_mean_ns, queue_median_ns, queue_max_ns, kernel_mean_ns,
+                  total_mean_ns)
+LLMPO_JSON_FIELDS(DiagnosticEntry, severity, count, first_example)
+
+[[maybe_unused]] static void to_json(Json& j, const Diagnostics& d) {
+  j["rows_read"] = d.rows_read();
+  j["entries"] = d.entries();
+  j["notes"] = d.notes();
+}
+[[maybe_unused]] static void from_json(const Json& j, Diagnostics& d) {
+  d = Diagnostics::Restore(j.at("rows_read").get<std::uint64_t>(),
+                           j.at("entries").get<std::map<std::string, DiagnosticEntry, std::less<>>>(),
+                           j.at("notes").get<std::vector<std::string>>());
+}
+
+LLMPO_JSON_FIELDS(KernelClassTimes, computation_ns, communication_ns, memory_ns, comm_comp_overlap_pct)
+LLMPO_JSON_FIELDS(LaunchStats, launches, cpu_mean_ns, cpu_max_ns, gpu_mean_ns, gpu_max_ns, delay_mean_ns, delay_max_ns,
+                  gpu_shorter_than_call)
+LLMPO_JSON_FIELDS(StepTimes, step, cpu_ns, gpu_kernel_ns)
+LLMPO_JSON_FIELDS(DeviceBreakdown, source, process, device, rank, world_size, kernels, memory_ops, kernel_ns, span_ns,
+                  busy_ns, idle_ns, classes, launch, steps)
+LLMPO_JSON_FIELDS(CpuOpTimes, source, process, name, calls, cpu_ns, gpu_self_ns, gpu_total_ns, kernels)
+LLMPO_JSON_FIELDS(GpuBreakdown, devices, cpu_ops)
+}  // namespace model
+
+namespace analysis {
+LLMPO_JSON_ENUM(Aggregation, {{Aggregation::kSum, "sum"},
+                              {Aggregation::kMean, "mean"},
+                              {Aggregation::kDurationWeightedMean, "duration_weighted_mean"},
+                              {Aggregation::kMin, "min"},
+                              {Aggregation::kMax, "max"}})
+LLMPO_JSON_ENUM(BoundClass, {{BoundClass::kHighThroughput, "high-throughput"},
+                             {BoundClass::kCompute, "compute"},
+                             {BoundClass::kMemory, "memory"},
+                             {BoundClass::kBalanced, "balanced"},
+                             {BoundClass::kLatency, "latency"},
+                             {BoundClass::kSmallGrid, "small-grid"},
+                             {BoundClass::kUnknown, "unknown"}})
+LLMPO_JSON_ENUM(RegionKind, {{RegionKind::kPushPop, "push_pop"},
+                             {RegionKind::kStartEnd, "start_end"},
+                             {RegionKind::kSummary, "summary"}})
+LLMPO_JSON_ENUM(Quantity, {{Quantity::kTotal, "total"},
+                           {Quantity::kGpuOps, "gpu_ops"},
+                           {Quantity::kProjected, "projected"},
+                           {Quantity::kCpu, "cpu"}})
+
+// metric_layout is building state (an id unique in the importing process): not kept.
+LLMPO_JSON_FIELDS(MetricAggregate, name, section, unit, dimension, rule, rule_known, sum, min, max, weighted_sum,
+                  weight_ns, unweighted, values, missing, unit_conflicts)
+LLMPO_JSON_FIELDS(KernelFinding, finding, shape, occurrence, launches, speedup_values, speedup_sum, speedup_weighted_sum,
+                  speedup_weight_ns, speedup_unweighted)
+LLMPO_JSON_FIELDS(KernelAggregate, source, process, device, name, calls, timed_calls, total_ns, min_ns, max_ns,
+                  median_ns, stddev_ns, time_pct, metrics, findings)
+
+template <typename Row>
+[[maybe_unused]] static void to_json(Json& j, const FromInput<Row>& f) {
+  j["source"] = f.source;
+  j["row"] = f.row;
+}
+template <typename Row>
+[[maybe_unused]] static void from_json(const Json& j, FromInput<Row>& f) {
+  j.at("source").get_to(f.source);
+  j.at("row").get_to(f.row);
+}
+
+LLMPO_JSON_FIELDS(RuntimeSummaries, api_calls, gpu_ops, launch_overhead, repeated_rows, repeated_launch_paths)
+LLMPO_JSON_FIELDS(DeviceBusy, source, device, kernels, copies, span_ns, busy_ns, idle_ns, idle_pct, missing)
+LLMPO_JSON_FIELDS(RegionKernel, region, kernel, by_launch)
+LLMPO_JSON_FIELDS(Bound, cls, unit, sm_pct, memory_pct, waves_per_sm, reason)
+LLMPO_JSON_FIELDS(RooflineLevel, level, achieved_bytes_per_s, peak_bytes_per_s, intensity, ridge, pct_of_roof, missing)
+LLMPO_JSON_FIELDS(RooflinePrecision, precision, path, instruction, sparse, achieved_per_s, peak_per_s, missing, levels)
+LLMPO_JSON_FIELDS(Roofline, precisions, missing)
+LLMPO_JSON_FIELDS(RooflineSummary, precision, level, kernels, time_ns, achieved_per_s, intensity, pct_of_roof)
+LLMPO_JSON_FIELDS(RankSpread, quantity, min, median, max, min_process, max_process)
+LLMPO_JSON_FIELDS(StepSpread, step, ranks, min_cpu_ms, median_cpu_ms, max_cpu_ms, slowest_process)
+LLMPO_JSON_FIELDS(RankComparison, processes, quantities, steps)
+LLMPO_JSON_FIELDS(MetricSelection, sections, metrics)
+LLMPO_JSON_FIELDS(InstanceStats, count, min_ns, max_ns, total_ns, has_extremes)
+LLMPO_JSON_FIELDS(AlsoMeasured, quantity, input, ns)
+
+// What the writers and Region's methods read; not the building state
+// (kernel_ns, instance spans, ...). Per-instance GPU times (instance_ns)
+// are kept only where Instances() reads them: no measured, CPU or projected
+// instances.
+[[maybe_unused]] static void to_json(Json& nlohmann_json_j, const Region& nlohmann_json_t) {
+  LLMPO_JSON_TO(label, name, domain, kind, path, parent, children, depth, total_ns, exclusive_ns, gpu_ops_ns,
+                gpu_ops_exclusive_ns, projected_ns, cpu_ns, cpu_exclusive_ns, derived_total, launches, excluded,
+                gpu_ops, kernels, inputs, also_measured, measured, cpu_instances, projected_stats, range_metrics)
+  const Region& r = nlohmann_json_t;
+  const bool read = r.measured.count == 0 && r.cpu_instances.count == 0 && r.projected_stats.count == 0;
+  nlohmann_json_j["instance_ns"] = read ? r.instance_ns : std::map<std::int64_t, double>{};
+}
+[[maybe_unused]] static void from_json(const Json& nlohmann_json_j, Region& nlohmann_json_t) {
+  LLMPO_JSON_FROM(label, name, domain, kind, path, parent, children, depth, total_ns, exclusive_ns, gpu_ops_ns,
+                  gpu_ops_exclusive_ns, projected_ns, cpu_ns, cpu_exclusive_ns, derived_total, launches, excluded,
+                  gpu_ops, kernels, inputs, also_measured, measured, cpu_instances, projected_stats, range_metrics,
+                  instance_ns)
+}
+}  // namespace analysis
+
+namespace report {
+LLMPO_JSON_FIELDS(SourceInfo, path, format, status, family)
+LLMPO_JSON_FIELDS(KernelInsight, category, bound, roofline)
+LLMPO_JSON_FIELDS(Action, kernel, category, share_pct, time_ns, speedup_pct, basis, saving_pct_of_gpu, rule, section,
+                  message, evidence)
+LLMPO_JSON_FIELDS(KernelsReport, sources, kernels, runtime, insights, times_from, actions, why_no_actions, source_notes,
+                  gpu_busy, region_kernels, diagnostics)
+LLMPO_JSON_FIELDS(GpuBreakdownReport, breakdown, ranks, top_cpu_ops, cpu_ops_with_gpu)
+LLMPO_JSON_FIELDS(TimelineRow, label, busy_ns, busy_total_ns)
+LLMPO_JSON_FIELDS(TimelineOverview, source, start_ns, end_ns, bins, bin_ns, bins_start_ns, rows, gpu_busy_ns,
+                  gpu_idle_ns, devices, gpu_ops)
+LLMPO_JSON_FIELDS(RunContext::Step, name, status, reason, exit_code)
+LLMPO_JSON_FIELDS(RunContext, run_name, workload, gpu, steps, files, region_flops, peak_tflops, region_bytes, peak_gbps,
+                  prefill_region, decode_region, tokens_per_step)
+LLMPO_JSON_FIELDS(StageRow, label, gpu_kernel_ns, share_pct, share_known, launches, from)
+LLMPO_JSON_FIELDS(MfuRow, region_path, flops, gpu_kernel_ns, missing, achieved_tflops, mfu_pct)
+LLMPO_JSON_FIELDS(MbuRow, region_path, bytes, gpu_kernel_ns, missing, achieved_gbps, mbu_pct)
+LLMPO_JSON_FIELDS(ServingMetrics, ttft_ns, tpot_ns, tokens_per_s, prefill_instances, decode_steps, ttft_from, tpot_from,
+                  ttft_missing, tpot_missing)
+LLMPO_JSON_FIELDS(TopKernel, kernel, share_pct, bound, category)
+LLMPO_JSON_FIELDS(RooflinePoint, kernel, precision, intensity, achieved_per_s, peak_per_s, dram_peak_bytes_per_s,
+                  time_ns)
+LLMPO_JSON_FIELDS(RunModel, run, times_from, gpu_kernel_ns, launches, distinct_kernels, top_kernels, category_ns,
+                  roofline, has_regions, region_count, stages, mfu_configured, mfu_without_regions, mfu, mbu, serving,
+                  actions, why_no_actions, recommendations)
+LLMPO_JSON_FIELDS(RegionFinding, rule, kernels, launches, saving_pct)
+
+namespace {
+
+// A region entry holds its region; read back, the region goes to `store`
+// (a deque: the entries' pointers stay valid as it grows).
+Json EntryJson(const RegionEntry& e) {
+  Json nlohmann_json_j;
+  nlohmann_json_j["region"] = *e.region;
+  const RegionEntry& nlohmann_json_t = e;
+  LLMPO_JSON_TO(parent_label, folder, tree_index, category_ns, busy_pct, busy_missing, findings, roofline)
+  return nlohmann_json_j;
+}
+
+RegionEntry ReadEntry(const Json& nlohmann_json_j, std::deque<analysis::Region>& store) {
+  RegionEntry nlohmann_json_t{};
+  nlohmann_json_t.region = &store.emplace_back();
+  nlohmann_json_j.at("region").get_to(store.back());
+  LLMPO_JSON_FROM(parent_label, folder, tree_index, category_ns, busy_pct, busy_missing, findings, roofline)
+  return nlohmann_json_t;
+}
+
+Json EntriesJson(const std::vector<RegionEntry>& entries) {
+  Json out = Json::array();
+  for (const auto& e : entries) out.push_back(EntryJson(e));
+  return out;
+}
+
+// `j`, which must be an array (the error names its place).
+const Json& Array(const Json& j) {
+  if (!j.is_array())
+    throw Json::type_error::create(302, fmt::format("type must be array, but is {}", j.type_name()), &j);
+  return j;
+}
+
+std::vector<RegionEntry> ReadEntries(const Json& j, std::deque<analysis::Region>& store) {
+  Array(j);
+  std::vector<RegionEntry> out;
+  out.reserve(j.size());
+  for (const auto& e : j) out.push_back(ReadEntry(e, store));
+  return out;
+}
+
+Json RegionsJson(const RegionsReport& r) {
+  Json j;
+  j["sources"] = r.sources;
+  j["aggregate"] = r.aggregate ? EntriesJson(*r.aggregate) : Json(nullptr);
+  j["scopes"] = Json::array();
+  for (const auto& s : r.scopes) {
+    j["scopes"].push_back({{"process", s.process}, {"device", s.device}, {"regions", EntriesJson(s.regions)}});
+  }
+  j["selection"] = r.selection;
+  j["launches_with_nvtx"] = r.launches_with_nvtx;
+  j["launches_outside"] = r.launches_outside;
+  j["launches_per_range"] = r.launches_per_range;
+  j["notes"] = r.notes;
+  j["diagnostics"] = r.diagnostics;
+  return j;
+}
+
+RegionsReport ReadRegions(const Json& j) {
+  auto store = std::make_shared<std::deque<analysis::Region>>();
+  RegionsReport r;
+  j.at("sources").get_to(r.sources);
+  if (const Json& aggregate = j.at("aggregate"); !aggregate.is_null()) r.aggregate = ReadEntries(aggregate, *store);
+  for (const Json& s : Array(j.at("scopes"))) {
+    ScopeEntry scope;
+    s.at("process").get_to(scope.process);
+    s.at("device").get_to(scope.device);
+    scope.regions = ReadEntries(s.at("regions"), *store);
+    r.scopes.push_back(std::move(scope));
+  }
+  j.at("selection").get_to(r.selection);
+  j.at("launches_with_nvtx").get_to(r.launches_with_nvtx);
+  j.at("launches_outside").get_to(r.launches_outside);
+  j.at("launches_per_range").get_to(r.launches_per_range);
+  j.at("notes").get_to(r.notes);
+  j.at("diagnostics").get_to(r.diagnostics);
+  r.owned_regions = std::move(store);
+  return r;
+}
+
+template <typename T, typename Write>
+Json OptionalJson(const std::optional<T>& value, Write write) {
+  return value ? write(*value) : Json(nullptr);
+}
+
+Json SetJson(const ReportSet& set) {
+  Json j;
+  j["schema_version"] = kReportSetSchemaVersion;
+  j["tool"] = {{"name", kToolName}, {"version", kToolVersion}};
+  j["top_k"] = set.top_k;
+  j["run_folder"] = set.run_folder;
+  j["regions_subdir"] = set.regions_subdir;
+  j["trace_json_link"] = set.trace_json_link;
+  j["kernels"] = set.kernels;
+  j["combined"] = set.combined;
+  j["gpu_breakdown"] = set.gpu_breakdown;
+  j["regions"] = OptionalJson(set.regions, RegionsJson);
+  j["timeline"] = set.timeline;
+  j["run"] = set.run;
+  return j;
+}
+
+ReportSet ReadSet(const Json& j) {
+  ReportSet set;
+  j.at("top_k").get_to(set.top_k);
+  j.at("run_folder").get_to(set.run_folder);
+  j.at("regions_subdir").get_to(set.regions_subdir);
+  j.at("trace_json_link").get_to(set.trace_json_link);
+  j.at("kernels").get_to(set.kernels);
+  j.at("combined").get_to(set.combined);
+  j.at("gpu_breakdown").get_to(set.gpu_breakdown);
+  if (const Json& regions = j.at("regions"); !regions.is_null()) set.regions = ReadRegions(regions);
+  j.at("timeline").get_to(set.timeline);
+  j.at("run").get_to(set.run);
+  return set;
+}
+
+// nlohmann's message without its "[json.exception.type_error.302] " tag,
+// the member's place ("(/kernels/sources/0) ") turned into words.
+std::string Explain(const std::exception& e) {
+  std::string_view what = e.what();
+  if (const std::size_t tag = what.find("] "); what.starts_with("[json.exception.") && tag != what.npos) {
+    what.remove_prefix(tag + 2);
+  }
+  if (what.starts_with("(/")) {
+    const std::size_t close = what.find(") ");
+    if (close != std::string_view::npos) {
+      return fmt::format("member {}: {}", what.substr(1, close - 1), what.substr(close + 2));
+    }
+  }
+  return std::string(what);
+}
+
+Error InputError(const std::string& origin, const std::string& what) {
+  return MakeError(ExitStatus::kInput, fmt::format("{}: {}", origin, what));
+}
+
+// The major version of "M.m.p"; nullopt when the text is not one.
+std::optional<int> MajorOf(std::string_view version) {
+  int major = 0;
+  const auto [end, ec] = std::from_chars(version.data(), version.data() + version.size(), major);
+  if (ec != std::errc() || end == version.data() || end == version.data() + version.size() || *end != '.') {
+    return std::nullopt;
+  }
+  return major;
+}
+
+Status CheckVersion(const Json& j, const std::string& origin) {
+  const auto it = j.find("schema_version");
+  if (it == j.end() || !it->is_string()) {
+    return InputError(origin, "not a report set: no schema_version (a string such as \"1.0.0\")");
+  }
+  const std::string& version = it->get_ref<const std::string&>();
+  const std::optional<int> major = MajorOf(version);
+  if (!major) return InputError(origin, fmt::format("schema_version \"{}\" is not MAJOR.MINOR.PATCH", version));
+  if (*major > kReportSetSchemaMajor) {
+    return InputError(origin, fmt::format("schema_version {} is newer than this build reads (major version {}, "
+                                          "schema {}); read it with a newer llm-perf-opt",
+                                          version, kReportSetSchemaMajor, kReportSetSchemaVersion));
+  }
+  if (*major != kReportSetSchemaMajor) {
+    return InputError(origin, fmt::format("schema_version {} is older than this build reads (major version {})",
+                                          version, kReportSetSchemaMajor));
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+std::string ReportSetJson(const ReportSet& set) {
+  // Invalid UTF-8 becomes U+FFFD, as in every other JSON output.
+  return SetJson(set).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+Result<ReportSet> ReadReportSetJson(std::string_view text, const std::string& origin) {
+  Json j;
+  try {
+    j = Json::parse(text);
+  } catch (const Json::exception& e) {
+    return InputError(origin, "not valid JSON: " + Explain(e));
+  }
+  if (!j.is_object())
+    return InputError(origin, fmt::format("not a report set: a JSON {}, not an object", j.type_name()));
+  RETURN_IF_ERROR(CheckVersion(j, origin));
+  try {
+    return ReadSet(j);
+  } catch (const Json::exception& e) {
+    return InputError(origin, "not a report set this build can read: " + Explain(e));
+  }
+}
+
+}  // namespace report
+}  // namespace llmpo
