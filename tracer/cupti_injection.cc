@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "src/model/trace_format.h"
 #include "tracer/exit_hooks.h"
 #include "tracer/trace_buffer.h"
 
@@ -43,7 +44,7 @@ void WriteRecord(const CUpti_Activity* r) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
       const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(r);
-      Line('K')
+      Line(trace_format::kKernel)
           .Add(std::uint64_t{k->deviceId})
           .Add(std::uint64_t{k->contextId})
           .Add(std::uint64_t{k->streamId})
@@ -57,7 +58,7 @@ void WriteRecord(const CUpti_Activity* r) {
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(r);
-      Line('Y')
+      Line(trace_format::kMemcpy)
           .Add(std::uint64_t{m->deviceId})
           .Add(std::uint64_t{m->streamId})
           .Add(std::uint64_t{m->correlationId})
@@ -69,7 +70,7 @@ void WriteRecord(const CUpti_Activity* r) {
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(r);
-      Line('Z')
+      Line(trace_format::kMemset)
           .Add(std::uint64_t{m->deviceId})
           .Add(std::uint64_t{m->streamId})
           .Add(std::uint64_t{m->correlationId})
@@ -81,7 +82,7 @@ void WriteRecord(const CUpti_Activity* r) {
     case CUPTI_ACTIVITY_KIND_RUNTIME:
     case CUPTI_ACTIVITY_KIND_DRIVER: {
       const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(r);
-      Line('A')
+      Line(trace_format::kApiCall)
           .Add(std::uint64_t{a->threadId})
           .Add(std::uint64_t{a->correlationId})
           .Add(std::uint64_t{a->start})
@@ -100,7 +101,7 @@ void CUPTIAPI BufferCompleted(CUcontext ctx, uint32_t stream, uint8_t* buffer, s
   while (g_cupti.next_record(buffer, valid, &record) == CUPTI_SUCCESS) WriteRecord(record);
   size_t dropped = 0;
   if (g_cupti.dropped != nullptr && g_cupti.dropped(ctx, stream, &dropped) == CUPTI_SUCCESS && dropped > 0) {
-    Line('X').Add(std::string_view("cupti_dropped_records")).Add(std::uint64_t{dropped});
+    Line(trace_format::kWarning).Add(std::string_view("cupti_dropped_records")).Add(std::uint64_t{dropped});
   }
   std::free(buffer);
   (void)size;
@@ -134,7 +135,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
                  "llm-perf-opt tracer: CUPTI not found (%s); GPU activity is not traced. Set LLMPO_CUPTI_PATH to "
                  "libcupti.so\n",
                  dlerror());
-    Line('X').Add(std::string_view("cupti_missing"));
+    Line(llmpo::trace_format::kWarning).Add(std::string_view("cupti_missing"));
     return 1;  // NVTX tracing goes on
   }
   Cupti& c = g_cupti;
@@ -142,7 +143,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
       !Load(lib, "cuptiActivityEnable", c.enable) || !Load(lib, "cuptiActivityGetNextRecord", c.next_record) ||
       !Load(lib, "cuptiActivityFlushAll", c.flush_all)) {
     std::fprintf(stderr, "llm-perf-opt tracer: this CUPTI lacks the activity API; GPU activity is not traced\n");
-    Line('X').Add(std::string_view("cupti_unusable"));
+    Line(llmpo::trace_format::kWarning).Add(std::string_view("cupti_unusable"));
     return 1;
   }
   Load(lib, "cuptiActivityGetNumDroppedRecords", c.dropped);
@@ -150,7 +151,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   // default is pthread_self(), which would match no range.
   if (!Load(lib, "cuptiSetThreadIdType", c.set_thread_id_type) ||
       c.set_thread_id_type(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) != CUPTI_SUCCESS) {
-    Line('X').Add(std::string_view("cupti_thread_ids_not_system"));
+    Line(llmpo::trace_format::kWarning).Add(std::string_view("cupti_thread_ids_not_system"));
   }
   CUptiResult (*cupti_now)(uint64_t*) = nullptr;
   if (Load(lib, "cuptiActivityRegisterTimestampCallback", c.register_timestamp) &&
@@ -162,18 +163,18 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
     uint64_t theirs = 0;
     const uint64_t ours = NowNs();
     cupti_now(&theirs);
-    Line('C').Add(static_cast<std::int64_t>(theirs - ours));
+    Line(llmpo::trace_format::kClockOffset).Add(static_cast<std::int64_t>(theirs - ours));
   } else {
-    Line('X').Add(std::string_view("cupti_clock_unknown"));
+    Line(llmpo::trace_format::kWarning).Add(std::string_view("cupti_clock_unknown"));
   }
   c.register_callbacks(BufferRequested, BufferCompleted);
   for (CUpti_ActivityKind kind :
        {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
         CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER}) {
     if (c.enable(kind) != CUPTI_SUCCESS)
-      Line('X').Add(std::string_view("cupti_enable_failed")).Add(std::uint64_t{kind});
+      Line(llmpo::trace_format::kWarning).Add(std::string_view("cupti_enable_failed")).Add(std::uint64_t{kind});
   }
-  Line('G').Add(std::string_view("cupti"));
+  Line(llmpo::trace_format::kGpuTraced).Add(std::string_view("cupti"));
   AddExitHook(FlushCupti, /*order=*/0);
   // Also straight away: atexit runs handlers in reverse order of
   // registration, so one registered now, during CUDA's initialisation, runs

@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "src/model/trace_format.h"
 #include "tracer/exit_hooks.h"
 #include "tracer/trace_buffer.h"
 
@@ -138,11 +139,11 @@ int Pop(std::uint64_t domain) {
   std::lock_guard<SpinLock> lock(t.mu);
   auto& stack = t.Of(domain);
   if (stack.empty()) {
-    Line('X').Add(std::string_view("unbalanced_pop")).Add(std::uint64_t{t.tid}).Add(domain).Add(now);
+    Line(trace_format::kWarning).Add(std::string_view("unbalanced_pop")).Add(std::uint64_t{t.tid}).Add(domain).Add(now);
     return -1;
   }
   const int depth = static_cast<int>(stack.size()) - 1;
-  Line('R')
+  Line(trace_format::kPushPopRange)
       .Add(std::uint64_t{t.tid})
       .Add(domain)
       .Add(std::int64_t{depth})
@@ -168,13 +169,13 @@ void End(nvtxRangeId_t id) {
     std::lock_guard<std::mutex> lock(g_start_end_mu);
     auto it = StartEnd().find(id);
     if (it == StartEnd().end()) {
-      Line('X').Add(std::string_view("unknown_range_end")).Add(std::uint64_t{ThreadId()}).Add(id).Add(now);
+      Line(trace_format::kWarning).Add(std::string_view("unknown_range_end")).Add(std::uint64_t{ThreadId()}).Add(id).Add(now);
       return;
     }
     r = std::move(it->second);
     StartEnd().erase(it);
   }
-  Line('S')
+  Line(trace_format::kStartEndRange)
       .Add(id)
       .Add(r.domain)
       .Add(std::uint64_t{r.tid})
@@ -185,7 +186,7 @@ void End(nvtxRangeId_t id) {
 }
 
 void Mark(std::uint64_t domain, const std::string& name) {
-  Line('M').Add(std::uint64_t{ThreadId()}).Add(domain).Add(NowNs()).Add(name);
+  Line(trace_format::kMark).Add(std::uint64_t{ThreadId()}).Add(domain).Add(NowNs()).Add(name);
 }
 
 // Ranges still open at exit are written with the exit time and the flag "open".
@@ -197,7 +198,7 @@ void WriteOpenRanges() {
       std::lock_guard<SpinLock> stacks_lock(t->mu);
       for (auto& [domain, stack] : t->by_domain) {
         for (std::size_t depth = stack.size(); depth-- > 0;) {
-          Line('R')
+          Line(trace_format::kPushPopRange)
               .Add(std::uint64_t{t->tid})
               .Add(domain)
               .Add(static_cast<std::int64_t>(depth))
@@ -212,7 +213,7 @@ void WriteOpenRanges() {
   }
   std::lock_guard<std::mutex> lock(g_start_end_mu);
   for (auto& [id, r] : StartEnd()) {
-    Line('S')
+    Line(trace_format::kStartEndRange)
         .Add(id)
         .Add(r.domain)
         .Add(std::uint64_t{r.tid})
@@ -254,9 +255,9 @@ void MarkA(const char* m) { Mark(kDefaultDomain, m ? m : ""); }
 void MarkW(const wchar_t* m) { Mark(kDefaultDomain, FromWide(m)); }
 void MarkEx(const nvtxEventAttributes_t* a) { Mark(kDefaultDomain, Message(a)); }
 void NameOsThreadA(std::uint32_t tid, const char* name) {
-  Line('T').Add(std::uint64_t{tid}).Add(std::string_view(name ? name : ""));
+  Line(trace_format::kThreadName).Add(std::uint64_t{tid}).Add(std::string_view(name ? name : ""));
 }
-void NameOsThreadW(std::uint32_t tid, const wchar_t* name) { Line('T').Add(std::uint64_t{tid}).Add(FromWide(name)); }
+void NameOsThreadW(std::uint32_t tid, const wchar_t* name) { Line(trace_format::kThreadName).Add(std::uint64_t{tid}).Add(FromWide(name)); }
 
 int DomainRangePushEx(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) { return Push(DomainId(d), Message(a)); }
 int DomainRangePop(nvtxDomainHandle_t d) { return Pop(DomainId(d)); }
@@ -268,7 +269,7 @@ void DomainMarkEx(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) { Mark(D
 
 nvtxDomainHandle_t DomainCreate(std::string name) {
   auto* d = new nvtxDomainRegistration_st{g_next_domain_id++, std::move(name)};
-  Line('D').Add(d->id).Add(d->name);
+  Line(trace_format::kDomain).Add(d->id).Add(d->name);
   return d;
 }
 nvtxDomainHandle_t DomainCreateA(const char* name) { return DomainCreate(name ? name : ""); }

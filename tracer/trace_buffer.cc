@@ -16,6 +16,8 @@
 #include <new>
 #include <vector>
 
+#include "src/model/trace_format.h"
+
 namespace llmpo::tracer {
 namespace {
 
@@ -118,7 +120,8 @@ class TraceFile {
     if (reopened_++ > 0) return true;  // our own file again: its header is there
     char exe[512] = {0};
     const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    std::string header = "#llmpo-trace 1\nP\t" + std::to_string(getpid()) + "\t";
+    std::string header =
+        std::string(trace_format::kHeader) + "\n" + trace_format::kProcess + "\t" + std::to_string(getpid()) + "\t";
     header += n > 0 ? std::string(exe, static_cast<std::size_t>(n)) : "?";
     header += "\tCLOCK_MONOTONIC\t" + HostName() + "\t" + LauncherRank() + "\n";
     WriteAll(header.data(), header.size());
@@ -258,7 +261,7 @@ void FlushAll(const char* reason) {
     std::lock_guard<SpinLock> buffer_lock(b->mu);
     b->FlushLocked();
   }
-  std::string end = "E\t" + std::to_string(NowNs()) + "\t" + reason + "\n";
+  std::string end = std::string(1, trace_format::kEnd) + "\t" + std::to_string(NowNs()) + "\t" + reason + "\n";
   File().Write(end);
 }
 

@@ -2,6 +2,7 @@
 
 #include "src/ingest/importer.h"
 #include "src/ingest/text_lines.h"
+#include "src/model/trace_format.h"
 
 namespace llmpo::ingest {
 namespace {
@@ -52,7 +53,7 @@ bool IsNsysStatsHeader(std::string_view line) {
 
 bool LooksLikeSqlite(std::string_view head) { return head.starts_with(std::string_view("SQLite format 3\0", 16)); }
 bool LooksLikeNcuReport(std::string_view head) { return head.starts_with(std::string_view("NVR\0", 4)); }
-bool LooksLikeLlmpoTrace(std::string_view head) { return head.starts_with("#llmpo-trace "); }
+bool LooksLikeLlmpoTrace(std::string_view head) { return head.starts_with(trace_format::kHeaderPrefix); }
 bool LooksLikeNcuDetailsCsv(std::string_view head) { return CsvHeaderFormat(head) == InputFormat::kNcuDetailsCsv; }
 bool LooksLikeNcuRawCsv(std::string_view head) { return CsvHeaderFormat(head) == InputFormat::kNcuRawCsv; }
 bool LooksLikeNcuSummaryCsv(std::string_view head) { return CsvHeaderFormat(head) == InputFormat::kNcuSummaryCsv; }

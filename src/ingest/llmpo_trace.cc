@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "src/ingest/range_sweep.h"
+#include "src/model/trace_format.h"
 
 namespace llmpo::ingest {
 namespace {
@@ -59,25 +60,25 @@ const char* CopyKindName(std::uint64_t kind) {
 bool ParseLine(const std::vector<std::string_view>& f, TraceData& t) {
   const char kind = f[0].size() == 1 ? f[0][0] : '?';
   switch (kind) {
-    case 'P':
+    case trace_format::kProcess:
       if (f.size() < 3 || !Num(f[1], t.pid)) return false;
       t.process = UnescapeTraceText(f[2]);
       if (f.size() > 4) t.host = UnescapeTraceText(f[4]);  // newer tracers: host, rank ("" : none)
       if (std::int64_t rank = 0; f.size() > 5 && Num(f[5], rank)) t.rank = rank;
       return true;
-    case 'D': {
+    case trace_format::kDomain: {
       std::uint64_t id = 0;
       if (f.size() < 3 || !Num(f[1], id)) return false;
       t.domains[id] = UnescapeTraceText(f[2]);
       return true;
     }
-    case 'T': {
+    case trace_format::kThreadName: {
       std::uint32_t tid = 0;
       if (f.size() < 3 || !Num(f[1], tid)) return false;
       t.thread_names[tid] = UnescapeTraceText(f[2]);
       return true;
     }
-    case 'R': {  // tid domain depth start end name [open]
+    case trace_format::kPushPopRange: {  // tid domain depth start end name [open]
       model::TraceRange r;
       if (f.size() < 7 || !Num(f[1], r.tid) || !Num(f[2], r.domain) || !Num(f[3], r.depth) || !Num(f[4], r.start) ||
           !Num(f[5], r.end) || r.end < r.start) {
@@ -88,7 +89,7 @@ bool ParseLine(const std::vector<std::string_view>& f, TraceData& t) {
       t.ranges.push_back(std::move(r));
       return true;
     }
-    case 'S': {  // id domain start_tid end_tid start end name [open]
+    case trace_format::kStartEndRange: {  // id domain start_tid end_tid start end name [open]
       model::TraceRange r;
       r.push_pop = false;
       if (f.size() < 8 || !Num(f[1], r.id) || !Num(f[2], r.domain) || !Num(f[3], r.tid) || !Num(f[4], r.end_tid) ||
@@ -100,7 +101,7 @@ bool ParseLine(const std::vector<std::string_view>& f, TraceData& t) {
       t.ranges.push_back(std::move(r));
       return true;
     }
-    case 'M': {  // tid domain ts name
+    case trace_format::kMark: {  // tid domain ts name
       model::TraceRange r;
       if (f.size() < 5 || !Num(f[1], r.tid) || !Num(f[2], r.domain) || !Num(f[3], r.start)) return false;
       r.end = r.start;
@@ -108,7 +109,7 @@ bool ParseLine(const std::vector<std::string_view>& f, TraceData& t) {
       t.marks.push_back(std::move(r));
       return true;
     }
-    case 'K': {  // device context stream correlation start end grid block name
+    case trace_format::kKernel: {  // device context stream correlation start end grid block name
       model::TraceGpuOp op;
       std::uint64_t context = 0;
       if (f.size() < 10 || !Num(f[1], op.device) || !Num(f[2], context) || !Num(f[3], op.stream) ||
@@ -122,8 +123,8 @@ bool ParseLine(const std::vector<std::string_view>& f, TraceData& t) {
       t.gpu_ops.push_back(std::move(op));
       return true;
     }
-    case 'Y':
-    case 'Z': {  // device stream correlation start end bytes [copy kind]
+    case trace_format::kMemcpy:
+    case trace_format::kMemset: {  // device stream correlation start end bytes [copy kind]
       model::TraceGpuOp op;
       op.kind = kind;
       std::uint64_t copy_kind = 0;
@@ -131,12 +132,12 @@ bool ParseLine(const std::vector<std::string_view>& f, TraceData& t) {
           !Num(f[4], op.start) || !Num(f[5], op.end) || !Num(f[6], op.bytes) || op.end < op.start) {
         return false;
       }
-      if (kind == 'Y' && f.size() > 7 && !Num(f[7], copy_kind)) return false;
-      op.name = kind == 'Y' ? CopyKindName(copy_kind) : "[CUDA memset]";
+      if (kind == trace_format::kMemcpy && f.size() > 7 && !Num(f[7], copy_kind)) return false;
+      op.name = kind == trace_format::kMemcpy ? CopyKindName(copy_kind) : "[CUDA memset]";
       t.gpu_ops.push_back(std::move(op));
       return true;
     }
-    case 'A': {  // tid correlation start end api cbid
+    case trace_format::kApiCall: {  // tid correlation start end api cbid
       model::TraceApiCall a;
       if (f.size() < 5 || !Num(f[1], a.tid) || !Num(f[2], a.correlation) || !Num(f[3], a.start) || !Num(f[4], a.end)) {
         return false;
@@ -146,15 +147,15 @@ bool ParseLine(const std::vector<std::string_view>& f, TraceData& t) {
       t.api_calls.push_back(a);
       return true;
     }
-    case 'G':
+    case trace_format::kGpuTraced:
       t.gpu_traced = true;
       return true;
-    case 'C':  // CUPTI's clock minus ours
+    case trace_format::kClockOffset:  // CUPTI's clock minus ours
       return f.size() >= 2 && Num(f[1], t.cupti_clock_offset);
-    case 'E':
+    case trace_format::kEnd:
       t.complete = true;
       return true;
-    case 'X':
+    case trace_format::kWarning:
       return true;  // tracer-side problems: handled by the caller
     default:
       return false;
@@ -179,11 +180,11 @@ std::string UnescapeTraceText(std::string_view text) {
 
 Result<TraceData> ImportLlmpoTrace(std::istream& in, const std::string& source, model::Diagnostics& diagnostics) {
   std::string line;
-  if (!std::getline(in, line) || line.rfind("#llmpo-trace ", 0) != 0) {
+  if (!std::getline(in, line) || !line.starts_with(trace_format::kHeaderPrefix)) {
     return MakeError(ExitStatus::kInput,
                      fmt::format("{}: not an llm-perf-opt trace (no '#llmpo-trace' header)", source));
   }
-  if (line != "#llmpo-trace 1") {
+  if (line != trace_format::kHeader) {
     return MakeError(ExitStatus::kInput, fmt::format("{}: unsupported trace version '{}'", source, line.substr(13)))
         .WithNote("this build reads version 1; trace again with this build's tracer");
   }
@@ -193,7 +194,7 @@ Result<TraceData> ImportLlmpoTrace(std::istream& in, const std::string& source, 
   while (std::getline(in, line)) {
     ++line_no;
     if (line.empty()) continue;
-    if (line.rfind("#llmpo-trace ", 0) == 0) {
+    if (line.starts_with(trace_format::kHeaderPrefix)) {
       // The process called exec: the new image appends to the same file
       // (same pid) with its own header. What the old image still held in its
       // buffers was never written.
@@ -214,7 +215,7 @@ Result<TraceData> ImportLlmpoTrace(std::istream& in, const std::string& source, 
       });
       continue;
     }
-    if (fields[0] == "X" && fields.size() > 1) {
+    if (fields[0] == std::string_view(&trace_format::kWarning, 1) && fields.size() > 1) {
       const std::string code(fields[1]);
       // The tracer's own warnings; a code this version does not know keeps
       // its name in the example.
@@ -359,12 +360,12 @@ void EmitLlmpoTraceRecords(const TraceData& t, ImportContext& ctx) {
     launch.kernel_name = k.op->name;
     launch.process = process;
     launch.device = std::to_string(k.op->device);
-    if (k.op->kind == 'K') {
+    if (k.op->kind == trace_format::kKernel) {
       launch.grid_size = Dims(k.op->grid);
       launch.block_size = Dims(k.op->block);
       if (k.call != nullptr) SetLaunchCall(*k.call, launch);
     } else {
-      launch.kind = k.op->kind == 'Y' ? model::LaunchKind::kMemcpy : model::LaunchKind::kMemset;
+      launch.kind = k.op->kind == trace_format::kMemcpy ? model::LaunchKind::kMemcpy : model::LaunchKind::kMemset;
     }
     launch.start_ns = static_cast<std::int64_t>(k.op->start);
     launch.end_ns = static_cast<std::int64_t>(k.op->end);

@@ -24,7 +24,7 @@ struct TraceRange {
 };
 
 struct TraceGpuOp {
-  char kind = 'K';  // K kernel, Y memcpy, Z memset
+  char kind = 'K';  // trace_format::kKernel, kMemcpy or kMemset
   std::uint32_t device = 0;
   std::uint64_t stream = 0, correlation = 0, start = 0, end = 0, bytes = 0;
   std::string name;     // kernels: demangled; memcpy/memset get a descriptive name

@@ -16,7 +16,7 @@ if len(declared) != len(set(declared)):
     problems.append("a code is declared twice in diagnostic_codes.def")
 tracer = set()
 for path in (root / "tracer").rglob("*.cc"):
-    tracer.update(re.findall(r"Line\('X'\)\.Add\(std::string_view\(\"([a-z_]+)\"\)", path.read_text()))
+    tracer.update(re.findall(r"Line\((?:llmpo::)?trace_format::kWarning\)\.Add\(std::string_view\(\"([a-z_]+)\"\)", path.read_text()))
 if not tracer:
     problems.append("found no X record in the tracer's sources: the scan is broken")
 for code in sorted(tracer):
