@@ -85,7 +85,7 @@ void Collectors::EndInput(report::SourceInfo info) {
   tag_.reset();
   tee_.reset();  // joins the region builder's thread
   router_.reset();
-  const bool ok = info.status == "ok";
+  const bool ok = info.ok();
   region_sources_.push_back({builders_.back().get(), info.family});
   pairing_.EndInput(info.path, ok ? info.family : model::SourceFamily::kSummary);
   sources_.push_back(std::move(info));

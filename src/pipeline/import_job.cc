@@ -114,7 +114,7 @@ std::size_t ReadInputs(const ImportRequest& request, Collectors& collectors, std
   const bool read_ahead = ReadAheadWanted();
   const std::vector<fs::path> inputs = UniqueInputs(request.inputs, collectors.diagnostics());
   for (const auto& file : inputs) {
-    report::SourceInfo info{LabelFor(request, file), "unknown", "ok"};
+    report::SourceInfo info{LabelFor(request, file), "unknown", std::nullopt};
     const auto capture = request.capture_regions.find(file.string());
     model::RecordSink& sink =
         collectors.BeginInput(info.path, capture != request.capture_regions.end() ? capture->second : "");
@@ -131,7 +131,7 @@ std::size_t ReadInputs(const ImportRequest& request, Collectors& collectors, std
       info.family = used->family;
     }
     if (!status.ok()) {
-      info.status = "failed: " + status.error().message;
+      info.failure = status.error().message;
       failures.push_back(std::move(status).error());
     }
     collectors.EndInput(std::move(info));

@@ -27,13 +27,19 @@ Result<ManifestStep> ReadStep(const Json& s, const std::filesystem::path& file) 
   if (!s.is_object()) return Bad(file, "a step is not an object");
   ManifestStep step;
   ASSIGN_OR_RETURN(step.name, Text(s, "name", file));
-  ASSIGN_OR_RETURN(step.status, Text(s, "status", file));
+  ASSIGN_OR_RETURN(const std::string status, Text(s, "status", file));
   ASSIGN_OR_RETURN(step.reason, Text(s, "reason", file));
   if (s.contains("exit_code") && !s["exit_code"].is_null()) {
     if (!s["exit_code"].is_number_integer())
       return Bad(file, fmt::format("step '{}': exit_code is not an integer", step.name));
     step.exit_code = s["exit_code"].get<int>();
   }
+  const auto typed = StepStatusFromText(status);
+  if (!typed) {
+    return Bad(file, fmt::format("step '{}': status '{}' is not one of ok, failed, skipped, interrupted", step.name,
+                                 status));
+  }
+  step.status = *typed;
   if (s.contains("argv") && s["argv"].is_array()) {
     for (const auto& a : s["argv"]) {
       if (a.is_string()) step.argv.push_back(a.get<std::string>());
@@ -53,7 +59,7 @@ const ManifestStep* RunManifest::Step(std::string_view name) const {
 
 bool RunManifest::Succeeded(std::string_view step) const {
   const ManifestStep* s = Step(step);
-  return s != nullptr && s->status == "ok";
+  return s != nullptr && s->status == StepStatus::kOk;
 }
 
 Result<RunManifest> ReadManifest(const std::filesystem::path& run_dir) {
@@ -63,7 +69,12 @@ Result<RunManifest> ReadManifest(const std::filesystem::path& run_dir) {
   if (json.is_discarded() || !json.is_object()) return Bad(file, "not a JSON object");
   RunManifest m;
   ASSIGN_OR_RETURN(m.schema_version, Text(json, "schema_version", file));
-  ASSIGN_OR_RETURN(m.status, Text(json, "status", file));
+  ASSIGN_OR_RETURN(const std::string status, Text(json, "status", file));
+  const auto typed = RunStatusFromText(status);
+  if (!typed) {
+    return Bad(file, fmt::format("status '{}' is not one of running, ok, partial, failed, interrupted", status));
+  }
+  m.status = *typed;
   if (json.contains("steps")) {
     if (!json["steps"].is_array()) return Bad(file, "'steps' is not a list");
     for (const auto& s : json["steps"]) {

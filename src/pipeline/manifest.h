@@ -10,12 +10,13 @@
 #include <vector>
 
 #include "src/core/result.h"
+#include "src/pipeline/run_folder.h"
 
 namespace llmpo::pipeline {
 
 struct ManifestStep {
   std::string name;
-  std::string status;  // "ok", "failed", "skipped", "interrupted", ...
+  StepStatus status = StepStatus::kSkipped;
   std::string reason;
   std::optional<int> exit_code;
   std::vector<std::string> argv;
@@ -23,7 +24,7 @@ struct ManifestStep {
 
 struct RunManifest {
   std::string schema_version;
-  std::string status;  // ok | partial | failed | interrupted | running
+  RunStatus status = RunStatus::kRunning;
   std::vector<ManifestStep> steps;
   std::vector<std::string> artifacts;  // paths relative to the run folder
 

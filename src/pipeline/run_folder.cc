@@ -46,6 +46,21 @@ std::string_view ToString(StepStatus s) {
   return "unknown";
 }
 
+std::optional<RunStatus> RunStatusFromText(std::string_view text) {
+  for (const RunStatus s :
+       {RunStatus::kRunning, RunStatus::kOk, RunStatus::kPartial, RunStatus::kFailed, RunStatus::kInterrupted}) {
+    if (ToString(s) == text) return s;
+  }
+  return std::nullopt;
+}
+
+std::optional<StepStatus> StepStatusFromText(std::string_view text) {
+  for (const StepStatus s : {StepStatus::kOk, StepStatus::kFailed, StepStatus::kSkipped, StepStatus::kInterrupted}) {
+    if (ToString(s) == text) return s;
+  }
+  return std::nullopt;
+}
+
 std::string IsoTimestamp(std::chrono::system_clock::time_point t) {
   const auto seconds = std::chrono::floor<std::chrono::seconds>(t);
   const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(t - seconds).count();

@@ -24,6 +24,9 @@ enum class StepStatus { kOk, kFailed, kSkipped, kInterrupted };
 
 std::string_view ToString(RunStatus s);
 std::string_view ToString(StepStatus s);
+// The statuses as run.json spells them; nullopt for any other text.
+std::optional<RunStatus> RunStatusFromText(std::string_view text);
+std::optional<StepStatus> StepStatusFromText(std::string_view text);
 
 struct StepRecord {
   std::string name;

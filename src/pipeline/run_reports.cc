@@ -24,13 +24,15 @@ Result<nlohmann::json> ReadJson(const fs::path& file) {
   return json;
 }
 
-Result<report::RunContext> ReadRunContext(const fs::path& run_dir) {
+// The run as its reports describe it; its steps as run.json records them
+// (typed in `manifest`, for deciding what to import).
+Result<report::RunContext> ReadRunContext(const fs::path& run_dir, const RunManifest& manifest) {
   report::RunContext run;
   run.run_name = run_dir.filename().string();
-  ASSIGN_OR_RETURN(RunManifest manifest, ReadManifest(run_dir));
   for (const auto& step : manifest.steps) {
     if (step.name == "report") continue;  // written after these reports
-    run.steps.push_back(report::RunContext::Step{step.name, step.status, step.reason, step.exit_code});
+    run.steps.push_back(
+        report::RunContext::Step{step.name, std::string(ToString(step.status)), step.reason, step.exit_code});
   }
   if (auto env = ReadJson(run_dir / "env.json"); env.ok() && env->contains("gpu") && (*env)["gpu"].is_string()) {
     run.gpu = (*env)["gpu"].get<std::string>();
@@ -53,13 +55,6 @@ Result<report::RunContext> ReadRunContext(const fs::path& run_dir) {
   return run;
 }
 
-bool StepSucceeded(const report::RunContext& run, const std::string& name) {
-  for (const auto& s : run.steps) {
-    if (s.name == name) return s.status == "ok";
-  }
-  return false;
-}
-
 }  // namespace
 
 Result<RegionOptions> RunRegionOptions(const fs::path& run_dir) {
@@ -70,16 +65,17 @@ Result<RegionOptions> RunRegionOptions(const fs::path& run_dir) {
 
 Result<std::vector<std::string>> BuildRunReports(const fs::path& run_dir, const RegionOptions& regions,
                                                  const report::TraceOutputs* traced) {
-  ASSIGN_OR_RETURN(report::RunContext run, ReadRunContext(run_dir));
+  ASSIGN_OR_RETURN(const RunManifest manifest, ReadManifest(run_dir));
+  ASSIGN_OR_RETURN(report::RunContext run, ReadRunContext(run_dir, manifest));
   ImportRequest request;
-  if (StepSucceeded(run, "nsys-export")) request.inputs.push_back(run_dir / "nsys" / "run.sqlite");
+  if (manifest.Succeeded("nsys-export")) request.inputs.push_back(run_dir / "nsys" / "run.sqlite");
   // The CSV export when it was made, else the saved report itself (read
   // natively: a run folder copied to a machine without ncu, or an export
   // step that failed).
-  if (StepSucceeded(run, "ncu-export-details")) {
+  if (manifest.Succeeded("ncu-export-details")) {
     request.inputs.push_back(run_dir / "ncu" / "details.csv");
   } else if (std::error_code ec;
-             StepSucceeded(run, "ncu") && fs::is_regular_file(run_dir / "ncu" / "profile.ncu-rep", ec)) {
+             manifest.Succeeded("ncu") && fs::is_regular_file(run_dir / "ncu" / "profile.ncu-rep", ec)) {
     request.inputs.push_back(run_dir / "ncu" / "profile.ncu-rep");
   }
   request.out_dir = run_dir;
@@ -90,7 +86,7 @@ Result<std::vector<std::string>> BuildRunReports(const fs::path& run_dir, const 
   // also give the trace/ files and the page's timeline. ("trace-reports":
   // trace runs of earlier versions.)
   std::optional<report::TraceOutputs> loaded;
-  if (request.inputs.empty() && (StepSucceeded(run, "trace-summaries") || StepSucceeded(run, "trace-reports"))) {
+  if (request.inputs.empty() && (manifest.Succeeded("trace-summaries") || manifest.Succeeded("trace-reports"))) {
     if (traced == nullptr) {
       ASSIGN_OR_RETURN(loaded, LoadTraceOutputs(run_dir));
       traced = &*loaded;

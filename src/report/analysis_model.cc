@@ -173,7 +173,7 @@ std::string TimingSource(const KernelsReport& report) {
   // that ncu did not serialise (an nsys summary); else the first ncu input.
   std::string timeline, summary, ncu;
   for (const auto& s : report.sources) {
-    if (s.status != "ok" || !with_kernels.contains(s.path)) continue;
+    if (!s.ok() || !with_kernels.contains(s.path)) continue;
     if (s.family == model::SourceFamily::kTimeline) {
       timeline = s.path;
     } else if (s.family == model::SourceFamily::kNcu) {

@@ -390,7 +390,7 @@ std::string DataQuality(const HtmlReportInput& in) {
   out += "<table class=\"plain\"><thead><tr><th>Input</th><th>Format</th><th>Status</th></tr></thead><tbody>\n";
   for (const auto& s : in.kernels->sources) {
     out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n", HtmlText(s.path), HtmlText(s.format),
-                       HtmlText(s.status));
+                       HtmlText(s.StatusText()));
   }
   out += "</tbody></table>\n";
   out += fmt::format("<p>Rows read: {}. Rows skipped: {}.</p>\n", d.rows_read(), d.rows_skipped());

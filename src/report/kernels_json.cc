@@ -251,7 +251,7 @@ void WriteJsonHeader(JsonWriter& w, std::string_view schema_version, const std::
     w.BeginObject();
     w.Member("path", s.path);
     w.Member("format", s.format);
-    w.Member("status", s.status);
+    w.Member("status", s.StatusText());
     w.EndObject();
   }
   w.EndArray();

@@ -188,7 +188,7 @@ void SourceSection(std::string& out, const SourceInfo& source, const KernelsRepo
   std::string kernel_time = timed > 0 ? MsText(total) + " ms" : "n/a";
   if (timed > 0 && timed < calls) kernel_time += fmt::format(" ({} of {} launches timed)", timed, calls);
   const auto note = report.source_notes.find(source.path);
-  if (kernels.empty() && note != report.source_notes.end() && source.status == "ok") {
+  if (kernels.empty() && note != report.source_notes.end() && source.ok()) {
     out += fmt::format("\n## {}\n\nFormat: {}. {}\n", MdCell(source.path, 200), source.format, note->second);
     return;
   }
@@ -197,8 +197,7 @@ void SourceSection(std::string& out, const SourceInfo& source, const KernelsRepo
   if (kernels.size() > top_k) out += fmt::format(" Top {} shown; kernels.json has all.", top_k);
   out += "\n\n";
   if (kernels.empty()) {
-    out += source.status == "ok" ? "No kernel records in this input.\n"
-                                 : fmt::format("Not imported: {}\n", source.status);
+    out += source.ok() ? "No kernel records in this input.\n" : fmt::format("Not imported: {}\n", source.StatusText());
     return;
   }
   KernelTable(out, kernels, top_k);

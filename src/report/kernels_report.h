@@ -21,9 +21,13 @@ inline constexpr const char* kKernelsSchemaVersion = "1.1.0";
 
 struct SourceInfo {
   std::string path;
-  std::string format;  // the importer's name (ingest::Importers)
-  std::string status;  // "ok" or "failed: <reason>"
+  std::string format;                  // the importer's name (ingest::Importers)
+  std::optional<std::string> failure;  // why it could not be imported; none when it was
   model::SourceFamily family = model::SourceFamily::kNcu;
+
+  bool ok() const { return !failure.has_value(); }
+  // As the reports write it: "ok", or "failed: <reason>".
+  std::string StatusText() const { return ok() ? "ok" : "failed: " + *failure; }
 };
 
 class JsonWriter;

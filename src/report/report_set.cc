@@ -62,7 +62,7 @@ std::optional<KernelsReport> BuildCombined(const KernelsReport& all, const analy
                                            const analysis::KernelCategorizer& categorizer) {
   bool timeline = false, ncu = false;
   for (const auto& s : all.sources) {
-    if (s.status != "ok") continue;
+    if (!s.ok()) continue;
     timeline = timeline || s.family == model::SourceFamily::kTimeline;
     ncu = ncu || s.family == model::SourceFamily::kNcu;
   }
@@ -76,7 +76,7 @@ std::optional<KernelsReport> BuildCombined(const KernelsReport& all, const analy
   std::size_t matched = 0;
   for (const auto& k : combined.kernels) matched += k.metrics.empty() ? 0 : 1;
   for (const auto& s : all.sources) {
-    if (s.status != "ok" || s.family != model::SourceFamily::kNcu) continue;
+    if (!s.ok() || s.family != model::SourceFamily::kNcu) continue;
     std::size_t own = 0;
     for (const auto& k : all.kernels) own += k.source == s.path ? 1 : 0;
     combined.source_notes[s.path] = fmt::format(

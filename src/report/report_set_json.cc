@@ -220,7 +220,7 @@ LLMPO_JSON_FIELDS(AlsoMeasured, quantity, input, ns)
 }  // namespace analysis
 
 namespace report {
-LLMPO_JSON_FIELDS(SourceInfo, path, format, status, family)
+LLMPO_JSON_FIELDS(SourceInfo, path, format, failure, family)
 LLMPO_JSON_FIELDS(KernelInsight, category, bound, roofline)
 LLMPO_JSON_FIELDS(Action, kernel, category, share_pct, time_ns, speedup_pct, basis, saving_pct_of_gpu, rule, section,
                   message, evidence)

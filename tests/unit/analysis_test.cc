@@ -521,9 +521,9 @@ TEST(Actions, ShareTimesGlobalSpeedupElseHeadroomRanked) {
 // kernel sorts first; ncu is the time source only when nothing else is.
 TEST(Actions, TimingSourceIsNeverNcuWhenASummaryOrTimelineHasKernels) {
   report::KernelsReport r;
-  r.sources = {{"ncu.csv", "ncu-details", "ok", model::SourceFamily::kNcu},
-               {"kern_sum.csv", "nsys-stats", "ok", model::SourceFamily::kSummary},
-               {"empty.sqlite", "nsys-sqlite", "ok", model::SourceFamily::kTimeline}};  // no kernels
+  r.sources = {{"ncu.csv", "ncu-details", std::nullopt, model::SourceFamily::kNcu},
+               {"kern_sum.csv", "nsys-stats", std::nullopt, model::SourceFamily::kSummary},
+               {"empty.sqlite", "nsys-sqlite", std::nullopt, model::SourceFamily::kTimeline}};  // no kernels
   analysis::KernelAggregate from_ncu, from_nsys;
   from_ncu.name = from_nsys.name = "gemv";
   from_ncu.source = "ncu.csv";
@@ -537,7 +537,7 @@ TEST(Actions, TimingSourceIsNeverNcuWhenASummaryOrTimelineHasKernels) {
   r.kernels.push_back(from_trace);
   EXPECT_EQ(report::TimingSource(r), "empty.sqlite");  // a timeline with kernels wins
   r.kernels = {from_ncu};
-  r.sources[1].status = "failed: cut";
+  r.sources[1].failure = "cut";
   EXPECT_EQ(report::TimingSource(r), "ncu.csv");
 }
 

@@ -19,7 +19,7 @@ TEST(Manifest, StepsAndArtifactsAreTyped) {
     "artifacts": [{"path": "ncu/ncu.log", "bytes": 10}]})");
   auto m = ReadManifest(dir.path());
   ASSERT_TRUE(m.ok()) << m.error().message;
-  EXPECT_EQ(m->status, "partial");
+  EXPECT_EQ(m->status, RunStatus::kPartial);
   ASSERT_EQ(m->steps.size(), 2u);
   EXPECT_EQ(m->steps[0].exit_code, 9);
   EXPECT_EQ(m->steps[0].argv, (std::vector<std::string>{"ncu", "-o"}));
@@ -32,7 +32,7 @@ TEST(Manifest, StepsAndArtifactsAreTyped) {
 TEST(Manifest, AStepIsFoundByItsNameNotByTextInAReason) {
   testing::TempDir dir;
   // The old check searched the file's text for "name": "trace-reports".
-  Write(dir.path(), R"({"steps": [{"name": "ncu-profile", "status": "failed",
+  Write(dir.path(), R"({"status": "failed", "steps": [{"name": "ncu-profile", "status": "failed",
     "reason": "\"name\": \"trace-reports\""}]})");
   auto m = ReadManifest(dir.path());
   ASSERT_TRUE(m.ok());
@@ -42,13 +42,27 @@ TEST(Manifest, AStepIsFoundByItsNameNotByTextInAReason) {
 
 TEST(Manifest, WrongTypesAreInputErrorsNamingTheField) {
   testing::TempDir dir;
-  Write(dir.path(), R"({"steps": [{"name": "x", "exit_code": "nine"}]})");
+  Write(dir.path(), R"({"status": "ok", "steps": [{"name": "x", "status": "ok", "exit_code": "nine"}]})");
   auto m = ReadManifest(dir.path());
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.error().kind, ExitStatus::kInput);
   EXPECT_NE(m.error().message.find("exit_code"), std::string::npos);
   Write(dir.path(), "[1, 2");
   EXPECT_FALSE(ReadManifest(dir.path()).ok());
+}
+
+// Statuses are typed: a status run.json cannot hold is refused, named.
+TEST(Manifest, AnUnknownStatusIsAnInputErrorNamingIt) {
+  testing::TempDir dir;
+  Write(dir.path(), R"({"status": "ok", "steps": [{"name": "ncu", "status": "done"}]})");
+  auto m = ReadManifest(dir.path());
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().kind, ExitStatus::kInput);
+  EXPECT_NE(m.error().message.find("step 'ncu': status 'done'"), std::string::npos) << m.error().message;
+  Write(dir.path(), R"({"status": "finished", "steps": []})");
+  m = ReadManifest(dir.path());
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().message.find("status 'finished'"), std::string::npos) << m.error().message;
 }
 
 }  // namespace

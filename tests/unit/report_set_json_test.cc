@@ -77,7 +77,7 @@ Built BuildSet(const std::vector<fs::path>& inputs, const fs::path& scratch, boo
   built.collectors = pipeline::Collectors::Create(pipeline::RegionOptions{}, inputs.size() > 1).value();
   const ingest::InputOptions options{scratch, nullptr};
   for (const auto& file : inputs) {
-    SourceInfo info{file.string(), "unknown", "ok"};
+    SourceInfo info{file.string(), "unknown", std::nullopt};
     model::RecordSink& sink = built.collectors->BeginInput(info.path, "");
     ingest::ImportContext ctx{info.path, sink, built.collectors->diagnostics()};
     const ingest::Importer* used = nullptr;
@@ -86,7 +86,7 @@ Built BuildSet(const std::vector<fs::path>& inputs, const fs::path& scratch, boo
       info.format = std::string(used->name);
       info.family = used->family;
     }
-    if (!status.ok()) info.status = "failed: " + status.error().message;
+    if (!status.ok()) info.failure = status.error().message;
     built.collectors->EndInput(std::move(info));
   }
   ReportOptions report_options;
@@ -266,7 +266,7 @@ TEST(ReportSetJson, UnknownIsNullNeverZeroAndTimesStayInNs) {
 // A small set's JSON, changed by `edit`, read back.
 Result<ReportSet> ReadEdited(const std::function<void(nlohmann::json&)>& edit) {
   ReportSet set;
-  set.kernels.sources.push_back({"in.csv", "ncu-details-csv", "ok", model::SourceFamily::kNcu});
+  set.kernels.sources.push_back({"in.csv", "ncu-details-csv", std::nullopt, model::SourceFamily::kNcu});
   analysis::KernelAggregate k;
   k.name = "k";
   set.kernels.kernels.push_back(k);

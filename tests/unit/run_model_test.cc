@@ -16,8 +16,8 @@ analysis::KernelAggregate Kernel(const char* source, const char* name, double to
 
 TEST(RunModel, KernelTimesComeFromTheTimelineOnly) {
   KernelsReport kernels;
-  kernels.sources = {{"ncu.csv", "ncu-details-csv", "ok", model::SourceFamily::kNcu},
-                     {"run.sqlite", "nsys-sqlite", "ok", model::SourceFamily::kTimeline}};
+  kernels.sources = {{"ncu.csv", "ncu-details-csv", std::nullopt, model::SourceFamily::kNcu},
+                     {"run.sqlite", "nsys-sqlite", std::nullopt, model::SourceFamily::kTimeline}};
   kernels.kernels = {Kernel("ncu.csv", "gemm", 900, 3), Kernel("run.sqlite", "gemm", 300, 3),
                      Kernel("run.sqlite", "relu", 100, 1)};
   const RunModel m = BuildRunModel(RunContext{}, kernels, nullptr);

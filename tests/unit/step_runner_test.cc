@@ -230,7 +230,7 @@ TEST(ProfileThroughRunner, AFailedToolSkipsItsLaterStepsAndAsksItsVersion) {
   ASSERT_TRUE(run->WriteManifest(RunStatus::kFailed).ok());
   const RunManifest m = Manifest(run->dir());
   ASSERT_NE(m.Step("ncu-export-details"), nullptr);
-  EXPECT_EQ(m.Step("ncu-export-details")->status, "skipped");
+  EXPECT_EQ(m.Step("ncu-export-details")->status, StepStatus::kSkipped);
 }
 
 }  // namespace
