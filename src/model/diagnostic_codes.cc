@@ -79,6 +79,9 @@ constexpr DiagnosticCode kCodes[] = {
      "the trace's JSON text is damaged or cut short at the byte named; the events before it are kept"},
     {"kineto_bad_time", kDataLoss, "a duration event without a readable ts or dur; skipped"},
     {"kineto_negative_duration", kDataLoss, "an event that ends before it starts (negative dur); skipped"},
+    {"kineto_time_out_of_range", kDataLoss,
+     "an event that starts or ends past ±2^62 ns (about 146 years; its end would overflow), skipped; or a "
+     "baseTimeNanoseconds that would put the events there, ignored"},
     {"kineto_unknown_category", kInfo, "duration events of a category the importer does not know; ignored"},
     {"kineto_range_truncated", kWarning,
      "an annotation with dur 0 (or none) whose thread goes on: a range cut at the trace window's end; kept open to "
