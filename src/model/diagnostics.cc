@@ -1,5 +1,6 @@
 #include "src/model/diagnostics.h"
 
+#include "src/core/utf8.h"
 #include "src/model/diagnostic_codes.h"
 #include "src/model/source.h"
 
@@ -35,9 +36,15 @@ DiagnosticEntry& Diagnostics::Add(std::string_view code, Severity severity, std:
     const DiagnosticCode* declared = FindDiagnosticCode(code);
     entry.severity = declared != nullptr ? declared->severity : severity;
     entry.first_example = example.size() > kMaxExampleBytes ? Excerpt(example, kMaxExampleBytes) : std::move(example);
+    ReplaceInvalidUtf8(entry.first_example);  // an input's bytes quoted in it: reports hold UTF-8 only
   }
   ++entry.count;
   return entry;
+}
+
+void Diagnostics::Note(std::string note) {
+  ReplaceInvalidUtf8(note);  // an input's bytes quoted in it: reports hold UTF-8 only
+  notes_.push_back(std::move(note));
 }
 
 DiagnosticEntry& Diagnostics::Add(std::string_view code, std::string example) {

@@ -48,7 +48,7 @@ class Diagnostics {
     }
     return Add(code, severity, make_example());
   }
-  void Note(std::string note) { notes_.push_back(std::move(note)); }
+  void Note(std::string note);
   void Merge(const Diagnostics& other);
 
   std::uint64_t rows_read() const { return rows_read_; }
