@@ -245,12 +245,20 @@ RuntimeSummaries KernelAggregator::runtime() const {
     for (auto& row : t.builder.Rows()) all.push_back({t.input, {t.source, std::move(row)}});
   }
   std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.input < b.input; });
-  std::map<LaunchPath, model::LaunchOverheadFrom> kept;
+  // Per launch path, the ranks kept and where each row came from. Two ranks'
+  // processes may share a pid (one per container): rows of different ranks
+  // are different launches; a row without a rank (nsys stats) may be any.
+  std::map<LaunchPath, std::vector<std::pair<std::optional<std::int64_t>, model::LaunchOverheadFrom>>> kept;
   for (auto& r : all) {
-    const auto [it, added] = kept.emplace(PathOf(r.row.row), r.row.row.from);
-    if (added) {
+    const model::LaunchOverheadRow& row = r.row.row;
+    auto& same_path = kept[PathOf(row)];
+    const auto earlier = std::find_if(same_path.begin(), same_path.end(), [&](const auto& k) {
+      return !k.first || !row.process.rank || *k.first == *row.process.rank;
+    });
+    if (earlier == same_path.end()) {
+      same_path.emplace_back(row.process.rank, row.from);
       out.launch_overhead.push_back(std::move(r.row));
-    } else if (it->second == r.row.row.from && r.row.row.from == model::LaunchOverheadFrom::kKernExecSum) {
+    } else if (earlier->second == row.from && row.from == model::LaunchOverheadFrom::kKernExecSum) {
       ++out.repeated_rows;  // the same nsys report again
     } else {
       ++out.repeated_launch_paths;

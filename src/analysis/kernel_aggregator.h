@@ -120,7 +120,9 @@ struct FromInput {
 // (LaunchOverheadBuilder, one per input). A timeline and the
 // cuda_kern_exec_sum of the same run measured the same launches: of the rows
 // with one LaunchPath, the one of the input given first is kept, whichever
-// kind it is, and the others are counted, never added.
+// kind it is, and the others are counted, never added. Rows of two different
+// ranks are never the same launches, even where their pids coincide (one
+// pid per container); a row that names no rank matches any.
 struct RuntimeSummaries {
   std::vector<FromInput<model::ApiSummaryRow>> api_calls;
   std::vector<FromInput<model::GpuOpSummaryRow>> gpu_ops;

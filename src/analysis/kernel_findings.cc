@@ -9,18 +9,37 @@ namespace {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-bool SameKey(const KernelFinding& k, const model::Finding& f, const std::string& shape, std::size_t occurrence) {
-  return k.occurrence == occurrence && k.finding.rule == f.rule && k.finding.section == f.section &&
-         k.finding.type == f.type && k.finding.speedup_kind == f.speedup_kind && k.shape == shape;
+// What makes two findings one: rule, section, type, speedup kind, message
+// shape and occurrence (the n-th finding of that key in a launch).
+using FindingKey = std::tuple<std::string, std::string, model::FindingType, std::optional<model::SpeedupKind>,
+                              std::string, std::size_t>;
+
+FindingKey KeyOf(const model::Finding& f, const std::string& shape, std::size_t occurrence) {
+  return {f.rule, f.section, f.type, f.speedup_kind, shape, occurrence};
 }
 
-KernelFinding* Existing(std::vector<KernelFinding>& into, const model::Finding& f, const std::string& shape,
-                        std::size_t occurrence) {
-  for (auto& k : into) {
-    if (SameKey(k, f, shape, occurrence)) return &k;
+// The kernel's findings by key (index into `into`), built once per call: a
+// result with 100,000 rule messages costs a lookup each, not a walk of all.
+class FindingIndex {
+ public:
+  explicit FindingIndex(std::vector<KernelFinding>& into) : into_(into) {
+    for (std::size_t i = 0; i < into.size(); ++i) {
+      index_.try_emplace(KeyOf(into[i].finding, into[i].shape, into[i].occurrence), i);
+    }
   }
-  return nullptr;
-}
+  KernelFinding* Existing(const model::Finding& f, const std::string& shape, std::size_t occurrence) {
+    const auto it = index_.find(KeyOf(f, shape, occurrence));
+    return it == index_.end() ? nullptr : &into_[it->second];
+  }
+  KernelFinding& Add(KernelFinding k) {
+    index_.try_emplace(KeyOf(k.finding, k.shape, k.occurrence), into_.size());
+    return into_.emplace_back(std::move(k));
+  }
+
+ private:
+  std::vector<KernelFinding>& into_;
+  std::map<FindingKey, std::size_t> index_;
+};
 
 // Keeps the message of the larger speedup.
 void TakeMessage(KernelFinding& k, const model::Finding& f) {
@@ -58,13 +77,13 @@ void AddFindings(std::vector<KernelFinding>& into, const std::vector<model::Find
   std::map<std::tuple<std::string, std::string, model::FindingType, std::optional<model::SpeedupKind>, std::string>,
            std::size_t>
       seen;
+  FindingIndex index(into);
   for (const auto& f : launch_findings) {
     std::string shape = MessageShape(f.message);
     const std::size_t occurrence = seen[{f.rule, f.section, f.type, f.speedup_kind, shape}]++;
-    KernelFinding* existing = Existing(into, f, shape, occurrence);
+    KernelFinding* existing = index.Existing(f, shape, occurrence);
     if (existing != nullptr) TakeMessage(*existing, f);
-    KernelFinding& k =
-        existing != nullptr ? *existing : into.emplace_back(KernelFinding{f, std::move(shape), occurrence});
+    KernelFinding& k = existing != nullptr ? *existing : index.Add(KernelFinding{f, std::move(shape), occurrence});
     ++k.launches;
     if (!f.speedup_pct) continue;
     ++k.speedup_values;
@@ -79,10 +98,11 @@ void AddFindings(std::vector<KernelFinding>& into, const std::vector<model::Find
 }
 
 void MergeFindings(std::vector<KernelFinding>& into, const std::vector<KernelFinding>& other) {
+  FindingIndex index(into);
   for (const auto& o : other) {
-    KernelFinding* existing = Existing(into, o.finding, o.shape, o.occurrence);
+    KernelFinding* existing = index.Existing(o.finding, o.shape, o.occurrence);
     if (existing == nullptr) {
-      into.push_back(o);
+      index.Add(o);
       continue;
     }
     KernelFinding& k = *existing;

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "src/core/utf8.h"
 #include "src/ingest/range_sweep.h"
 #include "src/model/trace_format.h"
 
@@ -178,6 +179,26 @@ std::string UnescapeTraceText(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// Each byte of a name that is not UTF-8 becomes U+FFFD, so every report gets
+// text; how many is said once per trace (invalid_utf8).
+void RepairNames(TraceData& t, const std::string& source, model::Diagnostics& diagnostics) {
+  std::size_t replaced = ReplaceInvalidUtf8(t.process) + ReplaceInvalidUtf8(t.host);
+  for (auto& [id, name] : t.domains) replaced += ReplaceInvalidUtf8(name);
+  for (auto& [tid, name] : t.thread_names) replaced += ReplaceInvalidUtf8(name);
+  for (auto* ranges : {&t.ranges, &t.marks}) {
+    for (auto& r : *ranges) replaced += ReplaceInvalidUtf8(r.name);
+  }
+  for (auto& op : t.gpu_ops) {
+    for (std::string* text : {&op.name, &op.mangled, &op.grid, &op.block}) replaced += ReplaceInvalidUtf8(*text);
+  }
+  if (replaced == 0) return;
+  diagnostics.Add(model::Diag::invalid_utf8, fmt::format("{}: {} byte(s) of names are not UTF-8; each shown as U+FFFD", source, replaced));
+}
+
+}  // namespace
+
 Result<TraceData> ImportLlmpoTrace(std::istream& in, const std::string& source, model::Diagnostics& diagnostics) {
   std::string line;
   if (!std::getline(in, line) || !line.starts_with(trace_format::kHeaderPrefix)) {
@@ -237,6 +258,7 @@ Result<TraceData> ImportLlmpoTrace(std::istream& in, const std::string& source, 
       shift(a.end);
     }
   }
+  RepairNames(t, source, diagnostics);
   if (!t.complete) {
     diagnostics.Add(model::Diag::trace_truncated, fmt::format("{}: no end marker: the process did not exit normally (killed, _exit, crash); "
                                 "records still in its buffers are lost",

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "src/core/utf8.h"
 #include "src/model/diagnostic_codes.h"
 #include "src/model/source.h"
 
@@ -35,9 +36,15 @@ DiagnosticEntry& Diagnostics::Add(Diag code, std::string example) {
   if (entry.count == 0) {
     entry.severity = declared.severity;
     entry.first_example = example.size() > kMaxExampleBytes ? Excerpt(example, kMaxExampleBytes) : std::move(example);
+    ReplaceInvalidUtf8(entry.first_example);  // an input's bytes quoted in it: reports hold UTF-8 only
   }
   ++entry.count;
   return entry;
+}
+
+void Diagnostics::Note(std::string note) {
+  ReplaceInvalidUtf8(note);  // an input's bytes quoted in it: reports hold UTF-8 only
+  notes_.push_back(std::move(note));
 }
 
 void Diagnostics::Merge(const Diagnostics& other) {

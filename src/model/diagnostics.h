@@ -47,7 +47,7 @@ class Diagnostics {
     }
     return Add(code, make_example());
   }
-  void Note(std::string note) { notes_.push_back(std::move(note)); }
+  void Note(std::string note);
   void Merge(const Diagnostics& other);
   // A diagnostics object as it was written out (report_set.json): counts,
   // entries and notes as given, no severity looked up again.

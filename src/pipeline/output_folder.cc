@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -64,6 +66,19 @@ Status RemoveTree(const fs::path& dir) {
   return OkStatus();
 }
 
+// The process's umask, read without changing it (umask(2) sets as it reads,
+// which another thread creating a file meanwhile would see): from
+// /proc/self/status (Linux 4.7+), else 022.
+mode_t CurrentUmask() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (!line.starts_with("Umask:")) continue;
+    return static_cast<mode_t>(std::strtoul(line.c_str() + 6, nullptr, 8) & 0777);
+  }
+  return 022;
+}
+
 }  // namespace
 
 Result<fs::path> MakeStagingFolder(const fs::path& final_dir) {
@@ -72,6 +87,12 @@ Result<fs::path> MakeStagingFolder(const fs::path& final_dir) {
   if (::mkdtemp(pattern.data()) == nullptr) {
     return MakeError(ExitStatus::kFailure,
                      fmt::format("cannot create a folder beside '{}': {}", final_dir.string(), std::strerror(errno)));
+  }
+  // mkdtemp makes it 0700; the reports folder it becomes gets what mkdir
+  // gives (0755 under umask 022), as the reports beside it do.
+  if (::chmod(pattern.c_str(), 0777 & ~CurrentUmask()) != 0) {
+    return MakeError(ExitStatus::kFailure,
+                     fmt::format("cannot set the mode of '{}': {}", pattern, std::strerror(errno)));
   }
   return fs::path(pattern);
 }

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 #include "src/report/kernels_report.h"
 
@@ -85,17 +87,26 @@ std::vector<KernelInsight> BuildKernelInsights(const std::vector<analysis::Kerne
 
 namespace {
 
+// The rows of a kernel table by name (indexes into it, in order), built once.
+using RowsByName = std::unordered_map<std::string_view, std::vector<std::size_t>>;
+
+RowsByName IndexByName(const std::vector<analysis::KernelAggregate>& all, std::size_t rows) {
+  RowsByName out;
+  for (std::size_t i = 0; i < all.size() && i < rows; ++i) out[all[i].name].push_back(i);
+  return out;
+}
+
 // Inputs see different things of one kernel (a details page the rules and
 // SOL, a raw page the roofline counters): each part of the insight from the
 // first kernel of that name that has it. Null when none has anything.
-std::optional<KernelInsight> MergedInsight(const std::string& name, const std::vector<analysis::KernelAggregate>& all,
+std::optional<KernelInsight> MergedInsight(const std::vector<std::size_t>& rows,
+                                           const std::vector<analysis::KernelAggregate>& all,
                                            const std::vector<KernelInsight>& all_insights,
                                            const analysis::KernelAggregate** with_findings) {
   KernelInsight merged;
   bool any = false;
   *with_findings = nullptr;
-  for (std::size_t i = 0; i < all.size() && i < all_insights.size(); ++i) {
-    if (all[i].name != name) continue;
+  for (const std::size_t i : rows) {
     const KernelInsight& in = all_insights[i];
     if (merged.category.empty()) merged.category = in.category;
     if (*with_findings == nullptr && !all[i].findings.empty()) *with_findings = &all[i], any = true;
@@ -153,9 +164,12 @@ std::vector<Action> RankActions(const std::vector<analysis::KernelAggregate>& ti
   }
   std::vector<Action> actions;
   if (total <= 0) return actions;
+  const RowsByName rows = IndexByName(all, all_insights.size());
   for (const auto& [name, ns] : time_by_name) {
+    const auto same_name = rows.find(name);
+    if (same_name == rows.end()) continue;
     const analysis::KernelAggregate* with_findings = nullptr;
-    const std::optional<KernelInsight> insight = MergedInsight(name, all, all_insights, &with_findings);
+    const std::optional<KernelInsight> insight = MergedInsight(same_name->second, all, all_insights, &with_findings);
     if (!insight) continue;
     if (auto a = ActionFor(name, ns, total, *insight, with_findings)) actions.push_back(std::move(*a));
   }

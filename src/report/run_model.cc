@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
+#include <unordered_map>
 
 #include "src/report/text_format.h"
 
@@ -13,29 +15,40 @@ namespace {
 
 constexpr std::size_t kTopKernels = 10;
 
-// The bound class ncu's metrics give the kernel of that name (any input).
-std::string BoundOf(const KernelsReport& all, const std::string& name) {
-  for (std::size_t i = 0; i < all.kernels.size() && i < all.insights.size(); ++i) {
-    if (all.kernels[i].name == name && all.insights[i].bound.cls != analysis::BoundClass::kUnknown) {
-      return std::string(analysis::ToString(all.insights[i].bound.cls));
+// The insights of a kernel table by name, indexed once: a lookup per kernel
+// stays linear in the table (a trace of 40,000 distinct kernel names).
+class InsightsByName {
+ public:
+  explicit InsightsByName(const KernelsReport& all) : all_(all) {
+    for (std::size_t i = 0; i < all.kernels.size() && i < all.insights.size(); ++i) {
+      const std::string& name = all.kernels[i].name;
+      first_.try_emplace(name, i);
+      if (all.insights[i].bound.cls != analysis::BoundClass::kUnknown) first_bound_.try_emplace(name, i);
     }
   }
-  return "unknown";
-}
 
-// The category the analysis gave the kernel of that name; "" when none.
-std::string CategoryOf(const KernelsReport& all, const std::string& name) {
-  for (std::size_t i = 0; i < all.kernels.size() && i < all.insights.size(); ++i) {
-    if (all.kernels[i].name == name) return all.insights[i].category;
+  // The bound class ncu's metrics give the kernel of that name (any input).
+  std::string Bound(const std::string& name) const {
+    const auto it = first_bound_.find(name);
+    return it == first_bound_.end() ? "unknown" : std::string(analysis::ToString(all_.insights[it->second].bound.cls));
   }
-  return "";
-}
 
-std::vector<std::pair<std::string, double>> CategoryTimes(const KernelsReport& all,
+  // The category the analysis gave the kernel of that name; "" when none.
+  std::string Category(const std::string& name) const {
+    const auto it = first_.find(name);
+    return it == first_.end() ? "" : all_.insights[it->second].category;
+  }
+
+ private:
+  const KernelsReport& all_;
+  std::unordered_map<std::string_view, std::size_t> first_, first_bound_;  // name -> first row
+};
+
+std::vector<std::pair<std::string, double>> CategoryTimes(const InsightsByName& insights,
                                                           const std::vector<analysis::KernelAggregate>& timed) {
   std::map<std::string, double> by;
   for (const auto& k : timed) {
-    const std::string category = CategoryOf(all, k.name);
+    const std::string category = insights.Category(k.name);
     if (category.empty()) return {};  // not categorised: no table rather than a partial one
     by[category] += k.total_ns;
   }
@@ -73,13 +86,19 @@ std::vector<RooflinePoint> RooflinePoints(const KernelsReport& all) {
 std::vector<analysis::KernelAggregate> TimesFromOneSource(const KernelsReport& all, std::string* source) {
   *source = TimingSource(all);
   std::vector<analysis::KernelAggregate> one;
+  std::unordered_map<std::string_view, std::vector<const analysis::KernelAggregate*>> others;  // by name, in order
   for (const auto& k : all.kernels) {
-    if (k.source == *source) one.push_back(k);
+    if (k.source == *source) {
+      one.push_back(k);
+    } else {
+      others[k.name].push_back(&k);
+    }
   }
   for (auto& k : one) {
-    for (const auto& other : all.kernels) {
-      if (other.source == *source || other.name != k.name) continue;
-      for (const auto& m : other.metrics) {
+    const auto same_name = others.find(k.name);
+    if (same_name == others.end()) continue;
+    for (const analysis::KernelAggregate* other : same_name->second) {
+      for (const auto& m : other->metrics) {
         if (k.FindMetric(m.section, m.name) == nullptr) k.metrics.push_back(m);
       }
     }
@@ -230,13 +249,14 @@ RunModel BuildRunModel(const RunContext& run, const KernelsReport& kernels, cons
   }
   auto by_name = ByName(timed);
   m.distinct_kernels = by_name.size();  // names, not (process, device, name) rows
-  m.category_ns = CategoryTimes(kernels, timed);
+  const InsightsByName insights(kernels);
+  m.category_ns = CategoryTimes(insights, timed);
   m.roofline = RooflinePoints(kernels);
   if (by_name.size() > kTopKernels) by_name.resize(kTopKernels);
   for (auto& k : by_name) {
     const double share = m.gpu_kernel_ns > 0 ? 100.0 * k.total_ns / m.gpu_kernel_ns : 0.0;
-    const std::string bound = BoundOf(kernels, k.name);
-    std::string category = CategoryOf(kernels, k.name);
+    const std::string bound = insights.Bound(k.name);
+    std::string category = insights.Category(k.name);
     m.top_kernels.push_back(TopKernel{std::move(k), share, bound, std::move(category)});
   }
   m.has_regions = regions != nullptr && regions->aggregate && !regions->aggregate->empty();

@@ -94,12 +94,12 @@ std::optional<TimelineOverview> BuildTimelineOverview(const std::vector<model::T
 
 // Moves every row's bins to a grid of `new_width` starting at `new_origin`
 // (a coarser grid the old one nests in: whole old bins land in one new bin).
-void TimelineCollector::Rebin(std::int64_t new_origin, std::int64_t new_width) {
+void TimelineCollector::Rebin(Wide new_origin, Wide new_width) {
   for (auto& [key, row] : rows_) {
     std::vector<double> moved(kBins, 0.0);
     for (std::size_t i = 0; i < kBins; ++i) {
       if (row.busy[i] == 0) continue;
-      const std::int64_t at = origin_ + static_cast<std::int64_t>(i) * width_;
+      const Wide at = origin_ + static_cast<Wide>(i) * width_;
       moved[static_cast<std::size_t>((at - new_origin) / new_width)] += row.busy[i];
     }
     row.busy = std::move(moved);
@@ -108,8 +108,8 @@ void TimelineCollector::Rebin(std::int64_t new_origin, std::int64_t new_width) {
 }
 
 // Doubles the bin width (to the left or right) until [start, end) fits.
-void TimelineCollector::Fit(std::int64_t start, std::int64_t end) {
-  const auto bins = static_cast<std::int64_t>(kBins);
+void TimelineCollector::Fit(Wide start, Wide end) {
+  const auto bins = static_cast<Wide>(kBins);
   while (start < origin_) Rebin(origin_ - bins * width_, 2 * width_);
   while (end > origin_ + bins * width_) Rebin(origin_, 2 * width_);
 }
@@ -124,7 +124,7 @@ void TimelineCollector::OnLaunch(const model::LaunchRecord& launch) {
   }
   min_start_ = std::min(min_start_, s);
   max_end_ = std::max(max_end_, e);
-  Fit(s, std::max(e, s + 1));
+  Fit(s, std::max<Wide>(e, Wide{s} + 1));
   const std::int64_t stream = launch.stream.value_or(-1);
   if (last_row_ == nullptr || std::get<2>(last_key_) != stream || std::get<1>(last_key_) != launch.device ||
       std::get<0>(last_key_) != launch.process) {
@@ -133,10 +133,10 @@ void TimelineCollector::OnLaunch(const model::LaunchRecord& launch) {
   }
   Row& row = *last_row_;
   if (row.busy.empty()) row.busy.assign(kBins, 0.0);
-  for (std::int64_t b = (s - origin_) / width_; b < static_cast<std::int64_t>(kBins); ++b) {
-    const std::int64_t lo = origin_ + b * width_, hi = lo + width_;
+  for (Wide b = (s - origin_) / width_; b < static_cast<Wide>(kBins); ++b) {
+    const Wide lo = origin_ + b * width_, hi = lo + width_;
     if (lo >= e) break;
-    row.busy[static_cast<std::size_t>(b)] += static_cast<double>(std::min(hi, e) - std::max(lo, s));
+    row.busy[static_cast<std::size_t>(b)] += static_cast<double>(std::min<Wide>(hi, e) - std::max<Wide>(lo, s));
   }
   row.busy_union.Add(s, e);
   all_.Add(s, e);
@@ -154,7 +154,7 @@ std::optional<TimelineOverview> TimelineCollector::Finish() const {
   const auto last = static_cast<std::size_t>((max_end_ - 1 - origin_) / width_);
   t.bins = last - first + 1;
   t.bin_ns = static_cast<double>(width_);
-  t.bins_start_ns = static_cast<std::uint64_t>(origin_ + static_cast<std::int64_t>(first) * width_);
+  t.bins_start_ns = static_cast<std::uint64_t>(origin_ + static_cast<Wide>(first) * width_);
   for (const auto& [key, row] : rows_) {
     const auto& [process, device, stream] = key;
     const std::string stream_text = stream < 0 ? "?" : std::to_string(stream);
@@ -170,7 +170,7 @@ std::optional<TimelineOverview> TimelineCollector::Finish() const {
   t.devices = devices.size();
   if (t.devices > 1) return t;  // no union over devices (timeline_model.h)
   t.gpu_busy_ns = all_.TotalNs();
-  if (t.gpu_busy_ns) t.gpu_idle_ns = static_cast<double>(max_end_ - min_start_) - *t.gpu_busy_ns;
+  if (t.gpu_busy_ns) t.gpu_idle_ns = static_cast<double>(Wide{max_end_} - min_start_) - *t.gpu_busy_ns;
   return t;
 }
 

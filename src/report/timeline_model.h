@@ -67,14 +67,18 @@ class TimelineCollector : public model::RecordSink {
     std::vector<double> busy;
     analysis::IntervalUnion busy_union;
   };
-  void Fit(std::int64_t start, std::int64_t end);
-  void Rebin(std::int64_t new_origin, std::int64_t new_width);
+  // The bin grid in 128 bits: 256 bins wide enough for any two 64-bit
+  // times, and their sums and products, never overflow.
+  __extension__ typedef __int128 Wide;
+  void Fit(Wide start, Wide end);
+  void Rebin(Wide new_origin, Wide new_width);
 
   std::string source_, used_;
   std::map<std::tuple<model::ProcessId, std::string, std::int64_t>, Row> rows_;  // process, device, stream
   Row* last_row_ = nullptr;  // the last launch's row (map nodes stay put) and its key
   std::tuple<model::ProcessId, std::string, std::int64_t> last_key_;
-  std::int64_t origin_ = 0, width_ = 0, min_start_ = 0, max_end_ = 0;
+  Wide origin_ = 0, width_ = 0;
+  std::int64_t min_start_ = 0, max_end_ = 0;
   bool any_ = false;
   analysis::IntervalUnion all_;
   std::uint64_t ops_ = 0;

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "src/report/html_text.h"
 #include "src/report/timeline_model.h"
 
@@ -139,6 +141,26 @@ TEST(TimelineCollector, EarlierStartsWidenToTheLeftAndKeepTheUnionExact) {
   EXPECT_DOUBLE_EQ(*t->gpu_busy_ns, 1010);
   ASSERT_TRUE(t->gpu_idle_ns);
   EXPECT_DOUBLE_EQ(*t->gpu_idle_ns, 1001000.0 - 10 - 1010);
+}
+
+// Issue #35 item 8: times at both ends of 64 bits; the grid's width x 256
+// and its origin are 128-bit, so nothing overflows (the asan preset's UBSan
+// would stop here) and each launch's time lands in a bin.
+TEST(TimelineCollector, TimesAtTheEndsOfSixtyFourBitsFitTheGrid) {
+  TimelineCollector c;
+  const std::int64_t lo = std::numeric_limits<std::int64_t>::min() + 1;
+  const std::int64_t hi = std::numeric_limits<std::int64_t>::max() - 1;
+  c.OnLaunch(Launch(1, 1000, 2000));
+  c.OnLaunch(Launch(1, lo, lo + 10));
+  c.OnLaunch(Launch(1, hi - 10, hi));
+  const auto t = c.Finish();
+  ASSERT_TRUE(t);
+  EXPECT_LE(t->bins, TimelineCollector::kBins);
+  double sum = 0;
+  for (double v : t->rows[0].busy_ns) sum += v;
+  EXPECT_DOUBLE_EQ(sum, 1020);
+  ASSERT_TRUE(t->gpu_idle_ns);
+  EXPECT_GT(*t->gpu_idle_ns, 1.8e19);  // span - busy, never negative
 }
 
 TEST(TimelineCollector, NothingTimedNoTimeline) {

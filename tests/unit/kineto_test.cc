@@ -345,6 +345,35 @@ TEST(KinetoReader, TinyBuffersReadTheSameAsOneBigOne) {
   }
 }
 
+// Issue #35 item 9: what follows an unpaired high surrogate is read as
+// itself (an escape, white space, another \u), in every buffer size (the
+// next backslash may lie past a refill).
+TEST(KinetoReader, AnUnpairedHighSurrogateKeepsWhatFollowsIt) {
+  const std::string names[][2] = {{R"(a\ud800\"b)", "a\uFFFD\"b"},
+                                  {R"(c\ud800\n)", "c\uFFFD\n"},
+                                  {R"(d\ud800 \udc00)", "d\uFFFD \uFFFD"},
+                                  {R"(e\ud800\u0041)", "e\uFFFDA"},
+                                  {R"(f\ud800\ud83d\ude00)", "f\uFFFD\U0001F600"},
+                                  {R"(g\ud800)", "g\uFFFD"}};
+  std::string text = "[";
+  for (const auto& [json, decoded] : names) {
+    text += R"({"ph": "X", "cat": "user_annotation", "name": ")" + json +
+            R"(", "pid": 1, "tid": 1, "ts": 1, "dur": 1},)";
+  }
+  text += R"({"ph": "X", "cat": "user_annotation", "name": "last", "pid": 1, "tid": 1, "ts": 1, "dur": 1}])";
+  for (std::size_t buffer : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{5}, std::size_t{7},
+                             std::size_t{1} << 20}) {
+    SCOPED_TRACE(buffer);
+    MemorySource source(text, buffer);
+    kineto::TraceStore store;
+    model::Diagnostics d;
+    EXPECT_EQ(kineto::ReadTrace(source, store, d, "t", buffer).error, "");
+    ASSERT_EQ(store.annotations.size(), std::size(names) + 1);
+    for (std::size_t i = 0; i < std::size(names); ++i) EXPECT_EQ(store.names[store.annotations[i].name], names[i][1]);
+    EXPECT_EQ(store.names[store.annotations.back().name], "last");
+  }
+}
+
 // The structural index against a byte-by-byte walk of JSON's string rules,
 // for both block loops (AVX2 where the CPU has it, and SSE2), on random text
 // rich in quotes, backslashes and brackets, from every start offset.
@@ -660,6 +689,21 @@ TEST(KinetoDetect, RecognisesObjectAndArrayHeads) {
   EXPECT_EQ(DetectFormat("{\n  \"schemaVersion\": 1, \"traceEvents\": ["), InputFormat::kKinetoTrace);
   EXPECT_EQ(DetectFormat("[\n{\"ph\": \"X\", \"ts\": 1"), InputFormat::kKinetoTrace);
   EXPECT_EQ(DetectFormat("{\"a\": 1}"), InputFormat::kUnknown);
+}
+
+// Issue #35 item 13: "traceEvents" after the 64 KiB head. Kineto's other
+// top-level keys come first (here 1,000 GPUs' properties), or the object is
+// still open where the head ends with trace events in it.
+TEST(KinetoDetect, TraceEventsAfterTheHead) {
+  std::string properties = "{\"deviceProperties\": [";
+  while (properties.size() < 70000) properties += R"({"id": 0, "name": "GPU \"0\"", "totalGlobalMem": 85000000000},)";
+  EXPECT_EQ(DetectFormat(properties.substr(0, 65536)), InputFormat::kKinetoTrace);
+  EXPECT_EQ(DetectFormat("{\"distributedInfo\": {\"rank\": 1}, \"x\": ["), InputFormat::kKinetoTrace);
+  std::string events = R"({"meta": {"events": [)";
+  while (events.size() < 70000) events += R"({"ph": "X", "ts": 1, "dur": 2},)";
+  EXPECT_EQ(DetectFormat(events.substr(0, 65536)), InputFormat::kKinetoTrace);
+  // Not Kineto: a closed object without its keys; its keys only nested.
+  EXPECT_EQ(DetectFormat(R"({"a": {"deviceProperties": 1}, "b": [{"ph": "X", "ts": 1}]})"), InputFormat::kUnknown);
 }
 
 // ---- Shared fixtures: reference numbers from kineto-reference.md §7 ----

@@ -11,6 +11,7 @@
 #include "src/ingest/kineto/breakdown.h"
 #include "src/ingest/kineto/id_table.h"
 #include "src/ingest/kineto/span_sweep.h"
+#include "src/ingest/kineto/trace_reader.h"
 
 namespace llmpo::ingest::kineto {
 namespace {
@@ -48,10 +49,44 @@ std::optional<std::int64_t> StepNumber(std::string_view name) {
 // ProfilerStep#7 is instance 7... of the region "ProfilerStep".
 std::string RegionName(const std::string& name) { return StepNumber(name) ? "ProfilerStep" : name; }
 
+// The earliest start and the latest end of the trace's events.
+std::optional<std::pair<std::int64_t, std::int64_t>> TimeSpan(const TraceStore& s) {
+  std::optional<std::pair<std::int64_t, std::int64_t>> span;
+  const auto add = [&](const auto& events) {
+    for (const auto& e : events) {
+      if (!span) span = std::pair{e.start, e.end};
+      span->first = std::min(span->first, e.start);
+      span->second = std::max(span->second, e.end);
+    }
+  };
+  add(s.gpu_ops);
+  add(s.calls);
+  add(s.cpu_ops);
+  add(s.annotations);
+  return span;
+}
+
+// baseTimeNanoseconds, unless adding it would put an event past ±2^62 ns
+// (TimeInRange): then it is ignored, said, and times stay the trace's own.
+std::int64_t UsableBase(const TraceStore& s, const std::string& label, ImportContext& ctx) {
+  if (!s.base_ns || *s.base_ns == 0) return 0;
+  const std::int64_t base = *s.base_ns;
+  const auto span = TimeSpan(s);
+  std::int64_t first = base, last = base;
+  const bool fits = span ? !__builtin_add_overflow(base, span->first, &first) &&
+                               !__builtin_add_overflow(base, span->second, &last)
+                         : true;
+  if (fits && TimeInRange(first) && TimeInRange(last)) return base;
+  ctx.diagnostics.Add(model::Diag::kineto_time_out_of_range, fmt::format("{}: baseTimeNanoseconds {} puts the trace's events past ±2^62 ns (about 146 "
+                                  "years); ignored: times are the trace's own",
+                                  label, base));
+  return 0;
+}
+
 class Emitter {
  public:
   Emitter(const TraceStore& store, const std::string& label, ImportContext& ctx)
-      : s_(store), label_(label), ctx_(ctx), process_(ProcessOf(store)), base_(store.base_ns.value_or(0)) {
+      : s_(store), label_(label), ctx_(ctx), process_(ProcessOf(store)), base_(UsableBase(store, label, ctx)) {
     region_names_.reserve(s_.names.size());
     for (std::uint32_t i = 0; i < s_.names.size(); ++i) region_names_.push_back(RegionName(s_.names[i]));
   }
@@ -312,13 +347,43 @@ class Emitter {
     f.instance = instance;
   }
 
-  void CountCpuOps(const std::vector<std::uint32_t>& open_ops, std::uint32_t innermost, double ns) {
+  // "Self CUDA": the launch's GPU time to its innermost CPU op. Its "CUDA
+  // total" (every op open at the call) is summed per op in CountTotals.
+  void CountSelf(std::uint32_t innermost, std::uint32_t launch, double ns) {
     if (innermost != kNone) {
       auto& t = op_times_[s_.cpu_ops[innermost].name];
       t.gpu_self_ns += ns;
       ++t.kernels;
     }
-    for (std::uint32_t i : open_ops) op_times_[s_.cpu_ops[i].name].gpu_total_ns += ns;
+    if (!s_.cpu_ops.empty()) kernel_launches_.push_back(launch);
+  }
+
+  // Each CPU op's GPU total: the kernels whose launch call started on its
+  // thread within [start, end], by prefix sums over those calls (visited in
+  // (thread, start) order): O((ops + calls) log calls) however deep the ops
+  // nest, not a walk of every open op per launch.
+  void CountTotals(const std::vector<Launch>& launches) {
+    using At = std::pair<std::uint32_t, std::int64_t>;  // (thread, time)
+    const auto at = [&](std::uint32_t k) {
+      const HostCall& call = s_.calls[launches[k].call];
+      return At(call.thread, call.start);
+    };
+    std::vector<double> prefix(kernel_launches_.size() + 1, 0.0);
+    for (std::size_t i = 0; i < kernel_launches_.size(); ++i) {
+      const GpuOp& op = s_.gpu_ops[launches[kernel_launches_[i]].op];
+      prefix[i + 1] = prefix[i] + static_cast<double>(op.end - op.start);
+    }
+    const auto first = kernel_launches_.begin();
+    for (const CpuSpan& op : s_.cpu_ops) {
+      const auto lo = std::lower_bound(first, kernel_launches_.end(), At(op.thread, op.start),
+                                       [&](std::uint32_t k, const At& t) { return at(k) < t; });
+      const auto hi = std::upper_bound(lo, kernel_launches_.end(), At(op.thread, op.end),
+                                       [&](const At& t, std::uint32_t k) { return t < at(k); });
+      if (lo == hi) continue;
+      op_times_[op.name].gpu_total_ns +=
+          prefix[static_cast<std::size_t>(hi - first)] - prefix[static_cast<std::size_t>(lo - first)];
+    }
+    kernel_launches_ = {};
   }
 
   void AttributeAndEmit(const std::vector<Launch>& launches) {
@@ -327,7 +392,8 @@ class Emitter {
     const bool by_external_id = HasRealExternalIds(s_);
     const IdTable op_by_id = by_external_id ? CpuOpsByExternalId() : IdTable(0);
     batch_.resize(std::min(kBatch, launches.size()));
-    for (const Launch& l : launches) {
+    for (std::uint32_t i = 0; i < launches.size(); ++i) {
+      const Launch& l = launches[i];
       const GpuOp& op = s_.gpu_ops[l.op];
       model::LaunchRecord& record = NextRecord();
       Fill(op, record);
@@ -347,9 +413,8 @@ class Emitter {
       const double ns = *record.duration_ns;
       std::size_t depth = 0;
       for (std::uint32_t a : annotations.OpenAt(call.thread, call.start)) {
-        if (depth <= model::kMaxNvtxDepth) {
-          SetFrame(record.nvtx_stack, depth++, region_names_[(*annotations_)[a].name], a);
-        }
+        if (depth > model::kMaxNvtxDepth) break;  // folded into level 64 (nvtx_depth_folded)
+        SetFrame(record.nvtx_stack, depth++, region_names_[(*annotations_)[a].name], a);
       }
       // A step's kernels: launched while it ran, from any thread (a training
       // step's backward kernels come from autograd's threads, not the one
@@ -363,11 +428,12 @@ class Emitter {
         if (by_external_id && op.has_external_id) {
           if (auto index = op_by_id.Find(op.external_id); index && *index != kNone) innermost = *index;
         }
-        CountCpuOps(open, innermost, ns);
+        CountSelf(innermost, i, ns);
       }
       record.nvtx_stack.resize(depth);
     }
     FlushBatch();
+    CountTotals(launches);
   }
 
   // Launches go to the sink in batches (a sink may take a batch on two
@@ -508,6 +574,7 @@ class Emitter {
   };
   std::vector<StepWindow> step_windows_;  // sorted by start
   std::unordered_map<std::uint32_t, model::CpuOpTimes> op_times_;
+  std::vector<std::uint32_t> kernel_launches_;  // kernels with a launch call, by index into the launches
 };
 
 }  // namespace

@@ -180,27 +180,45 @@ bool JsonPull::ReadEscape(std::string& out) {
     case 't':
       out += '\t';
       return true;
-    case 'u': {
-      std::uint32_t cp = 0;
-      if (!ReadHex4(cp)) return false;
-      if (cp >= 0xD800 && cp < 0xDC00) {  // a high surrogate: its pair follows as another \u escape
-        if (Consume('\\') && pos_ < len_ && buffer_[pos_] == 'u') {
-          ++pos_;
-          std::uint32_t low = 0;
-          if (!ReadHex4(low)) return false;
-          cp = low >= 0xDC00 && low < 0xE000 ? 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00) : 0xFFFD;
-        } else {
-          cp = 0xFFFD;
-        }
-      } else if (cp >= 0xDC00 && cp < 0xE000) {
-        cp = 0xFFFD;  // an unpaired low surrogate
-      }
-      AppendUtf8(out, cp);
-      return true;
-    }
+    case 'u':
+      return ReadUnicodeEscape(out);
     default:
       return Fail(fmt::format("an unknown string escape '\\{}'", c));
   }
+}
+
+// After "\u": a code point, or a surrogate pair whole. A high surrogate
+// whose pair does not follow at once (no white space is skipped) is U+FFFD,
+// and what follows it is read as itself: another escape ("\"", "\n", a
+// "\u" that is not a low surrogate) or the string's next byte.
+bool JsonPull::ReadUnicodeEscape(std::string& out) {
+  std::uint32_t cp = 0;
+  if (!ReadHex4(cp)) return false;
+  while (cp >= 0xD800 && cp < 0xDC00) {  // a high surrogate: its pair follows as another \u escape
+    if (pos_ == len_ && !Refill()) return Fail("the text ends inside a string");
+    if (buffer_[pos_] != '\\') {
+      cp = 0xFFFD;
+      break;
+    }
+    ++pos_;
+    if (pos_ == len_ && !Refill()) return Fail("the text ends inside a string escape");
+    if (buffer_[pos_] != 'u') {
+      AppendUtf8(out, 0xFFFD);
+      return ReadEscape(out);
+    }
+    ++pos_;
+    std::uint32_t low = 0;
+    if (!ReadHex4(low)) return false;
+    if (low >= 0xDC00 && low < 0xE000) {
+      cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+      break;
+    }
+    AppendUtf8(out, 0xFFFD);
+    cp = low;  // not its pair: a code point (or high surrogate) of its own
+  }
+  if (cp >= 0xDC00 && cp < 0xE000) cp = 0xFFFD;  // an unpaired low surrogate
+  AppendUtf8(out, cp);
+  return true;
 }
 
 bool JsonPull::ReadString(std::string& out) {

@@ -99,6 +99,7 @@ class JsonPull {
   bool Refill();
   bool SkipWhitespace();
   bool ReadEscape(std::string& out);
+  bool ReadUnicodeEscape(std::string& out);
   bool ReadHex4(std::uint32_t& value);
   bool SkipString();
   bool SkipContainer(std::size_t depth);

@@ -7,10 +7,13 @@
 #include <sched.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <vector>
 
+#include "src/core/utf8.h"
 #include "src/ingest/importer.h"
 #include "src/ingest/kineto/attribution.h"
 #include "src/ingest/kineto/byte_source.h"
@@ -58,12 +61,68 @@ bool TarHeadHasGzipJson(std::string_view head) {
   return false;
 }
 
+// The keys of the top-level object that starts `text` (at its '{'), as far
+// as the text goes: a head may end anywhere. `open`: the object does not end
+// in it.
+std::vector<std::string_view> TopLevelKeys(std::string_view text, bool& open) {
+  std::vector<std::string_view> keys;
+  int depth = 0;
+  bool expect_key = false;
+  open = true;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"') {
+      const std::size_t start = ++i;
+      for (; i < text.size() && text[i] != '"'; ++i) {
+        if (text[i] == '\\') ++i;  // an escaped byte
+      }
+      if (i >= text.size()) break;  // the head ends inside a string
+      if (depth == 1 && expect_key) keys.push_back(text.substr(start, i - start));
+      expect_key = false;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+      expect_key = c == '{' && depth == 1;
+    } else if (c == '}' || c == ']') {
+      if (--depth <= 0) {
+        open = false;
+        break;
+      }
+    } else if (c == ',') {
+      expect_key = depth == 1;
+    }
+  }
+  return keys;
+}
+
+// Top-level keys only PyTorch's profiler (Kineto) writes, in the order it
+// writes them: a trace may hold 64 KiB of them (the properties of many GPUs,
+// run metadata) before traceEvents.
+bool IsKinetoKey(std::string_view key) {
+  static constexpr std::string_view kKeys[] = {
+      "traceEvents",  "schemaVersion", "deviceProperties", "distributedInfo", "baseTimeNanoseconds",
+      "cupti_version", "cuda_runtime_version", "cuda_driver_version", "record_shapes", "with_stack",
+      "with_modules", "profile_memory", "with_flops"};
+  return std::find(std::begin(kKeys), std::end(kKeys), key) != std::end(kKeys);
+}
+
+// A JSON object whose top-level keys so far include one of Kineto's, or one
+// still open where the head ends with Chrome trace events in it.
+bool LooksLikeKinetoObject(std::string_view text) {
+  bool open = true;
+  const auto keys = TopLevelKeys(text, open);
+  if (std::any_of(keys.begin(), keys.end(), IsKinetoKey)) return true;
+  return open && Contains(text, "\"ph\"") && Contains(text, "\"ts\"");
+}
+
 bool LooksLikeTraceText(std::string_view text) {
   std::size_t i = 0;
   if (text.starts_with("\xEF\xBB\xBF")) i = 3;
   while (i < text.size() && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t')) ++i;
   if (i == text.size()) return false;
-  if (text[i] == '{') return Contains(text, "\"traceEvents\"") || Contains(text, "\"schemaVersion\"");
+  if (text[i] == '{') {
+    return Contains(text, "\"traceEvents\"") || Contains(text, "\"schemaVersion\"") ||
+           LooksLikeKinetoObject(text.substr(i));
+  }
   if (text[i] == '[') return Contains(text, "\"ph\"") && Contains(text, "\"ts\"");
   return false;
 }
@@ -94,6 +153,14 @@ int UsableCpus() {
   return CPU_COUNT(&set);
 }
 
+// Each byte of a name that is not UTF-8 becomes U+FFFD, so every report gets
+// text; how many is said once per trace (invalid_utf8).
+void RepairNames(kineto::TraceStore& store, const std::string& label, ImportContext& ctx) {
+  const std::size_t replaced = store.names.ReplaceInvalidUtf8() + store.threads.ReplaceInvalidUtf8();
+  if (replaced == 0) return;
+  ctx.diagnostics.Add(model::Diag::invalid_utf8, fmt::format("{}: {} byte(s) of names are not UTF-8; each shown as U+FFFD", label, replaced));
+}
+
 // Reads one trace; false when nothing usable came out of it.
 bool ImportOneTrace(ByteSource& source, const std::string& label, ImportContext& ctx,
                     const kineto::SplitRead* split = nullptr) {
@@ -107,8 +174,20 @@ bool ImportOneTrace(ByteSource& source, const std::string& label, ImportContext&
                                     label, read.error, store.events));
   }
   if (store.events == 0 && !read.error.empty()) return false;
+  RepairNames(store, label, ctx);
   kineto::EmitTrace(store, label, ctx);
   return true;
+}
+
+// A member's name: as UTF-8 where the archive says (pax), else as stored.
+// A member's name: as UTF-8 where the archive says (pax), else as stored,
+// any byte that is not UTF-8 shown as U+FFFD (it names the rank's input).
+std::string MemberName(archive_entry* entry) {
+  const char* utf8 = archive_entry_pathname_utf8(entry);
+  const char* raw = utf8 != nullptr ? utf8 : archive_entry_pathname(entry);
+  std::string name = raw != nullptr ? raw : "?";
+  ReplaceInvalidUtf8(name);
+  return name;
 }
 
 struct ArchiveCloser {
@@ -126,9 +205,13 @@ Status ImportArchive(const std::filesystem::path& file, ImportContext& ctx) {
   int traces = 0;
   archive_entry* entry = nullptr;
   int rc = 0;
-  while ((rc = archive_read_next_header(a.get(), &entry)) == ARCHIVE_OK) {
+  // ARCHIVE_WARN: the entry is whole, but something in its header could not
+  // be converted: a pax tar's UTF-8 member name, which libarchive cannot
+  // turn into the "C" locale's ASCII (Python's tarfile writes pax by
+  // default). The name is read as UTF-8 instead.
+  while ((rc = archive_read_next_header(a.get(), &entry)) == ARCHIVE_OK || rc == ARCHIVE_WARN) {
     if (archive_entry_filetype(entry) != AE_IFREG) continue;
-    const std::string member = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "?";
+    const std::string member = MemberName(entry);
     const bool gzip = member.ends_with(".json.gz");
     if (!member.ends_with(".json") && !gzip) {
       ctx.diagnostics.Note(fmt::format("{}: member '{}' is not a .json or .json.gz trace; not read", ctx.source,
@@ -154,7 +237,9 @@ Status ImportArchive(const std::filesystem::path& file, ImportContext& ctx) {
 bool LooksLikeKinetoTrace(std::string_view head) {
   const std::string inflated = kineto::IsGzip(head.data(), head.size()) ? InflateHead(head) : std::string();
   const std::string_view text = inflated.empty() ? head : std::string_view(inflated);
-  if (IsTarHeader(text)) return Contains(text, "\"traceEvents\"") || TarHeadHasGzipJson(text);
+  if (IsTarHeader(text)) {
+    return Contains(text, "\"traceEvents\"") || TarHeadHasGzipJson(text) || LooksLikeTraceText(text.substr(512));
+  }
   return LooksLikeTraceText(text);
 }
 

@@ -1,6 +1,9 @@
 // The CPU spans (annotations, CPU ops) open on a thread at a moment, for
 // launch calls visited in (thread, time) order: each span enters once and
-// leaves once, so a whole trace costs O(spans + calls x depth).
+// leaves once. While the open spans nest (the usual case, and any stack of
+// cpu_ops), the ones that ended are popped from the inside, so a whole trace
+// costs O(spans + calls); spans that overlap without nesting cost a walk of
+// the open ones per call until they have all closed.
 #pragma once
 
 #include <algorithm>
@@ -40,15 +43,24 @@ class SpanSweep {
     if (thread != thread_) {
       thread_ = thread;
       active_.clear();
+      nested_ = true;
       next_ = static_cast<std::size_t>(
           std::lower_bound(order_.begin(), order_.end(), thread,
                            [&](std::uint32_t i, std::uint32_t th) { return spans_[i].thread < th; }) -
           order_.begin());
     }
     while (next_ < order_.size() && spans_[order_[next_]].thread == thread && spans_[order_[next_]].start <= t) {
-      active_.push_back(order_[next_++]);
+      const std::uint32_t i = order_[next_++];
+      nested_ = nested_ && (active_.empty() || spans_[i].end <= spans_[active_.back()].end);
+      active_.push_back(i);
     }
-    std::erase_if(active_, [&](std::uint32_t i) { return spans_[i].end < t; });
+    if (nested_) {  // ends never grow inwards: the ended spans are the innermost ones
+      while (!active_.empty() && spans_[active_.back()].end < t) active_.pop_back();
+    } else {
+      std::erase_if(active_, [&](std::uint32_t i) { return spans_[i].end < t; });
+      nested_ = std::is_sorted(active_.begin(), active_.end(),
+                               [&](std::uint32_t a, std::uint32_t b) { return spans_[a].end > spans_[b].end; });
+    }
     return active_;
   }
 
@@ -58,6 +70,7 @@ class SpanSweep {
   std::uint32_t thread_ = UINT32_MAX;
   std::size_t next_ = 0;
   std::vector<std::uint32_t> active_;
+  bool nested_ = true;  // each span of active_ ends no later than the one before it
 };
 
 }  // namespace llmpo::ingest::kineto

@@ -412,7 +412,18 @@ class Reader {
       BadEvent(position, model::Diag::kineto_negative_duration, "ends before it starts (negative dur)");
       return std::nullopt;
     }
-    return std::pair{*ts, *ts + *dur};
+    return InRange(position, *ts, *dur);
+  }
+
+  // ts and ts + dur, or nullopt (reported) when either is past ±2^62 ns.
+  std::optional<std::pair<std::int64_t, std::int64_t>> InRange(std::uint64_t position, std::int64_t ts,
+                                                               std::int64_t dur) {
+    std::int64_t end = 0;
+    if (!TimeInRange(ts) || __builtin_add_overflow(ts, dur, &end) || !TimeInRange(end)) {
+      BadEvent(position, "kineto_time_out_of_range", "starts or ends past ±2^62 ns (about 146 years)");
+      return std::nullopt;
+    }
+    return std::pair{ts, end};
   }
 
   std::uint32_t Thread() {
@@ -456,9 +467,9 @@ class Reader {
   void StoreSpan(std::uint64_t position, std::vector<CpuSpan>& into, bool annotation = false) {
     // An annotation without a dur may be a range cut at the window's end:
     // attribution decides (attribution.cc, CutAnnotations).
-    const bool dur_missing = annotation && !fields_.has_dur && fields_.has_ts && MicrosToNs(fields_.ts);
-    const auto times = dur_missing ? std::optional{std::pair{*MicrosToNs(fields_.ts), *MicrosToNs(fields_.ts)}}
-                                   : Times(position);
+    const auto ts = annotation && !fields_.has_dur && fields_.has_ts ? MicrosToNs(fields_.ts) : std::nullopt;
+    const bool dur_missing = ts && TimeInRange(*ts);
+    const auto times = dur_missing ? std::optional{std::pair{*ts, *ts}} : Times(position);
     if (!times) return;
     CpuSpan span;
     span.dur_missing = dur_missing;

@@ -20,6 +20,13 @@ namespace llmpo::ingest::kineto {
 // past the nanosecond); nullopt if it is not a number or does not fit.
 std::optional<std::int64_t> MicrosToNs(std::string_view text);
 
+// Times past ±2^62 ns (about 146 years) are refused (kineto_time_out_of_range):
+// within it a start plus a duration, a time plus baseTimeNanoseconds (kept
+// within it too, attribution.cc) and the difference of two times all fit in
+// 64 bits.
+inline constexpr std::int64_t kMaxAbsTimeNs = std::int64_t{1} << 62;
+inline bool TimeInRange(std::int64_t ns) { return ns > -kMaxAbsTimeNs && ns < kMaxAbsTimeNs; }
+
 // An unsigned or signed integer id ("10159970886766084423", "-1" → two's
 // complement), or a "stream 7"-style text ending in digits.
 std::optional<std::uint64_t> IdFromText(std::string_view text);

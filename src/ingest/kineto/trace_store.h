@@ -24,6 +24,9 @@ class Names {
   std::uint32_t Intern(std::string_view text);
   const std::string& operator[](std::uint32_t id) const { return *by_id_[id]; }
   std::size_t size() const { return by_id_.size(); }
+  // Replaces each byte of a name that is not UTF-8 with U+FFFD (once per
+  // distinct name) and returns how many it replaced.
+  std::size_t ReplaceInvalidUtf8();
 
  private:
   std::deque<std::string> storage_;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 #include "ncu_report.pb.h"  // generated from ncu_report.proto (CMakeLists.txt)
 #include "src/core/utf8.h"
@@ -343,13 +344,12 @@ class ReportReader {
     for (const auto& d : s.devices()) MergeDevice(d);
   }
 
+  // A device's fragments merge by id, found through device_index_ (a
+  // session of 160,000 devices costs a lookup each, not a walk of all).
   void MergeDevice(const pb::DeviceAttributes& d) {
-    auto it = std::find_if(session_.devices.begin(), session_.devices.end(),
-                           [&](const Device& known) { return known.id == d.id(); });
-    if (it == session_.devices.end()) {
-      session_.devices.push_back(Device{d.id(), {}, {}});
-      it = session_.devices.end() - 1;
-    }
+    const auto [at, added] = device_index_.try_emplace(d.id(), session_.devices.size());
+    if (added) session_.devices.push_back(Device{d.id(), {}, {}});
+    Device* it = &session_.devices[at->second];
     if (d.has_name()) it->name = Text(d.name(), replaced_);
     constexpr std::string_view kPrefix = "device__attribute_";
     for (const auto& a : d.attributes()) {
@@ -365,6 +365,7 @@ class ReportReader {
   Visitor& visitor_;
   model::Diagnostics& diagnostics_;
   Session session_;
+  std::unordered_map<std::uint32_t, std::size_t> device_index_;  // device id -> index in session_.devices
   std::vector<std::string> strings_;  // the string tables, concatenated in block order
   std::string buffer_;
   google::protobuf::Arena arena_;
