@@ -420,7 +420,7 @@ class Reader {
                                                                std::int64_t dur) {
     std::int64_t end = 0;
     if (!TimeInRange(ts) || __builtin_add_overflow(ts, dur, &end) || !TimeInRange(end)) {
-      BadEvent(position, "kineto_time_out_of_range", "starts or ends past ±2^62 ns (about 146 years)");
+      BadEvent(position, model::Diag::kineto_time_out_of_range, "starts or ends past ±2^62 ns (about 146 years)");
       return std::nullopt;
     }
     return std::pair{ts, end};
