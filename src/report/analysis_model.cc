@@ -74,15 +74,16 @@ std::optional<std::pair<double, std::string>> Headroom(const KernelInsight& in) 
 
 }  // namespace
 
-std::vector<KernelInsight> BuildKernelInsights(const std::vector<analysis::KernelAggregate>& kernels,
-                                               const analysis::KernelCategorizer& categorizer) {
-  std::vector<KernelInsight> out;
-  out.reserve(kernels.size());
-  for (const auto& k : kernels) {
-    out.push_back(KernelInsight{std::string(categorizer.Categorize(k.name)), analysis::ClassifyKernel(k),
-                                analysis::ComputeRoofline(k)});
-  }
-  return out;
+std::vector<KernelRow> KernelRows(std::vector<analysis::KernelAggregate> kernels) {
+  std::vector<KernelRow> rows;
+  rows.reserve(kernels.size());
+  for (auto& k : kernels) rows.push_back(KernelRow{std::move(k), std::nullopt});
+  return rows;
+}
+
+KernelInsight InsightFor(const analysis::KernelAggregate& k, const analysis::KernelCategorizer& categorizer) {
+  return KernelInsight{std::string(categorizer.Categorize(k.name)), analysis::ClassifyKernel(k),
+                       analysis::ComputeRoofline(k)};
 }
 
 namespace {
@@ -90,24 +91,24 @@ namespace {
 // The rows of a kernel table by name (indexes into it, in order), built once.
 using RowsByName = std::unordered_map<std::string_view, std::vector<std::size_t>>;
 
-RowsByName IndexByName(const std::vector<analysis::KernelAggregate>& all, std::size_t rows) {
+RowsByName IndexByName(const std::vector<KernelRow>& all) {
   RowsByName out;
-  for (std::size_t i = 0; i < all.size() && i < rows; ++i) out[all[i].name].push_back(i);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (all[i].insight) out[all[i].name].push_back(i);
+  }
   return out;
 }
 
 // Inputs see different things of one kernel (a details page the rules and
 // SOL, a raw page the roofline counters): each part of the insight from the
 // first kernel of that name that has it. Null when none has anything.
-std::optional<KernelInsight> MergedInsight(const std::vector<std::size_t>& rows,
-                                           const std::vector<analysis::KernelAggregate>& all,
-                                           const std::vector<KernelInsight>& all_insights,
+std::optional<KernelInsight> MergedInsight(const std::vector<std::size_t>& rows, const std::vector<KernelRow>& all,
                                            const analysis::KernelAggregate** with_findings) {
   KernelInsight merged;
   bool any = false;
   *with_findings = nullptr;
   for (const std::size_t i : rows) {
-    const KernelInsight& in = all_insights[i];
+    const KernelInsight& in = *all[i].insight;
     if (merged.category.empty()) merged.category = in.category;
     if (*with_findings == nullptr && !all[i].findings.empty()) *with_findings = &all[i], any = true;
     if (merged.bound.cls == analysis::BoundClass::kUnknown && in.bound.cls != analysis::BoundClass::kUnknown) {
@@ -152,9 +153,7 @@ std::optional<Action> ActionFor(const std::string& name, double ns, double total
 
 }  // namespace
 
-std::vector<Action> RankActions(const std::vector<analysis::KernelAggregate>& timed,
-                                const std::vector<analysis::KernelAggregate>& all,
-                                const std::vector<KernelInsight>& all_insights) {
+std::vector<Action> RankActions(const std::vector<analysis::KernelAggregate>& timed, const std::vector<KernelRow>& all) {
   std::map<std::string, double> time_by_name;
   double total = 0;
   for (const auto& k : timed) {
@@ -164,12 +163,12 @@ std::vector<Action> RankActions(const std::vector<analysis::KernelAggregate>& ti
   }
   std::vector<Action> actions;
   if (total <= 0) return actions;
-  const RowsByName rows = IndexByName(all, all_insights.size());
+  const RowsByName rows = IndexByName(all);
   for (const auto& [name, ns] : time_by_name) {
     const auto same_name = rows.find(name);
     if (same_name == rows.end()) continue;
     const analysis::KernelAggregate* with_findings = nullptr;
-    const std::optional<KernelInsight> insight = MergedInsight(same_name->second, all, all_insights, &with_findings);
+    const std::optional<KernelInsight> insight = MergedInsight(same_name->second, all, &with_findings);
     if (!insight) continue;
     if (auto a = ActionFor(name, ns, total, *insight, with_findings)) actions.push_back(std::move(*a));
   }
@@ -229,13 +228,13 @@ std::string WhyNoActions(const KernelsReport& report, const std::vector<analysis
 }
 
 void AnalyzeKernels(KernelsReport& report, const analysis::KernelCategorizer& categorizer) {
-  report.insights = BuildKernelInsights(report.kernels, categorizer);
+  for (KernelRow& row : report.kernels) row.insight = InsightFor(row, categorizer);
   report.times_from = TimingSource(report);
   std::vector<analysis::KernelAggregate> timed;
   for (const auto& k : report.kernels) {
     if (k.source == report.times_from) timed.push_back(k);
   }
-  report.actions = RankActions(timed, report.kernels, report.insights);
+  report.actions = RankActions(timed, report.kernels);
   if (report.actions.empty() && !report.kernels.empty()) report.why_no_actions = WhyNoActions(report, timed);
 }
 

@@ -38,15 +38,22 @@ struct Action {
 
 inline constexpr std::size_t kMaxActions = 10;
 
-// One insight per kernel, in order.
-std::vector<KernelInsight> BuildKernelInsights(const std::vector<analysis::KernelAggregate>& kernels,
-                                               const analysis::KernelCategorizer& categorizer);
+// One kernel of a kernel table: what was aggregated, and what the analysis
+// says of it (set by AnalyzeKernels; none before), kept together so a row
+// can never be read with another row's insight.
+struct KernelRow : analysis::KernelAggregate {
+  std::optional<KernelInsight> insight;
+};
+
+// Rows without insights, in order.
+std::vector<KernelRow> KernelRows(std::vector<analysis::KernelAggregate> kernels);
+
+// The insight of one kernel: its category, bound class and roofline.
+KernelInsight InsightFor(const analysis::KernelAggregate& kernel, const analysis::KernelCategorizer& categorizer);
 
 // Times from `timed` (one input, the run's kernel time), findings and
-// metrics from whichever kernel of the same name in `all` carries them
-// (ncu), so no time measured under ncu is mixed into a share.
-std::vector<Action> RankActions(const std::vector<analysis::KernelAggregate>& timed,
-                                const std::vector<analysis::KernelAggregate>& all,
-                                const std::vector<KernelInsight>& all_insights);
+// metrics from whichever row of the same name in `all` carries them (ncu),
+// so no time measured under ncu is mixed into a share.
+std::vector<Action> RankActions(const std::vector<analysis::KernelAggregate>& timed, const std::vector<KernelRow>& all);
 
 }  // namespace llmpo::report

@@ -293,7 +293,7 @@ std::string KernelsJson(const KernelsReport& report) {
   w.Key("kernels");
   w.BeginArray();
   for (std::size_t i = 0; i < report.kernels.size(); ++i) {
-    WriteKernel(w, report.kernels[i], i < report.insights.size() ? &report.insights[i] : nullptr);
+    WriteKernel(w, report.kernels[i], report.kernels[i].insight ? &*report.kernels[i].insight : nullptr);
   }
   w.EndArray();
   w.Key("gpu_timeline");

@@ -99,16 +99,19 @@ void RegionKernelsMd(std::string& out, const std::vector<analysis::RegionKernel>
   if (rows.size() > top_k * 4) out += fmt::format("\n{} more row(s) in the JSON.\n", rows.size() - top_k * 4);
 }
 
-const KernelInsight* InsightOf(const KernelsReport& report, const analysis::KernelAggregate* k) {
-  const auto i = static_cast<std::size_t>(k - report.kernels.data());
-  return i < report.insights.size() ? &report.insights[i] : nullptr;
+// `k` points into report.kernels, whose rows carry their insight.
+const KernelInsight* InsightOf(const KernelsReport& /*report*/, const analysis::KernelAggregate* k) {
+  const auto& row = static_cast<const KernelRow&>(*k);
+  return row.insight ? &*row.insight : nullptr;
 }
 
 std::string PctText(const std::optional<double>& v) { return v ? fmt::format("{:.3g}", *v) : "n/a"; }
 
 void AnalysisTable(std::string& out, const KernelsReport& report,
                    const std::vector<const analysis::KernelAggregate*>& kernels, std::size_t top_k) {
-  if (report.insights.empty()) return;
+  if (std::none_of(report.kernels.begin(), report.kernels.end(), [](const KernelRow& r) { return r.insight; })) {
+    return;
+  }
   out +=
       "\n### Category and bound class\n\nBound class as ncu's SOLBottleneck rule decides it (docs/analysis.md): "
       "SM and memory throughput, % of peak.\n\n| # | Kernel | Category | Bound | SM % | Memory % | Busiest "

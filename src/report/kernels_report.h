@@ -38,9 +38,8 @@ void WriteJsonHeader(JsonWriter& w, std::string_view schema_version, const std::
 
 struct KernelsReport {
   std::vector<SourceInfo> sources;
-  std::vector<analysis::KernelAggregate> kernels;  // sorted per source, largest total first
+  std::vector<KernelRow> kernels;                  // sorted per source, largest total first
   analysis::RuntimeSummaries runtime;              // nsys' API, memory-operation and launch-overhead summaries
-  std::vector<KernelInsight> insights;             // one per kernel, in order (AnalyzeKernels)
   std::string times_from;                          // the input the run's kernel times come from
   std::vector<Action> actions;                     // ranked, largest saving first
   std::string why_no_actions;                      // when `actions` is empty and there are kernels
@@ -59,7 +58,7 @@ struct KernelsReport {
 // summary with kernels, else the first ncu input; "" when there are none.
 std::string TimingSource(const KernelsReport& report);
 
-// Fills insights, times_from, actions and why_no_actions.
+// Fills each row's insight, times_from, actions and why_no_actions.
 void AnalyzeKernels(KernelsReport& report, const analysis::KernelCategorizer& categorizer);
 
 // The ranked actions as a Markdown section (kernels.md, stakeholder_summary.md).

@@ -46,7 +46,7 @@ KernelsReport BuildKernels(const Collected& c, const ReportOptions& options) {
   KernelsReport report;
   report.sources = c.sources;
   report.diagnostics = c.diagnostics;
-  report.kernels = c.kernels;
+  report.kernels = KernelRows(c.kernels);
   report.runtime = c.runtime;
   NoteRepeatedRows(report);
   ReportUnknownMetricRules(report);
@@ -69,10 +69,9 @@ std::optional<KernelsReport> BuildCombined(const KernelsReport& all, const analy
   if (!timeline || !ncu || pairing == nullptr) return std::nullopt;
   KernelsReport combined = all;
   std::string times_from;
-  combined.kernels = TimesFromOneSource(all, &times_from);
-  // Each row's insight from its own metrics (ncu's, borrowed by name), not
-  // the insight of whichever kernel held that row in the full table.
-  combined.insights = BuildKernelInsights(combined.kernels, categorizer);
+  combined.kernels = KernelRows(TimesFromOneSource(all, &times_from));
+  // Each row's insight from its own metrics (ncu's, borrowed by name).
+  for (KernelRow& row : combined.kernels) row.insight = InsightFor(row, categorizer);
   std::size_t matched = 0;
   for (const auto& k : combined.kernels) matched += k.metrics.empty() ? 0 : 1;
   for (const auto& s : all.sources) {

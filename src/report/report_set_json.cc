@@ -224,8 +224,10 @@ LLMPO_JSON_FIELDS(SourceInfo, path, format, failure, family)
 LLMPO_JSON_FIELDS(KernelInsight, category, bound, roofline)
 LLMPO_JSON_FIELDS(Action, kernel, category, share_pct, time_ns, speedup_pct, basis, saving_pct_of_gpu, rule, section,
                   message, evidence)
-LLMPO_JSON_FIELDS(KernelsReport, sources, kernels, runtime, insights, times_from, actions, why_no_actions, source_notes,
-                  gpu_busy, region_kernels, diagnostics)
+LLMPO_JSON_FIELDS(KernelRow, source, process, device, name, calls, timed_calls, total_ns, min_ns, max_ns, median_ns,
+                  stddev_ns, time_pct, metrics, findings, insight)
+LLMPO_JSON_FIELDS(KernelsReport, sources, kernels, runtime, times_from, actions, why_no_actions, source_notes, gpu_busy,
+                  region_kernels, diagnostics)
 LLMPO_JSON_FIELDS(GpuBreakdownReport, breakdown, ranks, top_cpu_ops, cpu_ops_with_gpu)
 LLMPO_JSON_FIELDS(TimelineRow, label, busy_ns, busy_total_ns)
 LLMPO_JSON_FIELDS(TimelineOverview, source, start_ns, end_ns, bins, bin_ns, bins_start_ns, rows, gpu_busy_ns,

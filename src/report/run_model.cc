@@ -20,23 +20,24 @@ constexpr std::size_t kTopKernels = 10;
 class InsightsByName {
  public:
   explicit InsightsByName(const KernelsReport& all) : all_(all) {
-    for (std::size_t i = 0; i < all.kernels.size() && i < all.insights.size(); ++i) {
+    for (std::size_t i = 0; i < all.kernels.size(); ++i) {
+      if (!all.kernels[i].insight) continue;
       const std::string& name = all.kernels[i].name;
       first_.try_emplace(name, i);
-      if (all.insights[i].bound.cls != analysis::BoundClass::kUnknown) first_bound_.try_emplace(name, i);
+      if (all.kernels[i].insight->bound.cls != analysis::BoundClass::kUnknown) first_bound_.try_emplace(name, i);
     }
   }
 
   // The bound class ncu's metrics give the kernel of that name (any input).
   std::string Bound(const std::string& name) const {
     const auto it = first_bound_.find(name);
-    return it == first_bound_.end() ? "unknown" : std::string(analysis::ToString(all_.insights[it->second].bound.cls));
+    return it == first_bound_.end() ? "unknown" : std::string(analysis::ToString(all_.kernels[it->second].insight->bound.cls));
   }
 
   // The category the analysis gave the kernel of that name; "" when none.
   std::string Category(const std::string& name) const {
     const auto it = first_.find(name);
-    return it == first_.end() ? "" : all_.insights[it->second].category;
+    return it == first_.end() ? "" : all_.kernels[it->second].insight->category;
   }
 
  private:
@@ -59,8 +60,9 @@ std::vector<std::pair<std::string, double>> CategoryTimes(const InsightsByName& 
 
 std::vector<RooflinePoint> RooflinePoints(const KernelsReport& all) {
   std::vector<RooflinePoint> out;
-  for (std::size_t i = 0; i < all.kernels.size() && i < all.insights.size(); ++i) {
-    for (const auto& p : all.insights[i].roofline.precisions) {
+  for (std::size_t i = 0; i < all.kernels.size(); ++i) {
+    if (!all.kernels[i].insight) continue;
+    for (const auto& p : all.kernels[i].insight->roofline.precisions) {
       for (const auto& level : p.levels) {
         if (level.level != "DRAM" || !level.intensity || !p.achieved_per_s) continue;
         if (*level.intensity <= 0 || *p.achieved_per_s <= 0) continue;  // no point on a log scale

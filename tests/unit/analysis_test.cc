@@ -501,9 +501,9 @@ TEST(Actions, ShareTimesGlobalSpeedupElseHeadroomRanked) {
   l2.metrics = {M("sm__throughput.avg.pct_of_peak_sustained_elapsed", "", "20", "%"),
                 M("gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", "", "70", "%")};
   analysis::AddLaunch(n2, l2);
-  const std::vector<analysis::KernelAggregate> all = {n1, n2, t1, t2};
-  const auto insights = report::BuildKernelInsights(all, *categorizer);
-  const auto actions = report::RankActions({t1, t2}, all, insights);
+  std::vector<report::KernelRow> all = report::KernelRows({n1, n2, t1, t2});
+  for (auto& row : all) row.insight = report::InsightFor(row, *categorizer);
+  const auto actions = report::RankActions({t1, t2}, all);
   ASSERT_EQ(actions.size(), 2u);
   // rmsnorm: 40 % share x (100 - 70) % headroom = 12 %; gemm: 60 % x 10 % = 6 %.
   EXPECT_EQ(actions[0].kernel, "rmsnorm_b");
@@ -530,13 +530,13 @@ TEST(Actions, TimingSourceIsNeverNcuWhenASummaryOrTimelineHasKernels) {
   from_ncu.total_ns = 9e9;  // sorts first
   from_nsys.source = "kern_sum.csv";
   from_nsys.total_ns = 1e6;
-  r.kernels = {from_ncu, from_nsys};
+  r.kernels = report::KernelRows({from_ncu, from_nsys});
   EXPECT_EQ(report::TimingSource(r), "kern_sum.csv");
   analysis::KernelAggregate from_trace = from_nsys;
   from_trace.source = "empty.sqlite";
-  r.kernels.push_back(from_trace);
+  r.kernels.push_back(report::KernelRow{from_trace, std::nullopt});
   EXPECT_EQ(report::TimingSource(r), "empty.sqlite");  // a timeline with kernels wins
-  r.kernels = {from_ncu};
+  r.kernels = report::KernelRows({from_ncu});
   r.sources[1].failure = "cut";
   EXPECT_EQ(report::TimingSource(r), "ncu.csv");
 }

@@ -252,7 +252,7 @@ TEST(ReportSetJson, UnknownIsNullNeverZeroAndTimesStayInNs) {
   k.name = "k";
   k.calls = 2;
   k.total_ns = 1500;
-  set.kernels.kernels.push_back(k);
+  set.kernels.kernels.push_back(report::KernelRow{k, std::nullopt});
   const auto j = nlohmann::json::parse(ReportSetJson(set));
   const auto& kernel = j["kernels"]["kernels"][0];
   EXPECT_TRUE(kernel["min_ns"].is_null());
@@ -269,7 +269,7 @@ Result<ReportSet> ReadEdited(const std::function<void(nlohmann::json&)>& edit) {
   set.kernels.sources.push_back({"in.csv", "ncu-details-csv", std::nullopt, model::SourceFamily::kNcu});
   analysis::KernelAggregate k;
   k.name = "k";
-  set.kernels.kernels.push_back(k);
+  set.kernels.kernels.push_back(report::KernelRow{k, std::nullopt});
   auto j = nlohmann::json::parse(ReportSetJson(set));
   edit(j);
   return ReadReportSetJson(j.dump(), "out/report_set.json");

@@ -18,8 +18,8 @@ TEST(RunModel, KernelTimesComeFromTheTimelineOnly) {
   KernelsReport kernels;
   kernels.sources = {{"ncu.csv", "ncu-details-csv", std::nullopt, model::SourceFamily::kNcu},
                      {"run.sqlite", "nsys-sqlite", std::nullopt, model::SourceFamily::kTimeline}};
-  kernels.kernels = {Kernel("ncu.csv", "gemm", 900, 3), Kernel("run.sqlite", "gemm", 300, 3),
-                     Kernel("run.sqlite", "relu", 100, 1)};
+  kernels.kernels = KernelRows({Kernel("ncu.csv", "gemm", 900, 3), Kernel("run.sqlite", "gemm", 300, 3),
+                     Kernel("run.sqlite", "relu", 100, 1)});
   const RunModel m = BuildRunModel(RunContext{}, kernels, nullptr);
   EXPECT_EQ(m.times_from, "run.sqlite");
   EXPECT_DOUBLE_EQ(m.gpu_kernel_ns, 400);  // never 1300: ncu's replayed times are not added
