@@ -75,27 +75,9 @@ def nsys_distinct_kernels(n):
 
 # ---- .ncu-rep (the protobuf wire format, written by hand) ----------------------
 
-def varint(v):
-    out = bytearray()
-    while v >= 0x80:
-        out.append((v & 0x7F) | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
-
-
-def vfield(field, v):
-    return varint(field << 3) + varint(v)
-
-
-def bfield(field, b):
-    if isinstance(b, str):
-        b = b.encode()
-    return varint(field << 3 | 2) + varint(len(b)) + b
-
-
-def dfield(field, d):
-    return varint(field << 3 | 1) + struct.pack("<d", d)
+# The protobuf field writers of the .ncu-rep benchmark generator (one copy).
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "bench"))
+from gen_ncu_rep import bfield, dfield, varint, vfield  # noqa: E402
 
 
 def ncu_rep(results, session=b""):
