@@ -8,6 +8,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "src/analysis/model_utilization.h"
 #include "src/report/text_format.h"
 
 namespace llmpo::report {
@@ -144,7 +145,7 @@ const analysis::Region* FindRegion(const RegionsReport& regions, const std::stri
   return nullptr;
 }
 
-// Model FLOPs utilisation per configured region: FLOPs / (GPU time x peak).
+// Model FLOPs utilisation per configured region (analysis/model_utilization.h).
 void Mfu(RunModel& m, const RunContext& run, const RegionsReport* regions) {
   m.mfu_configured = !run.region_flops.empty();
   if (!m.mfu_configured) return;
@@ -153,34 +154,18 @@ void Mfu(RunModel& m, const RunContext& run, const RegionsReport* regions) {
     return;
   }
   for (const auto& [path, flops] : run.region_flops) {
-    MfuRow row{path, flops, std::nullopt, "", std::nullopt, std::nullopt};
-    const analysis::Region* r = FindRegion(*regions, path);
-    if (r == nullptr || !r->total_ns || *r->total_ns <= 0) {
-      row.missing = r == nullptr ? "region not in this run" : "no GPU time";
-    } else {
-      row.gpu_kernel_ns = *r->total_ns;
-      row.achieved_tflops = flops / (*r->total_ns * 1e-9) / 1e12;
-      if (run.peak_tflops) row.mfu_pct = 100.0 * *row.achieved_tflops / *run.peak_tflops;
-    }
-    m.mfu.push_back(std::move(row));
+    const analysis::Utilization u = analysis::RegionUtilization(FindRegion(*regions, path), flops, 1e12, run.peak_tflops);
+    m.mfu.push_back(MfuRow{path, flops, u.gpu_kernel_ns, u.missing, u.achieved, u.pct_of_peak});
   }
 }
 
 // Model bandwidth utilisation: bytes read over the region's GPU time, over
-// the peak bandwidth (the time MFU uses, so the two compare).
+// the peak bandwidth (the time MFU uses, so the two compare; analysis/model_utilization.h).
 void Mbu(RunModel& m, const RunContext& run, const RegionsReport* regions) {
   if (run.region_bytes.empty() || regions == nullptr || !regions->aggregate) return;
   for (const auto& [path, bytes] : run.region_bytes) {
-    MbuRow row{path, bytes};
-    const analysis::Region* r = FindRegion(*regions, path);
-    if (r == nullptr || !r->total_ns || *r->total_ns <= 0) {
-      row.missing = r == nullptr ? "region not in this run" : "no GPU time";
-    } else {
-      row.gpu_kernel_ns = *r->total_ns;
-      row.achieved_gbps = bytes / (*r->total_ns * 1e-9) / 1e9;
-      if (run.peak_gbps) row.mbu_pct = 100.0 * *row.achieved_gbps / *run.peak_gbps;
-    }
-    m.mbu.push_back(std::move(row));
+    const analysis::Utilization u = analysis::RegionUtilization(FindRegion(*regions, path), bytes, 1e9, run.peak_gbps);
+    m.mbu.push_back(MbuRow{path, bytes, u.gpu_kernel_ns, u.missing, u.achieved, u.pct_of_peak});
   }
 }
 

@@ -13,6 +13,7 @@
 #include "src/analysis/gpu_timeline.h"
 #include "src/analysis/kernel_aggregator.h"
 #include "src/analysis/kernel_category.h"
+#include "src/analysis/model_utilization.h"
 #include "src/analysis/roofline.h"
 #include "src/ingest/importer.h"
 #include "src/report/analysis_model.h"
@@ -600,6 +601,27 @@ TEST(GpuTimeline, StreamSimpleSqlite) {
   EXPECT_DOUBLE_EQ(busy[0].span_ns, 76929);
   EXPECT_DOUBLE_EQ(*busy[0].busy_ns, 63073);
   EXPECT_NEAR(*busy[0].idle_pct, 18.011, 0.001);
+}
+
+// MFU/MBU of a region: its work over its GPU kernel time, in the unit asked,
+// and as a share of the peak; no rate (and why) without the region or its time.
+TEST(RegionUtilization, WorkOverGpuKernelTimeAndItsShareOfThePeak) {
+  analysis::Region r;
+  r.total_ns = 2e6;  // 2 ms
+  const auto mfu = analysis::RegionUtilization(&r, 4e12, 1e12, 1000.0);  // 4 TFLOP in 2 ms
+  ASSERT_TRUE(mfu.achieved.has_value());
+  EXPECT_DOUBLE_EQ(*mfu.achieved, 2000.0);  // TFLOP/s
+  EXPECT_DOUBLE_EQ(*mfu.pct_of_peak, 200.0);
+  EXPECT_EQ(mfu.gpu_kernel_ns, 2e6);
+  const auto no_peak = analysis::RegionUtilization(&r, 1e9, 1e9, std::nullopt);  // 1 GB in 2 ms
+  EXPECT_DOUBLE_EQ(*no_peak.achieved, 500.0);                                 // GB/s
+  EXPECT_FALSE(no_peak.pct_of_peak.has_value());
+  EXPECT_EQ(analysis::RegionUtilization(nullptr, 1, 1, 1.0).missing, "region not in this run");
+  analysis::Region untimed;  // a region from an input without kernel times
+  const auto none = analysis::RegionUtilization(&untimed, 1, 1, 1.0);
+  EXPECT_EQ(none.missing, "no GPU time");
+  EXPECT_FALSE(none.achieved.has_value());
+  EXPECT_FALSE(none.gpu_kernel_ns.has_value());
 }
 
 }  // namespace
