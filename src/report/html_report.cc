@@ -91,22 +91,15 @@ std::string Tiles(const HtmlReportInput& in) {
   return out + "</div>\n";
 }
 
-// The largest top-level regions; the rest are counted in one line.
-std::string TopRegions(const RunModel& run) {
+// The largest top-level regions (PageModel::top_stages); the rest are
+// counted in one line.
+std::string TopRegions(const RunModel& run, const PageModel& page) {
   if (run.stages.empty()) return Absent("No NVTX regions in these inputs: nothing to split the time by phase.");
-  std::vector<const StageRow*> rows;
-  for (const auto& s : run.stages) rows.push_back(&s);
-  std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) { return a->share_pct > b->share_pct; });
   std::string out =
       "<table class=\"plain\"><thead><tr><th>Top-level region</th><th>GPU kernel time (ms)</th>"
       "<th>Share of top-level regions</th><th>Launches</th><th>From</th></tr></thead><tbody>\n";
-  double rest_pct = 0;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const StageRow& s = *rows[i];
-    if (i >= kHtmlTopRegions) {
-      rest_pct += s.share_pct;
-      continue;
-    }
+  for (const std::size_t index : page.top_stages) {
+    const StageRow& s = run.stages[index];
     // Without GPU kernel time the model's share is 0 by construction: not a share.
     const std::string share = s.gpu_kernel_ns && s.share_known
                                   ? fmt::format(
@@ -121,12 +114,12 @@ std::string TopRegions(const RunModel& run) {
         s.from.empty() ? "n/a" : HtmlText(s.from));
   }
   out += "</tbody></table>\n";
-  const bool shares = rows.front()->share_known;
-  if (rows.size() > kHtmlTopRegions) {
+  const bool shares = run.stages[page.top_stages.front()].share_known;
+  if (run.stages.size() > page.top_stages.size()) {
     out +=
         fmt::format("<p class=\"note\">The {} largest of {} top-level regions; the other {} {} (region table).</p>\n",
-                    kHtmlTopRegions, rows.size(), rows.size() - kHtmlTopRegions,
-                    shares ? fmt::format("hold {:.1f} % together", rest_pct) : "are not shown");
+                    page.top_stages.size(), run.stages.size(), run.stages.size() - page.top_stages.size(),
+                    shares ? fmt::format("hold {:.1f} % together", page.other_stages_share_pct) : "are not shown");
   }
   if (!shares) {
     out +=
@@ -200,7 +193,7 @@ std::string Overview(const HtmlReportInput& in) {
   std::string out = "<section id=\"overview\"><h2>Overview: where the time goes</h2>\n";
   out += Tiles(in);
   if (SeveralDevices(in)) out += DeviceBusyTable(in.kernels->gpu_busy);
-  out += "<h3>Top-level regions</h3>\n" + TopRegions(*in.run);
+  out += "<h3>Top-level regions</h3>\n" + TopRegions(*in.run, *in.page);
   out += "<h3>Time per kernel category</h3>\n" + CategoryTable(*in.run);
   out += Mfu(*in.run);
   out += Actions(*in.run);
@@ -309,15 +302,11 @@ ordered_json Column(std::string_view key, std::string_view label, std::string_vi
   return ordered_json{{"key", key}, {"label", label}, {"type", type}};
 }
 
-ordered_json KernelTable(const KernelsReport& k, std::size_t& omitted) {
-  std::vector<const analysis::KernelAggregate*> sorted;
-  for (const auto& kernel : k.kernels) sorted.push_back(&kernel);
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const auto* a, const auto* b) { return a->total_ns > b->total_ns; });
-  omitted = sorted.size() > kHtmlMaxKernelRows ? sorted.size() - kHtmlMaxKernelRows : 0;
-  if (omitted) sorted.resize(kHtmlMaxKernelRows);
+// The kernel table's rows, as PageModel::kernel_rows lists them.
+ordered_json KernelTable(const KernelsReport& k, const PageModel& page) {
   ordered_json rows = ordered_json::array();
-  for (const auto* kernel : sorted) {
+  for (const std::size_t index : page.kernel_rows) {
+    const analysis::KernelAggregate* kernel = &k.kernels[index];
     rows.push_back(ordered_json::array(
         {kernel->name, kernel->calls,
          kernel->timed_calls ? ordered_json(kernel->total_ns / 1e6) : ordered_json(nullptr),
@@ -333,7 +322,7 @@ ordered_json KernelTable(const KernelsReport& k, std::size_t& omitted) {
 }
 
 // One row per region; a scope column only when the trees are per scope.
-ordered_json RegionTable(const RegionsReport* r, std::size_t& omitted) {
+ordered_json RegionTable(const RegionsReport* r, std::size_t shown, std::size_t& omitted) {
   ordered_json rows = ordered_json::array();
   std::size_t count = 0;
   omitted = 0;
@@ -341,7 +330,7 @@ ordered_json RegionTable(const RegionsReport* r, std::size_t& omitted) {
   const bool scoped = trees.size() > 1;
   for (const auto& [scope, entries] : trees) {
     for (const auto& e : *entries) {
-      if (++count > kHtmlMaxRegionRows) {
+      if (++count > shown) {
         ++omitted;
         continue;
       }
@@ -426,9 +415,10 @@ std::string Nav(const HtmlReportInput& in) {
 }  // namespace
 
 std::string HtmlReport(const HtmlReportInput& in) {
-  std::size_t kernels_omitted = 0, regions_omitted = 0;
-  ordered_json data{{"kernels", KernelTable(*in.kernels, kernels_omitted)},
-                    {"regions", RegionTable(in.regions, regions_omitted)},
+  std::size_t regions_omitted = 0;
+  const std::size_t kernels_omitted = in.page->kernels_omitted;
+  ordered_json data{{"kernels", KernelTable(*in.kernels, *in.page)},
+                    {"regions", RegionTable(in.regions, in.page->region_rows, regions_omitted)},
                     {"timeline", TimelineData(in.timeline)}};
   const std::string name = HtmlText(in.run->run.run_name);
   std::string out = fmt::format(

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <utility>
@@ -129,6 +130,39 @@ RunContext ContextFor(const ReportSet& set, const ReportOptions& options) {
   return run;
 }
 
+std::size_t RegionCount(const RegionsReport& r) {
+  if (r.aggregate) return r.aggregate->size();
+  std::size_t n = 0;
+  for (const auto& scope : r.scopes) n += scope.regions.size();
+  return n;
+}
+
+PageModel BuildPage(const ReportSet& set) {
+  PageModel page;
+  const auto& kernels = set.kernels.kernels;
+  for (std::size_t i = 0; i < kernels.size(); ++i) page.kernel_rows.push_back(i);
+  std::stable_sort(page.kernel_rows.begin(), page.kernel_rows.end(),
+                   [&](std::size_t a, std::size_t b) { return kernels[a].total_ns > kernels[b].total_ns; });
+  if (page.kernel_rows.size() > kHtmlMaxKernelRows) {
+    page.kernels_omitted = page.kernel_rows.size() - kHtmlMaxKernelRows;
+    page.kernel_rows.resize(kHtmlMaxKernelRows);
+  }
+  const auto& stages = set.run.stages;
+  std::vector<std::size_t> order(stages.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return stages[a].share_pct > stages[b].share_pct; });
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (i < kHtmlTopRegions) {
+      page.top_stages.push_back(order[i]);
+    } else {
+      page.other_stages_share_pct += stages[order[i]].share_pct;
+    }
+  }
+  page.region_rows = set.regions ? std::min(RegionCount(*set.regions), kHtmlMaxRegionRows) : 0;
+  return page;
+}
+
 }  // namespace
 
 GpuBreakdownReport BuildGpuBreakdownReport(model::GpuBreakdown breakdown, std::size_t top_cpu_ops) {
@@ -157,6 +191,7 @@ ReportSet BuildReportSet(const Collected& collected, const ReportOptions& option
   set.run_folder = options.run_folder.has_value();
   set.run = BuildRunModel(ContextFor(set, options), set.kernels, set.regions ? &*set.regions : nullptr);
   set.trace = collected.trace;
+  set.page = BuildPage(set);
   return set;
 }
 

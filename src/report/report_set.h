@@ -25,6 +25,7 @@
 #include "src/model/trace.h"
 #include "src/report/gpu_breakdown_report.h"
 #include "src/report/kernels_report.h"
+#include "src/report/page_model.h"
 #include "src/report/regions_report.h"
 #include "src/report/run_model.h"
 #include "src/report/summary_report.h"
@@ -88,6 +89,7 @@ struct ReportSet {
   std::optional<TimelineOverview> timeline;
   std::string trace_json_link;
   RunModel run;                // report.html, and a run folder's summaries
+  PageModel page;              // report.html's choices of rows
   bool run_folder = false;     // stakeholder_summary.md and report.md are written
   const TraceOutputs* trace = nullptr;  // a traced run's trace/ files (owned by the trace job)
 };

@@ -243,6 +243,7 @@ LLMPO_JSON_FIELDS(ServingMetrics, ttft_ns, tpot_ns, tokens_per_s, prefill_instan
 LLMPO_JSON_FIELDS(TopKernel, kernel, share_pct, bound, category)
 LLMPO_JSON_FIELDS(RooflinePoint, kernel, precision, intensity, achieved_per_s, peak_per_s, dram_peak_bytes_per_s,
                   time_ns)
+LLMPO_JSON_FIELDS(PageModel, kernel_rows, kernels_omitted, top_stages, other_stages_share_pct, region_rows)
 LLMPO_JSON_FIELDS(RunModel, run, times_from, gpu_kernel_ns, launches, distinct_kernels, top_kernels, category_ns,
                   roofline, has_regions, region_count, stages, mfu_configured, mfu_without_regions, mfu, mbu, serving,
                   actions, why_no_actions, recommendations)
@@ -347,6 +348,7 @@ Json SetJson(const ReportSet& set) {
   j["regions"] = OptionalJson(set.regions, RegionsJson);
   j["timeline"] = set.timeline;
   j["run"] = set.run;
+  j["page"] = set.page;
   return j;
 }
 
@@ -362,6 +364,7 @@ ReportSet ReadSet(const Json& j) {
   if (const Json& regions = j.at("regions"); !regions.is_null()) set.regions = ReadRegions(regions);
   j.at("timeline").get_to(set.timeline);
   j.at("run").get_to(set.run);
+  j.at("page").get_to(set.page);
   return set;
 }
 
