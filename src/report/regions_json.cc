@@ -123,13 +123,12 @@ void WriteRegionAnalysis(JsonWriter& w, const RegionEntry& e) {
   w.EndArray();
 }
 
-void WriteRegionKernels(JsonWriter& w, const Region& r, const analysis::MetricSelection& selection) {
-  std::vector<const analysis::KernelAggregate*> sorted;
-  for (const auto& [name, k] : r.kernels) sorted.push_back(&k);
-  std::stable_sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->total_ns > b->total_ns; });
+// The region's kernels in the entry's order (most GPU kernel time first).
+void WriteRegionKernels(JsonWriter& w, const RegionEntry& e, const analysis::MetricSelection& selection) {
   w.Key("kernels");
   w.BeginArray();
-  for (const auto* k : sorted) {
+  for (const std::string& key : e.kernels_by_time) {
+    const analysis::KernelAggregate* k = &e.region->kernels.at(key);
     w.BeginObject();
     w.Member("name", k->name);
     w.Member("calls", std::uint64_t{k->calls});
@@ -170,7 +169,7 @@ void WriteRegionObject(JsonWriter& w, const RegionEntry& e, const std::string& p
   WriteAlsoMeasured(w, r);
   WriteOptionalString(w, "folder", e.folder.empty() ? nullptr : &e.folder);
   WriteRegionAnalysis(w, e);
-  WriteRegionKernels(w, r, selection);
+  WriteRegionKernels(w, e, selection);
   if (r.measured.count > 0 && !r.range_metrics.metrics.empty()) {
     w.Key("range_metrics");
     WriteMetrics(w, r.range_metrics, selection);

@@ -123,7 +123,7 @@ void RegionSection(std::string& out, const RegionEntry& e, const analysis::Metri
   AnalysisLines(out, e);
   if (!r.kernels.empty()) {
     out += "\n";
-    KernelTableMd(out, r.kernels, selection);
+    KernelTableMd(out, r.kernels, e.kernels_by_time, e.metric_columns);
   } else if (r.launches == 0 && r.measured.count == 0 && r.total_ns) {
     out += "\nNo kernel of this region passed the kernel selection.\n";
   }
@@ -131,7 +131,7 @@ void RegionSection(std::string& out, const RegionEntry& e, const analysis::Metri
     // Range replay measures the whole range as one result: its metrics, over the instances.
     out += "\nRange-replay metrics (the whole range measured as one result per instance):\n\n";
     const std::map<std::string, analysis::KernelAggregate> range{{"(whole range)", r.range_metrics}};
-    KernelTableMd(out, range, selection);
+    KernelTableMd(out, range, {"(whole range)"}, e.range_metric_columns);
   }
 }
 

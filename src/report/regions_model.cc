@@ -176,9 +176,14 @@ void RegionFindings(RegionEntry& e) {
 }
 
 void Analyze(std::vector<RegionEntry>& entries, const std::vector<SourceInfo>& sources,
-             const analysis::KernelCategorizer* categorizer) {
+             const analysis::KernelCategorizer* categorizer, const analysis::MetricSelection& selection) {
   CategoryCache cache;
   for (auto& e : entries) {
+    ChooseKernelTable(e.region->kernels, selection, e.kernels_by_time, e.metric_columns);
+    if (!e.region->range_metrics.metrics.empty()) {
+      std::vector<std::string> whole;
+      ChooseKernelTable({{"(whole range)", e.region->range_metrics}}, selection, whole, e.range_metric_columns);
+    }
     if (categorizer != nullptr) e.category_ns = CategoryTimes(*e.region, *categorizer, cache);
     Busy(e, sources);
     RegionFindings(e);
@@ -189,6 +194,26 @@ void Analyze(std::vector<RegionEntry>& entries, const std::vector<SourceInfo>& s
 }
 
 }  // namespace
+
+void ChooseKernelTable(const std::map<std::string, analysis::KernelAggregate>& kernels,
+                       const analysis::MetricSelection& selection, std::vector<std::string>& by_time,
+                       std::vector<std::pair<std::string, std::string>>& columns, std::size_t max_columns) {
+  std::vector<std::pair<const std::string*, const analysis::KernelAggregate*>> sorted;  // (key, kernel)
+  for (const auto& [name, k] : kernels) sorted.emplace_back(&name, &k);
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second->total_ns > b.second->total_ns; });
+  by_time.clear();
+  columns.clear();
+  for (const auto& [key, k] : sorted) {
+    by_time.push_back(*key);
+    for (const auto& m : k->metrics) {
+      if (columns.size() < max_columns && selection.Shows(m) && m.values > 0 &&
+          std::find(columns.begin(), columns.end(), std::pair(m.section, m.name)) == columns.end()) {
+        columns.emplace_back(m.section, m.name);
+      }
+    }
+  }
+}
 
 void LimitRegionFolders(RegionsReport& report, std::size_t max_folders) {
   auto limit = [&](std::vector<RegionEntry>& entries, const std::string& where) {
@@ -244,11 +269,11 @@ RegionsReport BuildRegionsReport(const analysis::CombinedRegions& regions, std::
   if (aggregate) {
     report.aggregate = Entries(regions.aggregate);
     AssignFolders(*report.aggregate, "");
-    Analyze(*report.aggregate, report.sources, categorizer);
+    Analyze(*report.aggregate, report.sources, categorizer, report.selection);
   }
   for (const auto& [scope, tree] : regions.scopes) {
     ScopeEntry s{scope.process, scope.device, Entries(tree)};
-    Analyze(s.regions, report.sources, categorizer);
+    Analyze(s.regions, report.sources, categorizer, report.selection);
     if (!aggregate) {
       AssignFolders(s.regions, SanitizeFolderName({scope.process.Known() ? scope.process.Label() : "process",
                                                    "device" + scope.device}) +

@@ -47,7 +47,20 @@ struct RegionEntry {
   std::string busy_missing;             // why busy_pct is absent
   std::vector<RegionFinding> findings;  // rules with a global speedup, largest saving first
   std::vector<analysis::RooflineSummary> roofline;  // its kernels' rooflines, weighted by kernel time
+  // Its kernel table as the writers show it: kernel names (keys of the
+  // region's kernel map), most GPU kernel time first, and the (section, name) of up to four metric columns the
+  // Markdown shows; the same for its range-replay row.
+  std::vector<std::string> kernels_by_time;
+  std::vector<std::pair<std::string, std::string>> metric_columns;
+  std::vector<std::pair<std::string, std::string>> range_metric_columns;
 };
+
+// The kernels of a table, most GPU kernel time first (ties by name), and the
+// first `max_columns` metrics with values that `selection` shows, in that
+// order: what a region's kernel table lists.
+void ChooseKernelTable(const std::map<std::string, analysis::KernelAggregate>& kernels,
+                       const analysis::MetricSelection& selection, std::vector<std::string>& by_time,
+                       std::vector<std::pair<std::string, std::string>>& columns, std::size_t max_columns = 4);
 
 struct ScopeEntry {
   model::ProcessId process;

@@ -257,7 +257,8 @@ Json EntryJson(const RegionEntry& e) {
   Json nlohmann_json_j;
   nlohmann_json_j["region"] = *e.region;
   const RegionEntry& nlohmann_json_t = e;
-  LLMPO_JSON_TO(parent_label, folder, tree_index, category_ns, busy_pct, busy_missing, findings, roofline)
+  LLMPO_JSON_TO(parent_label, folder, tree_index, category_ns, busy_pct, busy_missing, findings, roofline,
+                kernels_by_time, metric_columns, range_metric_columns)
   return nlohmann_json_j;
 }
 
@@ -265,7 +266,8 @@ RegionEntry ReadEntry(const Json& nlohmann_json_j, std::deque<analysis::Region>&
   RegionEntry nlohmann_json_t{};
   nlohmann_json_t.region = &store.emplace_back();
   nlohmann_json_j.at("region").get_to(store.back());
-  LLMPO_JSON_FROM(parent_label, folder, tree_index, category_ns, busy_pct, busy_missing, findings, roofline)
+  LLMPO_JSON_FROM(parent_label, folder, tree_index, category_ns, busy_pct, busy_missing, findings, roofline,
+                  kernels_by_time, metric_columns, range_metric_columns)
   return nlohmann_json_t;
 }
 

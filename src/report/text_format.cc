@@ -80,25 +80,14 @@ std::string CsvField(std::string_view text) {
 }
 
 void KernelTableMd(std::string& out, const std::map<std::string, analysis::KernelAggregate>& kernels,
-                   const analysis::MetricSelection& selection) {
-  std::vector<const analysis::KernelAggregate*> sorted;
-  for (const auto& [name, k] : kernels) sorted.push_back(&k);
-  std::stable_sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) { return a->total_ns > b->total_ns; });
-  std::vector<std::pair<std::string, std::string>> columns;  // (section, name) of up to 4 shown metrics
-  for (const auto* k : sorted) {
-    for (const auto& m : k->metrics) {
-      if (columns.size() < 4 && selection.Shows(m) && m.values > 0 &&
-          std::find(columns.begin(), columns.end(), std::pair(m.section, m.name)) == columns.end()) {
-        columns.emplace_back(m.section, m.name);
-      }
-    }
-  }
+                   const std::vector<std::string>& order, const std::vector<std::pair<std::string, std::string>>& columns) {
   out += "| Kernel | Calls | Total (ms) | Mean (ms) |";
   for (const auto& c : columns) out += fmt::format(" {} |", MdCell(c.second, 40));
   out += "\n|---|---:|---:|---:|";
   for (std::size_t i = 0; i < columns.size(); ++i) out += "---:|";
   out += "\n";
-  for (const auto* k : sorted) {
+  for (const std::string& key : order) {
+    const analysis::KernelAggregate* k = &kernels.at(key);
     out += fmt::format("| {} | {} | {} | {} |", MdCell(k->name), k->calls, MsText(k->total_ns),
                        k->timed_calls ? MsText(k->MeanNs()) : "n/a");
     for (const auto& c : columns) {

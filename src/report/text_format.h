@@ -35,9 +35,11 @@ double OutValue(const analysis::MetricAggregate& m, double v);
 std::string OutUnit(const analysis::MetricAggregate& m);
 std::string CsvField(std::string_view text);
 
-// Kernel table (largest total first) with up to four selected metric columns.
+// A kernel table: the kernels of `kernels` named in `order` (keys), with the
+// metric columns `columns` (section, name), as the report set chose them
+// (ChooseKernelTable, regions_report.h).
 void KernelTableMd(std::string& out, const std::map<std::string, analysis::KernelAggregate>& kernels,
-                   const analysis::MetricSelection& selection);
+                   const std::vector<std::string>& order, const std::vector<std::pair<std::string, std::string>>& columns);
 void DataQualityMd(std::string& out, const model::Diagnostics& d);
 
 }  // namespace llmpo::report
