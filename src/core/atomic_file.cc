@@ -10,7 +10,6 @@
 #include <cstring>
 #include <fstream>
 #include <random>
-#include <sstream>
 #include <vector>
 
 namespace llmpo {
@@ -256,14 +255,44 @@ Status MoveIntoPlace(const fs::path& staged, const fs::path& path) {
   return OkStatus();
 }
 
-Result<std::string> ReadWholeFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+namespace {
+
+// Opens `path` for reading without blocking (a FIFO fails to open or reads
+// nothing instead of waiting for a writer) and refuses anything but a
+// regular file (a device such as /dev/zero would never end).
+Result<int> OpenRegularForReading(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
     return MakeError(ExitStatus::kInput, fmt::format("cannot open '{}': {}", path.string(), std::strerror(errno)));
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return MakeError(ExitStatus::kInput,
+                     fmt::format("'{}' is not a regular file; not read (it could block or never end)", path.string()));
+  }
+  return fd;
+}
+
+}  // namespace
+
+Result<std::string> ReadWholeFile(const fs::path& path) {
+  ASSIGN_OR_RETURN(const int fd, OpenRegularForReading(path));
+  std::string text;
+  std::vector<char> chunk(1 << 16);
+  while (true) {
+    const ssize_t n = ::read(fd, chunk.data(), chunk.size());
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      return MakeError(ExitStatus::kInput, fmt::format("cannot read '{}': {}", path.string(), std::strerror(err)));
+    }
+    text.append(chunk.data(), static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return text;
 }
 
 }  // namespace llmpo

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/core/atomic_file.h"
+#include "src/ingest/input_file.h"
 
 namespace llmpo::pipeline {
 namespace {
@@ -62,9 +63,14 @@ bool RunManifest::Succeeded(std::string_view step) const {
   return s != nullptr && s->status == StepStatus::kOk;
 }
 
+Result<std::string> ReadRunFile(const std::filesystem::path& file) {
+  RETURN_IF_ERROR(ingest::CheckInputFile(file));
+  return ReadWholeFile(file);
+}
+
 Result<RunManifest> ReadManifest(const std::filesystem::path& run_dir) {
   const std::filesystem::path file = run_dir / "run.json";
-  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(file));
+  ASSIGN_OR_RETURN(std::string text, ReadRunFile(file));
   const Json json = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded() || !json.is_object()) return Bad(file, "not a JSON object");
   RunManifest m;

@@ -32,6 +32,13 @@ struct RunManifest {
   bool Succeeded(std::string_view step) const;
 };
 
+// Reads one file of a run folder for `report` (run.json, config.yaml,
+// inputs.yaml, env.json): checked first as `import` checks its inputs
+// (ingest::CheckInputFile), so a FIFO, a device, a folder or a dangling link
+// there is an input error naming the file, never a read that blocks or never
+// ends.
+Result<std::string> ReadRunFile(const std::filesystem::path& file);
+
 // Reads RUN_DIR/run.json. A file that is not JSON, or whose fields have the
 // wrong types, is an input error naming the file and the field.
 Result<RunManifest> ReadManifest(const std::filesystem::path& run_dir);

@@ -7,7 +7,7 @@
 #include "src/config/node_path.h"
 #include "src/config/scalar.h"
 #include "src/config/yaml_io.h"
-#include "src/core/atomic_file.h"
+#include "src/ingest/input_file.h"
 #include "src/pipeline/import_job.h"
 #include "src/pipeline/manifest.h"
 #include "src/pipeline/mfu_options.h"
@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 namespace {
 
 Result<nlohmann::json> ReadJson(const fs::path& file) {
-  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(file));
+  ASSIGN_OR_RETURN(std::string text, ReadRunFile(file));
   auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded()) return MakeError(ExitStatus::kInput, fmt::format("{}: not valid JSON", file.string()));
   return json;
@@ -34,15 +34,21 @@ Result<report::RunContext> ReadRunContext(const fs::path& run_dir, const RunMani
     run.steps.push_back(
         report::RunContext::Step{step.name, std::string(ToString(step.status)), step.reason, step.exit_code});
   }
-  if (auto env = ReadJson(run_dir / "env.json"); env.ok() && env->contains("gpu") && (*env)["gpu"].is_string()) {
+  // env.json may be missing or damaged (the GPU is then not named), but a
+  // FIFO or a device there is refused like any other run file.
+  const fs::path env_file = run_dir / "env.json";
+  if (std::error_code ec; fs::exists(fs::symlink_status(env_file, ec))) {
+    RETURN_IF_ERROR(ingest::CheckInputFile(env_file));
+  }
+  if (auto env = ReadJson(env_file); env.ok() && env->contains("gpu") && (*env)["gpu"].is_string()) {
     run.gpu = (*env)["gpu"].get<std::string>();
   }
-  ASSIGN_OR_RETURN(std::string inputs_text, ReadWholeFile(run_dir / "inputs.yaml"));
+  ASSIGN_OR_RETURN(std::string inputs_text, ReadRunFile(run_dir / "inputs.yaml"));
   ASSIGN_OR_RETURN(config::Node inputs, config::LoadYaml(inputs_text, (run_dir / "inputs.yaml").string()));
   if (const auto* argv = config::FindPath(inputs, config::SplitKey("workload.argv")); argv && argv->is_array()) {
     for (const auto& a : *argv) run.workload.push_back(config::ScalarToText(a));
   }
-  ASSIGN_OR_RETURN(std::string config_text, ReadWholeFile(run_dir / "config.yaml"));
+  ASSIGN_OR_RETURN(std::string config_text, ReadRunFile(run_dir / "config.yaml"));
   ASSIGN_OR_RETURN(config::Node config, config::LoadYaml(config_text, (run_dir / "config.yaml").string()));
   ASSIGN_OR_RETURN(MfuOptions mfu, MfuOptionsFromConfig(config));
   run.region_flops = std::move(mfu.region_flops);
@@ -58,7 +64,7 @@ Result<report::RunContext> ReadRunContext(const fs::path& run_dir, const RunMani
 }  // namespace
 
 Result<RegionOptions> RunRegionOptions(const fs::path& run_dir) {
-  ASSIGN_OR_RETURN(std::string text, ReadWholeFile(run_dir / "config.yaml"));
+  ASSIGN_OR_RETURN(std::string text, ReadRunFile(run_dir / "config.yaml"));
   ASSIGN_OR_RETURN(config::Node config, config::LoadYaml(text, (run_dir / "config.yaml").string()));
   return RegionOptionsFromConfig(config);
 }

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "src/analysis/trace_summary.h"
+#include "src/ingest/input_file.h"
 #include "src/ingest/llmpo_trace.h"
 #include "src/pipeline/commands.h"
 #include "src/pipeline/outputs.h"
@@ -55,6 +56,9 @@ Result<report::TraceOutputs> LoadTraceOutputs(const fs::path& run_dir) {
   }
   report::TraceOutputs outputs;
   for (const auto& f : files) {
+    // As `import` checks its inputs: a FIFO or a device named trace.*.tsv
+    // is an input error, never a read that blocks or never ends.
+    RETURN_IF_ERROR(ingest::CheckInputFile(f));
     std::ifstream in(f, std::ios::binary);
     model::Diagnostics diagnostics;
     ASSIGN_OR_RETURN(model::TraceData trace,

@@ -269,6 +269,17 @@ std::string KernelsSection(const HtmlReportInput& in) {
   return out + "</section>\n";
 }
 
+// Says how many rows the timeline leaves out (kTimelineMaxRows) and where
+// they all are; empty when it draws every row.
+std::string RowsLeftOut(const TimelineOverview& t) {
+  if (t.rows_left_out == 0) return "";
+  return fmt::format(
+      "<p class=\"note\" id=\"timeline-rows-left-out\">The {} busiest rows are drawn; {} more rows (device and "
+      "stream) with less GPU busy time are left out. gpu_breakdown.md (PyTorch traces) and kernels.json have them "
+      "all.</p>\n",
+      t.rows.size(), t.rows_left_out);
+}
+
 std::string TimelineSection(const HtmlReportInput& in) {
   std::string out = "<section id=\"timeline\"><h2>Timeline</h2>\n";
   if (in.timeline == nullptr || in.timeline->rows.empty()) {
@@ -279,6 +290,7 @@ std::string TimelineSection(const HtmlReportInput& in) {
         "first bin's start); hover a bin for its numbers.</p>\n",
         HtmlText(in.timeline->source), in.timeline->bins, MsText(in.timeline->bin_ns));
     out += TimelineSvg(*in.timeline);
+    out += RowsLeftOut(*in.timeline);
   }
   if (!in.trace_json.empty()) {
     out += fmt::format(
@@ -363,14 +375,16 @@ ordered_json TimelineData(const TimelineOverview* t) {
   if (t == nullptr) return nullptr;
   ordered_json rows = ordered_json::array();
   for (const auto& r : t->rows) rows.push_back(ordered_json{{"label", r.label}, {"busy_ms", Ms(r.busy_total_ns)}});
-  return ordered_json{{"source", t->source},
-                      {"span_ms", static_cast<double>(t->end_ns - t->start_ns) / 1e6},
-                      {"gpu_busy_ms", Ms(t->gpu_busy_ns)},
-                      {"gpu_idle_ms", Ms(t->gpu_idle_ns)},
-                      {"gpu_ops", t->gpu_ops},
-                      {"bins", t->bins},
-                      {"bin_ms", t->bin_ns / 1e6},
-                      {"rows", std::move(rows)}};
+  ordered_json data{{"source", t->source},
+                    {"span_ms", static_cast<double>(t->end_ns - t->start_ns) / 1e6},
+                    {"gpu_busy_ms", Ms(t->gpu_busy_ns)},
+                    {"gpu_idle_ms", Ms(t->gpu_idle_ns)},
+                    {"gpu_ops", t->gpu_ops},
+                    {"bins", t->bins},
+                    {"bin_ms", t->bin_ns / 1e6},
+                    {"rows", std::move(rows)}};
+  if (t->rows_left_out > 0) data["rows_left_out"] = t->rows_left_out;
+  return data;
 }
 
 std::string DataQuality(const HtmlReportInput& in) {

@@ -230,8 +230,18 @@ LLMPO_JSON_FIELDS(KernelsReport, sources, kernels, runtime, times_from, actions,
                   region_kernels, diagnostics)
 LLMPO_JSON_FIELDS(GpuBreakdownReport, breakdown, ranks, top_cpu_ops, cpu_ops_with_gpu)
 LLMPO_JSON_FIELDS(TimelineRow, label, busy_ns, busy_total_ns)
-LLMPO_JSON_FIELDS(TimelineOverview, source, start_ns, end_ns, bins, bin_ns, bins_start_ns, rows, gpu_busy_ns,
-                  gpu_idle_ns, devices, gpu_ops)
+// rows_left_out only when rows were left out, so a timeline with every row
+// reads and writes as before it existed.
+[[maybe_unused]] static void to_json(Json& nlohmann_json_j, const TimelineOverview& nlohmann_json_t) {
+  LLMPO_JSON_TO(source, start_ns, end_ns, bins, bin_ns, bins_start_ns, rows, gpu_busy_ns, gpu_idle_ns, devices,
+                gpu_ops)
+  if (nlohmann_json_t.rows_left_out > 0) nlohmann_json_j["rows_left_out"] = nlohmann_json_t.rows_left_out;
+}
+[[maybe_unused]] static void from_json(const Json& nlohmann_json_j, TimelineOverview& nlohmann_json_t) {
+  LLMPO_JSON_FROM(source, start_ns, end_ns, bins, bin_ns, bins_start_ns, rows, gpu_busy_ns, gpu_idle_ns, devices,
+                  gpu_ops)
+  nlohmann_json_t.rows_left_out = nlohmann_json_j.value("rows_left_out", std::size_t{0});
+}
 LLMPO_JSON_FIELDS(RunContext::Step, name, status, reason, exit_code)
 LLMPO_JSON_FIELDS(RunContext, run_name, workload, gpu, steps, files, region_flops, peak_tflops, region_bytes, peak_gbps,
                   prefill_region, decode_region, tokens_per_step)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -48,6 +49,35 @@ void AddToBins(std::vector<double>& bins, std::uint64_t start, double bin_ns, st
   }
 }
 
+// A row's busy time: its operations' union, else (unknown) the sum of its bins.
+double RowBusyNs(const TimelineRow& row) {
+  if (row.busy_total_ns) return *row.busy_total_ns;
+  double sum = 0;
+  for (const double b : row.busy_ns) sum += b;
+  return sum;
+}
+
+// Keeps the kTimelineMaxRows busiest rows (ties: the earlier row), in their
+// order; counts the rest in t.rows_left_out.
+void KeepBusiestRows(TimelineOverview& t) {
+  if (t.rows.size() <= kTimelineMaxRows) return;
+  std::vector<std::size_t> order(t.rows.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  auto busier = [&t](std::size_t a, std::size_t b) {
+    const double x = RowBusyNs(t.rows[a]), y = RowBusyNs(t.rows[b]);
+    return x != y ? x > y : a < b;
+  };
+  const auto keep = order.begin() + static_cast<std::ptrdiff_t>(kTimelineMaxRows);
+  std::nth_element(order.begin(), keep, order.end(), busier);
+  order.erase(keep, order.end());
+  std::sort(order.begin(), order.end());
+  std::vector<TimelineRow> kept;
+  kept.reserve(order.size());
+  for (const std::size_t i : order) kept.push_back(std::move(t.rows[i]));
+  t.rows_left_out += t.rows.size() - kept.size();
+  t.rows = std::move(kept);
+}
+
 }  // namespace
 
 std::optional<TimelineOverview> BuildTimelineOverview(const std::vector<model::TraceData>& traces, std::size_t bins) {
@@ -81,6 +111,7 @@ std::optional<TimelineOverview> BuildTimelineOverview(const std::vector<model::T
     row.busy_total_ns = UnionNs(std::move(intervals));
     t.rows.push_back(std::move(row));
   }
+  KeepBusiestRows(t);
   t.gpu_ops = all.size();
   std::set<std::pair<std::uint32_t, std::int64_t>> devices;
   for (const auto& [key, intervals] : by_row) devices.emplace(std::get<0>(key), std::get<2>(key));
@@ -164,6 +195,7 @@ std::optional<TimelineOverview> TimelineCollector::Finish() const {
                                  row.busy_union.TotalNs()});
   }
   std::sort(t.rows.begin(), t.rows.end(), [](const auto& a, const auto& b) { return a.label < b.label; });
+  KeepBusiestRows(t);
   t.gpu_ops = ops_;
   std::set<std::pair<model::ProcessId, std::string>> devices;
   for (const auto& [key, row] : rows_) devices.emplace(std::get<0>(key), std::get<1>(key));

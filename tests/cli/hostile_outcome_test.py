@@ -16,8 +16,15 @@ diagnostics and reports.
     overhead rows
 13  a trace whose "traceEvents" comes after 64 KiB of deviceProperties: read
 17  regions/ and the other report folders: 0755 under umask 022
+15  `report RUN_DIR` with a FIFO as trace/trace.PID.tsv or env.json, or a link
+    to /dev/zero as config.yaml: exit 3 naming the file, never a hang
+ 4  a trace with 1,000 streams: report.html draws the 64 busiest timeline
+    rows and says how many it left out; its size does not grow with them
+ 7  a gzip bomb (a small .json.gz of millions of spaces, alone or in a tar):
+    refused with exit 3 naming the limit and LLMPO_MAX_INFLATED_BYTES
 """
 import argparse
+import gzip
 import io
 import json
 import os
@@ -191,6 +198,123 @@ def item17_folder_modes(binary, work):
         check(mode == 0o755, f"item 17: {folder.relative_to(work)} has mode {oct(mode)}")
 
 
+def run_report(binary, run_dir):
+    """`report RUN_DIR` under a timeout: a hang fails the test instead of blocking it."""
+    try:
+        proc = subprocess.run([binary, "report", str(run_dir)], capture_output=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return None, "timed out (blocked on a planted file)"
+    return proc.returncode, proc.stderr.decode("utf-8", "replace")
+
+
+def trace_run_folder(run_dir):
+    """A minimal run folder of `trace`: run.json, config.yaml, inputs.yaml, env.json, one trace."""
+    (run_dir / "trace").mkdir(parents=True)
+    steps = [{"name": n, "status": "ok"} for n in ("trace", "trace-summaries")]
+    (run_dir / "run.json").write_text(json.dumps({"schema_version": "1", "status": "ok", "steps": steps}))
+    (run_dir / "config.yaml").write_text("pipeline: {}\n")
+    (run_dir / "inputs.yaml").write_text("workload:\n  argv: [app]\n")
+    (run_dir / "env.json").write_text('{"gpu": null}\n')
+    lines = ["#llmpo-trace 1", "P\t42\tapp", "T\t42\tmain", "R\t42\t0\t0\t1000\t9000\tstep",
+             "A\t42\t7\t1500\t1800\truntime\t211", "K\t0\t1\t7\t7\t2000\t3000\t1,1,1\t32,1,1\tk", "G", "E"]
+    (run_dir / "trace" / "trace.42.tsv").write_text("\n".join(lines) + "\n")
+
+
+def item15_report_reads_regular_files(binary, work):
+    base = work / "run15"
+    trace_run_folder(base)
+    rc, err = run_report(binary, base)
+    check(rc == 0, f"item 15: the hand-made run folder: exit {rc}: {err}")
+    plants = [("FIFO trace", "trace/trace.43.tsv", lambda p: os.mkfifo(p)),
+              ("FIFO env.json", "env.json", lambda p: os.mkfifo(p)),
+              ("/dev/zero config.yaml", "config.yaml", lambda p: os.symlink("/dev/zero", p)),
+              ("FIFO inputs.yaml", "inputs.yaml", lambda p: os.mkfifo(p))]
+    for what, name, plant in plants:
+        run_dir = work / f"run15-{name.replace('/', '-')}"
+        shutil.rmtree(run_dir, ignore_errors=True)
+        trace_run_folder(run_dir)
+        (run_dir / name).unlink(missing_ok=True)
+        plant(run_dir / name)
+        rc, err = run_report(binary, run_dir)
+        check(rc == 3 and name in err and "not a regular file" in err, f"item 15 ({what}): exit {rc}: {err}")
+
+
+def spread_trace(streams):
+    """One kernel on each of `streams` streams of one device, busier on higher streams."""
+    events = []
+    for i in range(streams):
+        ts = 10 + 20 * i
+        events.append(f'{{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, '
+                      f'"ts": {ts}, "dur": 2, "args": {{"correlation": {i}}}}}')
+        events.append(f'{{"ph": "X", "cat": "kernel", "name": "k", "pid": 1, "tid": 7, "ts": {ts + 3}, '
+                      f'"dur": {1 + i % 10}, "args": {{"correlation": {i}, "device": 0, "stream": {i}}}}}')
+    return trace(events)
+
+
+def item4_timeline_rows_capped(binary, work):
+    sizes = {}
+    for streams in (100, 1000):
+        path = work / f"streams{streams}.json"
+        path.write_text(spread_trace(streams))
+        out = work / f"out4-{streams}"
+        rc, err = run_import(binary, [path], out)
+        check(rc == 0, f"item 4 ({streams} streams): exit {rc}: {err}")
+        page = (out / "report.html").read_text()
+        sizes[streams] = len(page.encode())
+        check(f"{streams - 64} more rows" in page and "kernels.json have them all" in page,
+              f"item 4 ({streams} streams): no note of the rows left out")
+        drawn = page.count('<g class="row">')
+        check(drawn == 64, f"item 4 ({streams} streams): {drawn} rows drawn")
+        timeline = json.loads((out / "report_set.json").read_text())["timeline"]
+        check(len(timeline["rows"]) == 64 and timeline["rows_left_out"] == streams - 64,
+              f"item 4 ({streams} streams): report_set.json has {len(timeline['rows'])} rows")
+        kernel = json.loads((out / "kernels.json").read_text())["kernels"][0]
+        check(kernel["calls"] == streams, f"item 4 ({streams} streams): kernels.json counts {kernel['calls']} calls")
+    # Ten times the streams: the page stays within a quarter of its size.
+    check(sizes[1000] < sizes[100] * 1.25, f"item 4: report.html grows from {sizes[100]} to {sizes[1000]} bytes")
+
+
+def spaces_trace_gz(spaces):
+    """A Kineto trace with one kernel after `spaces` spaces, gzip-compressed (about 1000:1)."""
+    body = trace([launch(1, "k", 10)])
+    head, tail = body.split("[", 1)
+    buffer = io.BytesIO()
+    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as z:
+        z.write((head + "[").encode())
+        chunk = b" " * (1 << 20)
+        for _ in range(spaces >> 20):
+            z.write(chunk)
+        z.write(tail.encode())
+    return buffer.getvalue()
+
+
+def import_with_limit(binary, inputs, out, limit):
+    shutil.rmtree(out, ignore_errors=True)
+    env = dict(os.environ)
+    env.pop("LLMPO_MAX_INFLATED_BYTES", None)
+    if limit is not None:
+        env["LLMPO_MAX_INFLATED_BYTES"] = str(limit)
+    proc = subprocess.run([binary, "import", *map(str, inputs), "--out", str(out)], capture_output=True, env=env)
+    return proc.returncode, proc.stderr.decode("utf-8", "replace")
+
+
+def item7_gzip_bomb(binary, work):
+    data = spaces_trace_gz(32 << 20)
+    path = work / "bomb.json.gz"
+    path.write_bytes(data)
+    archive = work / "bomb.tar"
+    with tarfile.open(archive, "w") as tar:
+        info = tarfile.TarInfo("rank0.json.gz")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    for what, source in (("a .json.gz", path), ("a .json.gz in a tar", archive)):
+        rc, err = import_with_limit(binary, [source], work / "out7", None)
+        check(rc == 0, f"item 7 ({what}, default limit): exit {rc}: {err}")
+        rc, err = import_with_limit(binary, [source], work / "out7", 4 << 20)
+        check(rc == 3 and "inflates past 4194304 bytes" in err and "LLMPO_MAX_INFLATED_BYTES" in err,
+              f"item 7 ({what}, limit 4 MiB): exit {rc}: {err}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("bin")
@@ -201,7 +325,8 @@ def main():
     work.mkdir(parents=True, exist_ok=True)
     try:
         for case in (item8_time_overflow, item9_escapes, item10_invalid_utf8, item11_pax_names,
-                     item12_same_pid_two_ranks, item13_late_trace_events, item17_folder_modes):
+                     item12_same_pid_two_ranks, item13_late_trace_events, item17_folder_modes,
+                     item15_report_reads_regular_files, item4_timeline_rows_capped, item7_gzip_bomb):
             before = len(FAILURES)
             try:
                 case(binary, work)

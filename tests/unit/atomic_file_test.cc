@@ -35,6 +35,22 @@ TEST(ReadWholeFile, MissingFileIsAnInputError) {
   EXPECT_EQ(r.error().kind, ExitStatus::kInput);
 }
 
+// A FIFO (no writer) would block a plain open; a device would never end.
+TEST(ReadWholeFile, FifoAndDeviceAreInputErrorsNotReads) {
+  testing::TempDir dir;
+  const auto fifo = dir.path() / "config.yaml";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto from_fifo = ReadWholeFile(fifo);
+  ASSERT_FALSE(from_fifo.ok());
+  EXPECT_EQ(from_fifo.error().kind, ExitStatus::kInput);
+  EXPECT_NE(from_fifo.error().message.find("not a regular file"), std::string::npos);
+  const auto link = dir.path() / "env.json";
+  std::filesystem::create_symlink("/dev/zero", link);
+  auto from_device = ReadWholeFile(link);
+  ASSERT_FALSE(from_device.ok());
+  EXPECT_EQ(from_device.error().kind, ExitStatus::kInput);
+}
+
 }  // namespace
 }  // namespace llmpo
 

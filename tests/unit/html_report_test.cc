@@ -67,6 +67,22 @@ TEST(TimelineOverview, BusyTimeIsTheUnionAndBinsSplitOperations) {
   EXPECT_EQ(o->gpu_ops, 3u);
 }
 
+// Stream i is busy i+1 ns: the kTimelineMaxRows busiest are the highest streams.
+TEST(TimelineOverview, KeepsTheBusiestRowsAndCountsTheRest) {
+  model::TraceData t;
+  t.pid = 5;
+  t.gpu_traced = true;
+  const std::size_t streams = kTimelineMaxRows + 10;
+  for (std::size_t i = 0; i < streams; ++i) t.gpu_ops.push_back(Op(i, 1000, 1001 + i));
+  const auto o = BuildTimelineOverview({t}, 4);
+  ASSERT_TRUE(o);
+  ASSERT_EQ(o->rows.size(), kTimelineMaxRows);
+  EXPECT_EQ(o->rows_left_out, 10u);
+  for (const auto& row : o->rows) EXPECT_GE(*row.busy_total_ns, 11) << row.label;
+  EXPECT_EQ(o->rows.front().label, "GPU 0 stream 10 (pid 5)");  // in their order: device, stream, pid
+  EXPECT_EQ(o->gpu_ops, streams);                               // every operation still counted
+}
+
 TEST(TimelineOverview, WithoutGpuTracingBusyIsUnknown) {
   model::TraceData t;
   model::TraceRange r;
@@ -121,6 +137,18 @@ TEST(TimelineCollector, StreamsLaunchesIntoDoublingBins) {
   EXPECT_DOUBLE_EQ(*t->gpu_busy_ns, 3500);
   EXPECT_DOUBLE_EQ(*t->gpu_idle_ns, 401000 - 3500);
   EXPECT_EQ(t->gpu_ops, 4u);
+}
+
+TEST(TimelineCollector, KeepsTheBusiestRowsAndCountsTheRest) {
+  TimelineCollector c;
+  const auto streams = static_cast<std::int64_t>(kTimelineMaxRows) + 3;
+  for (std::int64_t i = 0; i < streams; ++i) c.OnLaunch(Launch(i, 100 * i, 100 * i + 1 + i));
+  const auto t = c.Finish();
+  ASSERT_TRUE(t);
+  ASSERT_EQ(t->rows.size(), kTimelineMaxRows);
+  EXPECT_EQ(t->rows_left_out, 3u);
+  for (const auto& row : t->rows) EXPECT_GE(*row.busy_total_ns, 4) << row.label;  // streams 0..2 left out
+  EXPECT_EQ(t->gpu_ops, static_cast<std::uint64_t>(streams));
 }
 
 TEST(TimelineCollector, EarlierStartsWidenToTheLeftAndKeepTheUnionExact) {

@@ -1,20 +1,57 @@
 #include "src/ingest/kineto/byte_source.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
 namespace llmpo::ingest::kineto {
 namespace {
 
+// The limit set in the environment; 0 when unset or not a positive number.
+std::uint64_t LimitFromEnvironment() {
+  const char* text = std::getenv(kInflateLimitVariable);
+  if (text == nullptr || *text == '\0') return 0;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long value = std::strtoull(text, &end, 10);
+  if (errno != 0 || *end != '\0' || text[0] == '-') return 0;
+  return value;
+}
+
+// Counts the bytes a gzip stream inflates to against its limit; false (and
+// the source's error set) once they pass it.
+class InflateBudget {
+ public:
+  InflateBudget() : fixed_(LimitFromEnvironment()) {}
+  // `compressed`: the stream's compressed bytes (so far, or all of them).
+  bool Add(std::size_t inflated, std::uint64_t compressed, std::string& error) {
+    inflated_ += inflated;
+    const std::uint64_t limit = fixed_ != 0 ? fixed_ : InflateLimit(compressed);
+    if (inflated_ <= limit) return true;
+    error = fmt::format("the gzip stream inflates past {} bytes ({} compressed bytes); refused as a likely gzip bomb",
+                        limit, compressed);
+    return false;
+  }
+
+ private:
+  std::uint64_t fixed_;
+  std::uint64_t inflated_ = 0;
+};
+
 class GzFileSource : public ByteSource {
  public:
-  explicit GzFileSource(gzFile file) : file_(file) { gzbuffer(file_, 1 << 20); }
+  GzFileSource(gzFile file, std::uint64_t compressed) : file_(file), compressed_(compressed) {
+    gzbuffer(file_, 1 << 20);
+  }
   ~GzFileSource() override { gzclose(file_); }
   GzFileSource(const GzFileSource&) = delete;
   GzFileSource& operator=(const GzFileSource&) = delete;
@@ -22,8 +59,13 @@ class GzFileSource : public ByteSource {
   std::size_t Read(char* buffer, std::size_t size) override {
     if (done_) return 0;
     const int got = gzread(file_, buffer, static_cast<unsigned>(size > INT_MAX ? INT_MAX : size));
-    if (got > 0) return static_cast<std::size_t>(got);
+    if (got > 0 && budget_.Add(static_cast<std::size_t>(got), compressed_, error_))
+      return static_cast<std::size_t>(got);
     done_ = true;
+    if (got > 0) {
+      over_limit_ = true;
+      return 0;
+    }
     int code = Z_OK;
     const char* message = gzerror(file_, &code);
     if (code != Z_OK && code != Z_STREAM_END) {
@@ -37,6 +79,8 @@ class GzFileSource : public ByteSource {
 
  private:
   gzFile file_;
+  std::uint64_t compressed_;
+  InflateBudget budget_;
   bool done_ = false;
 };
 
@@ -100,6 +144,7 @@ class InflatingSource : public ByteSource {
         }
         z_.next_in = reinterpret_cast<Bytef*>(input_.data());
         z_.avail_in = static_cast<uInt>(got);
+        compressed_ += got;
       }
       const int rc = inflate(&z_, Z_NO_FLUSH);
       if (rc == Z_STREAM_END) {
@@ -112,18 +157,30 @@ class InflatingSource : public ByteSource {
         break;
       }
     }
-    return want - z_.avail_out;
+    const std::size_t produced = want - z_.avail_out;
+    if (!budget_.Add(produced, compressed_, error_)) {
+      done_ = over_limit_ = true;
+      return 0;
+    }
+    return produced;
   }
 
  private:
   ByteSource& in_;
   std::vector<char> input_;
+  std::uint64_t compressed_ = 0;  // read from in_ so far
+  InflateBudget budget_;
   z_stream z_{};
   bool ok_ = false;
   bool done_ = false;
 };
 
 }  // namespace
+
+std::uint64_t InflateLimit(std::uint64_t compressed) {
+  const std::uint64_t scaled = compressed > UINT64_MAX / kInflateRatio ? UINT64_MAX : compressed * kInflateRatio;
+  return std::max(kInflateFloorBytes, scaled);
+}
 
 std::unique_ptr<ByteSource> GunzipSource(ByteSource& compressed) {
   return std::make_unique<InflatingSource>(compressed);
@@ -148,7 +205,9 @@ std::unique_ptr<ByteSource> OpenFileSource(const std::string& path, std::string&
     why = "cannot be opened for reading";
     return nullptr;
   }
-  return std::make_unique<GzFileSource>(file);
+  struct stat st {};
+  const std::uint64_t compressed = ::stat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+  return std::make_unique<GzFileSource>(file, compressed);
 }
 
 }  // namespace llmpo::ingest::kineto

@@ -22,10 +22,26 @@ class ByteSource {
   // Empty while the bytes are whole; else why reading stopped early
   // ("unexpected end of file" for a cut gzip stream).
   const std::string& error() const { return error_; }
+  // True when reading stopped because a gzip stream inflated past its
+  // limit (InflateLimit; error() says how far): the input is refused, not
+  // read as a trace cut short.
+  bool over_limit() const { return over_limit_; }
 
  protected:
   std::string error_;
+  bool over_limit_ = false;
 };
+
+// Against gzip bombs (docs/security.md): a gzip stream may inflate to at
+// most max(kInflateFloorBytes, kInflateRatio x its compressed size), or to
+// the byte count in the environment variable kInflateLimitVariable when that
+// is a positive number.
+inline constexpr std::uint64_t kInflateFloorBytes = std::uint64_t{1} << 30;
+inline constexpr std::uint64_t kInflateRatio = 200;
+inline constexpr const char* kInflateLimitVariable = "LLMPO_MAX_INFLATED_BYTES";
+
+// The limit for a stream of `compressed` bytes.
+std::uint64_t InflateLimit(std::uint64_t compressed);
 
 // A plain or gzip file; nullptr and `why` set when it cannot be opened.
 std::unique_ptr<ByteSource> OpenFileSource(const std::string& path, std::string& why);

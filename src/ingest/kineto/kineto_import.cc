@@ -179,7 +179,16 @@ bool ImportOneTrace(ByteSource& source, const std::string& label, ImportContext&
   return true;
 }
 
-// A member's name: as UTF-8 where the archive says (pax), else as stored.
+// A gzip stream that inflated past its limit (kineto::InflateLimit): an
+// input error naming the limit and how to raise it, not a trace cut short.
+Status InflateRefusal(const ByteSource& source, const std::string& label) {
+  if (!source.over_limit()) return OkStatus();
+  return MakeError(ExitStatus::kInput, fmt::format("{}: {}", label, source.error()))
+      .WithNote(fmt::format("a gzip stream may inflate to at most max(1 GiB, {} x its compressed size), against gzip "
+                            "bombs; for a larger trace, raise the limit with {}=BYTES (docs/security.md)",
+                            kineto::kInflateRatio, kineto::kInflateLimitVariable));
+}
+
 // A member's name: as UTF-8 where the archive says (pax), else as stored,
 // any byte that is not UTF-8 shown as U+FFFD (it names the rank's input).
 std::string MemberName(archive_entry* entry) {
@@ -220,7 +229,9 @@ Status ImportArchive(const std::filesystem::path& file, ImportContext& ctx) {
     }
     ArchiveMemberSource source(a.get());
     std::unique_ptr<ByteSource> inflated = gzip ? kineto::GunzipSource(source) : nullptr;
-    if (ImportOneTrace(inflated ? *inflated : source, ctx.source + ":" + member, ctx)) ++traces;
+    const std::string label = ctx.source + ":" + member;
+    if (ImportOneTrace(inflated ? *inflated : source, label, ctx)) ++traces;
+    if (inflated) RETURN_IF_ERROR(InflateRefusal(*inflated, label));
   }
   if (rc != ARCHIVE_EOF) {
     ctx.diagnostics.Add(model::Diag::kineto_json_error, fmt::format("{}: the archive is damaged or cut short ({}); the {} trace(s) before it are kept",
@@ -262,7 +273,9 @@ Status ImportKinetoTrace(const std::filesystem::path& file, ImportContext& ctx) 
   // One CPU: one thread, but the records are still reserved from the size.
   const kineto::SplitRead split{file.string(), size_error ? 0 : size,
                                 UsableCpus() >= 2 ? kSplitFromBytes : std::numeric_limits<std::uint64_t>::max()};
-  if (!ImportOneTrace(*source, ctx.source, ctx, &split)) {
+  const bool read = ImportOneTrace(*source, ctx.source, ctx, &split);
+  RETURN_IF_ERROR(InflateRefusal(*source, ctx.source));
+  if (!read) {
     return MakeError(ExitStatus::kInput, fmt::format("{}: no event could be read from the trace", ctx.source))
         .WithNote(
             "check that the file is a whole PyTorch profiler trace (export_chrome_trace / tensorboard_trace_handler)");
