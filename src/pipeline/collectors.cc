@@ -95,17 +95,17 @@ report::Collected Collectors::Finish() {
   for (auto& b : builders_) b->Finish();
   regions_ = analysis::CombineRegions(region_sources_);
   report::Collected c;
-  c.sources = sources_;
+  c.sources = std::move(sources_);
   c.kernels = aggregator_.Sorted();
   c.runtime = aggregator_.runtime();
   c.gpu_busy = gpu_timeline_.Busy();
-  c.gpu_breakdown = breakdown_;
+  c.gpu_breakdown = std::move(breakdown_);
   c.timeline = timeline_.Finish();
   c.regions = &regions_;
   c.unused_kernel_patterns = filter_.UnusedPatterns();
   c.pairing = &pairing_;
-  c.diagnostics = diagnostics_;
-  c.region_diagnostics = region_diagnostics_;
+  c.diagnostics = std::move(diagnostics_);
+  c.region_diagnostics = std::move(region_diagnostics_);
   return c;
 }
 

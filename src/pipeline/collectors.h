@@ -44,8 +44,9 @@ class Collectors {
   model::Diagnostics& diagnostics() { return diagnostics_; }
   const std::vector<report::SourceInfo>& sources() const { return sources_; }
 
-  // What was collected. The regions and the pairing it points at stay here:
-  // keep this object while the result is used.
+  // What was collected (call once: the tables move out). The regions and
+  // the pairing it points at stay here: keep this object while the result
+  // is used.
   report::Collected Finish();
 
  private:

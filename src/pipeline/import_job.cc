@@ -181,7 +181,7 @@ Result<ImportOutcome> RunImport(const ImportRequest& request) {
   }
   report::Collected collected = collectors->Finish();
   collected.trace = request.trace;
-  const report::ReportSet set = report::BuildReportSet(collected, ReportOptionsFor(request, categorizer));
+  const report::ReportSet set = report::BuildReportSet(std::move(collected), ReportOptionsFor(request, categorizer));
   ASSIGN_OR_RETURN(outcome.written, WriteOutputs(request.out_dir, set));
   outcome.report = set.kernels;
   return outcome;

@@ -43,16 +43,16 @@ void NoteRepeatedRows(KernelsReport& report) {
   }
 }
 
-KernelsReport BuildKernels(const Collected& c, const ReportOptions& options) {
+KernelsReport BuildKernels(Collected& c, const ReportOptions& options) {
   KernelsReport report;
   report.sources = c.sources;
-  report.diagnostics = c.diagnostics;
-  report.kernels = KernelRows(c.kernels);
-  report.runtime = c.runtime;
+  report.diagnostics = std::move(c.diagnostics);
+  report.kernels = KernelRows(std::move(c.kernels));
+  report.runtime = std::move(c.runtime);
   NoteRepeatedRows(report);
   ReportUnknownMetricRules(report);
   AnalyzeKernels(report, *options.categorizer);
-  report.gpu_busy = c.gpu_busy;
+  report.gpu_busy = std::move(c.gpu_busy);
   return report;
 }
 
@@ -176,17 +176,17 @@ GpuBreakdownReport BuildGpuBreakdownReport(model::GpuBreakdown breakdown, std::s
   return report;
 }
 
-ReportSet BuildReportSet(const Collected& collected, const ReportOptions& options) {
+ReportSet BuildReportSet(Collected collected, const ReportOptions& options) {
   ReportSet set;
   set.top_k = options.top_k;
   set.kernels = BuildKernels(collected, options);
   set.combined = BuildCombined(set.kernels, collected.pairing, *options.categorizer);
   if (!collected.gpu_breakdown.devices.empty() || !collected.gpu_breakdown.cpu_ops.empty()) {
-    set.gpu_breakdown = BuildGpuBreakdownReport(collected.gpu_breakdown, options.top_k);
+    set.gpu_breakdown = BuildGpuBreakdownReport(std::move(collected.gpu_breakdown), options.top_k);
   }
   set.regions = BuildRegions(collected, set.kernels, options);
   set.regions_subdir = options.regions_subdir;
-  set.timeline = options.timeline ? options.timeline : collected.timeline;
+  set.timeline = options.timeline ? options.timeline : std::move(collected.timeline);
   set.trace_json_link = options.trace_json_link;
   set.run_folder = options.run_folder.has_value();
   set.run = BuildRunModel(ContextFor(set, options), set.kernels, set.regions ? &*set.regions : nullptr);

@@ -94,7 +94,9 @@ struct ReportSet {
   const TraceOutputs* trace = nullptr;  // a traced run's trace/ files (owned by the trace job)
 };
 
-ReportSet BuildReportSet(const Collected& collected, const ReportOptions& options);
+// Takes what was collected by value: the kernel table, the breakdown and the
+// diagnostics move into the set instead of being copied.
+ReportSet BuildReportSet(Collected collected, const ReportOptions& options);
 
 // Its parts, for tests and for BuildReportSet.
 GpuBreakdownReport BuildGpuBreakdownReport(model::GpuBreakdown breakdown, std::size_t top_cpu_ops);
