@@ -67,7 +67,7 @@ int DryRun(const std::string& dir, const pipeline::Workload& workload,
   for (const auto& cmd : plan) {
     std::cout << fmt::format("# step {}{}\n{}\n", cmd.step,
                              cmd.stdout_to.empty() ? "" : fmt::format(" (stdout to {}/{})", dir, cmd.stdout_to),
-                             pipeline::ShellQuote(cmd.argv));
+                             pipeline::ShellQuote(pipeline::CommandLine(cmd)));
   }
   return 0;
 }
@@ -95,7 +95,8 @@ int Execute(const ProfileArgs& args, const Invocation& inv) {
                            workload->bundled ? (workload->exists ? " (bundled)" : " (bundled, not built)") : "");
   Verbose() << fmt::format("{}: tracer library: {}\n", kToolName, ctx.tracer_library.string());
   for (const auto& cmd : plan) {
-    Verbose() << fmt::format("{}: step {} will run: {}\n", kToolName, cmd.step, pipeline::ShellQuote(cmd.argv));
+    Verbose() << fmt::format("{}: step {} will run: {}\n", kToolName, cmd.step,
+                             pipeline::ShellQuote(pipeline::CommandLine(cmd)));
   }
   if (auto mfu = pipeline::MfuOptionsFromConfig(config); !mfu.ok()) return ReportError(mfu.error());
   if (args.dry_run) return DryRun(ctx.run_dir.string(), *workload, plan);

@@ -105,12 +105,21 @@ std::vector<PlannedCommand> BuildNsysPostprocessing(const CommandContext& ctx) {
   };
 }
 
-Argv BuildTraceCommand(const CommandContext& ctx) {
+PlannedCommand BuildTraceCommand(const CommandContext& ctx) {
   const std::string lib = ctx.tracer_library.string();
-  Argv argv = {"env", "NVTX_INJECTION64_PATH=" + lib, "CUDA_INJECTION64_PATH=" + lib,
-               "LLMPO_TRACE_FILE=" + (ctx.run_dir / "trace" / "trace.%p.tsv").string()};
-  argv.insert(argv.end(), ctx.workload.begin(), ctx.workload.end());
-  return argv;
+  return PlannedCommand{"trace",
+                        ctx.workload,
+                        "",
+                        {"NVTX_INJECTION64_PATH=" + lib, "CUDA_INJECTION64_PATH=" + lib,
+                         "LLMPO_TRACE_FILE=" + (ctx.run_dir / "trace" / "trace.%p.tsv").string()}};
+}
+
+Argv CommandLine(const PlannedCommand& cmd) {
+  if (cmd.env.empty()) return cmd.argv;
+  Argv line = {"env"};
+  line.insert(line.end(), cmd.env.begin(), cmd.env.end());
+  line.insert(line.end(), cmd.argv.begin(), cmd.argv.end());
+  return line;
 }
 
 std::vector<Error> NcuWarnings(const ProfileOptions& o, bool bundled_workload) {
@@ -149,7 +158,7 @@ std::vector<PlannedCommand> PlanProfile(const ProfileOptions& o, const CommandCo
                                    o.nsys.enable ? "nsys/run.sqlite" : "trace/trace.*.tsv");
   }
   std::vector<PlannedCommand> plan;
-  if (o.trace) plan.push_back({"trace", BuildTraceCommand(ctx), ""});
+  if (o.trace) plan.push_back(BuildTraceCommand(ctx));
   if (o.nsys.enable) {
     plan.push_back({"nsys", BuildNsysCommand(o.nsys, ctx), ""});
     for (auto& cmd : BuildNsysPostprocessing(ctx)) plan.push_back(std::move(cmd));

@@ -19,8 +19,13 @@ using Argv = std::vector<std::string>;
 struct PlannedCommand {
   std::string step;  // "nsys", "ncu", "ncu-export-details", ...
   Argv argv;
-  std::string stdout_to;  // a file (relative to the run folder) that receives stdout, or ""
+  std::string stdout_to;              // a file (relative to the run folder) that receives stdout, or ""
+  std::vector<std::string> env = {};  // "NAME=VALUE" set for the program only (the tracer's injection)
 };
+
+// The command as it can be typed (cmd.txt, --dry-run, run.json): argv, after
+// `env NAME=VALUE...` when the command sets variables.
+Argv CommandLine(const PlannedCommand& cmd);
 
 struct CommandContext {
   std::filesystem::path run_dir;                // where outputs go (commands name files inside it)
@@ -39,9 +44,10 @@ std::vector<PlannedCommand> BuildNcuExports(const NcuOptions& ncu, const Command
 Argv BuildNsysCommand(const NsysOptions& nsys, const CommandContext& ctx);
 std::vector<PlannedCommand> BuildNsysPostprocessing(const CommandContext& ctx);
 
-// `env NVTX_INJECTION64_PATH=LIB CUDA_INJECTION64_PATH=LIB LLMPO_TRACE_FILE=... WORKLOAD`:
-// the workload under our tracer (pipeline.trace.enable), writing trace/.
-Argv BuildTraceCommand(const CommandContext& ctx);
+// The workload under our tracer (pipeline.trace.enable), writing trace/:
+// step "trace", with NVTX_INJECTION64_PATH=LIB CUDA_INJECTION64_PATH=LIB
+// LLMPO_TRACE_FILE=... set for the program.
+PlannedCommand BuildTraceCommand(const CommandContext& ctx);
 
 // What is legal but will most likely profile nothing, checked before a run:
 // range or app-range replay with no range source (no NVTX include, and the

@@ -62,20 +62,12 @@ Result<std::vector<std::string>> TopMangledNames(const report::TraceOutputs& tra
   return names;
 }
 
-// `env VAR=VALUE... PROGRAM ARGS...` (how a step that needs variables is
-// written, so cmd.txt and --dry-run show a command that can be pasted) is
-// started as PROGRAM with those variables: a program that cannot be started
-// is then reported as such, not as env's exit 127.
-void SplitEnvPrefix(const Argv& argv, std::vector<std::string>& env, Argv& program) {
-  std::size_t i = 0;
-  if (!argv.empty() && argv[0] == "env") {
-    for (i = 1; i < argv.size() && argv[i].find('=') != std::string::npos && argv[i][0] != '-'; ++i) {
-      env.push_back(argv[i]);
-    }
-    if (i == argv.size()) i = 0;  // no program after the variables: run it as written
-    if (i == 0) env.clear();
+// The value of NAME in "NAME=VALUE" entries; "" when absent.
+std::string EnvValue(const std::vector<std::string>& env, std::string_view name) {
+  for (const auto& e : env) {
+    if (e.size() > name.size() && e.starts_with(name) && e[name.size()] == '=') return e.substr(name.size() + 1);
   }
-  program.assign(argv.begin() + static_cast<std::ptrdiff_t>(i), argv.end());
+  return "";
 }
 
 class Executor {
@@ -142,7 +134,7 @@ class Executor {
   std::string Blocker(const PlannedCommand& cmd, const std::string& tool, const Workload& workload) {
     if (failed_tools_.count(tool)) return fmt::format("not run: an earlier {} step did not complete", tool);
     if (tool == "trace") {
-      const std::string lib = cmd.argv[1].substr(cmd.argv[1].find('=') + 1);
+      const std::string lib = EnvValue(cmd.env, "NVTX_INJECTION64_PATH");
       if (!fs::exists(lib)) {
         Fail(ExitStatus::kNotBuilt, "the tracer library is not built");
         failed_tools_.insert(tool);
@@ -177,7 +169,7 @@ class Executor {
     const std::string err = fmt::format("{}/{}.stderr.log", tool, cmd.step);
     StepRecord step;
     step.name = cmd.step;
-    step.argv = cmd.argv;
+    step.argv = CommandLine(cmd);
     step.log = err;
     auto result = RunWithProgress(cmd, run_.dir() / out, run_.dir() / err);
     run_.RecordArtifact(out);
@@ -243,7 +235,10 @@ class Executor {
 
   Result<ProcessResult> RunWithProgress(const PlannedCommand& cmd, const fs::path& out, const fs::path& err) {
     StepSpec spec;
-    SplitEnvPrefix(cmd.argv, spec.env, spec.argv);
+    // The program itself is started, with the command's variables: one that
+    // cannot be started is reported as such (not as `env`'s exit 127).
+    spec.argv = cmd.argv;
+    spec.env = cmd.env;
     spec.stdout_file = out;
     spec.stderr_file = err;
     spec.timeout_s = options_.step_timeout_s;
@@ -286,7 +281,7 @@ class Executor {
   void Skip(const PlannedCommand& cmd, const std::string& why, const std::string& tool) {
     StepRecord step;
     step.name = cmd.step;
-    step.argv = cmd.argv;
+    step.argv = CommandLine(cmd);
     step.status = StepStatus::kSkipped;
     step.reason = why;
     run_.AddStep(step);
@@ -298,7 +293,7 @@ class Executor {
 
   void WriteCmdTxt(const PlannedCommand& cmd) {
     const std::string tool = ToolOf(cmd.step);
-    (void)run_.WriteArtifact(tool + "/cmd.txt", ShellQuote(cmd.argv) + "\n");
+    (void)run_.WriteArtifact(tool + "/cmd.txt", ShellQuote(CommandLine(cmd)) + "\n");
   }
 
   void Fail(ExitStatus code, const std::string& reason) {

@@ -84,7 +84,7 @@ ProfileOutcome RunTrace(RunFolder& run, const std::vector<std::string>& workload
   ctx.run_dir = run.dir();
   ctx.workload = workload;
   ctx.tracer_library = library;
-  const std::vector<PlannedCommand> plan = {{"trace", BuildTraceCommand(ctx), ""}};
+  const std::vector<PlannedCommand> plan = {BuildTraceCommand(ctx)};
   return ExecuteProfile(run, plan, Workload{workload, false, true}, regions, options);
 }
 

@@ -17,12 +17,14 @@ void ReportUnknownMetricRules(KernelsReport& report) {
   for (const auto& k : report.kernels) {
     for (const auto& m : k.metrics) {
       if (m.unit_conflicts > 0) {
-        report.diagnostics.Add(model::Diag::metric_unit_conflict, fmt::format("kernel '{}', metric '{}': {} value(s) in a unit other than '{}' that "
+        report.diagnostics.Add(model::Diag::metric_unit_conflict,
+                               fmt::format("kernel '{}', metric '{}': {} value(s) in a unit other than '{}' that "
                                            "cannot be normalised to it; left out of its aggregate",
                                            k.name, m.name, m.unit_conflicts, m.unit));
       }
       if (m.rule_known || !seen.emplace(m.section, m.name).second) continue;
-      report.diagnostics.Add(model::Diag::metric_rule_unknown, fmt::format("metric '{}'{}: not in the metric catalogue, so averaged over launches (never "
+      report.diagnostics.Add(model::Diag::metric_rule_unknown,
+                             fmt::format("metric '{}'{}: not in the metric catalogue, so averaged over launches (never "
                                          "summed)",
                                          m.name, m.section.empty() ? "" : fmt::format(" (section '{}')", m.section)));
     }
@@ -83,7 +85,8 @@ std::optional<KernelsReport> BuildCombined(const KernelsReport& all, const analy
         "Its {} kernel(s) lend ncu's metrics to the same-named kernels above (kernels.md has its own table).", own);
   }
   if (matched == 0) {
-    combined.diagnostics.Add(model::Diag::kernels_combined_no_match, fmt::format("none of the {} kernel name(s) of {} is a kernel name of the ncu input(s); "
+    combined.diagnostics.Add(model::Diag::kernels_combined_no_match,
+                             fmt::format("none of the {} kernel name(s) of {} is a kernel name of the ncu input(s); "
                                          "profile the same kernels, or with ncu --kernel-name-base demangled",
                                          combined.kernels.size(), times_from));
   }
@@ -101,8 +104,8 @@ std::optional<RegionsReport> BuildRegions(const Collected& c, const KernelsRepor
   if (c.regions == nullptr || !c.regions->saw_nvtx) return std::nullopt;
   model::Diagnostics merged = kernels.diagnostics;
   merged.Merge(c.region_diagnostics);
-  RegionsReport report =
-      BuildRegionsReport(*c.regions, kernels.sources, options.selection, options.aggregate, merged, options.categorizer);
+  RegionsReport report = BuildRegionsReport(*c.regions, kernels.sources, options.selection, options.aggregate, merged,
+                                            options.categorizer);
   for (const auto& unused : c.unused_kernel_patterns) {
     report.notes.push_back(fmt::format("kernel pattern {} matched no kernel", unused));
   }
