@@ -8,6 +8,8 @@ bin=$(realpath "$1")
 fakes=$(cd "$(dirname "$0")/fake_tools" && pwd)
 source "$(dirname "$0")/signal_lib.sh"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+# The system's programs without nsys and ncu (Debian's 2022.x may be installed here).
+nosight=$(bash "$(dirname "$0")/../path_without_nsight.sh" "$work")
 cd "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 export FAKE_TOOLS_LOG="$work/tools.log"
@@ -17,7 +19,7 @@ step_of() {
 }
 
 # 1. ncu succeeds: every step ok, reports from the exported CSV.
-PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=ok pipeline.ncu.enable=true \
+PATH="$fakes:$nosight" "$bin" profile hydra.run.dir=ok pipeline.ncu.enable=true \
   'pipeline.ncu.ncu_cli.nvtx.include=A' -- ./app --steps 2 >out.txt 2>err.txt || fail "ok run exited $?"
 # Progress, parsed from the tool's ==PROF== lines (plain lines: stderr is not a terminal).
 grep -q '^\[ncu\] 1 result profiled, last: gemm_kernel (9 passes)$' err.txt || fail "progress line: $(cat err.txt)"
@@ -41,7 +43,7 @@ grep -q "^## What to do first" ok/stakeholder_summary.md || fail "ranked actions
 
 # 1a. MFU for the regions model.flops names (A: 56 us of kernels in the aggregate scope).
 # MBU: 1.12e8 bytes over the same 56 us = 2000 GB/s, half of 4000 GB/s.
-PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=mfu pipeline.ncu.enable=true '++model.flops={A: 2e9, Z: 5}' \
+PATH="$fakes:$nosight" "$bin" profile hydra.run.dir=mfu pipeline.ncu.enable=true '++model.flops={A: 2e9, Z: 5}' \
   pipeline.mfu.peak_tflops=100 '++model.bytes={A: 1.12e8}' pipeline.mfu.peak_bandwidth_gbps=4000 -- ./app \
   >out.txt 2>err.txt || fail "mfu run exited $?"
 grep -qF "| A | 0.112 | 0.0560 | 2000.0 | 50.00 % |" mfu/stakeholder_summary.md || fail "MBU row A"
@@ -66,7 +68,7 @@ printf 'K\t0\t1\t7\t3\t9500\t9600\t1,1,1\t1,1,1\trelu_kernel\nE\t10000\texit\n' 
 APP
 chmod +x traced_app
 : >tools.log
-PATH="$fakes:/usr/bin:/bin" LLMPO_TRACER_LIBRARY=/bin/true "$bin" profile hydra.run.dir=traced pipeline.trace.enable=true \
+PATH="$fakes:$nosight" LLMPO_TRACER_LIBRARY=/bin/true "$bin" profile hydra.run.dir=traced pipeline.trace.enable=true \
   pipeline.ncu.enable=true pipeline.ncu.top_kernels=1 -- ./traced_app >out.txt 2>err.txt || fail "traced top: $(cat err.txt)"
 grep -qF -- '--kernel-name-base mangled --kernel-name regex:^(_Z11gemm_kernelPfi)$ --export' tools.log ||
   fail "ncu with the tracer's top kernel: $(cat tools.log)"
@@ -85,7 +87,7 @@ set -e
 grep -q "is not a run folder" err.txt || fail "report: message"
 
 # 1c. nsys then ncu on the top kernels of the nsys summary.
-PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=top pipeline.nsys.enable=true pipeline.ncu.enable=true \
+PATH="$fakes:$nosight" "$bin" profile hydra.run.dir=top pipeline.nsys.enable=true pipeline.ncu.enable=true \
   pipeline.ncu.top_kernels=1 -- ./app >out.txt || fail "top-kernels run exited $?"
 grep -q -- "--kernel-name-base demangled --kernel-name regex:^(volta_sgemm_128x64_nn)\$ " tools.log ||
   fail "top-kernels regex: $(grep '^ncu --config' tools.log | tail -1)"
@@ -98,7 +100,7 @@ grep -qF -- "- Kernel times from: \`nsys/run.sqlite\`" top/stakeholder_summary.m
 grep -qF "| GPU kernel time (ms) | 1.1000 |" top/stakeholder_summary.md || fail "summary total: $(grep 'GPU kernel' top/stakeholder_summary.md)"
 grep -qF "| Kernel launches | 2 |" top/stakeholder_summary.md || fail "summary launches"
 set +e
-PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=top2 pipeline.ncu.enable=true pipeline.ncu.top_kernels=3 \
+PATH="$fakes:$nosight" "$bin" profile hydra.run.dir=top2 pipeline.ncu.enable=true pipeline.ncu.top_kernels=3 \
   -- ./app >out.txt 2>err.txt
 rc=$?
 set -e
@@ -107,7 +109,7 @@ grep -q "needs a timeline: pipeline.trace.enable=true or pipeline.nsys.enable=tr
 
 # 2. ncu missing: exit 4, nothing run, the command kept in cmd.txt.
 set +e
-PATH="/usr/bin:/bin" "$bin" profile hydra.run.dir=missing pipeline.ncu.enable=true -- ./app >out.txt 2>err.txt
+PATH="$nosight" "$bin" profile hydra.run.dir=missing pipeline.ncu.enable=true -- ./app >out.txt 2>err.txt
 rc=$?
 set -e
 [[ $rc -eq 4 ]] || fail "missing ncu: exit $rc"
@@ -118,7 +120,7 @@ grep -q "ncu is not on PATH" err.txt || fail "missing: message: $(cat err.txt)"
 
 # 3. ncu profiles nothing: exit 5 with the likely causes; exports not run.
 set +e
-FAKE_NCU_FAIL=1 PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=nothing pipeline.ncu.enable=true -- ./app \
+FAKE_NCU_FAIL=1 PATH="$fakes:$nosight" "$bin" profile hydra.run.dir=nothing pipeline.ncu.enable=true -- ./app \
   >out.txt 2>err.txt
 rc=$?
 set -e
@@ -128,7 +130,7 @@ set -e
 [[ $(step_of nothing/run.json ncu) != *"older than"* ]] || fail "a current ncu called too old"
 # The same failure with an ncu older than the commands need says so.
 set +e
-FAKE_NCU_FAIL=1 FAKE_NCU_VERSION=2022.2.1.0 PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=old \
+FAKE_NCU_FAIL=1 FAKE_NCU_VERSION=2022.2.1.0 PATH="$fakes:$nosight" "$bin" profile hydra.run.dir=old \
   pipeline.ncu.enable=true -- ./app >out.txt 2>err.txt
 set -e
 [[ $(step_of old/run.json ncu) == *"ncu 2022.2 is older than 2023.1"*"install Nsight Compute 2023.1 or newer" ]] ||
@@ -138,14 +140,14 @@ grep -q '"path": "ncu/version.txt"' old/run.json || fail "version.txt not listed
 
 # 4. bundled workload not built: exit 4.
 set +e
-PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=bundled pipeline.ncu.enable=true model.workload=not_built >out.txt 2>err.txt
+PATH="$fakes:$nosight" "$bin" profile hydra.run.dir=bundled pipeline.ncu.enable=true model.workload=not_built >out.txt 2>err.txt
 rc=$?
 set -e
 [[ $rc -eq 4 ]] || fail "bundled: exit $rc"
 grep -q "bundled workload" bundled/run.json || fail "bundled: reason"
 
 # 5. Ctrl-C during ncu: exit 130, status interrupted, what ran is kept.
-rc=$(signalled_exit INT 0.7 env FAKE_NCU_SLEEP=2 PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=intr \
+rc=$(signalled_exit INT 0.7 env FAKE_NCU_SLEEP=2 PATH="$fakes:$nosight" "$bin" profile hydra.run.dir=intr \
   pipeline.ncu.enable=true -- ./app)
 [[ $rc -eq 130 ]] || fail "interrupt: exit $rc"
 [[ $(status_of intr/run.json) == interrupted ]] || fail "interrupt status: $(status_of intr/run.json)"
@@ -160,7 +162,7 @@ assert step["duration_s"] < 1.8, step
 PY
 
 # 6. SIGTERM is treated like Ctrl-C.
-rc=$(signalled_exit TERM 0.7 env FAKE_NCU_SLEEP=2 PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=term \
+rc=$(signalled_exit TERM 0.7 env FAKE_NCU_SLEEP=2 PATH="$fakes:$nosight" "$bin" profile hydra.run.dir=term \
   pipeline.ncu.enable=true -- ./app)
 [[ $rc -eq 130 ]] || fail "sigterm: exit $rc"
 [[ $(status_of term/run.json) == interrupted ]] || fail "sigterm status"
@@ -168,7 +170,7 @@ grep -q "interrupted by Terminated" term/run.json || fail "sigterm reason: $(cat
 
 # 7. A step over pipeline.step_timeout_s is stopped and fails; the rest is skipped.
 set +e
-FAKE_NCU_SLEEP=20 PATH="$fakes:/usr/bin:/bin" "$bin" profile hydra.run.dir=slow pipeline.ncu.enable=true \
+FAKE_NCU_SLEEP=20 PATH="$fakes:$nosight" "$bin" profile hydra.run.dir=slow pipeline.ncu.enable=true \
   pipeline.step_timeout_s=0.5 -- ./app >out.txt 2>err.txt
 rc=$?
 set -e

@@ -5,6 +5,8 @@
 set -euo pipefail
 bin=$(realpath "$1")
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+# The system's programs without nsys and ncu (Debian's 2022.x may be installed here).
+nosight=$(bash "$(dirname "$0")/../path_without_nsight.sh" "$work")
 cd "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
@@ -33,7 +35,7 @@ assert "dir: runs/a" in cfg and "- ./my_app" in cfg, cfg
 PY
 
 set +e
-PATH=/usr/bin:/bin "$bin" profile hydra.run.dir=runs/b pipeline.ncu.enable=true -- ./app >out.txt 2>err.txt
+PATH="$nosight" "$bin" profile hydra.run.dir=runs/b pipeline.ncu.enable=true -- ./app >out.txt 2>err.txt
 rc=$?
 set -e
 [[ $rc -eq 4 ]] || fail "enabled tool not installed: expected exit 4, got $rc"

@@ -15,6 +15,8 @@ src=$(realpath "$2")
 program=${3:+$(realpath "$3")}
 fakes=$(cd "$(dirname "$0")/fake_tools" && pwd)
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+# The system's programs without nsys and ncu (Debian's 2022.x may be installed here).
+nosight=$(bash "$(dirname "$0")/../path_without_nsight.sh" "$work")
 cd "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 export FAKE_TOOLS_LOG="$work/tools.log" LLMPO_SKIP_BUILD=1 LLMPO_BUILD_DIR="$(dirname "$bin")"
@@ -23,7 +25,7 @@ status_of() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['s
 run() { bash "$src/scripts/run.sh" "$@" >out.txt 2>err.txt; }
 
 # 3. No GPU (no nvidia-smi on PATH): as before, exit 0 with a provenance-only run folder.
-PATH="/usr/bin:/bin" run hydra.run.dir="$work/nogpu" || fail "no-GPU run exited $?: $(cat err.txt)"
+PATH="$nosight" run hydra.run.dir="$work/nogpu" || fail "no-GPU run exited $?: $(cat err.txt)"
 grep -q "^No GPU with ncu here" out.txt || fail "no-GPU message: $(cat out.txt)"
 grep -q "^ncu --config-file off" out.txt || fail "no-GPU dry run commands: $(cat out.txt)"
 [[ -f nogpu/run.json && -f nogpu/config.yaml ]] || fail "no-GPU run folder"
@@ -31,7 +33,7 @@ grep -q "^ncu --config-file off" out.txt || fail "no-GPU dry run commands: $(cat
 # 2. A GPU but neither ncu nor nsys: our tracer, on a CPU NVTX program here.
 if [[ -n "$program" ]]; then
   mkdir gpu_only && ln -s "$fakes/nvidia-smi" gpu_only/nvidia-smi
-  PATH="$work/gpu_only:/usr/bin:/bin" run hydra.run.dir="$work/traced" -- "$program" ||
+  PATH="$work/gpu_only:$nosight" run hydra.run.dir="$work/traced" -- "$program" ||
     fail "GPU-without-ncu run exited $?: $(cat err.txt)"
   grep -q "neither ncu nor nsys" out.txt || fail "tracer message: $(cat out.txt)"
   grep -q "ncu (Nsight Compute) would add hardware counters" out.txt || fail "ncu hint: $(cat out.txt)"
@@ -41,7 +43,7 @@ fi
 
 # 2a. A GPU and nsys but no ncu: the nsys timeline, and the same hint.
 mkdir gpu_nsys && ln -s "$fakes/nvidia-smi" "$fakes/nsys" gpu_nsys/
-PATH="$work/gpu_nsys:/usr/bin:/bin" run hydra.run.dir="$work/nsys" -- ./app ||
+PATH="$work/gpu_nsys:$nosight" run hydra.run.dir="$work/nsys" -- ./app ||
   fail "GPU+nsys run exited $?: $(cat err.txt)"
 grep -q "profiling the timeline with nsys; ncu (Nsight Compute) would add hardware counters" out.txt ||
   fail "nsys message: $(cat out.txt)"
@@ -52,7 +54,7 @@ grep -q "^nsys profile .* ./app$" tools.log || fail "nsys did not run: $(cat too
 # 1. A GPU and ncu: the default profile (bundled dummy_shallow_resnet).
 workload="$(dirname "$bin")/workloads/dummy_shallow_resnet"
 [[ -x "$workload" ]] || { echo "SKIP: the bundled workload is not built ($workload)"; exit 77; }
-PATH="$fakes:/usr/bin:/bin" run hydra.run.dir="$work/gpu" || fail "GPU+ncu run exited $?: $(cat err.txt)"
+PATH="$fakes:$nosight" run hydra.run.dir="$work/gpu" || fail "GPU+ncu run exited $?: $(cat err.txt)"
 grep -q "^llm-perf-opt doctor" out.txt || fail "doctor output missing: $(cat out.txt)"
 grep -q "^ncu .* $workload" tools.log || fail "ncu did not run the bundled workload: $(cat tools.log)"
 for f in run.json config.yaml env.json ncu/profile.ncu-rep ncu/details.csv kernels.md kernels.json \

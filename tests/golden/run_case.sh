@@ -10,11 +10,14 @@
 set -euo pipefail
 bin=$(realpath "$1"); case_dir=$(realpath "$2")
 src_root=$(realpath "$(dirname "$0")/../..")
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+work=$(mktemp -d); tools=$(mktemp -d); trap 'rm -rf "$work" "$tools"' EXIT
 
 mapfile -t args < <(sed -e "s|@CASE@|$case_dir|g" -e "s|@SRC@|$src_root|g" "$case_dir/args")
 set +e
-(cd "$work" && env -i PATH=/usr/bin:/bin HOME="$work" TZ=UTC SOURCE_DATE_EPOCH=1700000000 \
+# The system's programs without nsys and ncu: a golden case never depends on
+# whether Debian's Nsight tools are installed.
+nosight=$(bash "$(dirname "$0")/../path_without_nsight.sh" "$tools")
+(cd "$work" && env -i PATH="$nosight" HOME="$work" TZ=UTC SOURCE_DATE_EPOCH=1700000000 \
    "$bin" "${args[@]}" >"$work/.stdout" 2>"$work/.stderr")
 rc=$?
 set -e
