@@ -89,7 +89,7 @@ Status RegionFiles(const ReportSet& set, const fs::path& dir, std::vector<std::s
     for (const auto& e : entries) {
       if (e.folder.empty()) continue;  // beyond pipeline.regions.max_folders
       RETURN_IF_ERROR(CreateFoldersNoFollow(dir / e.folder, e.folder));
-      RETURN_IF_ERROR(write(e.folder + "/report.md", report::RegionMarkdown(e, report.selection)));
+      RETURN_IF_ERROR(write(e.folder + "/report.md", report::RegionMarkdown(e)));
       RETURN_IF_ERROR(write(e.folder + "/report.json", report::RegionJson(e, report.selection, process, device)));
       RETURN_IF_ERROR(write(e.folder + "/kernels.csv", report::RegionKernelsCsv(e, report.selection)));
       if (!report.selection.sections.empty()) {

@@ -103,7 +103,7 @@ void AnalysisLines(std::string& out, const RegionEntry& e) {
   if (!roofs.empty()) out += fmt::format("- Roofline at DRAM, weighted by kernel time: {}\n", roofs);
 }
 
-void RegionSection(std::string& out, const RegionEntry& e, const analysis::MetricSelection& selection) {
+void RegionSection(std::string& out, const RegionEntry& e) {
   const Region& r = *e.region;
   out += fmt::format("\n## {}\n\n", MdCell(r.label, 200));
   out += fmt::format("- Path: {}\n- Kind: {}; depth {}; parent: {}\n", MdCell(JoinPath(r.path), 300),
@@ -178,7 +178,7 @@ void WriteRegionsMarkdown(const RegionsReport& report, std::ostream& stream) {
     out += "\n";
     Tree(out, *main);
     for (const auto& e : *main) {
-      RegionSection(out, e, report.selection);
+      RegionSection(out, e);
       flush();
     }
   }
@@ -198,7 +198,7 @@ void WriteRegionsMarkdown(const RegionsReport& report, std::ostream& stream) {
     flush();
     if (!report.aggregate) {
       for (const auto& e : scope.regions) {
-        RegionSection(out, e, report.selection);
+        RegionSection(out, e);
         flush();
       }
     }
@@ -207,9 +207,9 @@ void WriteRegionsMarkdown(const RegionsReport& report, std::ostream& stream) {
   flush();
 }
 
-std::string RegionMarkdown(const RegionEntry& entry, const analysis::MetricSelection& selection) {
+std::string RegionMarkdown(const RegionEntry& entry) {
   std::string out = fmt::format("# Region {}\n", MdCell(entry.region->label, 200));
-  RegionSection(out, entry, selection);
+  RegionSection(out, entry);
   return out;
 }
 

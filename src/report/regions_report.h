@@ -109,7 +109,7 @@ void WriteRegionsMarkdown(const RegionsReport& report, std::ostream& out);
 void WriteRegionsJson(const RegionsReport& report, std::ostream& out);
 
 // Per-region files.
-std::string RegionMarkdown(const RegionEntry& entry, const analysis::MetricSelection& selection);
+std::string RegionMarkdown(const RegionEntry& entry);  // its kernel table as the entry chose it
 std::string RegionJson(const RegionEntry& entry, const analysis::MetricSelection& selection, const std::string& process,
                        const std::string& device);
 std::string RegionKernelsCsv(const RegionEntry& entry, const analysis::MetricSelection& selection);
