@@ -4,6 +4,8 @@ find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(fmt REQUIRED)
 find_package(SQLite3 REQUIRED)
+# Boost.Math's distributions (header-only): compare's significance tests.
+find_package(Boost 1.74 REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
 if(LLMPO_BUILD_TESTS)

@@ -8,7 +8,7 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libsqlite3-dev libre2-dev libgtest-dev libgmock-dev libbenchmark-dev
   libprotobuf-dev protobuf-compiler
-  zlib1g-dev libarchive-dev
+  zlib1g-dev libarchive-dev libboost-math1.74-dev
   python3 help2man
   chromium python3-websocket fonts-liberation
 )

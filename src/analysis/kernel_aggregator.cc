@@ -57,9 +57,26 @@ namespace {
 void AddDuration(KernelAggregate& k, double ns) {
   k.min_ns = k.min_ns ? std::min(*k.min_ns, ns) : ns;
   k.max_ns = k.max_ns ? std::max(*k.max_ns, ns) : ns;
+  const double mean_before = k.timed_calls ? k.total_ns / static_cast<double>(k.timed_calls) : 0;
   k.total_ns += ns;
   ++k.timed_calls;
+  if (k.sum_sq_dev_ns2)
+    *k.sum_sq_dev_ns2 += (ns - mean_before) * (ns - k.total_ns / static_cast<double>(k.timed_calls));
 }
+
+}  // namespace
+
+std::optional<double> CombinedSpread(std::uint64_t n_a, double mean_a, std::optional<double> m2_a, std::uint64_t n_b,
+                                     double mean_b, std::optional<double> m2_b) {
+  if (n_a == 0) return m2_b;
+  if (n_b == 0) return m2_a;
+  if (!m2_a || !m2_b) return std::nullopt;
+  const double n = static_cast<double>(n_a + n_b);
+  const double delta = mean_b - mean_a;
+  return *m2_a + *m2_b + delta * delta * static_cast<double>(n_a) * static_cast<double>(n_b) / n;
+}
+
+namespace {
 
 bool SameMetric(const MetricAggregate& m, const model::Metric& metric) {
   return m.name == metric.name && m.section == metric.section;
@@ -143,6 +160,8 @@ void MergeKernel(KernelAggregate& dst, const KernelAggregate& src) {
   dst.median_ns = first ? src.median_ns : std::nullopt;
   dst.stddev_ns = first ? src.stddev_ns : std::nullopt;
   dst.time_pct = first ? src.time_pct : std::nullopt;
+  dst.sum_sq_dev_ns2 = CombinedSpread(dst.timed_calls, dst.MeanNs(), dst.sum_sq_dev_ns2, src.timed_calls, src.MeanNs(),
+                                      src.sum_sq_dev_ns2);
   dst.calls += src.calls;
   dst.timed_calls += src.timed_calls;
   dst.total_ns += src.total_ns;
@@ -178,6 +197,13 @@ void MergeKernel(KernelAggregate& dst, const KernelAggregate& src) {
 }
 
 void AddSummary(KernelAggregate& k, const model::KernelSummaryRow& row) {
+  // nsys' StdDev is the sample standard deviation: (n - 1) s^2 is the row's spread.
+  const auto n = static_cast<std::uint64_t>(row.calls);
+  std::optional<double> row_spread;
+  if (n == 1) row_spread = 0.0;
+  if (n > 1 && row.stddev_ns) row_spread = *row.stddev_ns * *row.stddev_ns * static_cast<double>(n - 1);
+  k.sum_sq_dev_ns2 = CombinedSpread(k.timed_calls, k.MeanNs(), k.sum_sq_dev_ns2, n,
+                                    n ? row.total_ns / static_cast<double>(n) : 0, row_spread);
   k.calls += static_cast<std::uint64_t>(row.calls);
   k.timed_calls += static_cast<std::uint64_t>(row.calls);
   k.total_ns += row.total_ns;

@@ -63,6 +63,12 @@ struct KernelAggregate {
   std::optional<double> time_pct;        // nsys' "Time (%)": share of the report's GPU kernel time
   std::vector<MetricAggregate> metrics;  // in first-seen order
   std::vector<KernelFinding> findings;   // ncu's rule results, in first-seen order
+  // The spread of the timed durations: the sum of their squared deviations
+  // from their mean (ns^2), kept as launches and rows arrive (Welford; rows
+  // and scopes combined as Chan et al. do). Null when an input gave a
+  // count without a spread (a summary row without StdDev). Compare tests
+  // with it (analysis/significance.h); the reports do not show it.
+  std::optional<double> sum_sq_dev_ns2 = 0.0;
   // A launch layout (LaunchRecord::metric_layout) whose metrics are
   // metrics[0..n) in order; 0: none known.
   std::uint64_t metric_layout = 0;
@@ -94,6 +100,12 @@ inline std::uint64_t LaunchesWithout(const KernelAggregate& k, const MetricAggre
   const std::uint64_t seen = m.values + m.missing + m.unit_conflicts;
   return m.missing + m.unit_conflicts + (k.calls > seen ? k.calls - seen : 0);
 }
+
+// The spread (sum of squared deviations) of two groups of durations taken
+// together, from each group's count, mean and spread; null when a group
+// with values has no known spread.
+std::optional<double> CombinedSpread(std::uint64_t n_a, double mean_a, std::optional<double> m2_a, std::uint64_t n_b,
+                                     double mean_b, std::optional<double> m2_b);
 
 // Adds one launch (duration and metrics) or one pre-aggregated row to a kernel.
 void AddLaunch(KernelAggregate& k, const model::LaunchRecord& launch);

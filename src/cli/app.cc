@@ -21,6 +21,8 @@ constexpr Subcommand kSubcommands[] = {
     {"report", "report RUN_DIR", "regenerate every report of a run from its artifacts", RunReport},
     {"import", "import PATH... --out DIR", "build reports from existing ncu/nsys/PyTorch profiler outputs and traces",
      RunImport},
+    {"compare", "compare BASE NEW [MORE...] --out DIR",
+     "compare runs or profiles: what changed, where, and whether it is beyond noise", RunCompare},
     {"config", "config [OVERRIDES...]", "print the composed, resolved configuration", RunConfig},
     {"doctor", "doctor [--json]", "check the GPU, driver, CUDA, ncu and nsys on this machine", RunDoctor},
     {"trace", "trace [OVERRIDES...] -- CMD...", "record an NVTX/CUDA timeline without nsys", RunTrace},

@@ -4,6 +4,7 @@
 #include "src/cli/parse_args.h"
 #include "src/core/version.h"
 #include "src/pipeline/doctor.h"
+#include "src/report/json_writer.h"
 
 namespace llmpo::cli {
 namespace {
@@ -32,7 +33,7 @@ int RunDoctor(const Invocation& inv) {
   if (auto stop = Parse(app, inv.args)) return *stop;
   const auto report = pipeline::RunDoctor();
   if (json) {
-    std::cout << DoctorJson(report).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+    std::cout << report::JsonFileText(DoctorJson(report));
   } else {
     std::cout << pipeline::FormatDoctor(report);
   }

@@ -9,7 +9,7 @@
 #include "src/cli/parse_args.h"
 #include "src/ingest/input_file.h"
 #include "src/pipeline/import_job.h"
-#include "src/pipeline/run_lock.h"
+#include "src/cli/run_common.h"
 
 namespace llmpo::cli {
 namespace {
@@ -76,13 +76,8 @@ int RunImport(const Invocation& inv) {
     return o.find("ncu_cli.sections") != std::string::npos || o.find("ncu_cli.metrics") != std::string::npos;
   });
   if (!chose) request.regions.selection = {};
-  // One import at a time per output folder (and none while a run writes it).
-  std::optional<pipeline::RunLock> lock;
-  if (std::error_code ec; std::filesystem::create_directories(out, ec), !ec) {
-    auto claimed = pipeline::RunLock::Acquire(out);
-    if (!claimed.ok()) return ReportError(claimed.error());
-    lock.emplace(std::move(claimed).value());
-  }
+  auto lock = ClaimOutputFolder(out);
+  if (!lock.ok()) return ReportError(lock.error());
   auto outcome = pipeline::RunImport(request);
   if (!outcome.ok()) return ReportError(outcome.error());
 

@@ -4,12 +4,14 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 #include "src/cli/diagnostics.h"
 #include "src/config/node_path.h"
 #include "src/config/yaml_io.h"
 #include "src/pipeline/environment.h"
+#include "src/report/json_writer.h"
 
 namespace llmpo::cli {
 
@@ -61,7 +63,7 @@ Node InputsDocument(const Node& config, const pipeline::Workload& w) {
 Status WriteProvenance(RunFolder& run, const Node& config, const pipeline::Workload& workload) {
   RETURN_IF_ERROR(run.WriteArtifact("config.yaml", config::EmitYaml(config)));
   RETURN_IF_ERROR(run.WriteArtifact(
-      "env.json", pipeline::DescribeEnvironment().dump(2, ' ', false, Node::error_handler_t::replace) + "\n"));
+      "env.json", report::JsonFileText(pipeline::DescribeEnvironment())));
   RETURN_IF_ERROR(run.WriteArtifact("inputs.yaml", config::EmitYaml(InputsDocument(config, workload))));
   return run.WriteManifest(RunStatus::kRunning);
 }
@@ -74,6 +76,15 @@ void PrintSummary(const RunFolder& run, RunStatus status) {
   }
   Out() << fmt::format("artifacts: {} run.json\n", fmt::join(run.artifacts(), " "));
   Out() << fmt::format("status: {}\n", pipeline::ToString(status));
+}
+
+Result<std::optional<pipeline::RunLock>> ClaimOutputFolder(const std::string& out) {
+  std::optional<pipeline::RunLock> lock;
+  if (std::error_code ec; std::filesystem::create_directories(out, ec), !ec) {
+    ASSIGN_OR_RETURN(pipeline::RunLock claimed, pipeline::RunLock::Acquire(out));
+    lock.emplace(std::move(claimed));
+  }
+  return lock;
 }
 
 }  // namespace llmpo::cli

@@ -31,6 +31,7 @@ int RunReport(const Invocation& inv);
 int RunImport(const Invocation& inv);
 int RunDoctor(const Invocation& inv);
 int RunTrace(const Invocation& inv);
+int RunCompare(const Invocation& inv);
 
 // Entry point: argv[0] excluded.
 int Main(const std::vector<std::string>& args);

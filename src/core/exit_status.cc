@@ -15,6 +15,8 @@ constexpr std::array kTable = {
     ExitStatusInfo{ExitStatus::kToolFailed, "tool-failed", "an external tool or the workload ran and failed"},
     ExitStatusInfo{ExitStatus::kPartial, "partial", "the run finished but some enabled steps did not complete"},
     ExitStatusInfo{ExitStatus::kNotBuilt, "not-built", "a part this build lacks: the tracer library, or a bundled workload"},
+    ExitStatusInfo{ExitStatus::kSlower, "slower",
+                   "compare --fail-if-slower: the total, a region or a kernel is slower than allowed"},
     ExitStatusInfo{ExitStatus::kInterrupted, "interrupted", "interrupted by SIGINT/SIGTERM; artifacts so far are kept"},
 };
 

@@ -16,6 +16,7 @@ enum class ExitStatus : int {
   kToolFailed = 5,     // an external tool or the workload ran and failed
   kPartial = 6,        // the run finished but some enabled steps did not complete
   kNotBuilt = 7,       // the subcommand or step exists but is not implemented yet
+  kSlower = 8,         // compare --fail-if-slower: a change slower than allowed, beyond noise
   kInterrupted = 130,  // stopped by Ctrl-C / SIGTERM; artifacts so far are kept
 };
 

@@ -21,6 +21,7 @@ class Collectors::Router : public model::RecordSink {
   void OnApiSummary(const model::ApiSummaryRow& r) override { c_.aggregator_.OnApiSummary(r); }
   void OnGpuOpSummary(const model::GpuOpSummaryRow& r) override { c_.aggregator_.OnGpuOpSummary(r); }
   void OnLaunchOverhead(const model::LaunchOverheadRow& r) override { c_.aggregator_.OnLaunchOverhead(r); }
+  void OnDevice(const model::DeviceInfo& d) override { c_.devices_.push_back(d); }
 
  private:
   Collectors& c_;
@@ -50,6 +51,7 @@ class Collectors::RegionTag : public model::RecordSink {
   void OnGpuOpSummary(const model::GpuOpSummaryRow& row) override { next_.OnGpuOpSummary(row); }
   void OnLaunchOverhead(const model::LaunchOverheadRow& row) override { next_.OnLaunchOverhead(row); }
   void OnGpuBreakdown(const model::GpuBreakdown& b) override { next_.OnGpuBreakdown(b); }
+  void OnDevice(const model::DeviceInfo& d) override { next_.OnDevice(d); }
 
  private:
   model::RecordSink& next_;
@@ -85,6 +87,8 @@ void Collectors::EndInput(report::SourceInfo info) {
   tag_.reset();
   tee_.reset();  // joins the region builder's thread
   router_.reset();
+  info.devices = std::move(devices_);
+  devices_.clear();
   const bool ok = info.ok();
   region_sources_.push_back({builders_.back().get(), info.family});
   pairing_.EndInput(info.path, ok ? info.family : model::SourceFamily::kSummary);

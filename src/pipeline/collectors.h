@@ -67,6 +67,7 @@ class Collectors {
   std::vector<analysis::SourceRegions> region_sources_;
   analysis::CombinedRegions regions_;
   std::vector<report::SourceInfo> sources_;
+  std::vector<model::DeviceInfo> devices_;  // the current input's GPUs
   // The current input's sinks.
   std::unique_ptr<Router> router_;
   std::unique_ptr<ParallelTee> tee_;

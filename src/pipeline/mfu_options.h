@@ -12,21 +12,11 @@
 
 #include "src/config/node.h"
 #include "src/core/result.h"
+#include "src/report/summary_report.h"
 
 namespace llmpo::pipeline {
 
-struct MfuOptions {
-  std::vector<std::pair<std::string, double>> region_flops;
-  std::optional<double> peak_tflops;
-  // MBU: model.bytes (bytes read from GPU memory inside a region over the
-  // run, by region path) and pipeline.mfu.peak_bandwidth_gbps.
-  std::vector<std::pair<std::string, double>> region_bytes;
-  std::optional<double> peak_gbps;
-  // Serving metrics: analysis.llm.{prefill_region, decode_region, tokens_per_step}.
-  std::string prefill_region = "prefill";
-  std::string decode_region = "decode";
-  double tokens_per_step = 1;
-};
+using MfuOptions = report::ModelInputs;
 
 Result<MfuOptions> MfuOptionsFromConfig(const config::Node& config);
 

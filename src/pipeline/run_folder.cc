@@ -11,6 +11,7 @@
 #include "src/core/atomic_file.h"
 #include "src/core/version.h"
 #include "src/pipeline/output_folder.h"
+#include "src/report/json_writer.h"
 
 namespace llmpo::pipeline {
 namespace fs = std::filesystem;
@@ -202,7 +203,7 @@ Json RunFolder::ManifestJson(RunStatus status, const std::string& status_reason)
 Status RunFolder::WriteManifest(RunStatus status, const std::string& status_reason) {
   // Workload arguments may hold any bytes; replace what is not UTF-8 rather than fail.
   const std::string text =
-      ManifestJson(status, status_reason).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+      report::JsonFileText(ManifestJson(status, status_reason));
   return WriteFileAtomically(dir_ / "run.json", text);
 }
 

@@ -51,13 +51,7 @@ Result<report::RunContext> ReadRunContext(const fs::path& run_dir, const RunMani
   ASSIGN_OR_RETURN(std::string config_text, ReadRunFile(run_dir / "config.yaml"));
   ASSIGN_OR_RETURN(config::Node config, config::LoadYaml(config_text, (run_dir / "config.yaml").string()));
   ASSIGN_OR_RETURN(MfuOptions mfu, MfuOptionsFromConfig(config));
-  run.region_flops = std::move(mfu.region_flops);
-  run.peak_tflops = mfu.peak_tflops;
-  run.region_bytes = std::move(mfu.region_bytes);
-  run.peak_gbps = mfu.peak_gbps;
-  run.prefill_region = mfu.prefill_region;
-  run.decode_region = mfu.decode_region;
-  run.tokens_per_step = mfu.tokens_per_step;
+  static_cast<report::ModelInputs&>(run) = std::move(mfu);
   return run;
 }
 

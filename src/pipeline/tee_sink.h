@@ -9,8 +9,8 @@
 namespace llmpo::pipeline {
 
 // Launches, kernel summaries and NVTX rows go to both sinks. The runtime
-// summaries (API calls, GPU operations, launch overhead rows) go to the
-// first only: it is the kernel table's side of the import's tees. GPU
+// summaries (API calls, GPU operations, launch overhead rows) and the
+// devices go to the first only: it is the kernel table's side of the import's tees. GPU
 // breakdowns are collected into `breakdown`, not forwarded.
 class TeeSink : public model::RecordSink {
  public:
@@ -40,6 +40,7 @@ class TeeSink : public model::RecordSink {
   void OnApiSummary(const model::ApiSummaryRow& r) override { first_.OnApiSummary(r); }
   void OnGpuOpSummary(const model::GpuOpSummaryRow& r) override { first_.OnGpuOpSummary(r); }
   void OnLaunchOverhead(const model::LaunchOverheadRow& r) override { first_.OnLaunchOverhead(r); }
+  void OnDevice(const model::DeviceInfo& d) override { first_.OnDevice(d); }
 
  protected:
   model::RecordSink& first_;

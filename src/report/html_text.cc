@@ -1,6 +1,7 @@
 #include "src/report/html_text.h"
 
 #include "src/core/utf8.h"
+#include "src/report/json_writer.h"
 
 namespace llmpo::report {
 namespace {
@@ -68,7 +69,7 @@ std::string HtmlShort(std::string_view text, std::size_t max_chars) {
 }
 
 std::string ScriptJson(const nlohmann::ordered_json& doc) {
-  const std::string dumped = doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::string dumped = JsonCompactText(doc);
   std::string out;
   out.reserve(dumped.size());
   // < > & occur only inside JSON strings, where \u escapes mean the same.

@@ -71,6 +71,8 @@ void JsonWriter::EndArray() {
   out_ += ']';
 }
 
+std::string JsonQuoted(std::string_view s) { return JsonCompactText(nlohmann::json(std::string(s))); }
+
 void JsonWriter::String(std::string_view s) {
   BeforeValue();
   WriteString(s);
@@ -78,7 +80,7 @@ void JsonWriter::String(std::string_view s) {
 
 void JsonWriter::WriteString(std::string_view s) {
   if (NeedsEscaping(s)) {  // nlohmann's escapes, invalid UTF-8 replaced by U+FFFD
-    out_ += nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    out_ += JsonQuoted(s);
     return;
   }
   out_ += '"';

@@ -12,6 +12,24 @@
 
 namespace llmpo::report {
 
+// How every JSON output is spelled, in one place: documents built with
+// nlohmann are written by these, streamed ones by JsonWriter (same bytes).
+// Invalid UTF-8 becomes U+FFFD, never an exception.
+//
+// A whole file: 2-space indent, ending in a newline (run.json, env.json,
+// report_set.json, doctor --json).
+template <typename Json>
+std::string JsonFileText(const Json& doc) {
+  return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+// One line, for embedding (the page's data, trace events).
+template <typename Json>
+std::string JsonCompactText(const Json& doc) {
+  return doc.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+// A string literal with its quotes and escapes.
+std::string JsonQuoted(std::string_view s);
+
 class JsonWriter {
  public:
   // Appends to `out`; `depth` is the nesting level the first value sits at

@@ -176,6 +176,32 @@ void FindingsTable(std::string& out, const std::vector<const analysis::KernelAgg
   out += rows;
 }
 
+// "GPU 0: Tesla T4 (compute capability 7.5, 40 SMs, ...)": what the
+// input says of each GPU, the figures it does not give left out.
+std::string DeviceText(const model::DeviceInfo& d) {
+  std::vector<std::string> facts;
+  if (d.compute_capability_major && d.compute_capability_minor) {
+    facts.push_back(fmt::format("compute capability {}.{}", *d.compute_capability_major, *d.compute_capability_minor));
+  }
+  if (d.sm_count) facts.push_back(fmt::format("{} SMs", *d.sm_count));
+  if (d.sm_clock_max_khz) facts.push_back(fmt::format("max SM clock {:.0f} MHz", *d.sm_clock_max_khz / 1e3));
+  if (d.memory_clock_max_khz)
+    facts.push_back(fmt::format("max memory clock {:.0f} MHz", *d.memory_clock_max_khz / 1e3));
+  if (d.memory_bus_width_bits) facts.push_back(fmt::format("{}-bit memory bus", *d.memory_bus_width_bits));
+  if (d.l2_cache_bytes) facts.push_back(fmt::format("L2 {:.4g} MiB", *d.l2_cache_bytes / 1048576.0));
+  if (d.total_memory_bytes) facts.push_back(fmt::format("memory {:.4g} GiB", *d.total_memory_bytes / 1073741824.0));
+  std::string text =
+      fmt::format("GPU {}: {}", d.id.empty() ? "?" : d.id, MdCell(d.name.empty() ? "unnamed" : d.name, 120));
+  if (!facts.empty()) text += fmt::format(" ({})", fmt::join(facts, ", "));
+  return text;
+}
+
+void DevicesMd(std::string& out, const std::vector<model::DeviceInfo>& devices) {
+  if (devices.empty()) return;
+  for (const auto& d : devices) out += "- " + DeviceText(d) + "\n";
+  out += "\n";
+}
+
 void SourceSection(std::string& out, const SourceInfo& source, const KernelsReport& report, std::size_t top_k) {
   std::vector<const analysis::KernelAggregate*> kernels;
   double total = 0;
@@ -195,10 +221,11 @@ void SourceSection(std::string& out, const SourceInfo& source, const KernelsRepo
     out += fmt::format("\n## {}\n\nFormat: {}. {}\n", MdCell(source.path, 200), source.format, note->second);
     return;
   }
-  out += fmt::format("\n## {}\n\nFormat: {}. Kernels: {}; launches: {}; GPU kernel time: {}.",
-                     MdCell(source.path, 200), source.format, kernels.size(), calls, kernel_time);
+  out += fmt::format("\n## {}\n\nFormat: {}. Kernels: {}; launches: {}; GPU kernel time: {}.", MdCell(source.path, 200),
+                     source.format, kernels.size(), calls, kernel_time);
   if (kernels.size() > top_k) out += fmt::format(" Top {} shown; kernels.json has all.", top_k);
   out += "\n\n";
+  DevicesMd(out, source.devices);
   if (kernels.empty()) {
     out += source.ok() ? "No kernel records in this input.\n" : fmt::format("Not imported: {}\n", source.StatusText());
     return;

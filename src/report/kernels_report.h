@@ -12,6 +12,7 @@
 #include "src/analysis/kernel_aggregator.h"
 #include "src/analysis/launch_pairing.h"
 #include "src/model/diagnostics.h"
+#include "src/model/records.h"
 #include "src/model/source.h"
 #include "src/report/analysis_model.h"
 
@@ -24,6 +25,7 @@ struct SourceInfo {
   std::string format;                  // the importer's name (ingest::Importers)
   std::optional<std::string> failure;  // why it could not be imported; none when it was
   model::SourceFamily family = model::SourceFamily::kNcu;
+  std::vector<model::DeviceInfo> devices;  // the GPUs the input describes (.ncu-rep); empty when it names none
 
   bool ok() const { return !failure.has_value(); }
   // As the reports write it: "ok", or "failed: <reason>".

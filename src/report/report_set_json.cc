@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "src/core/version.h"
+#include "src/report/json_writer.h"
 
 // std::optional: null when unknown (Debian's 3.11.2 has no built-in support).
 NLOHMANN_JSON_NAMESPACE_BEGIN
@@ -57,6 +58,23 @@ using Json = nlohmann::ordered_json;
   }                                                                                            \
   [[maybe_unused]] static void from_json(const Json& nlohmann_json_j, Type& nlohmann_json_t) { \
     LLMPO_JSON_FROM(__VA_ARGS__)                                                               \
+  }
+
+// The same, with one member added by a later minor version (1.1): written
+// last, and read as its empty value (null, []) from a file that lacks it.
+#define LLMPO_JSON_FIELDS_ADDED(Type, added, ...)                                              \
+  [[maybe_unused]] static void to_json(Json& nlohmann_json_j, const Type& nlohmann_json_t) {   \
+    LLMPO_JSON_TO(__VA_ARGS__)                                                                 \
+    nlohmann_json_j[#added] = nlohmann_json_t.added;                                           \
+  }                                                                                            \
+  [[maybe_unused]] static void from_json(const Json& nlohmann_json_j, Type& nlohmann_json_t) { \
+    LLMPO_JSON_FROM(__VA_ARGS__)                                                               \
+    const auto it = nlohmann_json_j.find(#added);                                              \
+    if (it == nlohmann_json_j.end()) {                                                         \
+      nlohmann_json_t.added = {};                                                              \
+    } else {                                                                                   \
+      it->get_to(nlohmann_json_t.added);                                                       \
+    }                                                                                          \
   }
 
 // An enum as one of its names; any other value is an error naming them.
@@ -114,6 +132,8 @@ LLMPO_JSON_ENUM(Severity,
                 {{Severity::kInfo, "info"}, {Severity::kWarning, "warning"}, {Severity::kDataLoss, "data_loss"}})
 
 LLMPO_JSON_FIELDS(ProcessId, host, name, pid, rank)
+LLMPO_JSON_FIELDS(DeviceInfo, id, name, sm_count, compute_capability_major, compute_capability_minor, sm_clock_max_khz,
+                  memory_clock_max_khz, memory_bus_width_bits, l2_cache_bytes, total_memory_bytes, attributes)
 LLMPO_JSON_FIELDS(Finding, rule, section, type, message, speedup_pct, speedup_kind, title)
 LLMPO_JSON_FIELDS(TimeStats, total_ns, mean_ns, median_ns, min_ns, max_ns, stddev_ns)
 LLMPO_JSON_FIELDS(ApiSummaryRow, name, calls, time, time_pct)
@@ -168,10 +188,10 @@ LLMPO_JSON_ENUM(Quantity, {{Quantity::kTotal, "total"},
 // metric_layout is building state (an id unique in the importing process): not kept.
 LLMPO_JSON_FIELDS(MetricAggregate, name, section, unit, dimension, rule, rule_known, sum, min, max, weighted_sum,
                   weight_ns, unweighted, values, missing, unit_conflicts)
-LLMPO_JSON_FIELDS(KernelFinding, finding, shape, occurrence, launches, speedup_values, speedup_sum, speedup_weighted_sum,
-                  speedup_weight_ns, speedup_unweighted)
-LLMPO_JSON_FIELDS(KernelAggregate, source, process, device, name, calls, timed_calls, total_ns, min_ns, max_ns,
-                  median_ns, stddev_ns, time_pct, metrics, findings)
+LLMPO_JSON_FIELDS(KernelFinding, finding, shape, occurrence, launches, speedup_values, speedup_sum,
+                  speedup_weighted_sum, speedup_weight_ns, speedup_unweighted)
+LLMPO_JSON_FIELDS_ADDED(KernelAggregate, sum_sq_dev_ns2, source, process, device, name, calls, timed_calls, total_ns,
+                        min_ns, max_ns, median_ns, stddev_ns, time_pct, metrics, findings)
 
 template <typename Row>
 [[maybe_unused]] static void to_json(Json& j, const FromInput<Row>& f) {
@@ -211,21 +231,23 @@ LLMPO_JSON_FIELDS(AlsoMeasured, quantity, input, ns)
   const bool read = r.measured.count == 0 && r.cpu_instances.count == 0 && r.projected_stats.count == 0;
   nlohmann_json_j["instance_ns"] = read ? r.instance_ns : std::map<std::int64_t, double>{};
 }
-[[maybe_unused]] static void from_json(const Json& nlohmann_json_j, Region& nlohmann_json_t) {
-  LLMPO_JSON_FROM(label, name, domain, kind, path, parent, children, depth, total_ns, exclusive_ns, gpu_ops_ns,
-                  gpu_ops_exclusive_ns, projected_ns, cpu_ns, cpu_exclusive_ns, derived_total, launches, excluded,
-                  gpu_ops, kernels, inputs, also_measured, measured, cpu_instances, projected_stats, range_metrics,
-                  instance_ns)
-}
+[[maybe_unused]] static void from_json(const Json& nlohmann_json_j, Region& nlohmann_json_t){
+    LLMPO_JSON_FROM(label, name, domain, kind, path, parent, children, depth, total_ns, exclusive_ns, gpu_ops_ns,
+                    gpu_ops_exclusive_ns, projected_ns, cpu_ns, cpu_exclusive_ns, derived_total, launches, excluded,
+                    gpu_ops, kernels, inputs, also_measured, measured, cpu_instances, projected_stats, range_metrics,
+                    instance_ns)} LLMPO_JSON_FIELDS(ServingMetrics, ttft_ns, tpot_ns, tokens_per_s, prefill_instances,
+                                                    decode_steps, ttft_from, tpot_from, ttft_missing, tpot_missing)
 }  // namespace analysis
 
 namespace report {
-LLMPO_JSON_FIELDS(SourceInfo, path, format, failure, family)
+LLMPO_JSON_FIELDS_ADDED(SourceInfo, devices, path, format, failure, family)
 LLMPO_JSON_FIELDS(KernelInsight, category, bound, roofline)
 LLMPO_JSON_FIELDS(Action, kernel, category, share_pct, time_ns, speedup_pct, basis, saving_pct_of_gpu, rule, section,
                   message, evidence)
-LLMPO_JSON_FIELDS(KernelRow, source, process, device, name, calls, timed_calls, total_ns, min_ns, max_ns, median_ns,
-                  stddev_ns, time_pct, metrics, findings, insight)
+// Every member of KernelAggregate, then the row's own (a test checks the
+// two lists name the same members).
+LLMPO_JSON_FIELDS_ADDED(KernelRow, sum_sq_dev_ns2, source, process, device, name, calls, timed_calls, total_ns, min_ns,
+                        max_ns, median_ns, stddev_ns, time_pct, metrics, findings, insight)
 LLMPO_JSON_FIELDS(KernelsReport, sources, kernels, runtime, times_from, actions, why_no_actions, source_notes, gpu_busy,
                   region_kernels, diagnostics)
 LLMPO_JSON_FIELDS(GpuBreakdownReport, breakdown, ranks, top_cpu_ops, cpu_ops_with_gpu)
@@ -233,8 +255,7 @@ LLMPO_JSON_FIELDS(TimelineRow, label, busy_ns, busy_total_ns)
 // rows_left_out only when rows were left out, so a timeline with every row
 // reads and writes as before it existed.
 [[maybe_unused]] static void to_json(Json& nlohmann_json_j, const TimelineOverview& nlohmann_json_t) {
-  LLMPO_JSON_TO(source, start_ns, end_ns, bins, bin_ns, bins_start_ns, rows, gpu_busy_ns, gpu_idle_ns, devices,
-                gpu_ops)
+  LLMPO_JSON_TO(source, start_ns, end_ns, bins, bin_ns, bins_start_ns, rows, gpu_busy_ns, gpu_idle_ns, devices, gpu_ops)
   if (nlohmann_json_t.rows_left_out > 0) nlohmann_json_j["rows_left_out"] = nlohmann_json_t.rows_left_out;
 }
 [[maybe_unused]] static void from_json(const Json& nlohmann_json_j, TimelineOverview& nlohmann_json_t) {
@@ -248,8 +269,6 @@ LLMPO_JSON_FIELDS(RunContext, run_name, workload, gpu, steps, files, region_flop
 LLMPO_JSON_FIELDS(StageRow, label, gpu_kernel_ns, share_pct, share_known, launches, from)
 LLMPO_JSON_FIELDS(MfuRow, region_path, flops, gpu_kernel_ns, missing, achieved_tflops, mfu_pct)
 LLMPO_JSON_FIELDS(MbuRow, region_path, bytes, gpu_kernel_ns, missing, achieved_gbps, mbu_pct)
-LLMPO_JSON_FIELDS(ServingMetrics, ttft_ns, tpot_ns, tokens_per_s, prefill_instances, decode_steps, ttft_from, tpot_from,
-                  ttft_missing, tpot_missing)
 LLMPO_JSON_FIELDS(TopKernel, kernel, share_pct, bound, category)
 LLMPO_JSON_FIELDS(RooflinePoint, kernel, precision, intensity, achieved_per_s, peak_per_s, dram_peak_bytes_per_s,
                   time_ns)
@@ -434,7 +453,7 @@ Status CheckVersion(const Json& j, const std::string& origin) {
 
 std::string ReportSetJson(const ReportSet& set) {
   // Invalid UTF-8 becomes U+FFFD, as in every other JSON output.
-  return SetJson(set).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  return JsonFileText(SetJson(set));
 }
 
 Result<ReportSet> ReadReportSetJson(std::string_view text, const std::string& origin) {

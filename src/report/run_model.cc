@@ -9,42 +9,13 @@
 #include <unordered_map>
 
 #include "src/analysis/model_utilization.h"
+#include "src/analysis/serving_metrics.h"
 #include "src/report/text_format.h"
 
 namespace llmpo::report {
 namespace {
 
 constexpr std::size_t kTopKernels = 10;
-
-// The insights of a kernel table by name, indexed once: a lookup per kernel
-// stays linear in the table (a trace of 40,000 distinct kernel names).
-class InsightsByName {
- public:
-  explicit InsightsByName(const KernelsReport& all) : all_(all) {
-    for (std::size_t i = 0; i < all.kernels.size(); ++i) {
-      if (!all.kernels[i].insight) continue;
-      const std::string& name = all.kernels[i].name;
-      first_.try_emplace(name, i);
-      if (all.kernels[i].insight->bound.cls != analysis::BoundClass::kUnknown) first_bound_.try_emplace(name, i);
-    }
-  }
-
-  // The bound class ncu's metrics give the kernel of that name (any input).
-  std::string Bound(const std::string& name) const {
-    const auto it = first_bound_.find(name);
-    return it == first_bound_.end() ? "unknown" : std::string(analysis::ToString(all_.kernels[it->second].insight->bound.cls));
-  }
-
-  // The category the analysis gave the kernel of that name; "" when none.
-  std::string Category(const std::string& name) const {
-    const auto it = first_.find(name);
-    return it == first_.end() ? "" : all_.kernels[it->second].insight->category;
-  }
-
- private:
-  const KernelsReport& all_;
-  std::unordered_map<std::string_view, std::size_t> first_, first_bound_;  // name -> first row
-};
 
 std::vector<std::pair<std::string, double>> CategoryTimes(const InsightsByName& insights,
                                                           const std::vector<analysis::KernelAggregate>& timed) {
@@ -109,9 +80,26 @@ std::vector<analysis::KernelAggregate> TimesFromOneSource(const KernelsReport& a
   return one;
 }
 
-namespace {
+InsightsByName::InsightsByName(const KernelsReport& all) : all_(all) {
+  for (std::size_t i = 0; i < all.kernels.size(); ++i) {
+    if (!all.kernels[i].insight) continue;
+    const std::string& name = all.kernels[i].name;
+    first_.try_emplace(name, i);
+    if (all.kernels[i].insight->bound.cls != analysis::BoundClass::kUnknown) first_bound_.try_emplace(name, i);
+  }
+}
 
-// Kernels by name over processes and devices, largest total first.
+std::string InsightsByName::Bound(const std::string& name) const {
+  const auto it = first_bound_.find(name);
+  return it == first_bound_.end() ? "unknown"
+                                  : std::string(analysis::ToString(all_.kernels[it->second].insight->bound.cls));
+}
+
+std::string InsightsByName::Category(const std::string& name) const {
+  const auto it = first_.find(name);
+  return it == first_.end() ? "" : all_.kernels[it->second].insight->category;
+}
+
 std::vector<analysis::KernelAggregate> ByName(const std::vector<analysis::KernelAggregate>& kernels) {
   std::map<std::string, analysis::KernelAggregate> by_name;
   for (const auto& kernel : kernels) analysis::MergeKernel(by_name[kernel.name], kernel);
@@ -120,6 +108,8 @@ std::vector<analysis::KernelAggregate> ByName(const std::vector<analysis::Kernel
   analysis::SortByTime(all);
   return all;
 }
+
+namespace {
 
 void Stages(RunModel& m, const RegionsReport& regions) {
   double top_total = 0;
@@ -154,7 +144,8 @@ void Mfu(RunModel& m, const RunContext& run, const RegionsReport* regions) {
     return;
   }
   for (const auto& [path, flops] : run.region_flops) {
-    const analysis::Utilization u = analysis::RegionUtilization(FindRegion(*regions, path), flops, 1e12, run.peak_tflops);
+    const analysis::Utilization u =
+        analysis::RegionUtilization(FindRegion(*regions, path), flops, 1e12, run.peak_tflops);
     m.mfu.push_back(MfuRow{path, flops, u.gpu_kernel_ns, u.missing, u.achieved, u.pct_of_peak});
   }
 }
@@ -180,34 +171,13 @@ const analysis::Region* RegionNamed(const RegionsReport& regions, const std::str
   return best;
 }
 
-// Mean instance time from a CPU range time or a GPU projection (timelines);
-// a measurement under ncu is never a serving time.
-std::optional<double> MeanInstance(const analysis::Region* r, std::uint64_t& count, std::string& from,
-                                   std::string& missing) {
-  if (r == nullptr) {
-    missing = "region not in this run";
-    return std::nullopt;
-  }
-  std::string of;
-  const auto stats = r->Instances(&of);
-  if (!stats || stats->count == 0 || (of != "cpu_ms" && of != "projected_ms")) {
-    missing = "no per-instance range times (needs nsys or the tracer; ncu times are not serving times)";
-    return std::nullopt;
-  }
-  count = stats->count;
-  from = of;
-  return stats->total_ns / static_cast<double>(stats->count);
-}
-
 void Serving(RunModel& m, const RunContext& run, const RegionsReport* regions) {
-  auto& s = m.serving;
   if (regions == nullptr || !regions->aggregate) {
-    s.ttft_missing = s.tpot_missing = "no NVTX region report";
+    m.serving.ttft_missing = m.serving.tpot_missing = "no NVTX region report";
     return;
   }
-  s.ttft_ns = MeanInstance(RegionNamed(*regions, run.prefill_region), s.prefill_instances, s.ttft_from, s.ttft_missing);
-  s.tpot_ns = MeanInstance(RegionNamed(*regions, run.decode_region), s.decode_steps, s.tpot_from, s.tpot_missing);
-  if (s.tpot_ns && *s.tpot_ns > 0) s.tokens_per_s = run.tokens_per_step / (*s.tpot_ns * 1e-9);
+  m.serving = analysis::ServingFromRegions(RegionNamed(*regions, run.prefill_region),
+                                           RegionNamed(*regions, run.decode_region), run.tokens_per_step);
 }
 
 void Recommendations(RunModel& m, const KernelsReport& kernels, const RegionsReport* regions) {

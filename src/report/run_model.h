@@ -6,8 +6,11 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
+#include "src/analysis/serving_metrics.h"
 #include "src/report/kernels_report.h"
 #include "src/report/regions_report.h"
 #include "src/report/summary_report.h"
@@ -22,7 +25,7 @@ struct StageRow {
   // known: nested ranges are all "top-level" and the shares would count them twice.
   bool share_known = true;
   std::optional<std::uint64_t> launches;  // null: not known (Region::KnownLaunches)
-  std::string from;  // the input(s) its numbers come from (not always the run's kernel-time input)
+  std::string from;                       // the input(s) its numbers come from (not always the run's kernel-time input)
 };
 
 struct MfuRow {
@@ -42,17 +45,6 @@ struct MbuRow {
   std::string missing;
   std::optional<double> achieved_gbps;
   std::optional<double> mbu_pct;  // needs pipeline.mfu.peak_bandwidth_gbps
-};
-
-// TTFT, TPOT and tokens/s from the prefill and decode-step regions'
-// instance times (CPU range time or GPU projection: timelines only).
-struct ServingMetrics {
-  std::optional<double> ttft_ns;  // mean prefill instance time
-  std::optional<double> tpot_ns;  // mean decode step time
-  std::optional<double> tokens_per_s;
-  std::uint64_t prefill_instances = 0, decode_steps = 0;
-  std::string ttft_from, tpot_from;  // "cpu_ms" or "projected_ms": which time
-  std::string ttft_missing, tpot_missing;
 };
 
 struct TopKernel {
@@ -91,7 +83,7 @@ struct RunModel {
   bool mfu_without_regions = false;
   std::vector<MfuRow> mfu;
   std::vector<MbuRow> mbu;
-  ServingMetrics serving;
+  analysis::ServingMetrics serving;          // TTFT, TPOT, tokens/s (analysis/serving_metrics.h)
   std::vector<Action> actions;               // ranked: what to do first
   std::string why_no_actions;                // KernelsReport::why_no_actions
   std::vector<std::string> recommendations;  // notes around the actions
@@ -104,5 +96,23 @@ RunModel BuildRunModel(const RunContext& run, const KernelsReport& kernels, cons
 // input's; each borrows the metrics it lacks from same-named kernels of the
 // other inputs (ncu). `source` is set to the input whose times are used.
 std::vector<analysis::KernelAggregate> TimesFromOneSource(const KernelsReport& all, std::string* source);
+
+// Kernels by name over processes and devices (MergeKernel), largest total first.
+std::vector<analysis::KernelAggregate> ByName(const std::vector<analysis::KernelAggregate>& kernels);
+
+// The insights of a kernel table by name, indexed once: a lookup per kernel
+// stays linear in the table (a trace of 40,000 distinct kernel names).
+class InsightsByName {
+ public:
+  explicit InsightsByName(const KernelsReport& all);
+  // The bound class ncu's metrics give the kernel of that name (any input); "unknown".
+  std::string Bound(const std::string& name) const;
+  // The category the analysis gave the kernel of that name; "" when none.
+  std::string Category(const std::string& name) const;
+
+ private:
+  const KernelsReport& all_;
+  std::unordered_map<std::string_view, std::size_t> first_, first_bound_;  // name -> first row
+};
 
 }  // namespace llmpo::report

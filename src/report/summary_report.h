@@ -12,7 +12,22 @@
 
 namespace llmpo::report {
 
-struct RunContext {
+// What the run's config says of the model, for MFU, MBU and the serving
+// metrics: model.flops (FLOPs done inside a region over the whole run, by
+// region path "a/b") with pipeline.mfu.peak_tflops; model.bytes (bytes read
+// inside a region over the run) with pipeline.mfu.peak_bandwidth_gbps;
+// analysis.llm.{prefill_region, decode_region, tokens_per_step}.
+struct ModelInputs {
+  std::vector<std::pair<std::string, double>> region_flops;
+  std::optional<double> peak_tflops;
+  std::vector<std::pair<std::string, double>> region_bytes;
+  std::optional<double> peak_gbps;
+  std::string prefill_region = "prefill";
+  std::string decode_region = "decode";
+  double tokens_per_step = 1;
+};
+
+struct RunContext : ModelInputs {
   std::string run_name;               // the run folder's name
   std::vector<std::string> workload;  // argv
   std::string gpu;                    // from env.json, "" if unknown
@@ -22,17 +37,6 @@ struct RunContext {
   };
   std::vector<Step> steps;
   std::vector<std::string> files;  // report files, relative to the run folder
-  // MFU inputs from the run's config: model.flops (FLOPs done inside a region
-  // over the whole run, by region path "a/b") and pipeline.mfu.peak_tflops.
-  std::vector<std::pair<std::string, double>> region_flops;
-  std::optional<double> peak_tflops;
-  // MBU inputs: model.bytes (bytes read inside a region over the run) and
-  // pipeline.mfu.peak_bandwidth_gbps; serving metrics: analysis.llm.*.
-  std::vector<std::pair<std::string, double>> region_bytes;
-  std::optional<double> peak_gbps;
-  std::string prefill_region = "prefill";
-  std::string decode_region = "decode";
-  double tokens_per_step = 1;
 };
 
 struct RunModel;

@@ -8,15 +8,14 @@
 #include <optional>
 #include <set>
 
+#include "src/report/json_writer.h"
 #include "src/report/text_format.h"
 
 namespace llmpo::report {
 namespace {
 
 // A JSON string; invalid UTF-8 becomes U+FFFD instead of an exception.
-std::string Quoted(std::string_view text) {
-  return nlohmann::json(std::string(text)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+std::string Quoted(std::string_view text) { return JsonQuoted(text); }
 
 // Chrome trace timestamps are microseconds; keep ns precision as decimals.
 std::string Us(std::uint64_t ns) { return fmt::format("{}.{:03}", ns / 1000, ns % 1000); }

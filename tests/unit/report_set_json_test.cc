@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <algorithm>
 #include <fstream>
 #include <functional>
@@ -329,6 +331,53 @@ TEST(ReportSetJson, AMinorVersionsNewMembersAreIgnored) {
   });
   ASSERT_TRUE(read.ok()) << read.error().Render();
   EXPECT_EQ(read->kernels.kernels.at(0).name, "k");
+}
+
+// KernelRow lists KernelAggregate's members again: a member added to one
+// list and not the other would be lost on the way back.
+TEST(ReportSetJson, AKernelRowHoldsEveryMemberOfAKernelAggregate) {
+  ReportSet set;
+  analysis::KernelAggregate k;
+  k.name = "k";
+  set.kernels.kernels.push_back(report::KernelRow{k, std::nullopt});
+  set.run.top_kernels.push_back(TopKernel{k, 0, "unknown", ""});
+  const auto j = nlohmann::json::parse(ReportSetJson(set));
+  std::set<std::string> row, aggregate;
+  for (const auto& [key, value] : j["kernels"]["kernels"][0].items()) row.insert(key);
+  for (const auto& [key, value] : j["run"]["top_kernels"][0]["kernel"].items()) aggregate.insert(key);
+  row.erase("insight");
+  EXPECT_EQ(row, aggregate);
+}
+
+TEST(ReportSetJson, AFileOfSchema10HasNoDevicesAndReadsAsNone) {
+  const auto read = ReadEdited([](auto& j) {
+    j["schema_version"] = "1.0.0";
+    j["kernels"]["sources"][0].erase("devices");
+  });
+  ASSERT_TRUE(read.ok()) << read.error().Render();
+  EXPECT_TRUE(read->kernels.sources.at(0).devices.empty());
+}
+
+TEST(ReportSetJson, ASourcesDevicesRoundTripWithUnknownFiguresNull) {
+  ReportSet set;
+  model::DeviceInfo gpu;
+  gpu.id = "0";
+  gpu.name = "Tesla T4";
+  gpu.sm_count = 40;
+  gpu.attributes = {{"device__attribute_multiprocessor_count", "40"}};
+  set.kernels.sources.push_back({"a.ncu-rep", "ncu-report", std::nullopt, model::SourceFamily::kNcu, {gpu}});
+  const std::string json = ReportSetJson(set);
+  const auto j = nlohmann::json::parse(json);
+  const auto& d = j["kernels"]["sources"][0]["devices"][0];
+  EXPECT_EQ(d["sm_count"], 40);
+  EXPECT_TRUE(d["l2_cache_bytes"].is_null());
+  const auto back = ReadReportSetJson(json, "x.json");
+  ASSERT_TRUE(back.ok()) << back.error().Render();
+  const auto& got = back->kernels.sources.at(0).devices.at(0);
+  EXPECT_EQ(got.name, "Tesla T4");
+  EXPECT_EQ(got.sm_count, 40);
+  EXPECT_FALSE(got.l2_cache_bytes.has_value());
+  EXPECT_EQ(got.attributes, gpu.attributes);
 }
 
 }  // namespace

@@ -1,0 +1,115 @@
+// compare.json: the compare report for programs (docs/compare.md). Times
+// in ns as the model holds them; unknown is null.
+#include <nlohmann/json.hpp>
+
+#include "src/core/version.h"
+#include "src/report/compare_model.h"
+#include "src/report/json_writer.h"
+
+namespace llmpo::report {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+template <typename T>
+Json Opt(const std::optional<T>& v) {
+  return v ? Json(*v) : Json(nullptr);
+}
+
+Json TestJson(const analysis::ChangeTest& t) {
+  return Json{{"verdict", analysis::ToString(t.verdict)},
+              {"tested", t.tested},
+              {"p_value", Opt(t.p_value)},
+              {"change_pct", Opt(t.change_pct)}};
+}
+
+template <typename T>
+Json OptTest(const std::optional<T>& t) {
+  return t ? TestJson(*t) : Json(nullptr);
+}
+
+Json Rows(const std::vector<AttributionRow>& rows) {
+  Json out = Json::array();
+  for (const auto& r : rows) out.push_back(Json{{"what", r.what}, {"delta_ns", r.delta_ns}});
+  return out;
+}
+
+Json KernelJson(const KernelDelta& k) {
+  return Json{{"name", k.name},
+              {"match", k.match},
+              {"category", k.category},
+              {"base_ns", Opt(k.base_ns)},
+              {"new_ns", Opt(k.new_ns)},
+              {"delta_ns", k.delta_ns},
+              {"base_calls", k.base_calls},
+              {"new_calls", k.new_calls},
+              {"base_mean_ns", Opt(k.base_mean_ns)},
+              {"new_mean_ns", Opt(k.new_mean_ns)},
+              {"mean_test", OptTest(k.mean_test)},
+              {"base_bound", k.base_bound},
+              {"new_bound", k.new_bound},
+              {"base_sm_pct", Opt(k.base_sm_pct)},
+              {"new_sm_pct", Opt(k.new_sm_pct)},
+              {"base_dram_pct", Opt(k.base_dram_pct)},
+              {"new_dram_pct", Opt(k.new_dram_pct)},
+              {"base_occupancy_pct", Opt(k.base_occupancy_pct)},
+              {"new_occupancy_pct", Opt(k.new_occupancy_pct)}};
+}
+
+Json RegionJson(const RegionDelta& r) {
+  return Json{{"path", r.path},
+              {"match", r.match},
+              {"base_regions", r.base_regions},
+              {"new_regions", r.new_regions},
+              {"base_ns", Opt(r.base_ns)},
+              {"new_ns", Opt(r.new_ns)},
+              {"delta_ns", Opt(r.delta_ns)},
+              {"test", OptTest(r.test)},
+              {"base_copy_ns", Opt(r.base_copy_ns)},
+              {"new_copy_ns", Opt(r.new_copy_ns)},
+              {"base_projected_ns", Opt(r.base_projected_ns)},
+              {"new_projected_ns", Opt(r.new_projected_ns)},
+              {"base_cpu_ns", Opt(r.base_cpu_ns)},
+              {"new_cpu_ns", Opt(r.new_cpu_ns)},
+              {"base_launches", Opt(r.base_launches)},
+              {"new_launches", Opt(r.new_launches)},
+              {"contributors", Rows(r.contributors)}};
+}
+
+Json ComparisonJson(const Comparison& c) {
+  Json kernels = Json::array(), regions = Json::array();
+  for (const auto& k : c.kernels) kernels.push_back(KernelJson(k));
+  for (const auto& r : c.regions) regions.push_back(RegionJson(r));
+  return Json{{"base", c.base_label},
+              {"new", c.new_label},
+              {"base_times_from", c.base_times_from},
+              {"new_times_from", c.new_times_from},
+              {"total", Json{{"base_ns", c.base_kernel_ns},
+                             {"new_ns", c.new_kernel_ns},
+                             {"delta_ns", c.delta_ns},
+                             {"base_launches", c.base_launches},
+                             {"new_launches", c.new_launches},
+                             {"test", TestJson(c.total_test)}}},
+              {"attribution", Rows(c.attribution)},
+              {"kernels", std::move(kernels)},
+              {"regions", std::move(regions)},
+              {"guardrails", c.guardrails},
+              {"notes", c.notes}};
+}
+
+}  // namespace
+
+std::string CompareJson(const CompareReport& report) {
+  Json comparisons = Json::array();
+  for (const auto& c : report.comparisons) comparisons.push_back(ComparisonJson(c));
+  const Json doc{{"schema_version", kCompareSchemaVersion},
+                 {"tool", Json{{"name", kToolName}, {"version", kToolVersion}}},
+                 {"sides", report.sides},
+                 {"options", Json{{"alpha", report.options.significance.alpha},
+                                  {"min_effect_pct", report.options.significance.min_effect_pct},
+                                  {"top", report.options.top}}},
+                 {"comparisons", std::move(comparisons)}};
+  return JsonFileText(doc);
+}
+
+}  // namespace llmpo::report

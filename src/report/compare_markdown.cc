@@ -1,0 +1,137 @@
+// compare.md: the compare report for people, summary first (docs/compare.md).
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "src/report/compare_model.h"
+#include "src/report/text_format.h"
+
+namespace llmpo::report {
+namespace {
+
+std::string SignedMs(double ns) { return (ns >= 0 ? "+" : "-") + MsText(std::fabs(ns)); }
+
+std::string PctText(const std::optional<double>& pct) {
+  return pct ? fmt::format("{:+.1f} %", *pct) : std::string("n/a");
+}
+
+// The verdict, saying when it rests on the threshold alone.
+std::string VerdictText(const analysis::ChangeTest& t) {
+  if (t.tested) return std::string(analysis::ToString(t.verdict));
+  if (t.verdict == analysis::Verdict::kWithinNoise) return "below threshold (no noise data)";
+  return fmt::format("{} (threshold only: no noise data)", analysis::ToString(t.verdict));
+}
+
+// p below what a double tells from 0 after the test's arithmetic: "< 1e-15".
+std::string PText(const analysis::ChangeTest& t) {
+  if (!t.p_value) return "n/a";
+  return *t.p_value < 1e-15 ? std::string("< 1e-15") : fmt::format("{:.2g}", *t.p_value);
+}
+
+std::string UsText(const std::optional<double>& ns) { return ns ? fmt::format("{:.2f}", *ns / 1e3) : "n/a"; }
+
+void TotalMd(std::string& out, const Comparison& c) {
+  out += fmt::format("**Total GPU kernel time: {} ms → {} ms ({} ms, {}): {}**", MsText(c.base_kernel_ns),
+                     MsText(c.new_kernel_ns), SignedMs(c.delta_ns), PctText(c.total_test.change_pct),
+                     VerdictText(c.total_test));
+  if (c.total_test.p_value) {
+    const std::string p = PText(c.total_test);
+    out += fmt::format(" (p {}{}).", p.starts_with("<") ? "" : "= ", p);
+  } else {
+    out += ".";
+  }
+  out += fmt::format(" Launches: {} → {}. Kernel times from `{}` (base) and `{}` (new).\n\n", c.base_launches,
+                     c.new_launches, MdCell(c.base_times_from, 200), MdCell(c.new_times_from, 200));
+  for (const auto& g : c.guardrails) out += fmt::format("> **Check:** {}.\n", OneLine(g));
+  if (!c.guardrails.empty()) out += "\n";
+}
+
+void AttributionMd(std::string& out, const Comparison& c) {
+  if (c.attribution.empty()) return;
+  out += "### Where the change comes from\n\n| Kernel(s) | Change (ms) |\n|---|---:|\n";
+  double sum = 0;
+  for (const auto& row : c.attribution) {
+    out += fmt::format("| {} | {} |\n", MdCell(row.what), SignedMs(row.delta_ns));
+    sum += row.delta_ns;
+  }
+  out += fmt::format("| **total** | **{}** |\n\n", SignedMs(sum));
+}
+
+void KernelsMd(std::string& out, const Comparison& c, std::size_t top) {
+  out += "### Kernels\n\n";
+  if (c.kernels.empty()) {
+    out += "No kernels on either side.\n\n";
+    return;
+  }
+  out +=
+      "| Kernel | Match | Base (ms) | New (ms) | Change (ms) | Calls | Mean (µs) | Mean change | Verdict | p | Bound "
+      "|\n"
+      "|---|---|---:|---:|---:|---|---|---:|---|---:|---|\n";
+  for (std::size_t i = 0; i < c.kernels.size() && i < top; ++i) {
+    const auto& k = c.kernels[i];
+    const std::string verdict = k.mean_test ? VerdictText(*k.mean_test) : k.match;
+    const std::string bound = k.base_bound == k.new_bound || k.match != "name"
+                                  ? (k.match == "gone" ? k.base_bound : k.new_bound)
+                                  : fmt::format("{} → {}", k.base_bound, k.new_bound);
+    out += fmt::format("| {} | {} | {} | {} | {} | {} → {} | {} → {} | {} | {} | {} | {} |\n", MdCell(k.name, 80),
+                       k.match, MsText(k.base_ns), MsText(k.new_ns), SignedMs(k.delta_ns), k.base_calls, k.new_calls,
+                       UsText(k.base_mean_ns), UsText(k.new_mean_ns),
+                       k.mean_test ? PctText(k.mean_test->change_pct) : "n/a", verdict,
+                       k.mean_test ? PText(*k.mean_test) : "n/a", bound.empty() ? "unknown" : bound);
+  }
+  if (c.kernels.size() > top) out += fmt::format("\n{} more kernel(s) in compare.json.\n", c.kernels.size() - top);
+  out += "\n";
+}
+
+std::string ContributorsText(const RegionDelta& r) {
+  std::string text;
+  for (const auto& row : r.contributors) {
+    if (!text.empty()) text += ", ";
+    text += fmt::format("{} {} ms", MdCell(row.what, 40), SignedMs(row.delta_ns));
+  }
+  return text.empty() ? "" : text;
+}
+
+void RegionsMd(std::string& out, const Comparison& c, std::size_t top) {
+  if (c.regions.empty()) return;
+  out +=
+      "### Regions\n\nGPU kernel time per NVTX region (inclusive), matched by path.\n\n"
+      "| Region | Match | Base (ms) | New (ms) | Change (ms) | Change | Verdict | Largest kernel changes |\n"
+      "|---|---|---:|---:|---:|---:|---|---|\n";
+  for (std::size_t i = 0; i < c.regions.size() && i < top; ++i) {
+    const auto& r = c.regions[i];
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", MdCell(r.path, 80), r.match, MsText(r.base_ns),
+                       MsText(r.new_ns), r.delta_ns ? SignedMs(*r.delta_ns) : "n/a",
+                       r.test ? PctText(r.test->change_pct) : "n/a", r.test ? VerdictText(*r.test) : r.match,
+                       ContributorsText(r));
+  }
+  if (c.regions.size() > top) out += fmt::format("\n{} more region(s) in compare.json.\n", c.regions.size() - top);
+  out += "\n";
+}
+
+}  // namespace
+
+std::string CompareMarkdown(const CompareReport& report) {
+  std::string out = "# Compare\n\n";
+  out += fmt::format("Base: `{}`. ", MdCell(report.sides.front(), 200));
+  out += fmt::format(
+      "A change is slower or faster when it is at least {} % and significant at p < {} (Welch's t-test on mean "
+      "launch durations; a z-test on totals); without noise data on a side, on the threshold alone "
+      "(docs/compare.md).\n\n",
+      report.options.significance.min_effect_pct, report.options.significance.alpha);
+  for (const auto& c : report.comparisons) {
+    out += fmt::format("## `{}` against `{}`\n\n", MdCell(c.new_label, 200), MdCell(c.base_label, 200));
+    TotalMd(out, c);
+    AttributionMd(out, c);
+    KernelsMd(out, c, report.options.top);
+    RegionsMd(out, c, report.options.top);
+    if (!c.notes.empty()) {
+      out += "### Notes\n\n";
+      for (const auto& n : c.notes) out += "- " + OneLine(n) + "\n";
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace llmpo::report

@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""`compare` on PyTorch profiler traces generated here (docs/compare.md).
+
+Each trace has 5 ProfilerStep#N steps with a `decode` annotation holding
+20 launches each of gemm_a (10 us) and attn_b (20 us), every duration
+jittered by up to +-5 % from a seeded generator. Cases: a trace against
+itself (no change, p = 1), two seeds (jitter only: nothing called slower
+or faster), attn_b slowed 20 % with a kernel inserted mid-step (attn_b
+slower beyond noise, gemm_a not, new_c new, the decode region slower with
+attn_b its largest contributor, the attribution adding up to the total
+change), the --fail-if-slower gate, and bad sides. The expected numbers are
+recomputed here from the generated durations, not taken from our output.
+"""
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+BIN = sys.argv[1]
+SHARED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "fixtures")
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def trace(path, seed, slow_b=1.0, insert_c=False, names=("gemm_a", "attn_b"), region="decode", step_name="ProfilerStep"):
+    """Writes a Kineto trace; returns {kernel: [durations in ns]}."""
+    rng = random.Random(seed)
+    events, durations = [], {}
+    t, corr = 0.0, 0
+    for step in range(5):
+        step_start = t
+        t += 1
+        region_start = t
+        for j in range(20):
+            kernels = [(names[0], 10.0), (names[1], 20.0 * slow_b)]
+            if insert_c and j == 10:
+                kernels.insert(1, ("new_c", 5.0))
+            for name, base in kernels:
+                corr += 1
+                dur = round(base * (1 + rng.uniform(-0.05, 0.05)), 3)
+                durations.setdefault(name, []).append(dur * 1000)
+                events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100,
+                               "tid": 100, "ts": round(t + 0.1, 3), "dur": 0.2, "args": {"correlation": corr}})
+                events.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7,
+                               "ts": round(t + 1, 3), "dur": dur,
+                               "args": {"correlation": corr, "device": 0, "stream": 7}})
+                t = round(t + 1 + dur, 3)
+        events.append({"ph": "X", "cat": "user_annotation", "name": region, "pid": 100, "tid": 100,
+                       "ts": region_start, "dur": round(t + 0.5 - region_start, 3)})
+        events.append({"ph": "X", "cat": "user_annotation", "name": f"{step_name}#{step}", "pid": 100, "tid": 100,
+                       "ts": step_start, "dur": round(t + 1 - step_start, 3)})
+        t += 2
+    with open(path, "w") as f:
+        json.dump({"schemaVersion": 1, "traceEvents": events}, f)
+    return durations
+
+
+def compare(out, *sides, extra=()):
+    r = subprocess.run([BIN, "compare", *sides, "--out", out, *extra], capture_output=True, text=True)
+    doc = None
+    if os.path.exists(os.path.join(out, "compare.json")):
+        with open(os.path.join(out, "compare.json")) as f:
+            doc = json.load(f)
+    return r, doc
+
+
+def kernel(c, name):
+    return next((k for k in c["kernels"] if k["name"] == name), None)
+
+
+def mean(xs):
+    return sum(xs) / len(xs)
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="llmpo-compare-")
+    base, jitter, slowed = (os.path.join(tmp, n) for n in ("base.json", "jitter.json", "slowed.json"))
+    d_base = trace(base, seed=1)
+    trace(jitter, seed=2)
+    d_slow = trace(slowed, seed=3, slow_b=1.2, insert_c=True)
+
+    # A trace against itself: no change, every test p = 1.
+    r, doc = compare(os.path.join(tmp, "self"), base, base)
+    check(r.returncode == 0, f"self compare exits 0 (got {r.returncode}: {r.stderr})")
+    if doc:
+        c = doc["comparisons"][0]
+        check(c["total"]["delta_ns"] == 0, "self: total delta 0")
+        check(c["total"]["test"]["verdict"] == "within noise", "self: total within noise")
+        check(all(k["delta_ns"] == 0 and k["mean_test"]["verdict"] == "within noise" for k in c["kernels"]),
+              "self: every kernel unchanged and within noise")
+        check(all(k["mean_test"]["p_value"] == 1 for k in c["kernels"]), "self: every kernel's p is 1")
+        check(os.path.exists(os.path.join(tmp, "self", "sides", "0", "report_set.json")),
+              "a side of files is imported into OUT/sides/0")
+
+    # Jitter only (another seed): nothing slower or faster.
+    r, doc = compare(os.path.join(tmp, "jitter"), base, jitter)
+    check(r.returncode == 0, f"jitter compare exits 0 ({r.stderr})")
+    if doc:
+        c = doc["comparisons"][0]
+        verdicts = [c["total"]["test"]["verdict"]] + [k["mean_test"]["verdict"] for k in c["kernels"]]
+        verdicts += [x["test"]["verdict"] for x in c["regions"] if x["test"]]
+        check(set(verdicts) == {"within noise"}, f"jitter: every verdict within noise (got {verdicts})")
+
+    # attn_b slowed 20 %, new_c inserted.
+    r, doc = compare(os.path.join(tmp, "slowed"), base, slowed)
+    check(r.returncode == 0, f"slowed compare exits 0 ({r.stderr})")
+    if doc:
+        c = doc["comparisons"][0]
+        b = kernel(c, "attn_b")
+        want = (mean(d_slow["attn_b"]) / mean(d_base["attn_b"]) - 1) * 100
+        check(b and b["mean_test"]["verdict"] == "slower" and b["mean_test"]["tested"], "attn_b slower, tested")
+        check(b and abs(b["mean_test"]["change_pct"] - want) < 0.01,
+              f"attn_b mean change {b and b['mean_test']['change_pct']} == {want:.3f} % (from the generated durations)")
+        check(b and b["mean_test"]["p_value"] < 1e-6, "attn_b p tiny")
+        a = kernel(c, "gemm_a")
+        check(a and a["mean_test"]["verdict"] == "within noise", "gemm_a within noise")
+        n = kernel(c, "new_c")
+        check(n and n["match"] == "new" and n["base_ns"] is None, "new_c is new, null on the base side")
+        check(n and abs(n["new_ns"] - sum(d_slow["new_c"])) < 1, "new_c's time is its generated durations")
+        want_total = sum(map(sum, d_slow.values())) - sum(map(sum, d_base.values()))
+        check(abs(c["total"]["delta_ns"] - want_total) < 1, f"total delta {c['total']['delta_ns']} == {want_total}")
+        attributed = sum(row["delta_ns"] for row in c["attribution"])
+        check(abs(attributed - c["total"]["delta_ns"]) < 1e-6 * abs(want_total), "attribution adds up to the total")
+        check(c["total"]["test"]["verdict"] == "slower", "total slower")
+        dec = next((x for x in c["regions"] if x["path"] == "ProfilerStep / decode"), None)
+        check(dec is not None, f"region ProfilerStep / decode matched (regions: {[x['path'] for x in c['regions']]})")
+        if dec:
+            check(dec["match"].startswith("path"), "decode matched by path")
+            check(dec["test"]["verdict"] == "slower", "decode slower")
+            check(dec["contributors"][0]["what"] == "attn_b", "decode's largest contributor is attn_b")
+    md = open(os.path.join(tmp, "slowed", "compare.md")).read() if doc else ""
+    check("Where the change comes from" in md and "attn_b" in md, "compare.md shows the attribution")
+
+    # The gate.
+    r, _ = compare(os.path.join(tmp, "gate"), base, slowed, extra=("--fail-if-slower", "10"))
+    check(r.returncode == 8, f"--fail-if-slower 10 exits 8 (got {r.returncode})")
+    check("attn_b" in r.stderr, "the gate names attn_b")
+    r, _ = compare(os.path.join(tmp, "gate2"), base, slowed, extra=("--fail-if-slower", "50"))
+    check(r.returncode == 0, f"--fail-if-slower 50 exits 0 (got {r.returncode}: {r.stderr})")
+
+    # An import output folder as a side, against files.
+    imported = os.path.join(tmp, "imported")
+    subprocess.run([BIN, "import", base, "--out", imported], capture_output=True, check=True)
+    r, doc = compare(os.path.join(tmp, "folder"), imported, base)
+    check(r.returncode == 0 and doc and doc["comparisons"][0]["total"]["delta_ns"] == 0,
+          "an import folder against its own input: no change")
+
+    # Bad sides.
+    other = os.path.join(tmp, "other.json")
+    trace(other, seed=1, names=("x_one", "x_two"), region="prefill", step_name="Iteration")
+    r, _ = compare(os.path.join(tmp, "nothing"), base, other)
+    check(r.returncode == 3 and "nothing in common" in r.stderr, f"nothing in common: exit 3 ({r.returncode})")
+    r, _ = compare(os.path.join(tmp, "missing"), base, os.path.join(tmp, "absent.json"))
+    check(r.returncode == 3 and "no such file" in r.stderr, "a missing side: exit 3 naming it")
+    run_dir = os.path.join(tmp, "oldrun")
+    os.makedirs(run_dir)
+    open(os.path.join(run_dir, "run.json"), "w").write("{}")
+    r, _ = compare(os.path.join(tmp, "old"), run_dir, base)
+    check(r.returncode == 3 and "llm-perf-opt report" in r.stderr, "a run folder without report_set.json: exit 3")
+    r, _ = compare(os.path.join(tmp, "one"), base)
+    check(r.returncode == 2, f"one side: usage error (got {r.returncode})")
+
+    # Real files: ncu's details and raw pages of one sglang run hold the same launches.
+    details = os.path.join(SHARED, "ncu-csv", "sglang-h200", "details.csv")
+    raw = os.path.join(SHARED, "ncu-csv", "sglang-h200", "raw.csv")
+    if os.path.exists(details) and os.path.exists(raw):
+        r, doc = compare(os.path.join(tmp, "sglang"), details, raw)
+        check(r.returncode == 0, f"sglang details vs raw exits 0 ({r.stderr})")
+        if doc:
+            c = doc["comparisons"][0]
+            check(abs(c["total"]["delta_ns"]) <= 1e-3 * c["total"]["base_ns"], f"sglang: the same total ({c['total']})")
+            check(all(k["match"] == "name" for k in c["kernels"]), "sglang: every kernel matched by name")
+    else:
+        print("skip: no shared fixtures at", SHARED)
+
+    if failures:
+        print(f"{len(failures)} check(s) failed; outputs in {tmp}")
+        return 1
+    print("ok")
+    return 0
+
+
+sys.exit(main())
