@@ -153,7 +153,26 @@ std::optional<Action> ActionFor(const std::string& name, double ns, double total
 
 }  // namespace
 
-std::vector<Action> RankActions(const std::vector<analysis::KernelAggregate>& timed, const std::vector<KernelRow>& all) {
+// What the timeline rules read: the timing input's devices and kernels, and
+// the run-wide API and launch-overhead summaries of every input.
+static analysis::TimelineEvidence TimelineEvidenceOf(const KernelsReport& report,
+                                                     std::vector<analysis::KernelAggregate> timed) {
+  analysis::TimelineEvidence e;
+  e.times_from = report.times_from;
+  for (const auto& s : report.sources) {
+    if (s.path == report.times_from) e.timeline = s.family == model::SourceFamily::kTimeline;
+  }
+  for (const auto& d : report.gpu_busy) {
+    if (d.source == report.times_from) e.devices.push_back(d);
+  }
+  e.kernels = std::move(timed);
+  for (const auto& a : report.runtime.api_calls) e.api_calls.push_back(a.row);
+  for (const auto& o : report.runtime.launch_overhead) e.launch_overhead.push_back(o.row);
+  return e;
+}
+
+std::vector<Action> RankActions(const std::vector<analysis::KernelAggregate>& timed,
+                                const std::vector<KernelRow>& all) {
   std::map<std::string, double> time_by_name;
   double total = 0;
   for (const auto& k : timed) {
@@ -212,8 +231,8 @@ std::string WhyNoActions(const KernelsReport& report, const std::vector<analysis
     }
   }
   for (const auto& k : timed) timed_names.insert(k.name);
-  const bool any_match = std::any_of(ncu_names.begin(), ncu_names.end(),
-                                     [&](const std::string& n) { return timed_names.contains(n); });
+  const bool any_match =
+      std::any_of(ncu_names.begin(), ncu_names.end(), [&](const std::string& n) { return timed_names.contains(n); });
   if (!ncu_names.empty() && !any_match) {
     return fmt::format(
         "none of the {} kernel name(s) of the ncu input(s) is among the {} of `{}`, which the shares come from (the "
@@ -236,6 +255,7 @@ void AnalyzeKernels(KernelsReport& report, const analysis::KernelCategorizer& ca
   }
   report.actions = RankActions(timed, report.kernels);
   if (report.actions.empty() && !report.kernels.empty()) report.why_no_actions = WhyNoActions(report, timed);
+  report.timeline_rules = analysis::EvaluateTimelineRules(TimelineEvidenceOf(report, std::move(timed)));
 }
 
 }  // namespace llmpo::report

@@ -174,6 +174,28 @@ std::string Actions(const RunModel& run) {
   return out;
 }
 
+// The timeline findings (docs/analysis.md "Timeline findings"), after the actions.
+std::string TimelineFindings(const RunModel& run) {
+  const auto& rules = run.timeline_rules;
+  if (rules.findings.empty() && rules.not_evaluated.empty()) return "";
+  std::string out = "<h3>Timeline findings</h3>\n";
+  if (rules.findings.empty()) out += "<p class=\"note\">No timeline rule fired.</p>\n";
+  if (!rules.findings.empty()) {
+    out +=
+        "<p class=\"note\">Ranked by the time each could save at most: an upper bound, a share of the measured span; "
+        "the bounds overlap, so never add them.</p>\n<ol data-chart=\"timeline-findings\">\n";
+  }
+  for (const auto& f : rules.findings) {
+    out += fmt::format("<li><b>{}</b> ({}): up to {} ms{}.<br>{}<br><span class=\"note\">Evidence: {}</span></li>\n",
+                       HtmlText(f.rule), HtmlText(f.scope), MsText(f.saving_ns),
+                       f.saving_pct ? ", " + Pct(*f.saving_pct) + " of the span" : std::string(), HtmlText(f.message),
+                       HtmlText(f.evidence));
+  }
+  if (!rules.findings.empty()) out += "</ol>\n";
+  for (const auto& why : rules.not_evaluated) out += "<p class=\"note\">Not evaluated: " + HtmlText(why) + ".</p>\n";
+  return out;
+}
+
 std::string CategoryTable(const RunModel& run) {
   if (run.category_ns.empty()) return Absent("No kernel categories in this input.");
   std::string out =
@@ -197,6 +219,7 @@ std::string Overview(const HtmlReportInput& in) {
   out += "<h3>Time per kernel category</h3>\n" + CategoryTable(*in.run);
   out += Mfu(*in.run);
   out += Actions(*in.run);
+  out += TimelineFindings(*in.run);
   return out + "</section>\n";
 }
 

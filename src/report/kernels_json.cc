@@ -120,6 +120,22 @@ void WriteActions(JsonWriter& w, const std::vector<Action>& actions) {
   w.EndArray();
 }
 
+void WriteTimelineRules(JsonWriter& w, const analysis::TimelineRulesResult& rules) {
+  w.BeginArray();
+  for (const auto& f : rules.findings) {
+    w.BeginObject();
+    w.Member("rule", f.rule);
+    w.Member("scope", f.scope);
+    w.Member("saving_ms", f.saving_ns / 1e6);
+    w.Member("span_ms", OptionalMs(f.span_ns));
+    w.Member("saving_pct_of_span", f.saving_pct);
+    w.Member("message", f.message);
+    w.Member("evidence", f.evidence);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 void WriteKernel(JsonWriter& w, const analysis::KernelAggregate& k, const KernelInsight* insight) {
   w.BeginObject();
   w.Member("name", k.name);
@@ -317,6 +333,12 @@ std::string KernelsJson(const KernelsReport& report) {
   w.Key("actions");
   WriteActions(w, report.actions);
   w.Member("why_no_actions", NonEmpty(report.why_no_actions));
+  w.Key("timeline_findings");
+  WriteTimelineRules(w, report.timeline_rules);
+  w.Key("timeline_rules_not_evaluated");
+  w.BeginArray();
+  for (const auto& why : report.timeline_rules.not_evaluated) w.String(why);
+  w.EndArray();
   WriteRuntime(w, report.runtime);
   w.Key("diagnostics");
   WriteDiagnostics(w, report.diagnostics);

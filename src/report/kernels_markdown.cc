@@ -319,6 +319,26 @@ void ActionsMd(std::string& out, const std::vector<Action>& actions, const std::
   }
 }
 
+void TimelineFindingsMd(std::string& out, const analysis::TimelineRulesResult& rules) {
+  if (rules.findings.empty() && rules.not_evaluated.empty()) return;
+  out += "\n## Timeline findings\n\n";
+  if (rules.findings.empty()) {
+    out += "No timeline rule fired.\n";
+  } else {
+    out +=
+        "What the timeline says, ranked by the time each could save at most (an upper bound, a share of the measured "
+        "span; the bounds overlap, so never add them; docs/analysis.md).\n\n| # | Rule | Where | Could save (ms) | "
+        "% of span | What it means, what to do | Evidence |\n|---:|---|---|---:|---:|---|---|\n";
+    for (std::size_t i = 0; i < rules.findings.size(); ++i) {
+      const auto& f = rules.findings[i];
+      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", i + 1, f.rule, MdCell(f.scope, 60),
+                         MsText(f.saving_ns), f.saving_pct ? fmt::format("{:.1f}", *f.saving_pct) : "n/a",
+                         MdCell(f.message, 400), MdCell(f.evidence, 400));
+    }
+  }
+  for (const auto& why : rules.not_evaluated) out += "\nNot evaluated: " + OneLine(why) + ".\n";
+}
+
 std::string KernelsMarkdown(const KernelsReport& report, std::size_t top_k) {
   std::string out = "# Kernel Summary\n\nTimes in milliseconds. Per input: kernels by total GPU time, largest first.\n";
   for (const auto& source : report.sources) SourceSection(out, source, report, top_k);
@@ -326,6 +346,7 @@ std::string KernelsMarkdown(const KernelsReport& report, std::size_t top_k) {
   BusyMd(out, report.gpu_busy);
   RegionKernelsMd(out, report.region_kernels, top_k);
   ActionsMd(out, report.actions, report.times_from, report.why_no_actions);
+  TimelineFindingsMd(out, report.timeline_rules);
   DataQualityMd(out, report.diagnostics);
   return out;
 }

@@ -53,8 +53,8 @@ KernelsReport BuildKernels(Collected& c, const ReportOptions& options) {
   report.runtime = std::move(c.runtime);
   NoteRepeatedRows(report);
   ReportUnknownMetricRules(report);
+  report.gpu_busy = std::move(c.gpu_busy);  // before the analysis: the timeline rules read it
   AnalyzeKernels(report, *options.categorizer);
-  report.gpu_busy = std::move(c.gpu_busy);
   return report;
 }
 

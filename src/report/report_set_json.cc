@@ -235,8 +235,11 @@ LLMPO_JSON_FIELDS(AlsoMeasured, quantity, input, ns)
     LLMPO_JSON_FROM(label, name, domain, kind, path, parent, children, depth, total_ns, exclusive_ns, gpu_ops_ns,
                     gpu_ops_exclusive_ns, projected_ns, cpu_ns, cpu_exclusive_ns, derived_total, launches, excluded,
                     gpu_ops, kernels, inputs, also_measured, measured, cpu_instances, projected_stats, range_metrics,
-                    instance_ns)} LLMPO_JSON_FIELDS(ServingMetrics, ttft_ns, tpot_ns, tokens_per_s, prefill_instances,
-                                                    decode_steps, ttft_from, tpot_from, ttft_missing, tpot_missing)
+                    instance_ns)} LLMPO_JSON_FIELDS(TimelineFinding, rule, scope, saving_ns, span_ns, saving_pct,
+                                                    message, evidence)
+    LLMPO_JSON_FIELDS(TimelineRulesResult, findings, not_evaluated)
+        LLMPO_JSON_FIELDS(ServingMetrics, ttft_ns, tpot_ns, tokens_per_s, prefill_instances, decode_steps, ttft_from,
+                          tpot_from, ttft_missing, tpot_missing)
 }  // namespace analysis
 
 namespace report {
@@ -248,8 +251,8 @@ LLMPO_JSON_FIELDS(Action, kernel, category, share_pct, time_ns, speedup_pct, bas
 // two lists name the same members).
 LLMPO_JSON_FIELDS_ADDED(KernelRow, sum_sq_dev_ns2, source, process, device, name, calls, timed_calls, total_ns, min_ns,
                         max_ns, median_ns, stddev_ns, time_pct, metrics, findings, insight)
-LLMPO_JSON_FIELDS(KernelsReport, sources, kernels, runtime, times_from, actions, why_no_actions, source_notes, gpu_busy,
-                  region_kernels, diagnostics)
+LLMPO_JSON_FIELDS_ADDED(KernelsReport, timeline_rules, sources, kernels, runtime, times_from, actions, why_no_actions,
+                        source_notes, gpu_busy, region_kernels, diagnostics)
 LLMPO_JSON_FIELDS(GpuBreakdownReport, breakdown, ranks, top_cpu_ops, cpu_ops_with_gpu)
 LLMPO_JSON_FIELDS(TimelineRow, label, busy_ns, busy_total_ns)
 // rows_left_out only when rows were left out, so a timeline with every row
@@ -273,9 +276,9 @@ LLMPO_JSON_FIELDS(TopKernel, kernel, share_pct, bound, category)
 LLMPO_JSON_FIELDS(RooflinePoint, kernel, precision, intensity, achieved_per_s, peak_per_s, dram_peak_bytes_per_s,
                   time_ns)
 LLMPO_JSON_FIELDS(PageModel, kernel_rows, kernels_omitted, top_stages, other_stages_share_pct, region_rows)
-LLMPO_JSON_FIELDS(RunModel, run, times_from, gpu_kernel_ns, launches, distinct_kernels, top_kernels, category_ns,
-                  roofline, has_regions, region_count, stages, mfu_configured, mfu_without_regions, mfu, mbu, serving,
-                  actions, why_no_actions, recommendations)
+LLMPO_JSON_FIELDS_ADDED(RunModel, timeline_rules, run, times_from, gpu_kernel_ns, launches, distinct_kernels,
+                        top_kernels, category_ns, roofline, has_regions, region_count, stages, mfu_configured,
+                        mfu_without_regions, mfu, mbu, serving, actions, why_no_actions, recommendations)
 LLMPO_JSON_FIELDS(RegionFinding, rule, kernels, launches, saving_pct)
 
 namespace {

@@ -184,6 +184,7 @@ void Recommendations(RunModel& m, const KernelsReport& kernels, const RegionsRep
   auto& lines = m.recommendations;
   m.actions = kernels.actions;
   m.why_no_actions = kernels.why_no_actions;  // said with the actions, not among these notes
+  m.timeline_rules = kernels.timeline_rules;
   if (regions == nullptr || !regions->aggregate || regions->aggregate->empty()) {
     lines.push_back("Add NVTX ranges (prefill, decode, per layer) to attribute time to phases.");
   }

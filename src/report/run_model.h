@@ -86,6 +86,7 @@ struct RunModel {
   analysis::ServingMetrics serving;          // TTFT, TPOT, tokens/s (analysis/serving_metrics.h)
   std::vector<Action> actions;               // ranked: what to do first
   std::string why_no_actions;                // KernelsReport::why_no_actions
+  analysis::TimelineRulesResult timeline_rules;  // KernelsReport::timeline_rules
   std::vector<std::string> recommendations;  // notes around the actions
 };
 

@@ -129,6 +129,7 @@ std::string StakeholderSummary(const RunModel& m) {
   Serving(out, m);
   TopKernels(out, m);
   ActionsMd(out, m.actions, m.times_from, m.why_no_actions);
+  TimelineFindingsMd(out, m.timeline_rules);
   out += "\n## Notes\n\n";
   for (const auto& l : m.recommendations) out += "- " + l + "\n";
   return out;

@@ -80,7 +80,8 @@ std::string CsvField(std::string_view text) {
 }
 
 void KernelTableMd(std::string& out, const std::map<std::string, analysis::KernelAggregate>& kernels,
-                   const std::vector<std::string>& order, const std::vector<std::pair<std::string, std::string>>& columns) {
+                   const std::vector<std::string>& order,
+                   const std::vector<std::pair<std::string, std::string>>& columns) {
   out += "| Kernel | Calls | Total (ms) | Mean (ms) |";
   for (const auto& c : columns) out += fmt::format(" {} |", MdCell(c.second, 40));
   out += "\n|---|---:|---:|---:|";

@@ -1,0 +1,144 @@
+#include "src/analysis/timeline_rules.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <string_view>
+
+namespace llmpo::analysis {
+namespace {
+
+double IdleNs(const std::vector<DeviceBusy>& devices) {
+  double idle = 0;
+  for (const auto& d : devices) idle += d.idle_ns.value_or(0);
+  return idle;
+}
+
+double SpanNs(const std::vector<DeviceBusy>& devices) {
+  double span = 0;
+  for (const auto& d : devices) span += d.span_ns;
+  return span;
+}
+
+TimelineFinding Finding(std::string rule, std::string scope, double saving, std::optional<double> span,
+                        std::string message, std::string evidence) {
+  std::optional<double> pct;
+  if (span && *span > 0) pct = 100 * saving / *span;
+  return {std::move(rule), std::move(scope), saving, span, pct, std::move(message), std::move(evidence)};
+}
+
+// gpu_idle: a device idle for kIdleMinPct % or more of its span.
+void GpuIdle(const TimelineEvidence& e, TimelineRulesResult& out) {
+  for (const auto& d : e.devices) {
+    if (!d.idle_pct || *d.idle_pct < kIdleMinPct) continue;
+    out.findings.push_back(Finding(
+        "gpu_idle", "device " + d.device, *d.idle_ns, d.span_ns,
+        "The GPU waits for the CPU for this share of its span: find what the host does in the gaps (kernel launches, "
+        "synchronisation, data loading, Python); CUDA graphs, fewer synchronisations and host work overlapped with "
+        "the GPU close them",
+        fmt::format("busy {:.3f} ms, idle {:.3f} ms of a {:.3f} ms span; {} kernels, {} copies", *d.busy_ns / 1e6,
+                    *d.idle_ns / 1e6, d.span_ns / 1e6, d.kernels, d.copies)));
+  }
+}
+
+// The mean time of the launch call (cudaLaunchKernel), over every launch
+// overhead row that gives one; null without any.
+std::optional<double> MeanLaunchCallNs(const std::vector<model::LaunchOverheadRow>& rows) {
+  double total = 0;
+  std::int64_t count = 0;
+  for (const auto& r : rows) {
+    if (!r.api_mean_ns || r.count <= 0) continue;
+    total += *r.api_mean_ns * static_cast<double>(r.count);
+    count += r.count;
+  }
+  if (count == 0) return std::nullopt;
+  return total / static_cast<double>(count);
+}
+
+// launch_bound: most launches are short kernels while the GPU idles.
+void LaunchBound(const TimelineEvidence& e, TimelineRulesResult& out) {
+  std::uint64_t launches = 0, short_launches = 0;
+  double short_ns = 0;
+  for (const auto& k : e.kernels) {
+    launches += k.timed_calls;
+    if (k.timed_calls > 0 && k.MeanNs() < kShortKernelNs) short_launches += k.timed_calls, short_ns += k.total_ns;
+  }
+  const double idle = IdleNs(e.devices);
+  if (launches < kLaunchBoundMinLaunches || idle <= 0) return;
+  const double short_pct = 100.0 * static_cast<double>(short_launches) / static_cast<double>(launches);
+  if (short_pct < kShortLaunchMinPct) return;
+  const auto call_ns = MeanLaunchCallNs(e.launch_overhead);
+  // Without the launch calls, the idle time is the bound: what a graph could at most recover.
+  const double saving = call_ns ? std::min(idle, *call_ns * static_cast<double>(short_launches)) : idle;
+  std::string evidence = fmt::format(
+      "{} of {} launches ({:.1f} %) are of kernels averaging under {:.0f} us ({:.3f} ms of GPU time); GPU idle {:.3f} "
+      "ms",
+      short_launches, launches, short_pct, kShortKernelNs / 1e3, short_ns / 1e6, idle / 1e6);
+  if (call_ns) evidence += fmt::format("; a launch call takes {:.2f} us on average", *call_ns / 1e3);
+  out.findings.push_back(Finding(
+      "launch_bound", "all devices", saving, SpanNs(e.devices),
+      "Launch-bound: the GPU runs many short kernels and waits between them; capture the steady-state step in a "
+      "CUDA graph (torch.compile mode=\"reduce-overhead\", the serving engine's CUDA graphs), fuse elementwise "
+      "kernels, or give each launch more work (larger batch)",
+      std::move(evidence)));
+}
+
+bool Synchronising(std::string_view api) {
+  for (std::string_view prefix : {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
+                                  "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize"}) {
+    if (api.starts_with(prefix)) return true;
+  }
+  // Blocking copies and memsets: cudaMemcpy, cudaMemcpy2D... but not the Async forms.
+  return (api.starts_with("cudaMemcpy") || api.starts_with("cudaMemset")) &&
+         api.find("Async") == std::string_view::npos;
+}
+
+// sync_calls: the host blocked in synchronising CUDA calls (nsys cuda_api_sum).
+void SyncCalls(const TimelineEvidence& e, TimelineRulesResult& out) {
+  if (e.api_calls.empty()) {
+    out.not_evaluated.push_back(
+        "sync_calls: no CUDA API summary in these inputs (nsys' cuda_api_sum report; an nsys export or a PyTorch "
+        "trace alone does not give one here)");
+    return;
+  }
+  double sync_ns = 0;
+  std::int64_t calls = 0;
+  std::vector<std::string> names;
+  for (const auto& a : e.api_calls) {
+    if (!Synchronising(a.name) || !a.time.total_ns) continue;
+    sync_ns += *a.time.total_ns;
+    calls += a.calls;
+    names.push_back(fmt::format("{} {} calls, {:.3f} ms", a.name, a.calls, *a.time.total_ns / 1e6));
+  }
+  double span = 0;
+  for (const auto& d : e.devices) span = std::max(span, d.span_ns);
+  const bool share_known = span > 0;
+  if (sync_ns <= 0 || (share_known && 100 * sync_ns / span < kSyncMinPct)) return;
+  const double idle = IdleNs(e.devices);
+  const double saving = idle > 0 ? std::min(sync_ns, idle) : sync_ns;
+  out.findings.push_back(Finding(
+      "sync_calls", "host", saving, share_known ? std::optional(span) : std::nullopt,
+      "The host blocks in synchronising CUDA calls, each draining the GPU's queue: remove them from the loop "
+      "(.item(), .cpu(), printing tensors, blocking cudaMemcpy), copy with cudaMemcpyAsync from pinned memory and "
+      "wait on events only where the result is needed",
+      fmt::format("{} synchronising call(s), {:.3f} ms: {}", calls, sync_ns / 1e6, fmt::join(names, "; "))));
+}
+
+}  // namespace
+
+TimelineRulesResult EvaluateTimelineRules(const TimelineEvidence& evidence) {
+  TimelineRulesResult out;
+  if (evidence.timeline) {
+    GpuIdle(evidence, out);
+    LaunchBound(evidence, out);
+  }
+  SyncCalls(evidence, out);
+  if (!evidence.timeline && out.findings.empty())
+    out.not_evaluated.clear();  // nothing to say of a summary or ncu input
+  std::stable_sort(out.findings.begin(), out.findings.end(),
+                   [](const TimelineFinding& a, const TimelineFinding& b) { return a.saving_ns > b.saving_ns; });
+  return out;
+}
+
+}  // namespace llmpo::analysis

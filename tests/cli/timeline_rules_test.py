@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Timeline findings on real files of ../shared/fixtures (skipped when absent),
+the evidence recomputed here from the files themselves:
+
+- a vLLM eager PyTorch trace: gpu_idle (idle = span - union of its kernel and
+  memcpy/memset intervals) and launch_bound (launches of kernels whose mean
+  duration is under 10 us, counted from the trace's kernel events);
+- an nsys stats folder: sync_calls (cudaDeviceSynchronize's total time in its
+  cuda_api_sum CSV).
+"""
+import csv
+import gzip
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+BIN = sys.argv[1]
+SHARED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "fixtures")
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def findings(out):
+    with open(os.path.join(out, "kernels.json")) as f:
+        doc = json.load(f)
+    return {x["rule"]: x for x in doc["timeline_findings"]}, doc["timeline_rules_not_evaluated"]
+
+
+def vllm(tmp):
+    path = os.path.join(SHARED, "kineto", "tracelens-b200-vllm-eager-rank0.json.gz")
+    if not os.path.exists(path):
+        return print("skip: no", path)
+    out = os.path.join(tmp, "vllm")
+    subprocess.run([BIN, "import", path, "--out", out], capture_output=True, check=True)
+    got, not_evaluated = findings(out)
+    with gzip.open(path, "rt") as f:
+        events = json.load(f)["traceEvents"]
+    gpu = [e for e in events if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
+    spans = sorted((float(e["ts"]), float(e["ts"]) + float(e["dur"])) for e in gpu)
+    busy, end = 0.0, None
+    for s, t in spans:
+        if end is None or s > end:
+            busy += t - s
+            end = t
+        elif t > end:
+            busy += t - end
+            end = t
+    span = max(t for _, t in spans) - spans[0][0]
+    idle_ms = (span - busy) / 1e3
+    f = got.get("gpu_idle")
+    check(f is not None, "vLLM eager: gpu_idle fires")
+    if f:
+        check(abs(f["saving_ms"] - idle_ms) < 1e-3, f"gpu_idle saving {f['saving_ms']} ms == idle {idle_ms:.4f} ms")
+        check(abs(f["saving_pct_of_span"] - 100 * (span - busy) / span) < 0.01, "gpu_idle share of the span")
+    per_name = {}
+    for e in gpu:
+        if e["cat"] == "kernel":
+            per_name.setdefault(e["name"], []).append(float(e["dur"]))
+    launches = sum(len(d) for d in per_name.values())
+    short = sum(len(d) for d in per_name.values() if sum(d) / len(d) < 10)
+    f = got.get("launch_bound")
+    check(f is not None, "vLLM eager: launch_bound fires")
+    if f:
+        check(f"{short} of {launches} launches" in f["evidence"], f"launch_bound evidence counts {short} of {launches}")
+    check(any(x.startswith("sync_calls:") for x in not_evaluated), "vLLM eager: sync_calls said not evaluated")
+
+
+def kiln(tmp):
+    folder = os.path.join(SHARED, "nsys-stats", "kiln-a6000")
+    if not os.path.isdir(folder):
+        return print("skip: no", folder)
+    out = os.path.join(tmp, "kiln")
+    files = sorted(os.path.join(folder, n) for n in os.listdir(folder))
+    subprocess.run([BIN, "import", *files, "--out", out], capture_output=True, check=True)
+    got, _ = findings(out)
+    with open(os.path.join(folder, "cuda_api_sum_cuda_api_sum.csv")) as f:
+        rows = list(csv.DictReader(f))
+    sync = sum(float(r["Total Time (ns)"]) for r in rows if r["Name"] == "cudaDeviceSynchronize")
+    f = got.get("sync_calls")
+    check(f is not None, "kiln: sync_calls fires")
+    if f:
+        check(abs(f["saving_ms"] - sync / 1e6) < 1e-6, f"sync_calls saving {f['saving_ms']} == {sync / 1e6} ms")
+        check(f["span_ms"] is None and f["saving_pct_of_span"] is None, "kiln: no timeline, so no span")
+
+
+tmp = tempfile.mkdtemp(prefix="llmpo-rules-")
+vllm(tmp)
+kiln(tmp)
+if failures:
+    print(f"{len(failures)} check(s) failed; outputs in {tmp}")
+    sys.exit(1)
+print("ok")
