@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <optional>
@@ -215,7 +217,9 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const RangesByThread* rang
     if (name != nullptr) launch.kernel_name = *name;
     launch.result_id = Text(s, 7);
     if (!launch.start_ns || !launch.end_ns || *launch.end_ns < *launch.start_ns || launch.kernel_name.empty()) {
-      ctx.diagnostics.Add(model::Diag::bad_kernel_row, fmt::format("{}: kernel row {}: no name, or end before start; skipped", ctx.source, launch.result_id));
+      ctx.diagnostics.Add(
+          model::Diag::bad_kernel_row,
+          fmt::format("{}: kernel row {}: no name, or end before start; skipped", ctx.source, launch.result_id));
       continue;
     }
     launch.duration_ns = static_cast<double>(*launch.end_ns - *launch.start_ns);
@@ -233,7 +237,8 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const RangesByThread* rang
     if (with_runtime && launch.global_tid) {
       sweep.Attribute(*launch.global_tid, Int(s, 9).value_or(0), launch);
     } else if (with_runtime) {
-      ctx.diagnostics.Add(model::Diag::kernel_without_launch_call, fmt::format("{}: kernel row {} has no matching CUDA API call; it is outside every range",
+      ctx.diagnostics.Add(model::Diag::kernel_without_launch_call,
+                          fmt::format("{}: kernel row {} has no matching CUDA API call; it is outside every range",
                                       ctx.source, launch.result_id));
     }
     ctx.sink.OnLaunch(launch);
@@ -268,7 +273,8 @@ Status ImportGpuOps(sqlite3* db, ImportContext& ctx, const RangesByThread* range
     op.end_ns = Int(s, 1);
     op.result_id = Text(s, 6);
     if (!op.start_ns || !op.end_ns || *op.end_ns < *op.start_ns) {
-      ctx.diagnostics.Add(model::Diag::bad_gpu_op_row, fmt::format("{}: {} row {}: end before start; skipped", ctx.source, table, op.result_id));
+      ctx.diagnostics.Add(model::Diag::bad_gpu_op_row,
+                          fmt::format("{}: {} row {}: end before start; skipped", ctx.source, table, op.result_id));
       continue;
     }
     op.duration_ns = static_cast<double>(*op.end_ns - *op.start_ns);
@@ -282,6 +288,56 @@ Status ImportGpuOps(sqlite3* db, ImportContext& ctx, const RangesByThread* range
     ctx.sink.OnLaunch(op);
   }
   if (rc != SQLITE_DONE) return SqlError(ctx, db, fmt::format("reading {} failed", table));
+  return OkStatus();
+}
+
+// The CUDA API calls per function, as nsys' cuda_api_sum report sums them
+// (calls, total, mean, min, max and sample standard deviation of the call
+// durations), the "_vNNNN" version suffix dropped as the launch calls drop
+// it; the timeline rules read them (sync_calls).
+Status ImportApiSummary(sqlite3* db, ImportContext& ctx) {
+  if (!HasTable(db, "CUPTI_ACTIVITY_KIND_RUNTIME")) return OkStatus();
+  ASSIGN_OR_RETURN(Stmt stmt, Prepare(db,
+                                      "SELECT s.value, COUNT(*), SUM(r.end - r.start), MIN(r.end - r.start), "
+                                      "MAX(r.end - r.start), SUM(CAST(r.end - r.start AS REAL) * (r.end - r.start)) "
+                                      "FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId "
+                                      "WHERE r.end >= r.start GROUP BY r.nameId",
+                                      ctx));
+  struct Sums {
+    std::int64_t calls = 0;
+    double total = 0, sum_sq = 0;
+    std::optional<double> min, max;
+  };
+  std::map<std::string, Sums> by_name;
+  int rc = 0;
+  while ((rc = sqlite3_step(stmt.get())) == SQLITE_ROW) {
+    Sums& sums = by_name[ApiName(Text(stmt.get(), 0))];
+    sums.calls += Int(stmt.get(), 1).value_or(0);
+    sums.total += static_cast<double>(Int(stmt.get(), 2).value_or(0));
+    const double lo = static_cast<double>(Int(stmt.get(), 3).value_or(0));
+    const double hi = static_cast<double>(Int(stmt.get(), 4).value_or(0));
+    sums.min = sums.min ? std::min(*sums.min, lo) : lo;
+    sums.max = sums.max ? std::max(*sums.max, hi) : hi;
+    sums.sum_sq += sqlite3_column_double(stmt.get(), 5);
+  }
+  if (rc != SQLITE_DONE) return SqlError(ctx, db, "reading the CUDA API calls failed");
+  double all_calls_ns = 0;  // Time (%): each function's share of all API time, as nsys gives it
+  for (const auto& [name, sums] : by_name) all_calls_ns += sums.total;
+  for (const auto& [name, sums] : by_name) {
+    if (sums.calls <= 0) continue;
+    model::ApiSummaryRow row;
+    row.name = name;
+    row.calls = sums.calls;
+    const double n = static_cast<double>(sums.calls);
+    row.time.total_ns = sums.total;
+    row.time.mean_ns = sums.total / n;
+    row.time.min_ns = sums.min;
+    row.time.max_ns = sums.max;
+    if (all_calls_ns > 0) row.time_pct = 100 * sums.total / all_calls_ns;
+    if (sums.calls > 1)
+      row.time.stddev_ns = std::sqrt(std::max(0.0, (sums.sum_sq - sums.total * sums.total / n) / (n - 1)));
+    ctx.sink.OnApiSummary(row);
+  }
   return OkStatus();
 }
 
@@ -325,7 +381,8 @@ Status ImportNvtx(sqlite3* db, ImportContext& ctx, RangesByThread& ranges,
     range.process = ProcessOf(range.global_tid, processes);
     if (auto domain = Int(s, 6); domain && *domain != 0) range.domain = domains[*domain];
     if (!range.end_ns) {
-      ctx.diagnostics.Add(model::Diag::nvtx_range_not_closed, fmt::format("{}: NVTX range '{}' has no end (the program exited inside it)", ctx.source,
+      ctx.diagnostics.Add(model::Diag::nvtx_range_not_closed,
+                          fmt::format("{}: NVTX range '{}' has no end (the program exited inside it)", ctx.source,
                                       model::Excerpt(range.name)));
     } else if (range.start_ns && range.global_tid) {
       ranges[*range.global_tid].push_back(
@@ -358,7 +415,8 @@ Status ImportNsysSqlite(const std::filesystem::path& file, ImportContext& ctx) {
   const RangesByThread* nvtx = HasTable(db.get(), "NVTX_EVENTS") ? &ranges : nullptr;
   RETURN_IF_ERROR(ImportKernels(db.get(), ctx, nvtx));
   RETURN_IF_ERROR(ImportGpuOps(db.get(), ctx, nvtx, processes, "CUPTI_ACTIVITY_KIND_MEMCPY"));
-  return ImportGpuOps(db.get(), ctx, nvtx, processes, "CUPTI_ACTIVITY_KIND_MEMSET");
+  RETURN_IF_ERROR(ImportGpuOps(db.get(), ctx, nvtx, processes, "CUPTI_ACTIVITY_KIND_MEMSET"));
+  return ImportApiSummary(db.get(), ctx);
 }
 
 }  // namespace llmpo::ingest

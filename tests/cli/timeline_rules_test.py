@@ -6,12 +6,16 @@ the evidence recomputed here from the files themselves:
   memcpy/memset intervals) and launch_bound (launches of kernels whose mean
   duration is under 10 us, counted from the trace's kernel events);
 - an nsys stats folder: sync_calls (cudaDeviceSynchronize's total time in its
-  cuda_api_sum CSV).
+  cuda_api_sum CSV);
+- an nsys SQLite export: its CUDA API calls per function (a GROUP BY of its
+  CUPTI_ACTIVITY_KIND_RUNTIME table here) and sync_calls.
 """
 import csv
 import gzip
 import json
 import os
+import re
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -90,7 +94,36 @@ def kiln(tmp):
         check(f["span_ms"] is None and f["saving_pct_of_span"] is None, "kiln: no timeline, so no span")
 
 
+def stream_simple(tmp):
+    """An nsys export: the CUDA API calls summed as cuda_api_sum does, and sync_calls."""
+    path = os.path.join(SHARED, "nsys-sqlite", "cudaprogramming-2023.3-streamSimple.sqlite")
+    if not os.path.exists(path):
+        return print("skip: no", path)
+    out = os.path.join(tmp, "streamsimple")
+    subprocess.run([BIN, "import", path, "--out", out], capture_output=True, check=True)
+    with open(os.path.join(out, "kernels.json")) as f:
+        doc = json.load(f)
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    want = {}
+    for name, calls, total in db.execute(
+            "SELECT s.value, COUNT(*), SUM(r.end - r.start) FROM CUPTI_ACTIVITY_KIND_RUNTIME r "
+            "JOIN StringIds s ON s.id = r.nameId GROUP BY s.value"):
+        name = re.sub(r"_v\d{4}$", "", name)
+        c, t = want.get(name, (0, 0))
+        want[name] = (c + calls, t + total)
+    got = {a["name"]: (a["calls"], a["total_ms"]) for a in doc["cuda_api"]}
+    check(set(got) == set(want), f"streamSimple: the API functions {sorted(got)} == {sorted(want)}")
+    for name, (calls, total) in want.items():
+        if name in got:
+            check(got[name][0] == calls and abs(got[name][1] - total / 1e6) < 1e-9,
+                  f"streamSimple: {name} {got[name]} == {calls} calls, {total / 1e6} ms")
+    sync = want.get("cudaEventSynchronize", (0, 0))[1] + want.get("cuCtxSynchronize", (0, 0))[1]
+    f = {x["rule"]: x for x in doc["timeline_findings"]}.get("sync_calls")
+    check(f is not None and f"{sync / 1e6:.3f} ms" in f["evidence"], "streamSimple: sync_calls with its synchronising time")
+
+
 tmp = tempfile.mkdtemp(prefix="llmpo-rules-")
+stream_simple(tmp)
 vllm(tmp)
 kiln(tmp)
 if failures:
