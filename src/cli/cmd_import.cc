@@ -4,11 +4,14 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <string.h>
 
 #include "src/cli/diagnostics.h"
 #include "src/cli/parse_args.h"
 #include "src/ingest/input_file.h"
 #include "src/pipeline/import_job.h"
+#include "src/pipeline/import_stop.h"
+#include "src/pipeline/outputs.h"
 #include "src/pipeline/run_lock.h"
 
 namespace llmpo::cli {
@@ -24,6 +27,19 @@ void WarnDataLoss(const model::Diagnostics& diagnostics, bool written) {
     if (written) message += "; the Data quality section of kernels.md lists every case";
     ReportWarning(MakeError(ExitStatus::kOk, std::move(message)));
   }
+}
+
+// Ctrl-C or SIGTERM (on the stop thread): what this import made in `out`
+// goes, its lock too, and the user hears what the folder holds.
+void StopImport(int signal, const std::string& out, std::optional<pipeline::RunLock>& lock) {
+  pipeline::RemoveOutputLeftovers(out, "regions");
+  if (lock) lock->Release();
+  const std::string held = pipeline::OutputsCommitted()
+                               ? "the new reports were already all in place"
+                               : "it holds the reports it held before (nothing of this import was put in place)";
+  ReportError(MakeError(ExitStatus::kInterrupted,
+                        fmt::format("import interrupted by {}; {}: {}", strsignal(signal), out, held))
+                  .WithNote("its staged files and temporary copies were removed"));
 }
 
 }  // namespace
@@ -83,6 +99,7 @@ int RunImport(const Invocation& inv) {
     if (!claimed.ok()) return ReportError(claimed.error());
     lock.emplace(std::move(claimed).value());
   }
+  const pipeline::ImportStop stop([&](int signal) { StopImport(signal, out, lock); }, [&] { lock.reset(); });
   auto outcome = pipeline::RunImport(request);
   if (!outcome.ok()) return ReportError(outcome.error());
 

@@ -20,8 +20,9 @@ diagnostics and reports.
     to /dev/zero as config.yaml: exit 3 naming the file, never a hang
  4  a trace with 1,000 streams: report.html draws the 64 busiest timeline
     rows and says how many it left out; its size does not grow with them
- 7  a gzip bomb (a small .json.gz of millions of spaces, alone or in a tar):
-    refused with exit 3 naming the limit and LLMPO_MAX_INFLATED_BYTES
+ 7  a gzip bomb (a small .json.gz of millions of spaces, alone or in a tar;
+    a .tar.gz of a trace of spaces, or with a large member that is not a
+    trace): refused with exit 3 naming the limit and LLMPO_MAX_INFLATED_BYTES
 """
 import argparse
 import gzip
@@ -307,7 +308,22 @@ def item7_gzip_bomb(binary, work):
         info = tarfile.TarInfo("rank0.json.gz")
         info.size = len(data)
         tar.addfile(info, io.BytesIO(data))
-    for what, source in (("a .json.gz", path), ("a .json.gz in a tar", archive)):
+    # A .tar.gz, which libarchive inflates: a plain .json member of 32 MiB of
+    # spaces, or a 32 MiB member that is not a trace before a small trace.
+    spaces = gzip.decompress(data)
+    small = trace([launch(1, "k", 10)]).encode()
+    tar_gz = {}
+    for name, members in (("spaces", [("rank0.json", spaces)]),
+                          ("padding", [("pad.bin", bytes(32 << 20)), ("rank0.json", small)])):
+        tar_gz[name] = work / f"bomb-{name}.tar.gz"
+        with tarfile.open(tar_gz[name], "w:gz") as tar:
+            for member, content in members:
+                info = tarfile.TarInfo(member)
+                info.size = len(content)
+                tar.addfile(info, io.BytesIO(content))
+    for what, source in (("a .json.gz", path), ("a .json.gz in a tar", archive),
+                         ("a .tar.gz of a trace of spaces", tar_gz["spaces"]),
+                         ("a .tar.gz with a 32 MiB member that is not a trace", tar_gz["padding"])):
         rc, err = import_with_limit(binary, [source], work / "out7", None)
         check(rc == 0, f"item 7 ({what}, default limit): exit {rc}: {err}")
         rc, err = import_with_limit(binary, [source], work / "out7", 4 << 20)

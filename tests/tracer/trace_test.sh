@@ -185,6 +185,35 @@ assert lines[-1].startswith("E\t"), lines[-1]
 assert "trace_exec" in open(f"{sys.argv[1]}/trace/data_quality.txt").read()
 PY
 
+# _exit and exec after a few ranges (nothing fills the buffer): the ranges
+# closed more than 10 ms before stay, and the data quality says what was lost,
+# never that the program made no NVTX call.
+"$bin" trace hydra.run.dir=exited -- "$program" --exit-early >out.txt 2>err.txt ||
+  fail "_exit run exited $?: $(cat err.txt)"
+python3 - exited <<'PY' || fail "_exit: the trace"
+import glob, sys
+files = glob.glob(f"{sys.argv[1]}/trace/trace.*.tsv")
+assert len(files) == 1, files
+lines = open(files[0], encoding="utf-8").read().splitlines()
+names = [l.split("\t")[6] for l in lines if l.startswith("R\t")]
+assert names == ["early_a", "early_b", "early_c"], names
+assert not lines[-1].startswith("E\t"), lines[-1]
+quality = open(f"{sys.argv[1]}/trace/data_quality.txt").read()
+assert "trace_truncated" in quality and "_exit" in quality and "ranges still open" in quality, quality
+PY
+"$bin" trace hydra.run.dir=exec_early -- "$program" --exec-early >out.txt 2>err.txt ||
+  fail "early exec run exited $?: $(cat err.txt)"
+python3 - exec_early <<'PY' || fail "early exec: the trace"
+import glob, sys
+files = glob.glob(f"{sys.argv[1]}/trace/trace.*.tsv")
+assert len(files) == 1, files
+lines = open(files[0], encoding="utf-8").read().splitlines()
+assert lines.count("#llmpo-trace 1") == 2, "one header per program image"
+names = [l.split("\t")[6] for l in lines if l.startswith("R\t")]
+assert names == ["exec_a", "exec_b", "post_exec"], names
+assert "trace_exec" in open(f"{sys.argv[1]}/trace/data_quality.txt").read()
+PY
+
 # `profile` with the tracer as its timeline step.
 "$bin" profile hydra.run.dir=prof pipeline.trace.enable=true -- "$program" >out.txt 2>err.txt ||
   fail "profile with the tracer exited $?: $(cat err.txt)"
