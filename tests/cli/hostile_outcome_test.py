@@ -309,12 +309,12 @@ def item7_gzip_bomb(binary, work):
         info.size = len(data)
         tar.addfile(info, io.BytesIO(data))
     # A .tar.gz, which libarchive inflates: a plain .json member of 32 MiB of
-    # spaces, or a 32 MiB member that is not a trace before a small trace.
+    # spaces, or a small trace and a 32 MiB member that is not a trace.
     spaces = gzip.decompress(data)
     small = trace([launch(1, "k", 10)]).encode()
     tar_gz = {}
     for name, members in (("spaces", [("rank0.json", spaces)]),
-                          ("padding", [("pad.bin", bytes(32 << 20)), ("rank0.json", small)])):
+                          ("padding", [("rank0.json", small), ("pad.bin", bytes(32 << 20))])):
         tar_gz[name] = work / f"bomb-{name}.tar.gz"
         with tarfile.open(tar_gz[name], "w:gz") as tar:
             for member, content in members:

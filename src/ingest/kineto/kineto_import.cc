@@ -248,7 +248,7 @@ Status ImportArchive(const std::filesystem::path& file, ImportContext& ctx) {
   limit.compressed = archive_filter_code(a.get(), 0) != ARCHIVE_FILTER_NONE;
   limit.file_bytes = std::filesystem::file_size(file, size_error);
   if (size_error) limit.file_bytes = 0;
-  limit.limit = kineto::InflateLimit(limit.file_bytes);
+  limit.limit = kineto::InflateLimitOrOverride(limit.file_bytes);
   int traces = 0;
   archive_entry* entry = nullptr;
   int rc = 0;

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <map>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "ncu_report.pb.h"  // generated from ncu_report.proto (CMakeLists.txt)
 #include "src/core/utf8.h"
@@ -263,7 +262,11 @@ class ReportReader {
  public:
   ReportReader(std::istream& in, std::uint64_t size, const std::string& label, Visitor& visitor,
                model::Diagnostics& diagnostics)
-      : framing_(in, size, label, summary_), label_(label), visitor_(visitor), diagnostics_(diagnostics) {}
+      : framing_(in, size, label, summary_),
+        label_(label),
+        visitor_(visitor),
+        diagnostics_(diagnostics),
+        name_budget_(std::max(kMinNameBudgetBytes, size * kMaxNameBytesPerFileByte)) {}
 
   Result<ReadSummary> Run() {
     RETURN_IF_ERROR(ReadFileHeader());
@@ -355,6 +358,12 @@ class ReportReader {
                            kMaxValuesPerResult, "values per result");
         }
         ReadResult(header);
+        if (over_name_budget_) {
+          return PastLimit(label_,
+                           fmt::format("its first {} results name metric names of {} bytes or more in all",
+                                       summary_.results, name_bytes_),
+                           name_budget_, "bytes (64 per byte of the file, at least 256 MiB)");
+        }
       } else {
         RETURN_IF_ERROR(framing_.Skip(size, "an entry"));
         ++summary_.extra_entries;  // 2026.2's CUDA graph description, or kinds not known yet
@@ -383,6 +392,7 @@ class ReportReader {
     out.index = index;
     FillIdentity(r, header, out);
     FillMetrics(r, out);
+    if (over_name_budget_) return;  // refused by ReadPayload
     for (const auto& section : r.sections()) {
       Section& kept = out.sections.emplace_back();
       kept.identifier = Text(section.identifier(), replaced_);
@@ -414,9 +424,9 @@ class ReportReader {
     out.process_name = Text(header.process().process_name(), replaced_);
   }
 
-  // Whether the metric `m` of result `out` is kept: its name exists, is not
-  // too long, and no earlier metric of the result had it (the first is the
-  // one FindMetric gives, and every launch copies the names it keeps).
+  // Whether the metric `m` of result `out` is kept: its name exists and is
+  // not too long, and the names kept so far stay within the file's budget
+  // (each launch copies the names of its metrics).
   bool KeepMetric(const pb::MetricResult& m, const ProfileResult& out) {
     if (m.name_id() >= strings_.size()) {
       diagnostics_.Add(model::Diag::ncu_rep_bad_metric_name,
@@ -432,18 +442,13 @@ class ReportReader {
                                    name.size(), model::Excerpt(name)));
       return false;
     }
-    if (!seen_names_.insert(m.name_id()).second) {
-      diagnostics_.Add(model::Diag::ncu_rep_repeated_metric,
-                       fmt::format("{}: result {} names {} more than once; the first is kept", label_, out.index,
-                                   model::Excerpt(name)));
-      return false;
-    }
-    return true;
+    name_bytes_ += name.size();
+    if (name_bytes_ > name_budget_) over_name_budget_ = true;
+    return !over_name_budget_;
   }
 
   void FillMetrics(const pb::ProfileResult& r, ProfileResult& out) {
     out.metrics.reserve(r.metrics_size());
-    seen_names_.clear();
     for (const auto& m : r.metrics()) {
       if (!KeepMetric(m, out)) continue;
       MetricEntry e;
@@ -491,7 +496,12 @@ class ReportReader {
   Session session_;
   std::unordered_map<std::uint32_t, std::size_t> device_index_;  // device id -> index in session_.devices
   std::vector<std::shared_ptr<const std::string>> strings_;  // the string tables, concatenated in block order
-  std::unordered_set<std::uint32_t> seen_names_;               // name ids of the current result's metrics
+  // Bytes of metric names the results kept so far name (their launches copy
+  // them), and how many the file may name: kMaxNameBytesPerFileByte per byte
+  // of it, at least kMinNameBudgetBytes.
+  std::uint64_t name_bytes_ = 0;
+  std::uint64_t name_budget_ = 0;
+  bool over_name_budget_ = false;
   std::string buffer_;
   google::protobuf::Arena arena_;
   std::size_t replaced_ = 0;

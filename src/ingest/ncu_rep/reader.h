@@ -36,6 +36,11 @@ inline constexpr std::uint64_t kMaxValuesPerResult = 1'000'000;  // metrics and 
 // A metric name longer than this is skipped and counted (it is copied into
 // every launch that has it).
 inline constexpr std::size_t kMaxMetricNameBytes = 4096;
+// Every launch copies the names of its metrics: the names all results
+// name, added up, may come to 64 bytes per byte of the file (at least
+// 256 MiB); a real report's come to a few per byte.
+inline constexpr std::uint64_t kMaxNameBytesPerFileByte = 64;
+inline constexpr std::uint64_t kMinNameBudgetBytes = 256ull << 20;
 
 // One stored value: exactly one member is normally set.
 struct Value {
