@@ -25,6 +25,7 @@ diagnostics and reports.
     trace): refused with exit 3 naming the limit and LLMPO_MAX_INFLATED_BYTES
 """
 import argparse
+import base64
 import gzip
 import io
 import json
@@ -331,6 +332,27 @@ def item7_gzip_bomb(binary, work):
               f"item 7 ({what}, limit 4 MiB): exit {rc}: {err}")
 
 
+# A .tar.gz cut inside its first tar header, found by importer_fuzzer from the
+# hostile_ranks.tar.gz seed: libarchive cannot open it and gives no message
+# (a null string, which made the import fail with "internal error").
+CUT_TAR_GZ = (
+    "H4sIABloB2sC/9PT19N3CEis8EhNTEktYqAJMIAAXLSBgZEZgg0SNzQwMjRmUKhgoAMoLS5JLAJazzAygZGRQkFiSYZtUWJetkH8"
+    "4ZV6WcX5eVwMo2CEAEi824OjnVZ2gDK1mYkJzvxvaoiR/w1B+d9gNP/THFQrpWQWlxRlJpWWpKZ45qXlK1kpVCuBUgWQYaCjoFSe"
+    "X5STEl+cWZUKFDCqBYqUFCUmp7qWpeaVFAOFoquVCjKAtFKEElAuObEExE4uTUmMLyrNK8nMTQUJ5yXmpsLEfRJL85IzvFOL8lJz"
+    "QHIFmSlAKUOQwQhWMdT2lNIikLVAVmJRejHYbcn5RUWpOYklmfl5INW1QCdhc0I23AKY5dkG2Kwzh1lnDLfOBI91IEWpZZnJqVAH"
+    "AsMuNTEXZE5tbWzt0Mz/huDcr5deNUD539jAFKP+Nzcczf/0APLdHGCaibl2wkGuQwY8bfGuVd8ehAjsqRaoZXBMOWK2a5OubKT1"
+    "wYvl5lNz49qW1/3h/Fl3Szs5+vw3OZtZyrZzbulXHXVY6rAtZsX0x6eerK1dzPJaozP9QsWLCTXaF7eG+yqu36UxM/NDZ6nBhGKF"
+    "/GwfQ8fe5Lo2h10WisJhmdcijFf86b/0dGoD55wtTgfOf7vta5225kC0e6a119KdXE9VJJ6mmi2/3bvr7JLb/y4uVX2z5tjCBX9k"
+    "nea+O1LRLf/6phKHH+NoJT4KRsEoGAWjYBSMglEwCkbBKBgFo2AUjIJRMApGwSgYBTc5m1nKtnNu6VcddVjqAADN251VACgAAA==")
+
+
+def fuzz_cut_tar_gz(binary, work):
+    path = work / "cut.tar.gz"
+    path.write_bytes(base64.b64decode(CUT_TAR_GZ))
+    rc, err = run_import(binary, [path], work / "out-cut")
+    check(rc == 3 and "cannot read the archive" in err, f"cut .tar.gz: exit {rc}: {err}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("bin")
@@ -342,7 +364,7 @@ def main():
     try:
         for case in (item8_time_overflow, item9_escapes, item10_invalid_utf8, item11_pax_names,
                      item12_same_pid_two_ranks, item13_late_trace_events, item17_folder_modes,
-                     item15_report_reads_regular_files, item4_timeline_rows_capped, item7_gzip_bomb):
+                     item15_report_reads_regular_files, item4_timeline_rows_capped, item7_gzip_bomb, fuzz_cut_tar_gz):
             before = len(FAILURES)
             try:
                 case(binary, work)

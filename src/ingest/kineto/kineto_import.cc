@@ -158,7 +158,7 @@ class ArchiveMemberSource : public ByteSource {
       return 0;
     }
     if (got >= 0) return static_cast<std::size_t>(got);
-    error_ = archive_error_string(a_) ? archive_error_string(a_) : "archive read error";
+    error_ = archive_error_string(a_) != nullptr ? archive_error_string(a_) : "archive read error";
     return 0;
   }
   // Reads a member that is not a trace to its end, keeping nothing (letting
@@ -231,6 +231,12 @@ std::string MemberName(archive_entry* entry) {
   return name;
 }
 
+// libarchive's message about its last error; it may have none (null).
+std::string ArchiveError(archive* a) {
+  const char* message = archive_error_string(a);
+  return message != nullptr ? message : "libarchive gives no reason; the file may be damaged or cut short";
+}
+
 struct ArchiveCloser {
   void operator()(archive* a) const { archive_read_free(a); }
 };
@@ -241,7 +247,7 @@ Status ImportArchive(const std::filesystem::path& file, ImportContext& ctx) {
   archive_read_support_format_tar(a.get());
   if (archive_read_open_filename(a.get(), file.c_str(), 1 << 20) != ARCHIVE_OK) {
     return MakeError(ExitStatus::kInput,
-                     fmt::format("{}: cannot read the archive: {}", ctx.source, archive_error_string(a.get())));
+                     fmt::format("{}: cannot read the archive: {}", ctx.source, ArchiveError(a.get())));
   }
   std::error_code size_error;
   ArchiveLimit limit;
@@ -278,7 +284,7 @@ Status ImportArchive(const std::filesystem::path& file, ImportContext& ctx) {
   }
   if (rc != ARCHIVE_EOF) {
     ctx.diagnostics.Add(model::Diag::kineto_json_error, fmt::format("{}: the archive is damaged or cut short ({}); the {} trace(s) before it are kept",
-                                    ctx.source, archive_error_string(a.get()), traces));
+                                    ctx.source, ArchiveError(a.get()), traces));
   }
   if (traces == 0) {
     return MakeError(ExitStatus::kInput, fmt::format("{}: an archive without a readable Kineto trace", ctx.source));
