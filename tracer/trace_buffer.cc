@@ -287,6 +287,7 @@ void ResetAfterFork() {
   for (ThreadBuffer* b : Buffers()) {
     b->mu.Reset();
     b->text.clear();  // the parent's records; it writes them itself
+    b->last_flush_ns = 0;  // the child's first top-level range end writes (and makes its file)
   }
   File().ForgetAfterFork();
 }

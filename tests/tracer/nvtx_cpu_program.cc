@@ -10,6 +10,7 @@
 // --exit-inside: exit(3) while "outer" is open (the early-exit case).
 // --fork: after the rest, forks inside the range "parent_side"; the child
 //   records "child_work" and exits normally, so it writes its own trace file.
+// --fork-exit: the same, but the child ends with _exit(0).
 // --close-fds: records enough "filler" ranges that the tracer opens its file,
 //   closes every descriptor above 2, opens own.txt (likely reusing the
 //   tracer's number), writes one line to it, records more filler, exits.
@@ -185,13 +186,15 @@ int main(int argc, char** argv) {
   for (int w = 0; w < 3; ++w) workers.emplace_back(Worker, beta, w, handoff);
   for (auto& t : workers) t.join();
 
-  if (argc > 1 && std::strcmp(argv[1], "--fork") == 0) {
+  const bool fork_exit = argc > 1 && std::strcmp(argv[1], "--fork-exit") == 0;
+  if (argc > 1 && (std::strcmp(argv[1], "--fork") == 0 || fork_exit)) {
     nvtxRangePushA("parent_side");
     const pid_t child = fork();
     if (child == 0) {
       nvtxRangePushA("child_work");
       Spin();
       nvtxRangePop();
+      if (fork_exit) _exit(0);  // as multiprocessing's forked workers end
       std::exit(0);
     }
     int status = 0;

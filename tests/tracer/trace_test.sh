@@ -154,6 +154,20 @@ for f in files:
         assert [r[1] for r in rec if r[0] == "R"] == [pid], (pid, rec)
 PY
 
+# A forked child that ends with _exit (as multiprocessing's workers do): its
+# top-level range was written when it ended, so its file holds it.
+"$bin" trace hydra.run.dir=forked_exit -- "$program" --fork-exit >out.txt 2>err.txt ||
+  fail "fork + _exit run exited $?: $(cat err.txt)"
+python3 - forked_exit <<'PY' || fail "fork + _exit: the child's trace"
+import glob, sys
+files = sorted(glob.glob(f"{sys.argv[1]}/trace/trace.*.tsv"))
+assert len(files) == 2, files
+child = [f for f in files if "child_work" in open(f, encoding="utf-8").read()]
+assert len(child) == 1, files
+lines = open(child[0], encoding="utf-8").read().splitlines()
+assert not lines[-1].startswith("E\t") and "parent_side" not in "".join(lines), lines
+PY
+
 # A program that closes the tracer's descriptor and opens a file of its own:
 # nothing of the trace lands in its file, the trace keeps every range and says
 # the tracer reopened its file.
