@@ -185,6 +185,22 @@ def kineto_cases(binary, work, scale):
         check(len(names) == 1 and len(names[0].encode()) <= 65536, f"Kineto {what}: kernels {[n[:20] for n in names]}")
 
 
+def kineto_cut_on_character(binary, work):
+    """A name whose 64 KiB boundary falls inside a two-byte character: cut before it."""
+    name = "a" * 65535 + "\u00e9" + "b" * 10
+    path = work / "boundary.json"
+    path.write_text('{"traceEvents": [' + LAUNCH + ', {"ph": "X", "cat": "kernel", "pid": 1, "tid": 7, "ts": 13, '
+                    '"name": "' + name + '", "dur": 4, "args": {"correlation": 1, "device": 0, "stream": 7}}]}',
+                    encoding="utf-8")
+    out = work / "out-boundary"
+    rc, err, _ = measured_import(binary, path, out)
+    check(rc == 0, f"Kineto cut on a character: exit {rc}: {err[-400:]}")
+    if rc == 0:
+        names = [k["name"] for k in json.loads((out / "kernels.json").read_text())["kernels"]]
+        check(names == ["a" * 65535], f"Kineto cut on a character: kernel names of {[len(n) for n in names]} chars")
+        check(diagnostics(out).get("kineto_text_cut", {}).get("count") == 1, "Kineto cut on a character: not counted")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("bin")
@@ -197,6 +213,7 @@ def main():
     try:
         ncu_cases(binary, work, args.scale)
         kineto_cases(binary, work, args.scale)
+        kineto_cut_on_character(binary, work)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
