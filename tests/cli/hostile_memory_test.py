@@ -18,7 +18,7 @@ times over (the issue measured 0.6 to 6 GB).
 Kineto (item 6), .json.gz of a few hundred kB:
   - a 200 MiB kernel name: kept to 64 KiB, counted as kineto_text_cut;
   - a 200 MiB pid string: the same;
-  - a skipped 200 MiB number in args: costs nothing.
+  - a 200 MiB key, and a skipped 200 MiB number in args: cost nothing.
 
   hostile_memory_test.py BIN [--keep DIR] [--scale S]
 """
@@ -163,6 +163,7 @@ def kineto_cases(binary, work, scale):
         ("a 200 MiB pid", '{"traceEvents": [{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": "',
          b"7" * MIB, '", "tid": 1, "ts": 10, "dur": 2, "args": {"correlation": 1}}, {"ph": "X", "cat": "kernel", '
          '"name": "k", "pid": 1, "tid": 7, "ts": 13, ' + kernel_args + "]}", "pid"),
+        ("a 200 MiB key", kernel_head + '"name": "k", "', b"q" * MIB, '": 1, ' + kernel_args + "]}", None),
         ("a skipped 200 MiB number in args", kernel_head + '"name": "k", "dur": 4, "args": {"big": 1',
          b"0" * MIB, ', "correlation": 1, "device": 0, "stream": 7}}]}', None),
     ]
