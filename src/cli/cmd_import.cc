@@ -30,13 +30,18 @@ void WarnDataLoss(const model::Diagnostics& diagnostics, bool written) {
 }
 
 // Ctrl-C or SIGTERM (on the stop thread): what this import made in `out`
-// goes, its lock too, and the user hears what the folder holds.
+// goes, its lock too, and the user hears what the folder holds. Before the
+// lock is taken the import has made nothing there, and what is there may be
+// another import's: nothing is touched.
 void StopImport(int signal, const std::string& out, std::optional<pipeline::RunLock>& lock) {
-  pipeline::RemoveOutputLeftovers(out, "regions");
-  if (lock) lock->Release();
-  const std::string held = pipeline::OutputsCommitted()
-                               ? "the new reports were already all in place"
-                               : "it holds the reports it held before (nothing of this import was put in place)";
+  std::string held = "it is unchanged (the import had not started writing)";
+  if (lock) {
+    pipeline::RemoveOutputLeftovers(out, "regions");
+    lock->Release();
+    held = pipeline::OutputsCommitted()
+               ? "the new reports were already all in place"
+               : "it holds the reports it held before (nothing of this import was put in place)";
+  }
   ReportError(MakeError(ExitStatus::kInterrupted,
                         fmt::format("import interrupted by {}; {}: {}", strsignal(signal), out, held))
                   .WithNote("its staged files and temporary copies were removed"));
@@ -68,6 +73,10 @@ int RunImport(const Invocation& inv) {
                  "config overrides for the region report (repeatable), e.g. --set "
                  "'pipeline.ncu.ncu_cli.kernels.include=[gemm*]'");
   if (auto stop = Parse(app, inv.args)) return *stop;
+  // From here, Ctrl-C or SIGTERM removes what this import made in `out` (its
+  // lock too, once taken) and exits 130.
+  std::optional<pipeline::RunLock> lock;
+  const pipeline::ImportStop stop([&](int signal) { StopImport(signal, out, lock); }, [&] { lock.reset(); });
   auto composed = ComposeFromArgs(config);
   if (!composed.ok()) return ReportError(composed.error());
   auto regions = pipeline::RegionOptionsFromConfig(composed->config);
@@ -93,13 +102,11 @@ int RunImport(const Invocation& inv) {
   });
   if (!chose) request.regions.selection = {};
   // One import at a time per output folder (and none while a run writes it).
-  std::optional<pipeline::RunLock> lock;
   if (std::error_code ec; std::filesystem::create_directories(out, ec), !ec) {
     auto claimed = pipeline::RunLock::Acquire(out);
     if (!claimed.ok()) return ReportError(claimed.error());
-    lock.emplace(std::move(claimed).value());
+    stop.Guarded([&] { lock.emplace(std::move(claimed).value()); });
   }
-  const pipeline::ImportStop stop([&](int signal) { StopImport(signal, out, lock); }, [&] { lock.reset(); });
   auto outcome = pipeline::RunImport(request);
   if (!outcome.ok()) return ReportError(outcome.error());
 

@@ -30,8 +30,12 @@ void OnSignal(int sig) {
   errno = saved;
 }
 
-// After the import: nothing left to clean up.
-void OnLateSignal(int) { ::_exit(static_cast<int>(ExitStatus::kInterrupted)); }
+// After the import: nothing left to clean up, the reports are in place.
+void OnLateSignal(int) {
+  static const char kSaid[] = "llm-perf-opt: interrupted by a signal after the import ended; its reports are in place\n";
+  [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, kSaid, sizeof kSaid - 1);
+  ::_exit(static_cast<int>(ExitStatus::kInterrupted));
+}
 
 void Watch(const std::function<void(int)>& clean_up) {
   char byte = 0;
@@ -66,6 +70,11 @@ ImportStop::ImportStop(std::function<void(int signal)> clean_up, std::function<v
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+}
+
+void ImportStop::Guarded(const std::function<void()>& change) const {
+  const std::lock_guard<std::mutex> no_stop(g_commit);
+  change();
 }
 
 ImportStop::~ImportStop() {

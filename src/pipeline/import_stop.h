@@ -33,6 +33,9 @@ class ImportStop {
   // can run beside it; a signal after that exits 130 at once.
   ImportStop(std::function<void(int signal)> clean_up, std::function<void()> at_end);
   ~ImportStop();
+  // Runs `change` (to what `clean_up` reads, such as the lock once taken)
+  // where no stop can run beside it.
+  void Guarded(const std::function<void()>& change) const;
   ImportStop(const ImportStop&) = delete;
   ImportStop& operator=(const ImportStop&) = delete;
 

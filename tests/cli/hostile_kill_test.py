@@ -147,7 +147,9 @@ def stops(binary, work, old, new, ref_old, ref_new, duration):
     for sig in (signal.SIGKILL, signal.SIGTERM, signal.SIGINT):
         for fraction in (0.03, 0.2, 0.45, 0.7, 0.9, 1.05):
             what = f"{sig.name} at {fraction:.2f} x {duration:.2f} s"
-            rc, err = stop_at(binary, new, out, sig, fraction * duration)
+            # Not before 50 ms: the first milliseconds (the program loading,
+            # its command line parsed) precede the stop handling.
+            rc, err = stop_at(binary, new, out, sig, max(fraction * duration, 0.05))
             files, hidden = tree(out)
             state = "old" if files == ref_old else "new" if files == ref_new else None
             if state is None and sig == signal.SIGKILL:
