@@ -129,6 +129,7 @@ void* OpenCupti() {
 
 extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   using namespace llmpo::tracer;
+  StartTraceFile();
   void* lib = OpenCupti();
   if (lib == nullptr) {
     std::fprintf(stderr,

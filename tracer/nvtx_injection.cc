@@ -133,10 +133,7 @@ int Push(std::uint64_t domain, std::string name) {
   return static_cast<int>(stack.size()) - 1;
 }
 
-int Pop(std::uint64_t domain) {
-  const std::uint64_t now = NowNs();
-  ThreadStacks& t = MyStacks();
-  std::lock_guard<SpinLock> lock(t.mu);
+int PopLocked(ThreadStacks& t, std::uint64_t domain, std::uint64_t now) {
   auto& stack = t.Of(domain);
   if (stack.empty()) {
     Line(trace_format::kWarning).Add(std::string_view("unbalanced_pop")).Add(std::uint64_t{t.tid}).Add(domain).Add(now);
@@ -151,6 +148,20 @@ int Pop(std::uint64_t domain) {
       .Add(now)
       .Add(stack.back().name);
   stack.pop_back();
+  return depth;
+}
+
+int Pop(std::uint64_t domain) {
+  const std::uint64_t now = NowNs();
+  ThreadStacks& t = MyStacks();
+  int depth = -1;
+  {
+    std::lock_guard<SpinLock> lock(t.mu);
+    depth = PopLocked(t, domain, now);
+  }
+  // A top-level range ended: its records reach the file soon (before an
+  // _exit or exec could lose them), at most once per kTopLevelFlushNs.
+  if (depth == 0) FlushMineIfDue(now);
   return depth;
 }
 
@@ -326,5 +337,6 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(N
   }
   AddExitHook(WriteOpenRanges, /*order=*/1);
   pthread_atfork(nullptr, nullptr, ResetAfterForkInChild);
+  StartTraceFile();
   return 1;
 }

@@ -73,6 +73,11 @@ class TraceFile {
     }
     WriteAll(text.data(), text.size());
   }
+  // Opens the file (writing its header) if it is not open yet.
+  void Start() {
+    std::lock_guard<std::mutex> lock(mu_);
+    Open();
+  }
   // In a forked child: the parent's file is not ours; the next record opens
   // the child's own file (its pid in the name).
   void ForgetAfterFork() {
@@ -154,6 +159,7 @@ std::vector<ThreadBuffer*>& Buffers() {
 struct ThreadBuffer {
   SpinLock mu;  // uncontended except when FlushAll runs
   std::string text;
+  std::uint64_t last_flush_ns = 0;  // when FlushMineIfDue last wrote
   ThreadBuffer() {
     std::lock_guard<std::mutex> lock(g_buffers_mu);
     Buffers().push_back(this);
@@ -255,6 +261,16 @@ Line::~Line() {
   mine.mu.unlock();
 }
 
+void StartTraceFile() { File().Start(); }
+
+void FlushMineIfDue(std::uint64_t now) {
+  ThreadBuffer& mine = Mine();
+  std::lock_guard<SpinLock> lock(mine.mu);
+  if (now - mine.last_flush_ns < kTopLevelFlushNs) return;
+  mine.last_flush_ns = now;
+  mine.FlushLocked();
+}
+
 void FlushAll(const char* reason) {
   std::lock_guard<std::mutex> lock(g_buffers_mu);
   for (ThreadBuffer* b : Buffers()) {
@@ -271,6 +287,7 @@ void ResetAfterFork() {
   for (ThreadBuffer* b : Buffers()) {
     b->mu.Reset();
     b->text.clear();  // the parent's records; it writes them itself
+    b->last_flush_ns = 0;  // the child's first top-level range end writes (and makes its file)
   }
   File().ForgetAfterFork();
 }

@@ -45,6 +45,18 @@ class Line {
   std::string& out_;
 };
 
+// Opens the trace file and writes its header now (at the tracer's load), so
+// a program that records and then ends without exit() (_exit, exec, a
+// crash) still leaves a file that names it; the importer says what was lost.
+void StartTraceFile();
+
+// After a top-level range ends (`now`): writes the calling thread's records
+// when its last write is kTopLevelFlushNs or more ago, so a program that
+// later calls _exit or exec loses at most that much of its closed ranges.
+// At most one write per thread per kTopLevelFlushNs: no cost in tight loops.
+inline constexpr std::uint64_t kTopLevelFlushNs = 10'000'000;
+void FlushMineIfDue(std::uint64_t now);
+
 // Writes every thread's pending records and the end marker ("E"); called at
 // exit. Safe to call more than once (later calls only flush).
 void FlushAll(const char* reason);

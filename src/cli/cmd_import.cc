@@ -4,12 +4,16 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <string.h>
 
 #include "src/cli/diagnostics.h"
 #include "src/cli/parse_args.h"
 #include "src/ingest/input_file.h"
 #include "src/pipeline/import_job.h"
 #include "src/cli/run_common.h"
+#include "src/pipeline/import_stop.h"
+#include "src/pipeline/outputs.h"
+#include "src/pipeline/run_lock.h"
 
 namespace llmpo::cli {
 namespace {
@@ -24,6 +28,24 @@ void WarnDataLoss(const model::Diagnostics& diagnostics, bool written) {
     if (written) message += "; the Data quality section of kernels.md lists every case";
     ReportWarning(MakeError(ExitStatus::kOk, std::move(message)));
   }
+}
+
+// Ctrl-C or SIGTERM (on the stop thread): what this import made in `out`
+// goes, its lock too, and the user hears what the folder holds. Before the
+// lock is taken the import has made nothing there, and what is there may be
+// another import's: nothing is touched.
+void StopImport(int signal, const std::string& out, std::optional<pipeline::RunLock>& lock) {
+  std::string held = "it is unchanged (the import had not started writing)";
+  if (lock) {
+    pipeline::RemoveOutputLeftovers(out, "regions");
+    lock->Release();
+    held = pipeline::OutputsCommitted()
+               ? "the new reports were already all in place"
+               : "it holds the reports it held before (nothing of this import was put in place)";
+  }
+  ReportError(MakeError(ExitStatus::kInterrupted,
+                        fmt::format("import interrupted by {}; {}: {}", strsignal(signal), out, held))
+                  .WithNote("its staged files and temporary copies were removed"));
 }
 
 }  // namespace
@@ -52,6 +74,10 @@ int RunImport(const Invocation& inv) {
                  "config overrides for the region report (repeatable), e.g. --set "
                  "'pipeline.ncu.ncu_cli.kernels.include=[gemm*]'");
   if (auto stop = Parse(app, inv.args)) return *stop;
+  // From here, Ctrl-C or SIGTERM removes what this import made in `out` (its
+  // lock too, once taken) and exits 130.
+  std::optional<pipeline::RunLock> lock;
+  const pipeline::ImportStop stop([&](int signal) { StopImport(signal, out, lock); }, [&] { lock.reset(); });
   auto composed = ComposeFromArgs(config);
   if (!composed.ok()) return ReportError(composed.error());
   auto regions = pipeline::RegionOptionsFromConfig(composed->config);
@@ -76,8 +102,9 @@ int RunImport(const Invocation& inv) {
     return o.find("ncu_cli.sections") != std::string::npos || o.find("ncu_cli.metrics") != std::string::npos;
   });
   if (!chose) request.regions.selection = {};
-  auto lock = ClaimOutputFolder(out);
-  if (!lock.ok()) return ReportError(lock.error());
+  auto claimed = ClaimOutputFolder(out);
+  if (!claimed.ok()) return ReportError(claimed.error());
+  stop.Guarded([&] { lock = std::move(claimed).value(); });
   auto outcome = pipeline::RunImport(request);
   if (!outcome.ok()) return ReportError(outcome.error());
 

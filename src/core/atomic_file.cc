@@ -12,6 +12,8 @@
 #include <random>
 #include <vector>
 
+#include "src/core/name_gate.h"
+
 namespace llmpo {
 namespace {
 
@@ -91,7 +93,7 @@ Result<TempFile> CreateTemp(const fs::path& path) {
   for (int attempt = 0; attempt < 16; ++attempt) {
     tmp = path;
     tmp += ".tmp." + RandomSuffix();
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    const int fd = ThroughNameGate([&] { return ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644); });
     if (fd >= 0) return TempFile{tmp, fd};
     if (errno != EEXIST) return IoError(tmp, "create");
   }
@@ -115,7 +117,7 @@ Status Finish(TempFile& tmp, const fs::path& path, bool written, int write_errno
     ::unlink(tmp.path.c_str());
     return e;
   }
-  if (::rename(tmp.path.c_str(), path.c_str()) != 0) {
+  if (ThroughNameGate([&] { return ::rename(tmp.path.c_str(), path.c_str()); }) != 0) {
     Error e = IoError(path, "rename temp file onto");
     ::unlink(tmp.path.c_str());
     return e;
@@ -198,12 +200,17 @@ Status CreateFoldersNoFollow(const fs::path& dir, const fs::path& ours) {
   }
   for (std::size_t i = 0; i < parts.size(); ++i) base = base.parent_path();
   std::error_code ec;
-  fs::create_directories(base, ec);
+  if (ThroughNameGate([&] {
+        fs::create_directories(base, ec);
+        return 0;
+      }) != 0) {
+    return IoError(base, "create");
+  }
   if (ec) return MakeError(ExitStatus::kFailure, fmt::format("cannot create '{}': {}", base.string(), ec.message()));
   fs::path at = base;
   for (const auto& part : parts) {
     at /= part;
-    if (::mkdir(at.c_str(), 0755) == 0) continue;
+    if (ThroughNameGate([&] { return ::mkdir(at.c_str(), 0755); }) == 0) continue;
     if (errno != EEXIST) return IoError(at, "create folder");
     struct stat st {};
     if (::lstat(at.c_str(), &st) != 0) return IoError(at, "inspect");
@@ -215,7 +222,8 @@ Status CreateFoldersNoFollow(const fs::path& dir, const fs::path& ours) {
 
 Status WriteFileNoFollow(const fs::path& path, std::string_view content) {
   // O_NONBLOCK: a FIFO planted here fails to open instead of blocking.
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+  const int fd = ThroughNameGate(
+      [&] { return ::open(path.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644); });
   if (fd < 0) {
     if (errno == ELOOP) return SymlinkRefused(path);
     return IoError(path, "create");
@@ -251,7 +259,7 @@ Status CheckOutputDestination(const fs::path& path) { return CheckNotSymlink(pat
 
 Status MoveIntoPlace(const fs::path& staged, const fs::path& path) {
   RETURN_IF_ERROR(CheckNotSymlink(path));
-  if (::rename(staged.c_str(), path.c_str()) != 0) return IoError(path, "write");
+  if (ThroughNameGate([&] { return ::rename(staged.c_str(), path.c_str()); }) != 0) return IoError(path, "write");
   return OkStatus();
 }
 

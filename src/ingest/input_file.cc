@@ -185,7 +185,7 @@ class Utf16Decoder {
 // inside the scratch folder (the output folder), never outside it; the
 // caller removes it.
 Result<fs::path> ReencodeToUtf8(const fs::path& file, TextEncoding encoding, const fs::path& out_dir) {
-  const fs::path copy = out_dir / (".llmpo-utf8-" + file.filename().string());
+  const fs::path copy = out_dir / (kUtf8CopyPrefix + file.filename().string());
   ASSIGN_OR_RETURN(int fd, OpenRegular(file));
   Status read_status = OkStatus();
   Status written = WriteFileAtomically(copy, [&](std::ostream& out) {

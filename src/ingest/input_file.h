@@ -30,6 +30,11 @@ struct InputOptions {
   ExternalConverter convert;  // null: formats that need a conversion are refused
 };
 
+// The name of a UTF-8 copy of a UTF-16 input in the scratch folder begins
+// with this ("<prefix><input's file name>"); the copy is removed after the
+// import, and by the next import when one was stopped before that.
+inline constexpr const char* kUtf8CopyPrefix = ".llmpo-utf8-";
+
 // How much of a file DetectFormat looks at.
 inline constexpr std::size_t kHeadBytes = 64 * 1024;
 

@@ -221,8 +221,9 @@ Result<TraceData> ImportLlmpoTrace(std::istream& in, const std::string& source, 
       // buffers was never written.
       diagnostics.AddLazy(model::Diag::trace_exec, [&] {
         return fmt::format(
-            "{}:{}: the process replaced its program (exec); records the old program had not yet written "
-            "(up to 64 KiB per thread) are lost",
+            "{}:{}: the process replaced its program (exec); what the old program had not yet written is lost: "
+            "its ranges still open, and those it closed after its last write (the tracer writes at most 10 ms after "
+            "a top-level range ends)",
             source, line_no);
       });
       t.complete = false;  // the new program must end with its own end marker
@@ -260,8 +261,10 @@ Result<TraceData> ImportLlmpoTrace(std::istream& in, const std::string& source, 
   }
   RepairNames(t, source, diagnostics);
   if (!t.complete) {
-    diagnostics.Add(model::Diag::trace_truncated, fmt::format("{}: no end marker: the process did not exit normally (killed, _exit, crash); "
-                                "records still in its buffers are lost",
+    diagnostics.Add(model::Diag::trace_truncated,
+                    fmt::format("{}: no end marker: the process did not exit normally (_exit, a crash, a kill); "
+                                "what it had not yet written is lost: its ranges still open, and those it closed "
+                                "after its last write (the tracer writes at most 10 ms after a top-level range ends)",
                                 source));
   }
   for (const auto& r : t.ranges) {

@@ -15,6 +15,8 @@
 #include <sstream>
 
 #include "src/core/atomic_file.h"
+#include "src/core/name_gate.h"
+#include "src/ingest/input_file.h"
 
 namespace llmpo::pipeline {
 namespace fs = std::filesystem;
@@ -59,13 +61,6 @@ Status CheckReplaceable(const fs::path& dir, bool& exists) {
   return OkStatus();
 }
 
-Status RemoveTree(const fs::path& dir) {
-  std::error_code ec;
-  fs::remove_all(dir, ec);  // removes links, never follows them
-  if (ec) return MakeError(ExitStatus::kFailure, fmt::format("cannot remove '{}': {}", dir.string(), ec.message()));
-  return OkStatus();
-}
-
 // The process's umask, read without changing it (umask(2) sets as it reads,
 // which another thread creating a file meanwhile would see): from
 // /proc/self/status (Linux 4.7+), else 022.
@@ -84,7 +79,7 @@ mode_t CurrentUmask() {
 Result<fs::path> MakeStagingFolder(const fs::path& final_dir) {
   std::string pattern = (final_dir.parent_path() / ("." + final_dir.filename().string() + kStagingInfix)).string();
   pattern += "XXXXXX";
-  if (::mkdtemp(pattern.data()) == nullptr) {
+  if (ThroughNameGate([&] { return ::mkdtemp(pattern.data()) == nullptr ? -1 : 0; }) != 0) {
     return MakeError(ExitStatus::kFailure,
                      fmt::format("cannot create a folder beside '{}': {}", final_dir.string(), std::strerror(errno)));
   }
@@ -97,33 +92,44 @@ Result<fs::path> MakeStagingFolder(const fs::path& final_dir) {
   return fs::path(pattern);
 }
 
-Status ReplaceFolder(const fs::path& final_dir, const fs::path& staging) {
+Result<std::optional<fs::path>> ReplaceFolder(const fs::path& final_dir, const fs::path& staging) {
   bool exists = false;
   RETURN_IF_ERROR(CheckReplaceable(final_dir, exists));
   if (!exists) {
-    if (::rename(staging.c_str(), final_dir.c_str()) != 0) {
+    if (ThroughNameGate([&] { return ::rename(staging.c_str(), final_dir.c_str()); }) != 0) {
       return MakeError(ExitStatus::kFailure, fmt::format("cannot move the new reports to '{}': {}", final_dir.string(),
                                                          std::strerror(errno)));
     }
-    return OkStatus();
+    return std::optional<fs::path>();
   }
   // One step: readers see the old folder or the new one.
-  if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, final_dir.c_str(), RENAME_EXCHANGE) != 0) {
+  if (ThroughNameGate([&] {
+        return ::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, final_dir.c_str(), RENAME_EXCHANGE);
+      }) != 0) {
     return MakeError(ExitStatus::kFailure,
                      fmt::format("cannot replace '{}': {}", final_dir.string(), std::strerror(errno)));
   }
-  return RemoveTree(staging);  // now the previous reports
+  return std::optional<fs::path>(staging);  // now the previous reports
+}
+
+Result<std::optional<fs::path>> MoveAsideReportFolder(const fs::path& final_dir) {
+  bool exists = false;
+  RETURN_IF_ERROR(CheckReplaceable(final_dir, exists));
+  if (!exists) return std::optional<fs::path>();
+  // An empty hidden folder of a leftover's name, which the rename replaces.
+  std::string aside = (final_dir.parent_path() / ("." + final_dir.filename().string() + kOldInfix)).string();
+  aside += "XXXXXX";
+  if (ThroughNameGate([&] { return ::mkdtemp(aside.data()) == nullptr ? -1 : 0; }) != 0 ||
+      ThroughNameGate([&] { return ::rename(final_dir.c_str(), aside.c_str()); }) != 0) {
+    return MakeError(ExitStatus::kFailure,
+                     fmt::format("cannot remove '{}': {}", final_dir.string(), std::strerror(errno)));
+  }
+  return std::optional<fs::path>(fs::path(aside));
 }
 
 Status CheckReportFolder(const fs::path& final_dir) {
   bool exists = false;
   return CheckReplaceable(final_dir, exists);
-}
-
-Status RemoveReportFolder(const fs::path& final_dir) {
-  bool exists = false;
-  RETURN_IF_ERROR(CheckReplaceable(final_dir, exists));
-  return exists ? RemoveTree(final_dir) : OkStatus();
 }
 
 Status ReplaceOutputsRecord(const fs::path& folder, const std::vector<std::string>& written) {
@@ -169,10 +175,17 @@ std::size_t RemoveLeftovers(const fs::path& folder, const std::string& final_nam
     const auto status = it->symlink_status(type_ec);
     if (type_ec) continue;
     const bool leftover_folder = fs::is_directory(status) && (name.starts_with(staging) || name.starts_with(old));
-    const bool leftover_file = fs::is_regular_file(status) && std::regex_match(name, temp_file);
+    const bool leftover_file = fs::is_regular_file(status) &&
+                               (std::regex_match(name, temp_file) || name.starts_with(ingest::kUtf8CopyPrefix));
     if (!leftover_folder && !leftover_file) continue;
+    // A writer of the stopped import may be removing the same tree (its own
+    // clean-up after a refused write): a part it removed first fails ours,
+    // so try again until the tree is gone.
     std::error_code rm_ec;
-    fs::remove_all(it->path(), rm_ec);
+    for (int attempt = 0; attempt < 20; ++attempt) {
+      fs::remove_all(it->path(), rm_ec);
+      if (!rm_ec) break;
+    }
     if (!rm_ec) ++removed;
   }
   return removed;

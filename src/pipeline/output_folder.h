@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,18 +17,23 @@ namespace llmpo::pipeline {
 Result<std::filesystem::path> MakeStagingFolder(const std::filesystem::path& final_dir);
 
 // Puts `staging` in the place of `final_dir`: an atomic exchange when
-// `final_dir` exists (then the old content is removed), else a rename. A
-// `final_dir` that llm-perf-opt did not write (no report.json of ours) or
-// that is not a real folder is left alone and refused with a usage error.
-Status ReplaceFolder(const std::filesystem::path& final_dir, const std::filesystem::path& staging);
+// `final_dir` exists, else a rename. Returns where the previous content now
+// is (`staging`'s path; none when there was none), for the caller to remove
+// once every output is in place. A `final_dir` that llm-perf-opt did not
+// write (no report.json of ours) or that is not a real folder is left alone
+// and refused.
+Result<std::optional<std::filesystem::path>> ReplaceFolder(const std::filesystem::path& final_dir,
+                                                           const std::filesystem::path& staging);
 
 // Ok when `final_dir` is absent or a report folder of ours (checked before
 // the new one is written, so a refusal costs nothing).
 Status CheckReportFolder(const std::filesystem::path& final_dir);
 
-// Removes `final_dir` when it is a report folder of ours (the new import has
-// no such report); refuses one that is not.
-Status RemoveReportFolder(const std::filesystem::path& final_dir);
+// Moves `final_dir` aside, in one rename, when it is a report folder of ours
+// (the new import has no such report): to a hidden ".<name>.old-XXXXXX"
+// beside it, which it returns for the caller to remove (or the next import,
+// as a leftover); refuses one that is not ours.
+Result<std::optional<std::filesystem::path>> MoveAsideReportFolder(const std::filesystem::path& final_dir);
 
 // The record of which top-level report files the last import into a folder
 // wrote, so the next one can remove those it does not write again.
@@ -40,7 +46,8 @@ inline constexpr const char* kOutputsRecordName = ".llmpo-outputs";
 Status ReplaceOutputsRecord(const std::filesystem::path& folder, const std::vector<std::string>& written);
 
 // What a killed import leaves in `folder`: hidden staging folders of
-// `final_name` and "<file>.tmp.<random>" files of the atomic writer.
+// `final_name` (".<name>.new-*", ".<name>.old-*"), "<file>.tmp.<random>"
+// files of the atomic writer, and UTF-8 copies of inputs (".llmpo-utf8-*").
 // Removed; returns how many. Call only while holding the folder's lock.
 std::size_t RemoveLeftovers(const std::filesystem::path& folder, const std::string& final_name);
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "src/core/atomic_file.h"
+#include "src/pipeline/import_stop.h"
 #include "src/pipeline/output_folder.h"
 #include "src/report/gpu_breakdown_report.h"
 #include "src/report/html_report.h"
@@ -131,28 +132,29 @@ struct StagedFile {
   fs::path staged;
 };
 
-// A folder row: built beside its place and swapped in (output_folder.h);
-// absent from this set, an earlier import's goes.
-Status WriteFolderRow(const fs::path& out_dir, const OutputRow& row, const ReportSet& set,
-                      std::vector<std::string>& written) {
+// A folder row, built beside its place: `staging` (empty when this set has
+// no such folder and an earlier import's goes) and the files in it.
+struct StagedFolder {
+  std::string subdir;
+  fs::path staging;
+  std::vector<std::string> files;
+};
+
+Status StageFolderRow(const fs::path& out_dir, const OutputRow& row, const ReportSet& set,
+                      std::vector<StagedFolder>& folders) {
   const std::string subdir = row.path(set);
   const fs::path dir = out_dir / subdir;
-  if (!row.when(set)) return RemoveReportFolder(dir);
   RETURN_IF_ERROR(CheckReportFolder(dir));
+  if (!row.when(set)) {
+    folders.push_back({subdir, {}, {}});
+    return OkStatus();
+  }
   if (const fs::path above = fs::path(subdir).parent_path(); !above.empty()) {
     RETURN_IF_ERROR(CreateFoldersNoFollow(dir.parent_path(), above));
   }
   ASSIGN_OR_RETURN(const fs::path staging, MakeStagingFolder(dir));
-  std::vector<std::string> files;
-  Status status = row.write_folder(set, staging, files);
-  if (status.ok()) status = ReplaceFolder(dir, staging);
-  if (!status.ok()) {
-    std::error_code ec;
-    fs::remove_all(staging, ec);
-    return status;
-  }
-  for (const auto& f : files) written.push_back(subdir + "/" + f);
-  return OkStatus();
+  folders.push_back({subdir, staging, {}});
+  return row.write_folder(set, staging, folders.back().files);
 }
 
 Status StageFiles(const fs::path& out_dir, const fs::path& staging, const ReportSet& set,
@@ -182,6 +184,46 @@ Status PlaceFiles(const fs::path& out_dir, const std::vector<StagedFile>& staged
   return OkStatus();
 }
 
+// The files of `table` that this set writes, in table order, each folder
+// row's files at its place.
+std::vector<std::string> WrittenFiles(const ReportSet& set, std::span<const OutputRow> table,
+                                      const std::vector<StagedFolder>& folders) {
+  std::vector<std::string> written;
+  for (const OutputRow& row : table) {
+    if (!row.when(set)) continue;
+    if (row.write != nullptr) {
+      written.push_back(row.path(set));
+      continue;
+    }
+    for (const auto& folder : folders) {
+      if (folder.subdir != row.path(set)) continue;
+      for (const auto& f : folder.files) written.push_back(folder.subdir + "/" + f);
+    }
+  }
+  return written;
+}
+
+// Everything staged goes in place, in a few renames that a stop (Ctrl-C,
+// SIGTERM) waits for: the folder holds the previous outputs or these. What
+// was replaced is collected in `replaced`, to be removed afterwards.
+Status Commit(const fs::path& out_dir, const std::vector<StagedFile>& staged, std::vector<StagedFolder>& folders,
+              const std::vector<std::string>* record, std::vector<fs::path>& replaced) {
+  CommitSection section;
+  for (StagedFolder& folder : folders) {
+    const fs::path dir = out_dir / folder.subdir;
+    auto previous = folder.staging.empty() ? MoveAsideReportFolder(dir) : ReplaceFolder(dir, folder.staging);
+    if (!previous.ok()) return std::move(previous).error();
+    folder.staging.clear();  // in place now
+    if (*previous) replaced.push_back(**previous);
+  }
+  RETURN_IF_ERROR(PlaceFiles(out_dir, staged));
+  // A report the previous import wrote and this one does not (gpu_breakdown.md
+  // of an earlier trace) goes: the folder holds one import's outputs.
+  if (record != nullptr) RETURN_IF_ERROR(ReplaceOutputsRecord(out_dir, *record));
+  section.Done();
+  return OkStatus();
+}
+
 }  // namespace
 
 std::span<const OutputRow> OutputTable() { return kOutputs; }
@@ -206,32 +248,23 @@ Result<std::vector<std::string>> WriteOutputs(const fs::path& out_dir, const Rep
   // Every file is written before any is put in place.
   ASSIGN_OR_RETURN(const fs::path staging, MakeStagingFolder(out_dir / kStagingName));
   std::vector<StagedFile> staged;
+  std::vector<StagedFolder> folders;
   Status status = StageFiles(out_dir, staging, set, table, staged);
-  std::vector<std::string> folder_files;
   for (const OutputRow& row : table) {
     if (!status.ok()) break;
-    if (row.write == nullptr) status = WriteFolderRow(out_dir, row, set, folder_files);
+    if (row.write == nullptr) status = StageFolderRow(out_dir, row, set, folders);
   }
-  if (status.ok()) status = PlaceFiles(out_dir, staged);
+  const std::vector<std::string> written = WrittenFiles(set, table, folders);
+  std::vector<fs::path> replaced;
+  if (status.ok()) status = Commit(out_dir, staged, folders, whole_set ? &written : nullptr, replaced);
+  // Staging left over after a failure, and the previous outputs replaced.
   std::error_code ec;
   fs::remove_all(staging, ec);
-  RETURN_IF_ERROR(std::move(status));
-  // In table order, each folder row's files at its place.
-  std::vector<std::string> written;
-  for (const OutputRow& row : table) {
-    if (!row.when(set)) continue;
-    if (row.write != nullptr) {
-      written.push_back(row.path(set));
-      continue;
-    }
-    const std::string prefix = row.path(set) + "/";
-    for (const auto& f : folder_files) {
-      if (f.starts_with(prefix)) written.push_back(f);
-    }
+  for (const auto& folder : folders) {
+    if (!folder.staging.empty()) fs::remove_all(folder.staging, ec);
   }
-  // A report the previous import wrote and this one does not (gpu_breakdown.md
-  // of an earlier trace) goes: the folder holds one import's outputs.
-  if (whole_set) RETURN_IF_ERROR(ReplaceOutputsRecord(out_dir, written));
+  for (const auto& old : replaced) fs::remove_all(old, ec);  // removes links, never follows them
+  RETURN_IF_ERROR(std::move(status));
   return written;
 }
 

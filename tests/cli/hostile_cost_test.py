@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Linear cost on hostile inputs (issue #35 items 1, 2, 3).
+"""Linear cost on hostile inputs (issue #35 items 1, 2, 3, 4).
 
 Each case generates one input shape at two sizes, N and 4N, imports both and
 compares the CPU time the import took (user + system, of the child process:
@@ -13,6 +13,7 @@ absolute time bound: the baseline is measured here, in the same run.
 leaves the inputs in DIR.
 """
 import argparse
+import io
 import json
 import os
 import pathlib
@@ -21,6 +22,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 
@@ -61,6 +63,23 @@ def kineto_nested_ops(n):
         events.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 1, "tid": 7, "ts": 5 * i + 2, "dur": 1,
                        "args": {"correlation": i + 1, "device": 0, "stream": 7}})
     return json.dumps({"traceEvents": events})
+
+
+def kineto_many_ranks(n):
+    """A .tar.gz of n ranks, one kernel each (item 4)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for rank in range(n):
+            events = [{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 10,
+                       "dur": 2, "args": {"correlation": 1}},
+                      {"ph": "X", "cat": "kernel", "name": "k", "pid": 1, "tid": 7, "ts": 13, "dur": 4,
+                       "args": {"correlation": 1, "device": 0, "stream": 7}}]
+            data = json.dumps({"distributedInfo": {"backend": "nccl", "rank": rank, "world_size": n},
+                               "traceEvents": events}).encode()
+            info = tarfile.TarInfo(f"rank{rank}.json")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
 
 
 # ---- nsys stats CSV ----------------------------------------------------------
@@ -114,6 +133,7 @@ CASES = {
     "kineto_distinct_kernels": (kineto_distinct_kernels, "trace.json", 4000, False),
     "kineto_distinct_devices": (kineto_distinct_devices, "trace.json", 4000, False),
     "kineto_nested_ops": (kineto_nested_ops, "trace.json", 4000, False),
+    "kineto_many_ranks": (kineto_many_ranks, "ranks.tar.gz", 500, True),
     "nsys_distinct_kernels": (nsys_distinct_kernels, "cuda_gpu_kern_sum.csv", 8000, False),
     "ncu_rep_many_devices": (ncu_many_devices, "report.ncu-rep", 20000, True),
     "ncu_rep_many_messages": (ncu_many_messages, "report.ncu-rep", 6000, True),

@@ -20,10 +20,12 @@ diagnostics and reports.
     to /dev/zero as config.yaml: exit 3 naming the file, never a hang
  4  a trace with 1,000 streams: report.html draws the 64 busiest timeline
     rows and says how many it left out; its size does not grow with them
- 7  a gzip bomb (a small .json.gz of millions of spaces, alone or in a tar):
-    refused with exit 3 naming the limit and LLMPO_MAX_INFLATED_BYTES
+ 7  a gzip bomb (a small .json.gz of millions of spaces, alone or in a tar;
+    a .tar.gz of a trace of spaces, or with a large member that is not a
+    trace): refused with exit 3 naming the limit and LLMPO_MAX_INFLATED_BYTES
 """
 import argparse
+import base64
 import gzip
 import io
 import json
@@ -307,12 +309,48 @@ def item7_gzip_bomb(binary, work):
         info = tarfile.TarInfo("rank0.json.gz")
         info.size = len(data)
         tar.addfile(info, io.BytesIO(data))
-    for what, source in (("a .json.gz", path), ("a .json.gz in a tar", archive)):
+    # A .tar.gz, which libarchive inflates: a plain .json member of 32 MiB of
+    # spaces, or a small trace and a 32 MiB member that is not a trace.
+    spaces = gzip.decompress(data)
+    small = trace([launch(1, "k", 10)]).encode()
+    tar_gz = {}
+    for name, members in (("spaces", [("rank0.json", spaces)]),
+                          ("padding", [("rank0.json", small), ("pad.bin", bytes(32 << 20))])):
+        tar_gz[name] = work / f"bomb-{name}.tar.gz"
+        with tarfile.open(tar_gz[name], "w:gz") as tar:
+            for member, content in members:
+                info = tarfile.TarInfo(member)
+                info.size = len(content)
+                tar.addfile(info, io.BytesIO(content))
+    for what, source in (("a .json.gz", path), ("a .json.gz in a tar", archive),
+                         ("a .tar.gz of a trace of spaces", tar_gz["spaces"]),
+                         ("a .tar.gz with a 32 MiB member that is not a trace", tar_gz["padding"])):
         rc, err = import_with_limit(binary, [source], work / "out7", None)
         check(rc == 0, f"item 7 ({what}, default limit): exit {rc}: {err}")
         rc, err = import_with_limit(binary, [source], work / "out7", 4 << 20)
         check(rc == 3 and "inflates past 4194304 bytes" in err and "LLMPO_MAX_INFLATED_BYTES" in err,
               f"item 7 ({what}, limit 4 MiB): exit {rc}: {err}")
+
+
+# A .tar.gz cut inside its first tar header, found by importer_fuzzer from the
+# hostile_ranks.tar.gz seed: libarchive cannot open it and gives no message
+# (a null string, which made the import fail with "internal error").
+CUT_TAR_GZ = (
+    "H4sIABloB2sC/9PT19N3CEis8EhNTEktYqAJMIAAXLSBgZEZgg0SNzQwMjRmUKhgoAMoLS5JLAJazzAygZGRQkFiSYZtUWJetkH8"
+    "4ZV6WcX5eVwMo2CEAEi824OjnVZ2gDK1mYkJzvxvaoiR/w1B+d9gNP/THFQrpWQWlxRlJpWWpKZ45qXlK1kpVCuBUgWQYaCjoFSe"
+    "X5STEl+cWZUKFDCqBYqUFCUmp7qWpeaVFAOFoquVCjKAtFKEElAuObEExE4uTUmMLyrNK8nMTQUJ5yXmpsLEfRJL85IzvFOL8lJz"
+    "QHIFmSlAKUOQwQhWMdT2lNIikLVAVmJRejHYbcn5RUWpOYklmfl5INW1QCdhc0I23AKY5dkG2Kwzh1lnDLfOBI91IEWpZZnJqVAH"
+    "AsMuNTEXZE5tbWzt0Mz/huDcr5deNUD539jAFKP+Nzcczf/0APLdHGCaibl2wkGuQwY8bfGuVd8ehAjsqRaoZXBMOWK2a5OubKT1"
+    "wYvl5lNz49qW1/3h/Fl3Szs5+vw3OZtZyrZzbulXHXVY6rAtZsX0x6eerK1dzPJaozP9QsWLCTXaF7eG+yqu36UxM/NDZ6nBhGKF"
+    "/GwfQ8fe5Lo2h10WisJhmdcijFf86b/0dGoD55wtTgfOf7vta5225kC0e6a119KdXE9VJJ6mmi2/3bvr7JLb/y4uVX2z5tjCBX9k"
+    "nea+O1LRLf/6phKHH+NoJT4KRsEoGAWjYBSMglEwCkbBKBgFo2AUjIJRMApGwSgYBTc5m1nKtnNu6VcddVjqAADN251VACgAAA==")
+
+
+def fuzz_cut_tar_gz(binary, work):
+    path = work / "cut.tar.gz"
+    path.write_bytes(base64.b64decode(CUT_TAR_GZ))
+    rc, err = run_import(binary, [path], work / "out-cut")
+    check(rc == 3 and "cannot read the archive" in err, f"cut .tar.gz: exit {rc}: {err}")
 
 
 def main():
@@ -326,7 +364,7 @@ def main():
     try:
         for case in (item8_time_overflow, item9_escapes, item10_invalid_utf8, item11_pax_names,
                      item12_same_pid_two_ranks, item13_late_trace_events, item17_folder_modes,
-                     item15_report_reads_regular_files, item4_timeline_rows_capped, item7_gzip_bomb):
+                     item15_report_reads_regular_files, item4_timeline_rows_capped, item7_gzip_bomb, fuzz_cut_tar_gz):
             before = len(FAILURES)
             try:
                 case(binary, work)

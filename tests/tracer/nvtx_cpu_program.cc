@@ -10,11 +10,16 @@
 // --exit-inside: exit(3) while "outer" is open (the early-exit case).
 // --fork: after the rest, forks inside the range "parent_side"; the child
 //   records "child_work" and exits normally, so it writes its own trace file.
+// --fork-exit: the same, but the child ends with _exit(0).
 // --close-fds: records enough "filler" ranges that the tracer opens its file,
 //   closes every descriptor above 2, opens own.txt (likely reusing the
 //   tracer's number), writes one line to it, records more filler, exits.
 // --exec: records filler (written before the exec), then "pre_exec", then
 //   execs itself with --after-exec, which records "post_exec" and exits.
+// --exit-early: top-level ranges "early_a", "early_b", 20 ms, "early_c",
+//   then _exit(0) inside the open range "never_closed".
+// --exec-early: "exec_a", 20 ms, "exec_b", then execs itself with
+//   --after-exec (a few ranges only: nothing fills the 64 KiB buffer).
 #include <fcntl.h>
 #include <nvtx3/nvToolsExt.h>
 #include <sys/wait.h>
@@ -99,9 +104,35 @@ int ExecSelf(char* self) {
   return 2;  // exec failed
 }
 
+void TopLevel(const char* name) {
+  nvtxRangePushA(name);
+  nvtxRangePop();
+}
+
+int ExitEarly() {
+  TopLevel("early_a");
+  TopLevel("early_b");
+  Spin(20000);
+  TopLevel("early_c");
+  nvtxRangePushA("never_closed");
+  _exit(0);
+}
+
+int ExecEarly(char* self) {
+  TopLevel("exec_a");
+  Spin(20000);
+  TopLevel("exec_b");
+  char after[] = "--after-exec";
+  char* args[] = {self, after, nullptr};
+  execv(self, args);
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--exit-early") == 0) return ExitEarly();
+  if (argc > 1 && std::strcmp(argv[1], "--exec-early") == 0) return ExecEarly(argv[0]);
   if (argc > 1 && std::strcmp(argv[1], "--close-fds") == 0) return CloseFdsAndWrite();
   if (argc > 1 && std::strcmp(argv[1], "--exec") == 0) return ExecSelf(argv[0]);
   if (argc > 1 && std::strcmp(argv[1], "--after-exec") == 0) {
@@ -155,13 +186,15 @@ int main(int argc, char** argv) {
   for (int w = 0; w < 3; ++w) workers.emplace_back(Worker, beta, w, handoff);
   for (auto& t : workers) t.join();
 
-  if (argc > 1 && std::strcmp(argv[1], "--fork") == 0) {
+  const bool fork_exit = argc > 1 && std::strcmp(argv[1], "--fork-exit") == 0;
+  if (argc > 1 && (std::strcmp(argv[1], "--fork") == 0 || fork_exit)) {
     nvtxRangePushA("parent_side");
     const pid_t child = fork();
     if (child == 0) {
       nvtxRangePushA("child_work");
       Spin();
       nvtxRangePop();
+      if (fork_exit) _exit(0);  // as multiprocessing's forked workers end
       std::exit(0);
     }
     int status = 0;

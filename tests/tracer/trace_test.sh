@@ -154,6 +154,20 @@ for f in files:
         assert [r[1] for r in rec if r[0] == "R"] == [pid], (pid, rec)
 PY
 
+# A forked child that ends with _exit (as multiprocessing's workers do): its
+# top-level range was written when it ended, so its file holds it.
+"$bin" trace hydra.run.dir=forked_exit -- "$program" --fork-exit >out.txt 2>err.txt ||
+  fail "fork + _exit run exited $?: $(cat err.txt)"
+python3 - forked_exit <<'PY' || fail "fork + _exit: the child's trace"
+import glob, sys
+files = sorted(glob.glob(f"{sys.argv[1]}/trace/trace.*.tsv"))
+assert len(files) == 2, files
+child = [f for f in files if "child_work" in open(f, encoding="utf-8").read()]
+assert len(child) == 1, files
+lines = open(child[0], encoding="utf-8").read().splitlines()
+assert not lines[-1].startswith("E\t") and "parent_side" not in "".join(lines), lines
+PY
+
 # A program that closes the tracer's descriptor and opens a file of its own:
 # nothing of the trace lands in its file, the trace keeps every range and says
 # the tracer reopened its file.
@@ -182,6 +196,35 @@ assert lines.count("#llmpo-trace 1") == 2, "one header per program image"
 names = [l.split("\t")[6] for l in lines if l.startswith("R\t")]
 assert names.count("filler") >= 1000 and "post_exec" in names, (len(names), names[-3:])
 assert lines[-1].startswith("E\t"), lines[-1]
+assert "trace_exec" in open(f"{sys.argv[1]}/trace/data_quality.txt").read()
+PY
+
+# _exit and exec after a few ranges (nothing fills the buffer): the ranges
+# closed more than 10 ms before stay, and the data quality says what was lost,
+# never that the program made no NVTX call.
+"$bin" trace hydra.run.dir=exited -- "$program" --exit-early >out.txt 2>err.txt ||
+  fail "_exit run exited $?: $(cat err.txt)"
+python3 - exited <<'PY' || fail "_exit: the trace"
+import glob, sys
+files = glob.glob(f"{sys.argv[1]}/trace/trace.*.tsv")
+assert len(files) == 1, files
+lines = open(files[0], encoding="utf-8").read().splitlines()
+names = [l.split("\t")[6] for l in lines if l.startswith("R\t")]
+assert names == ["early_a", "early_b", "early_c"], names
+assert not lines[-1].startswith("E\t"), lines[-1]
+quality = open(f"{sys.argv[1]}/trace/data_quality.txt").read()
+assert "trace_truncated" in quality and "_exit" in quality and "ranges still open" in quality, quality
+PY
+"$bin" trace hydra.run.dir=exec_early -- "$program" --exec-early >out.txt 2>err.txt ||
+  fail "early exec run exited $?: $(cat err.txt)"
+python3 - exec_early <<'PY' || fail "early exec: the trace"
+import glob, sys
+files = glob.glob(f"{sys.argv[1]}/trace/trace.*.tsv")
+assert len(files) == 1, files
+lines = open(files[0], encoding="utf-8").read().splitlines()
+assert lines.count("#llmpo-trace 1") == 2, "one header per program image"
+names = [l.split("\t")[6] for l in lines if l.startswith("R\t")]
+assert names == ["exec_a", "exec_b", "post_exec"], names
 assert "trace_exec" in open(f"{sys.argv[1]}/trace/data_quality.txt").read()
 PY
 

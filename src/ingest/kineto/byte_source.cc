@@ -47,6 +47,15 @@ class InflateBudget {
   std::uint64_t inflated_ = 0;
 };
 
+}  // namespace
+
+std::uint64_t InflateLimitOrOverride(std::uint64_t compressed) {
+  const std::uint64_t fixed = LimitFromEnvironment();
+  return fixed != 0 ? fixed : InflateLimit(compressed);
+}
+
+namespace {
+
 class GzFileSource : public ByteSource {
  public:
   GzFileSource(gzFile file, std::uint64_t compressed) : file_(file), compressed_(compressed) {

@@ -42,6 +42,8 @@ inline constexpr const char* kInflateLimitVariable = "LLMPO_MAX_INFLATED_BYTES";
 
 // The limit for a stream of `compressed` bytes.
 std::uint64_t InflateLimit(std::uint64_t compressed);
+// The same, or the environment variable's count when that is set.
+std::uint64_t InflateLimitOrOverride(std::uint64_t compressed);
 
 // A plain or gzip file; nullptr and `why` set when it cannot be opened.
 std::unique_ptr<ByteSource> OpenFileSource(const std::string& path, std::string& why);

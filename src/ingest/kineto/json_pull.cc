@@ -229,8 +229,12 @@ bool JsonPull::ReadString(std::string& out) {
     const char* begin = buffer_.data() + pos_;
     const char* p = FindQuoteOrBackslash(begin, buffer_.data() + len_);
     const char* end = buffer_.data() + len_;
-    out.append(begin, p);
+    out.append(begin, std::min(p, begin + (kMaxKeptBytes + 1 - std::min(out.size(), kMaxKeptBytes + 1))));
     pos_ = static_cast<std::size_t>(p - buffer_.data());
+    if (out.size() > kMaxKeptBytes) {  // enough: the rest is passed over
+      out.resize(kMaxKeptBytes + 1);
+      return SkipStringRest();
+    }
     if (p == end) continue;
     ++pos_;
     if (*p == '"') return true;
@@ -268,6 +272,10 @@ bool JsonPull::ReadKey(std::string_view& key) {
 
 bool JsonPull::SkipString() {
   ++pos_;  // the opening quote
+  return SkipStringRest();
+}
+
+bool JsonPull::SkipStringRest() {
   for (;;) {
     if (pos_ == len_ && !Refill()) return Fail("the text ends inside a string");
     const char* end = buffer_.data() + len_;
@@ -283,13 +291,32 @@ bool JsonPull::SkipString() {
 
 bool JsonPull::ReadBare(std::string& out) {
   out.clear();
+  bool any = false;
   for (;;) {
     const std::size_t begin = pos_;
     while (pos_ < len_ && IsBareByte(buffer_[pos_])) ++pos_;
-    out.append(buffer_.data() + begin, pos_ - begin);
+    any = any || pos_ > begin;
+    const std::size_t room = kMaxKeptBytes + 1 - std::min(out.size(), kMaxKeptBytes + 1);
+    out.append(buffer_.data() + begin, std::min(pos_ - begin, room));  // the rest is passed over
     if (pos_ < len_ || !Refill()) break;
   }
-  if (out.empty()) {
+  if (!any) {
+    if (pos_ < len_) return Fail(fmt::format("expected a value, found '{}'", buffer_[pos_]));
+    return Fail("the text ends where a value was expected");
+  }
+  return true;
+}
+
+// As ReadBare, keeping nothing: a skipped number costs no memory.
+bool JsonPull::SkipBare() {
+  bool any = false;
+  for (;;) {
+    const std::size_t begin = pos_;
+    while (pos_ < len_ && IsBareByte(buffer_[pos_])) ++pos_;
+    any = any || pos_ > begin;
+    if (pos_ < len_ || !Refill()) break;
+  }
+  if (!any) {
     if (pos_ < len_) return Fail(fmt::format("expected a value, found '{}'", buffer_[pos_]));
     return Fail("the text ends where a value was expected");
   }
@@ -307,10 +334,7 @@ bool JsonPull::ReadScalar(std::string& out, bool& is_string) {
 bool JsonPull::SkipValue() {
   const char first = Peek();
   if (first == '"') return SkipString();
-  if (first != '{' && first != '[') {
-    std::string ignored;
-    return ReadBare(ignored);
-  }
+  if (first != '{' && first != '[') return SkipBare();
   return SkipContainer(0);
 }
 

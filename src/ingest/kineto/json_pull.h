@@ -27,6 +27,12 @@ inline constexpr auto kBareBytes = [] {
 inline bool IsBareByte(char c) { return kBareBytes[static_cast<unsigned char>(c)]; }
 inline bool IsJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
+// The longest string or number text kept (docs/security.md): a longer one
+// is kept to this many bytes and one more, so the reader can tell it was
+// longer and cut it (on a character boundary, counted); the rest is read
+// past without being kept. Real names are at most a few kilobytes.
+inline constexpr std::size_t kMaxKeptBytes = std::size_t{64} << 10;
+
 class JsonPull {
  public:
   // `base`: the offset in the text of the source's first byte.
@@ -51,7 +57,8 @@ class JsonPull {
   }
   // Consumes `c` or fails with "expected <what>".
   bool Expect(char c, const char* what);
-  // A string value (escapes decoded, UTF-8 out).
+  // A string value (escapes decoded, UTF-8 out), at most kMaxKeptBytes + 1
+  // bytes of it.
   bool ReadString(std::string& out);
   // An object key and the ':' after it. The view is valid until the next
   // call (it points into the buffer when the key has no escapes and is whole
@@ -102,8 +109,10 @@ class JsonPull {
   bool ReadUnicodeEscape(std::string& out);
   bool ReadHex4(std::uint32_t& value);
   bool SkipString();
+  bool SkipStringRest();  // inside a string: past its closing quote
   bool SkipContainer(std::size_t depth);
   bool ReadBare(std::string& out);
+  bool SkipBare();
 
   ByteSource& source_;
   std::vector<char> buffer_;  // capacity_ bytes and kPadding more

@@ -127,19 +127,51 @@ bool LooksLikeTraceText(std::string_view text) {
   return false;
 }
 
+// How far a compressed archive (.tar.gz) may inflate, all members
+// together: libarchive inflates it, and the gzip bomb limit holds for it as
+// for a .json.gz (kineto::InflateLimit of the archive's size).
+struct ArchiveLimit {
+  bool compressed = false;
+  std::uint64_t file_bytes = 0;
+  std::uint64_t limit = 0;
+};
+
+// Whether the archive inflated past its limit; `error` says how far.
+bool PastArchiveLimit(archive* a, const ArchiveLimit& limit, std::string& error) {
+  if (!limit.compressed) return false;
+  const auto inflated = static_cast<std::uint64_t>(archive_filter_bytes(a, 0));
+  if (inflated <= limit.limit) return false;
+  error = fmt::format("the archive inflates past {} bytes ({} compressed bytes); refused as a likely gzip bomb",
+                      limit.limit, limit.file_bytes);
+  return true;
+}
+
 // An archive member, read through libarchive.
 class ArchiveMemberSource : public ByteSource {
  public:
-  explicit ArchiveMemberSource(archive* a) : a_(a) {}
+  ArchiveMemberSource(archive* a, const ArchiveLimit& limit) : a_(a), limit_(limit) {}
   std::size_t Read(char* buffer, std::size_t size) override {
+    if (over_limit_) return 0;
     const la_ssize_t got = archive_read_data(a_, buffer, size);
+    if (PastArchiveLimit(a_, limit_, error_)) {
+      over_limit_ = true;
+      return 0;
+    }
     if (got >= 0) return static_cast<std::size_t>(got);
-    error_ = archive_error_string(a_) ? archive_error_string(a_) : "archive read error";
+    error_ = archive_error_string(a_) != nullptr ? archive_error_string(a_) : "archive read error";
     return 0;
+  }
+  // Reads a member that is not a trace to its end, keeping nothing (letting
+  // libarchive skip it would inflate it whole without a check).
+  void Drain() {
+    std::vector<char> buffer(1 << 16);
+    while (Read(buffer.data(), buffer.size()) > 0) {
+    }
   }
 
  private:
   archive* a_;
+  const ArchiveLimit& limit_;
 };
 
 // A plain trace file from this size up is read by two threads when the
@@ -199,6 +231,12 @@ std::string MemberName(archive_entry* entry) {
   return name;
 }
 
+// libarchive's message about its last error; it may have none (null).
+std::string ArchiveError(archive* a) {
+  const char* message = archive_error_string(a);
+  return message != nullptr ? message : "libarchive gives no reason; the file may be damaged or cut short";
+}
+
 struct ArchiveCloser {
   void operator()(archive* a) const { archive_read_free(a); }
 };
@@ -209,8 +247,14 @@ Status ImportArchive(const std::filesystem::path& file, ImportContext& ctx) {
   archive_read_support_format_tar(a.get());
   if (archive_read_open_filename(a.get(), file.c_str(), 1 << 20) != ARCHIVE_OK) {
     return MakeError(ExitStatus::kInput,
-                     fmt::format("{}: cannot read the archive: {}", ctx.source, archive_error_string(a.get())));
+                     fmt::format("{}: cannot read the archive: {}", ctx.source, ArchiveError(a.get())));
   }
+  std::error_code size_error;
+  ArchiveLimit limit;
+  limit.compressed = archive_filter_code(a.get(), 0) != ARCHIVE_FILTER_NONE;
+  limit.file_bytes = std::filesystem::file_size(file, size_error);
+  if (size_error) limit.file_bytes = 0;
+  limit.limit = kineto::InflateLimitOrOverride(limit.file_bytes);
   int traces = 0;
   archive_entry* entry = nullptr;
   int rc = 0;
@@ -219,23 +263,28 @@ Status ImportArchive(const std::filesystem::path& file, ImportContext& ctx) {
   // turn into the "C" locale's ASCII (Python's tarfile writes pax by
   // default). The name is read as UTF-8 instead.
   while ((rc = archive_read_next_header(a.get(), &entry)) == ARCHIVE_OK || rc == ARCHIVE_WARN) {
-    if (archive_entry_filetype(entry) != AE_IFREG) continue;
+    ArchiveMemberSource source(a.get(), limit);
     const std::string member = MemberName(entry);
     const bool gzip = member.ends_with(".json.gz");
-    if (!member.ends_with(".json") && !gzip) {
+    const bool regular = archive_entry_filetype(entry) == AE_IFREG;
+    if (regular && !member.ends_with(".json") && !gzip) {
       ctx.diagnostics.Note(fmt::format("{}: member '{}' is not a .json or .json.gz trace; not read", ctx.source,
                                        model::Excerpt(member)));
+    }
+    if (!regular || (!member.ends_with(".json") && !gzip)) {
+      source.Drain();
+      RETURN_IF_ERROR(InflateRefusal(source, ctx.source));
       continue;
     }
-    ArchiveMemberSource source(a.get());
     std::unique_ptr<ByteSource> inflated = gzip ? kineto::GunzipSource(source) : nullptr;
     const std::string label = ctx.source + ":" + member;
     if (ImportOneTrace(inflated ? *inflated : source, label, ctx)) ++traces;
     if (inflated) RETURN_IF_ERROR(InflateRefusal(*inflated, label));
+    RETURN_IF_ERROR(InflateRefusal(source, ctx.source));
   }
   if (rc != ARCHIVE_EOF) {
     ctx.diagnostics.Add(model::Diag::kineto_json_error, fmt::format("{}: the archive is damaged or cut short ({}); the {} trace(s) before it are kept",
-                                    ctx.source, archive_error_string(a.get()), traces));
+                                    ctx.source, ArchiveError(a.get()), traces));
   }
   if (traces == 0) {
     return MakeError(ExitStatus::kInput, fmt::format("{}: an archive without a readable Kineto trace", ctx.source));

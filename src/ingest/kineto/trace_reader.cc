@@ -481,10 +481,28 @@ class Reader {
     into.push_back(span);
   }
 
+  // Text past kMaxKeptBytes (a hostile 256 MiB name or ts) is cut on a
+  // character boundary, and counted: no field costs more than that.
+  void CapFields(std::uint64_t position) {
+    for (std::string_view* f : {&fields_.ph, &fields_.cat, &fields_.name, &fields_.pid, &fields_.tid, &fields_.ts,
+                                &fields_.dur, &fields_.correlation, &fields_.external_id, &fields_.device,
+                                &fields_.stream}) {
+      if (f->size() <= kMaxKeptBytes) continue;
+      std::size_t n = kMaxKeptBytes;
+      while (n > 0 && (static_cast<unsigned char>((*f)[n]) & 0xC0) == 0x80) --n;
+      *f = f->substr(0, n);
+      diagnostics_.AddLazy(model::Diag::kineto_text_cut, [&] {
+        return fmt::format("{}: byte {}: a value longer than {} bytes ('{}'); kept to its first {} bytes", label_,
+                           position, kMaxKeptBytes, model::Excerpt(*f), n);
+      });
+    }
+  }
+
   void Store(std::uint64_t position) {
     ++store_.events;
     diagnostics_.CountRow();
     if (fields_.skipped || fields_.ph != "X"sv) return;  // metadata, flows, instants, counters
+    CapFields(position);
     switch (Classify(fields_)) {
       case Category::kKernel:
         return StoreGpuOp(position, GpuOpKind::kKernel);

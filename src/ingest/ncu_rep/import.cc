@@ -95,12 +95,12 @@ class LaunchBuilder : public ncurep::Visitor {
       // Per-instance data (PM sampling series, per-opcode counts): no single value.
       ctx_.diagnostics.AddLazy(model::Diag::ncu_rep_instance_values, [&] {
         return fmt::format("{}: result {}: {} has {} per-instance values and no single value; not imported",
-                           ctx_.source, r.index, model::Excerpt(m.name), m.instances.size());
+                           ctx_.source, r.index, model::Excerpt(m.name()), m.instances.size());
       });
       return;
     }
-    auto section = section_of_.find(m.name);
-    model::Metric metric{m.name, section == section_of_.end() ? std::string() : section->second, {}};
+    auto section = section_of_.find(m.name());
+    model::Metric metric{m.name(), section == section_of_.end() ? std::string() : section->second, {}};
     ParsedValue& p = metric.value;
     // The report stores numbers, not text: raw_value stays empty for them.
     if (v->text) {
@@ -110,13 +110,13 @@ class LaunchBuilder : public ncurep::Visitor {
       p.unparsable = p.non_finite = true;
       ctx_.diagnostics.AddLazy(model::Diag::non_finite_number, [&] {
         return fmt::format("{}: result {}: {} is not a finite number; left unknown", ctx_.source, r.index,
-                           model::Excerpt(m.name));
+                           model::Excerpt(m.name()));
       });
     } else {
       p.value = *v->number;
     }
-    SetUnit(m.name, p);
-    if (m.name == "gpu__time_duration.sum" && p.value) {
+    SetUnit(m.name(), p);
+    if (m.name() == "gpu__time_duration.sum" && p.value) {
       if (*p.value >= 0) {
         launch.duration_ns = *p.value;
       } else {

@@ -116,6 +116,85 @@ void ReadNvtx(const pb::NvtxState& state, ProfileResult& out, std::size_t& repla
   }
 }
 
+// The protobuf wire format, walked without decoding: calls `on_field` with
+// the number and bytes of each length-delimited field at the top level of
+// `message`. False when `message` is not a sequence of fields (protobuf's
+// parser then says it does not decode).
+template <class OnField>
+bool ForEachLengthField(std::string_view message, OnField on_field) {
+  auto varint = [&](std::uint64_t& v) {
+    v = 0;
+    for (int shift = 0; shift < 64 && !message.empty(); shift += 7) {
+      const auto byte = static_cast<unsigned char>(message.front());
+      message.remove_prefix(1);
+      v |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0) return true;
+    }
+    return false;
+  };
+  while (!message.empty()) {
+    std::uint64_t key = 0, n = 0;
+    if (!varint(key)) return false;
+    switch (key & 7) {
+      case 0:
+        if (!varint(n)) return false;
+        break;
+      case 1:
+      case 5:
+        n = (key & 7) == 1 ? 8 : 4;
+        if (n > message.size()) return false;
+        message.remove_prefix(n);
+        break;
+      case 2:
+        if (!varint(n) || n > message.size()) return false;
+        on_field(key >> 3, message.substr(0, n));
+        message.remove_prefix(n);
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+// Field numbers of ncu_report.proto the limits count.
+constexpr std::uint64_t kResultMetricsField = 13;    // ProfileResult.metrics
+constexpr std::uint64_t kMetricInstancesField = 3;   // MetricResult.instances
+constexpr std::uint64_t kHeaderStringTableField = 4;  // BlockHeader.string_table
+constexpr std::uint64_t kStringTableStringsField = 1;  // StringTable.strings
+
+// How many metric values (metrics and instances) a result entry holds.
+std::uint64_t CountValues(std::string_view result) {
+  std::uint64_t n = 0;
+  ForEachLengthField(result, [&](std::uint64_t field, std::string_view metric) {
+    if (field != kResultMetricsField) return;
+    ++n;
+    ForEachLengthField(metric, [&](std::uint64_t f, std::string_view) { n += f == kMetricInstancesField; });
+  });
+  return n;
+}
+
+// How many strings a block header's string table holds.
+std::uint64_t CountStrings(std::string_view header) {
+  std::uint64_t n = 0;
+  ForEachLengthField(header, [&](std::uint64_t field, std::string_view table) {
+    if (field != kHeaderStringTableField) return;
+    ForEachLengthField(table, [&](std::uint64_t f, std::string_view) { n += f == kStringTableStringsField; });
+  });
+  return n;
+}
+
+Error PastLimit(const std::string& label, const std::string& what, std::uint64_t limit, std::string_view unit) {
+  return MakeError(ExitStatus::kInput,
+                   fmt::format("{}: {}, past the limit of {} {}; refused", label, what, limit, unit))
+      .WithNote(
+          "a real Nsight Compute report stays far below it; this file is damaged or made to exhaust memory "
+          "(docs/security.md, \"Nsight Compute reports\")")
+      .WithNote(
+          "if ncu itself reads it, export it as CSV and import the CSV: ncu --import REPORT --csv --page raw "
+          "--print-units base > report.csv");
+}
+
 // Bounded reading: every size is checked against what is left of the file
 // before anything is allocated for it.
 class Framing {
@@ -183,7 +262,11 @@ class ReportReader {
  public:
   ReportReader(std::istream& in, std::uint64_t size, const std::string& label, Visitor& visitor,
                model::Diagnostics& diagnostics)
-      : framing_(in, size, label, summary_), label_(label), visitor_(visitor), diagnostics_(diagnostics) {}
+      : framing_(in, size, label, summary_),
+        label_(label),
+        visitor_(visitor),
+        diagnostics_(diagnostics),
+        name_budget_(std::max(kMinNameBudgetBytes, size * kMaxNameBytesPerFileByte)) {}
 
   Result<ReadSummary> Run() {
     RETURN_IF_ERROR(ReadFileHeader());
@@ -223,7 +306,18 @@ class ReportReader {
 
   Status ReadBlock() {
     ASSIGN_OR_RETURN(std::uint32_t n, framing_.ReadSize("a block header size"));
+    if (n > kMaxBlockHeaderBytes && n <= framing_.left()) {
+      return PastLimit(label_, fmt::format("block {} declares a header of {} bytes", summary_.blocks, n),
+                       kMaxBlockHeaderBytes, "bytes");
+    }
     RETURN_IF_ERROR(framing_.ReadBytes(n, buffer_, "a block header"));
+    const std::uint64_t strings = CountStrings(buffer_);
+    if (strings > kMaxStrings - strings_.size()) {
+      return PastLimit(label_,
+                       fmt::format("block {} brings the string tables to {} strings", summary_.blocks,
+                                   strings_.size() + strings),
+                       kMaxStrings, "strings");
+    }
     pb::BlockHeader header;
     if (!header.ParseFromString(buffer_)) {
       return MakeError(ExitStatus::kInput, fmt::format("{}: block {} has a header that does not decode (at byte {})",
@@ -232,7 +326,9 @@ class ReportReader {
     }
     ++summary_.blocks;
     if (header.has_session()) MergeSession(header.session());
-    for (const auto& s : header.string_table().strings()) strings_.push_back(Text(s, replaced_));
+    for (const auto& s : header.string_table().strings()) {
+      strings_.push_back(std::make_shared<const std::string>(Text(s, replaced_)));
+    }
     return ReadPayload(header);
   }
 
@@ -252,8 +348,22 @@ class ReportReader {
         RETURN_IF_ERROR(framing_.Skip(size, "a source entry"));
         ++summary_.sources;
       } else if (entry - header.num_sources() < header.num_results()) {
+        if (size > kMaxResultBytes) {
+          return PastLimit(label_, fmt::format("result {} is {} bytes long", summary_.results, size), kMaxResultBytes,
+                           "bytes");
+        }
         RETURN_IF_ERROR(framing_.ReadBytes(size, buffer_, "a result entry"));
+        if (const std::uint64_t values = CountValues(buffer_); values > kMaxValuesPerResult) {
+          return PastLimit(label_, fmt::format("result {} holds {} metric values", summary_.results, values),
+                           kMaxValuesPerResult, "values per result");
+        }
         ReadResult(header);
+        if (over_name_budget_) {
+          return PastLimit(label_,
+                           fmt::format("its first {} results name metric names of {} bytes or more in all",
+                                       summary_.results, name_bytes_),
+                           name_budget_, "bytes (64 per byte of the file, at least 256 MiB)");
+        }
       } else {
         RETURN_IF_ERROR(framing_.Skip(size, "an entry"));
         ++summary_.extra_entries;  // 2026.2's CUDA graph description, or kinds not known yet
@@ -282,6 +392,7 @@ class ReportReader {
     out.index = index;
     FillIdentity(r, header, out);
     FillMetrics(r, out);
+    if (over_name_budget_) return;  // refused by ReadPayload
     for (const auto& section : r.sections()) {
       Section& kept = out.sections.emplace_back();
       kept.identifier = Text(section.identifier(), replaced_);
@@ -313,17 +424,35 @@ class ReportReader {
     out.process_name = Text(header.process().process_name(), replaced_);
   }
 
+  // Whether the metric `m` of result `out` is kept: its name exists and is
+  // not too long, and the names kept so far stay within the file's budget
+  // (each launch copies the names of its metrics).
+  bool KeepMetric(const pb::MetricResult& m, const ProfileResult& out) {
+    if (m.name_id() >= strings_.size()) {
+      diagnostics_.Add(model::Diag::ncu_rep_bad_metric_name,
+                       fmt::format("{}: result {} has a metric with name index {}, past the string table's {} "
+                                   "names; skipped",
+                                   label_, out.index, m.name_id(), strings_.size()));
+      return false;
+    }
+    const std::string& name = *strings_[m.name_id()];
+    if (name.size() > kMaxMetricNameBytes) {
+      diagnostics_.Add(model::Diag::ncu_rep_long_metric_name,
+                       fmt::format("{}: result {} has a metric named by {} bytes ({}); skipped", label_, out.index,
+                                   name.size(), model::Excerpt(name)));
+      return false;
+    }
+    name_bytes_ += name.size();
+    if (name_bytes_ > name_budget_) over_name_budget_ = true;
+    return !over_name_budget_;
+  }
+
   void FillMetrics(const pb::ProfileResult& r, ProfileResult& out) {
     out.metrics.reserve(r.metrics_size());
     for (const auto& m : r.metrics()) {
-      if (m.name_id() >= strings_.size()) {
-        diagnostics_.Add(model::Diag::ncu_rep_bad_metric_name, fmt::format("{}: result {} has a metric with name index {}, past the string table's {} "
-                                     "names; skipped",
-                                     label_, out.index, m.name_id(), strings_.size()));
-        continue;
-      }
+      if (!KeepMetric(m, out)) continue;
       MetricEntry e;
-      e.name = strings_[m.name_id()];
+      e.interned_name = strings_[m.name_id()];
       if (m.has_value()) e.value = ToValue(m.value(), replaced_);
       e.instances.reserve(m.instances_size());
       for (const auto& i : m.instances()) {
@@ -366,7 +495,13 @@ class ReportReader {
   model::Diagnostics& diagnostics_;
   Session session_;
   std::unordered_map<std::uint32_t, std::size_t> device_index_;  // device id -> index in session_.devices
-  std::vector<std::string> strings_;  // the string tables, concatenated in block order
+  std::vector<std::shared_ptr<const std::string>> strings_;  // the string tables, concatenated in block order
+  // Bytes of metric names the results kept so far name (their launches copy
+  // them), and how many the file may name: kMaxNameBytesPerFileByte per byte
+  // of it, at least kMinNameBudgetBytes.
+  std::uint64_t name_bytes_ = 0;
+  std::uint64_t name_budget_ = 0;
+  bool over_name_budget_ = false;
   std::string buffer_;
   google::protobuf::Arena arena_;
   std::size_t replaced_ = 0;
@@ -383,7 +518,7 @@ const Value* MetricEntry::Scalar() const {
 
 const MetricEntry* ProfileResult::FindMetric(std::string_view name) const {
   for (const auto& m : metrics) {
-    if (m.name == name) return &m;
+    if (m.name() == name) return &m;
   }
   return nullptr;
 }

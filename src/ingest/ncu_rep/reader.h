@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <istream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -22,6 +23,24 @@ namespace llmpo::ingest::ncurep {
 
 // The only file format version the reader knows (every ncu 2020.3–2026.2).
 inline constexpr std::uint32_t kKnownFormatVersion = 7;
+
+// Memory limits (docs/security.md): a hostile file may declare sizes and
+// counts that a real report never reaches; past them the file is refused
+// (exit 3) before anything is allocated for them. Real reports hold block
+// headers of kilobytes, results of at most a few megabytes, a few thousand
+// strings and metric values per result, metric names under 200 bytes.
+inline constexpr std::uint64_t kMaxBlockHeaderBytes = 64ull << 20;
+inline constexpr std::uint64_t kMaxResultBytes = 256ull << 20;
+inline constexpr std::uint64_t kMaxStrings = 1'000'000;          // all string tables together
+inline constexpr std::uint64_t kMaxValuesPerResult = 1'000'000;  // metrics and their instances
+// A metric name longer than this is skipped and counted (it is copied into
+// every launch that has it).
+inline constexpr std::size_t kMaxMetricNameBytes = 4096;
+// Every launch copies the names of its metrics: the names all results
+// name, added up, may come to 64 bytes per byte of the file (at least
+// 256 MiB); a real report's come to a few per byte.
+inline constexpr std::uint64_t kMaxNameBytesPerFileByte = 64;
+inline constexpr std::uint64_t kMinNameBudgetBytes = 256ull << 20;
 
 // One stored value: exactly one member is normally set.
 struct Value {
@@ -38,7 +57,10 @@ struct MetricInstance {
 };
 
 struct MetricEntry {
-  std::string name;  // from the string table
+  // From the string table, shared by every metric that names it (one long
+  // name referenced by many metrics is kept once).
+  std::shared_ptr<const std::string> interned_name;
+  const std::string& name() const { return *interned_name; }
   std::optional<Value> value;
   std::vector<MetricInstance> instances;
 
