@@ -98,8 +98,8 @@ bool Synchronising(std::string_view api) {
 void SyncCalls(const TimelineEvidence& e, TimelineRulesResult& out) {
   if (e.api_calls.empty()) {
     out.not_evaluated.push_back(
-        "sync_calls: no CUDA API calls in these inputs (nsys' cuda_api_sum report, or an nsys export that traced "
-        "the CUDA API; a PyTorch trace does not give them here yet)");
+        "sync_calls: no CUDA API calls in these inputs (nsys' cuda_api_sum report, an nsys export that traced the "
+        "CUDA API, or a PyTorch trace with cuda_runtime events)");
     return;
   }
   double sync_ns = 0;

@@ -13,6 +13,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "src/ingest/api_call_sums.h"
 #include "src/ingest/importer.h"
 #include "src/ingest/range_sweep.h"
 
@@ -291,10 +292,8 @@ Status ImportGpuOps(sqlite3* db, ImportContext& ctx, const RangesByThread* range
   return OkStatus();
 }
 
-// The CUDA API calls per function, as nsys' cuda_api_sum report sums them
-// (calls, total, mean, min, max and sample standard deviation of the call
-// durations), the "_vNNNN" version suffix dropped as the launch calls drop
-// it; the timeline rules read them (sync_calls).
+// The CUDA API calls per function (api_call_sums.h), the "_vNNNN" version
+// suffix dropped as the launch calls drop it.
 Status ImportApiSummary(sqlite3* db, ImportContext& ctx) {
   if (!HasTable(db, "CUPTI_ACTIVITY_KIND_RUNTIME")) return OkStatus();
   ASSIGN_OR_RETURN(Stmt stmt, Prepare(db,
@@ -303,41 +302,16 @@ Status ImportApiSummary(sqlite3* db, ImportContext& ctx) {
                                       "FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId "
                                       "WHERE r.end >= r.start GROUP BY r.nameId",
                                       ctx));
-  struct Sums {
-    std::int64_t calls = 0;
-    double total = 0, sum_sq = 0;
-    std::optional<double> min, max;
-  };
-  std::map<std::string, Sums> by_name;
+  ApiCallSums sums;
+  sqlite3_stmt* s = stmt.get();
   int rc = 0;
-  while ((rc = sqlite3_step(stmt.get())) == SQLITE_ROW) {
-    Sums& sums = by_name[ApiName(Text(stmt.get(), 0))];
-    sums.calls += Int(stmt.get(), 1).value_or(0);
-    sums.total += static_cast<double>(Int(stmt.get(), 2).value_or(0));
-    const double lo = static_cast<double>(Int(stmt.get(), 3).value_or(0));
-    const double hi = static_cast<double>(Int(stmt.get(), 4).value_or(0));
-    sums.min = sums.min ? std::min(*sums.min, lo) : lo;
-    sums.max = sums.max ? std::max(*sums.max, hi) : hi;
-    sums.sum_sq += sqlite3_column_double(stmt.get(), 5);
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    sums.Add(ApiName(Text(s, 0)), Int(s, 1).value_or(0), static_cast<double>(Int(s, 2).value_or(0)),
+             static_cast<double>(Int(s, 3).value_or(0)), static_cast<double>(Int(s, 4).value_or(0)),
+             sqlite3_column_double(s, 5));
   }
   if (rc != SQLITE_DONE) return SqlError(ctx, db, "reading the CUDA API calls failed");
-  double all_calls_ns = 0;  // Time (%): each function's share of all API time, as nsys gives it
-  for (const auto& [name, sums] : by_name) all_calls_ns += sums.total;
-  for (const auto& [name, sums] : by_name) {
-    if (sums.calls <= 0) continue;
-    model::ApiSummaryRow row;
-    row.name = name;
-    row.calls = sums.calls;
-    const double n = static_cast<double>(sums.calls);
-    row.time.total_ns = sums.total;
-    row.time.mean_ns = sums.total / n;
-    row.time.min_ns = sums.min;
-    row.time.max_ns = sums.max;
-    if (all_calls_ns > 0) row.time_pct = 100 * sums.total / all_calls_ns;
-    if (sums.calls > 1)
-      row.time.stddev_ns = std::sqrt(std::max(0.0, (sums.sum_sq - sums.total * sums.total / n) / (n - 1)));
-    ctx.sink.OnApiSummary(row);
-  }
+  sums.Emit(ctx);
   return OkStatus();
 }
 

@@ -260,7 +260,7 @@ void LaunchOverheadMd(std::string& out, const std::vector<analysis::FromInput<mo
 void RuntimeSections(std::string& out, const analysis::RuntimeSummaries& r, std::size_t top_k) {
   if (!r.api_calls.empty()) {
     out +=
-        "\n## CUDA API calls (nsys cuda_api_sum)\n\n| API | Calls | Total (ms) | Mean (ms) | Median (ms) | Max (ms) | "
+        "\n## CUDA API calls (nsys cuda_api_sum, or summed from a timeline's calls)\n\n| API | Calls | Total (ms) | Mean (ms) | Median (ms) | Max (ms) | "
         "Time % |\n";
     out += "|---|---:|---:|---:|---:|---:|---:|\n";
     for (std::size_t i = 0; i < r.api_calls.size() && i < top_k; ++i) {

@@ -2,7 +2,8 @@
 """Timeline findings on real files of ../shared/fixtures (skipped when absent),
 the evidence recomputed here from the files themselves:
 
-- a vLLM eager PyTorch trace: gpu_idle (idle = span - union of its kernel and
+- a vLLM eager PyTorch trace: its CUDA API calls per function (summed here
+  from its cuda_runtime and cuda_driver events), gpu_idle (idle = span - union of its kernel and
   memcpy/memset intervals) and launch_bound (launches of kernels whose mean
   duration is under 10 us, counted from the trace's kernel events);
 - an nsys stats folder: sync_calls (cudaDeviceSynchronize's total time in its
@@ -73,7 +74,22 @@ def vllm(tmp):
     check(f is not None, "vLLM eager: launch_bound fires")
     if f:
         check(f"{short} of {launches} launches" in f["evidence"], f"launch_bound evidence counts {short} of {launches}")
-    check(any(x.startswith("sync_calls:") for x in not_evaluated), "vLLM eager: sync_calls said not evaluated")
+    # Its CUDA API calls summed per function, as here from its cuda_runtime / cuda_driver events.
+    want = {}
+    for e in events:
+        if e.get("ph") == "X" and e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime"):
+            c, t = want.get(e["name"], (0, 0.0))
+            want[e["name"]] = (c + 1, t + float(e["dur"]))
+    with open(os.path.join(out, "kernels.json")) as f:
+        api = {a["name"]: (a["calls"], a["total_ms"]) for a in json.load(f)["cuda_api"]}
+    check(set(api) == set(want), f"vLLM eager: API functions {sorted(api)} == {sorted(want)}")
+    for name, (calls, total_us) in want.items():
+        if name in api:
+            check(api[name][0] == calls and abs(api[name][1] - total_us / 1e3) < 1e-6,
+                  f"vLLM eager: {name} {api[name]} == {calls} calls, {total_us / 1e3} ms")
+    synchronising = [n for n in want if "Synchronize" in n or (n.startswith("cudaMemcpy") and "Async" not in n)]
+    check(("sync_calls" in got) == bool(synchronising), f"vLLM eager: sync_calls fires iff it has {synchronising}")
+    check(not any(x.startswith("sync_calls:") for x in not_evaluated), "vLLM eager: sync_calls evaluated")
 
 
 def kiln(tmp):

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "src/core/utf8.h"
+#include "src/ingest/api_call_sums.h"
 #include "src/ingest/importer.h"
 #include "src/ingest/kineto/attribution.h"
 #include "src/ingest/kineto/byte_source.h"
@@ -99,9 +100,9 @@ std::vector<std::string_view> TopLevelKeys(std::string_view text, bool& open) {
 // run metadata) before traceEvents.
 bool IsKinetoKey(std::string_view key) {
   static constexpr std::string_view kKeys[] = {
-      "traceEvents",  "schemaVersion", "deviceProperties", "distributedInfo", "baseTimeNanoseconds",
-      "cupti_version", "cuda_runtime_version", "cuda_driver_version", "record_shapes", "with_stack",
-      "with_modules", "profile_memory", "with_flops"};
+      "traceEvents",   "schemaVersion",        "deviceProperties",    "distributedInfo", "baseTimeNanoseconds",
+      "cupti_version", "cuda_runtime_version", "cuda_driver_version", "record_shapes",   "with_stack",
+      "with_modules",  "profile_memory",       "with_flops"};
   return std::find(std::begin(kKeys), std::end(kKeys), key) != std::end(kKeys);
 }
 
@@ -190,24 +191,35 @@ int UsableCpus() {
 void RepairNames(kineto::TraceStore& store, const std::string& label, ImportContext& ctx) {
   const std::size_t replaced = store.names.ReplaceInvalidUtf8() + store.threads.ReplaceInvalidUtf8();
   if (replaced == 0) return;
-  ctx.diagnostics.Add(model::Diag::invalid_utf8, fmt::format("{}: {} byte(s) of names are not UTF-8; each shown as U+FFFD", label, replaced));
+  ctx.diagnostics.Add(model::Diag::invalid_utf8,
+                      fmt::format("{}: {} byte(s) of names are not UTF-8; each shown as U+FFFD", label, replaced));
 }
 
-// Reads one trace; false when nothing usable came out of it.
-bool ImportOneTrace(ByteSource& source, const std::string& label, ImportContext& ctx,
+// The trace's cuda_runtime / cuda_driver calls, added to the input's sums.
+void SumApiCalls(const kineto::TraceStore& store, ApiCallSums& sums) {
+  for (const auto& call : store.calls) {
+    if (call.end >= call.start) sums.Add(store.names[call.name], static_cast<double>(call.end - call.start));
+  }
+}
+
+// Reads one trace; false when nothing usable came out of it. Its API calls
+// go into `api` (one set of rows per input: the ranks of an archive add up).
+bool ImportOneTrace(ByteSource& source, const std::string& label, ImportContext& ctx, ApiCallSums& api,
                     const kineto::SplitRead* split = nullptr) {
   kineto::TraceStore store;
   const kineto::ReadOutcome read =
       kineto::ReadTrace(source, store, ctx.diagnostics, label, kineto::kDefaultBufferBytes, true, split);
   if (!read.error.empty()) {
     store.cut_short = true;
-    ctx.diagnostics.Add(model::Diag::kineto_json_error, fmt::format("{}: {} (the JSON text is damaged or cut short; the {} events before it are "
+    ctx.diagnostics.Add(model::Diag::kineto_json_error,
+                        fmt::format("{}: {} (the JSON text is damaged or cut short; the {} events before it are "
                                     "kept)",
                                     label, read.error, store.events));
   }
   if (store.events == 0 && !read.error.empty()) return false;
   RepairNames(store, label, ctx);
   kineto::EmitTrace(store, label, ctx);
+  SumApiCalls(store, api);
   return true;
 }
 
@@ -256,6 +268,7 @@ Status ImportArchive(const std::filesystem::path& file, ImportContext& ctx) {
   if (size_error) limit.file_bytes = 0;
   limit.limit = kineto::InflateLimitOrOverride(limit.file_bytes);
   int traces = 0;
+  ApiCallSums api;
   archive_entry* entry = nullptr;
   int rc = 0;
   // ARCHIVE_WARN: the entry is whole, but something in its header could not
@@ -278,17 +291,19 @@ Status ImportArchive(const std::filesystem::path& file, ImportContext& ctx) {
     }
     std::unique_ptr<ByteSource> inflated = gzip ? kineto::GunzipSource(source) : nullptr;
     const std::string label = ctx.source + ":" + member;
-    if (ImportOneTrace(inflated ? *inflated : source, label, ctx)) ++traces;
+    if (ImportOneTrace(inflated ? *inflated : source, label, ctx, api)) ++traces;
     if (inflated) RETURN_IF_ERROR(InflateRefusal(*inflated, label));
     RETURN_IF_ERROR(InflateRefusal(source, ctx.source));
   }
   if (rc != ARCHIVE_EOF) {
-    ctx.diagnostics.Add(model::Diag::kineto_json_error, fmt::format("{}: the archive is damaged or cut short ({}); the {} trace(s) before it are kept",
+    ctx.diagnostics.Add(model::Diag::kineto_json_error,
+                        fmt::format("{}: the archive is damaged or cut short ({}); the {} trace(s) before it are kept",
                                     ctx.source, ArchiveError(a.get()), traces));
   }
   if (traces == 0) {
     return MakeError(ExitStatus::kInput, fmt::format("{}: an archive without a readable Kineto trace", ctx.source));
   }
+  api.Emit(ctx);
   return OkStatus();
 }
 
@@ -322,8 +337,10 @@ Status ImportKinetoTrace(const std::filesystem::path& file, ImportContext& ctx) 
   // One CPU: one thread, but the records are still reserved from the size.
   const kineto::SplitRead split{file.string(), size_error ? 0 : size,
                                 UsableCpus() >= 2 ? kSplitFromBytes : std::numeric_limits<std::uint64_t>::max()};
-  const bool read = ImportOneTrace(*source, ctx.source, ctx, &split);
+  ApiCallSums api;
+  const bool read = ImportOneTrace(*source, ctx.source, ctx, api, &split);
   RETURN_IF_ERROR(InflateRefusal(*source, ctx.source));
+  if (read) api.Emit(ctx);
   if (!read) {
     return MakeError(ExitStatus::kInput, fmt::format("{}: no event could be read from the trace", ctx.source))
         .WithNote(
