@@ -28,18 +28,34 @@ TimelineFinding Finding(std::string rule, std::string scope, double saving, std:
   return {std::move(rule), std::move(scope), saving, span, pct, std::move(message), std::move(evidence)};
 }
 
-// gpu_idle: a device idle for kIdleMinPct % or more of its span.
+// gpu_idle: devices idle for kIdleMinPct % or more of their span; one
+// finding for all of them (their idle time over their spans), each device's
+// share in the evidence.
 void GpuIdle(const TimelineEvidence& e, TimelineRulesResult& out) {
+  std::vector<const DeviceBusy*> idle;
   for (const auto& d : e.devices) {
-    if (!d.idle_pct || *d.idle_pct < kIdleMinPct) continue;
-    out.findings.push_back(Finding(
-        "gpu_idle", "device " + d.device, *d.idle_ns, d.span_ns,
-        "The GPU waits for the CPU for this share of its span: find what the host does in the gaps (kernel launches, "
-        "synchronisation, data loading, Python); CUDA graphs, fewer synchronisations and host work overlapped with "
-        "the GPU close them",
-        fmt::format("busy {:.3f} ms, idle {:.3f} ms of a {:.3f} ms span; {} kernels, {} copies", *d.busy_ns / 1e6,
-                    *d.idle_ns / 1e6, d.span_ns / 1e6, d.kernels, d.copies)));
+    if (d.idle_pct && *d.idle_pct >= kIdleMinPct) idle.push_back(&d);
   }
+  if (idle.empty()) return;
+  double idle_ns = 0, busy_ns = 0, span_ns = 0;
+  std::vector<std::string> shares, names;
+  for (const DeviceBusy* d : idle) {
+    idle_ns += *d->idle_ns, busy_ns += *d->busy_ns, span_ns += d->span_ns;
+    names.push_back(d->device);
+    shares.push_back(fmt::format("{} {:.1f} %", d->device, *d->idle_pct));
+  }
+  std::string evidence =
+      fmt::format("busy {:.3f} ms, idle {:.3f} ms of a {:.3f} ms span", busy_ns / 1e6, idle_ns / 1e6, span_ns / 1e6);
+  if (idle.size() > 1)
+    evidence += fmt::format(" (summed over the devices); idle per device: {}", fmt::join(shares, ", "));
+  if (idle.size() == 1) evidence += fmt::format("; {} kernels, {} copies", idle[0]->kernels, idle[0]->copies);
+  out.findings.push_back(Finding(
+      "gpu_idle", fmt::format("{} {}", idle.size() > 1 ? "devices" : "device", fmt::join(names, ", ")), idle_ns,
+      span_ns,
+      "The GPU waits for the CPU for this share of its span: find what the host does in the gaps (kernel launches, "
+      "synchronisation, data loading, Python); CUDA graphs, fewer synchronisations and host work overlapped with "
+      "the GPU close them",
+      std::move(evidence)));
 }
 
 // The mean time of the launch call (cudaLaunchKernel), over every launch
@@ -111,8 +127,7 @@ void SyncCalls(const TimelineEvidence& e, TimelineRulesResult& out) {
     calls += a.calls;
     names.push_back(fmt::format("{} {} calls, {:.3f} ms", a.name, a.calls, *a.time.total_ns / 1e6));
   }
-  double span = 0;
-  for (const auto& d : e.devices) span = std::max(span, d.span_ns);
+  const double span = SpanNs(e.devices);  // every device's: the calls are every rank's
   const bool share_known = span > 0;
   if (sync_ns <= 0 || (share_known && 100 * sync_ns / span < kSyncMinPct)) return;
   const double idle = IdleNs(e.devices);

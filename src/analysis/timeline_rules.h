@@ -30,7 +30,7 @@ inline constexpr double kIdleMinPct = 10;         // gpu_idle: idle share of a d
 inline constexpr double kShortKernelNs = 10'000;  // launch_bound: a kernel averaging under 10 us
 inline constexpr double kShortLaunchMinPct = 50;  // ... making up this share of the launches
 inline constexpr std::uint64_t kLaunchBoundMinLaunches = 100;
-inline constexpr double kSyncMinPct = 5;  // sync_calls: share of the longest device span
+inline constexpr double kSyncMinPct = 5;  // sync_calls: share of the devices' spans summed
 
 struct TimelineEvidence {
   std::string times_from;                                 // the timing input

@@ -51,6 +51,22 @@ TEST(TimelineRules, AnIdleGpuIsFoundWithItsIdleTime) {
   EXPECT_EQ(f->scope, "device 0");
 }
 
+TEST(TimelineRules, IdleDevicesMakeOneFindingOverTheirSpans) {
+  auto e = Timeline(Device(100, 60), {Kernel("gemm", 10, 6e6)});
+  DeviceBusy second = Device(50, 20), busy = Device(10, 10);
+  second.device = "1";
+  busy.device = "2";
+  e.devices.push_back(second);
+  e.devices.push_back(busy);
+  const auto r = EvaluateTimelineRules(e);
+  ASSERT_EQ(r.findings.size(), 1u);
+  const TimelineFinding& f = r.findings[0];
+  EXPECT_EQ(f.scope, "devices 0, 1");  // device 2 is never idle
+  EXPECT_DOUBLE_EQ(f.saving_ns, 70e6);
+  EXPECT_DOUBLE_EQ(*f.span_ns, 150e6);
+  EXPECT_NE(f.evidence.find("idle per device: 0 40.0 %, 1 60.0 %"), std::string::npos) << f.evidence;
+}
+
 TEST(TimelineRules, ABusyGpuIsNotIdle) {
   const auto r = EvaluateTimelineRules(Timeline(Device(100, 95), {Kernel("gemm", 10, 9.5e6)}));
   EXPECT_EQ(Find(r, "gpu_idle"), nullptr);
