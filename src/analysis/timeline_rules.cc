@@ -140,6 +140,32 @@ void SyncCalls(const TimelineEvidence& e, TimelineRulesResult& out) {
       fmt::format("{} synchronising call(s), {:.3f} ms: {}", calls, sync_ns / 1e6, fmt::join(names, "; "))));
 }
 
+bool LoadsModules(std::string_view api) {
+  return api.starts_with("cuModuleLoad") || api.starts_with("cuLibraryLoad") || api.starts_with("cudaLibraryLoad");
+}
+
+// startup_cost: loading GPU code (cuModuleLoad*, cuLibraryLoad*) takes a
+// large share of the CUDA API time: a one-off start-up cost inside the
+// measured window, not steady state.
+void StartupCost(const TimelineEvidence& e, TimelineRulesResult& out) {
+  double all_ns = 0, load_ns = 0;
+  std::int64_t calls = 0;
+  for (const auto& a : e.api_calls) {
+    if (!a.time.total_ns) continue;
+    all_ns += *a.time.total_ns;
+    if (LoadsModules(a.name)) load_ns += *a.time.total_ns, calls += a.calls;
+  }
+  if (all_ns <= 0 || 100 * load_ns / all_ns < kStartupMinPct) return;
+  const double span = SpanNs(e.devices);
+  out.findings.push_back(Finding(
+      "startup_cost", "host", load_ns, span > 0 ? std::optional(span) : std::nullopt,
+      "Loading GPU code is a one-off start-up cost inside the measured window, not steady state: measure after "
+      "warm-up (nsys --delay or a capture range around steady-state steps, the profiler's schedule with warm-up "
+      "steps), and load modules lazily (CUDA_MODULE_LOADING=LAZY) if start-up time matters",
+      fmt::format("{} module-loading call(s), {:.3f} ms: {:.1f} % of all CUDA API time ({:.3f} ms)", calls,
+                  load_ns / 1e6, 100 * load_ns / all_ns, all_ns / 1e6)));
+}
+
 }  // namespace
 
 TimelineRulesResult EvaluateTimelineRules(const TimelineEvidence& evidence) {
@@ -149,6 +175,7 @@ TimelineRulesResult EvaluateTimelineRules(const TimelineEvidence& evidence) {
     LaunchBound(evidence, out);
   }
   SyncCalls(evidence, out);
+  StartupCost(evidence, out);
   if (!evidence.timeline && out.findings.empty())
     out.not_evaluated.clear();  // nothing to say of a summary or ncu input
   std::stable_sort(out.findings.begin(), out.findings.end(),

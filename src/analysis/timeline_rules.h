@@ -16,7 +16,7 @@
 namespace llmpo::analysis {
 
 struct TimelineFinding {
-  std::string rule;       // "gpu_idle", "launch_bound", "sync_calls"
+  std::string rule;       // "gpu_idle", "launch_bound", "sync_calls", "startup_cost"
   std::string scope;      // "device 0", "all devices"
   double saving_ns = 0;   // upper bound of what fixing it could save
   std::optional<double> span_ns;     // the measured time the bound is a share of; null: no timeline
@@ -30,6 +30,7 @@ inline constexpr double kIdleMinPct = 10;         // gpu_idle: idle share of a d
 inline constexpr double kShortKernelNs = 10'000;  // launch_bound: a kernel averaging under 10 us
 inline constexpr double kShortLaunchMinPct = 50;  // ... making up this share of the launches
 inline constexpr std::uint64_t kLaunchBoundMinLaunches = 100;
+inline constexpr double kStartupMinPct = 20;  // startup_cost: module loading's share of all CUDA API time
 inline constexpr double kSyncMinPct = 5;  // sync_calls: share of the devices' spans summed
 
 struct TimelineEvidence {

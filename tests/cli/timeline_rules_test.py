@@ -108,6 +108,11 @@ def kiln(tmp):
     if f:
         check(abs(f["saving_ms"] - sync / 1e6) < 1e-6, f"sync_calls saving {f['saving_ms']} == {sync / 1e6} ms")
         check(f["span_ms"] is None and f["saving_pct_of_span"] is None, "kiln: no timeline, so no span")
+    load = sum(float(r["Total Time (ns)"]) for r in rows if r["Name"].startswith(("cuModuleLoad", "cuLibraryLoad", "cudaLibraryLoad")))
+    every = sum(float(r["Total Time (ns)"]) for r in rows)
+    f = got.get("startup_cost")
+    check(f is not None and abs(f["saving_ms"] - load / 1e6) < 1e-6, f"kiln: startup_cost is module loading's {load / 1e6} ms")
+    check(f is not None and f"{100 * load / every:.1f} % of all CUDA API time" in f["evidence"], "kiln: its API share")
 
 
 def stream_simple(tmp):

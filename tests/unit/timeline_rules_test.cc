@@ -134,5 +134,18 @@ TEST(TimelineRules, ASummaryWithoutTimelineGetsTheSyncRuleWithNoSpan) {
   EXPECT_TRUE(EvaluateTimelineRules(TimelineEvidence{}).not_evaluated.empty());  // an ncu input: nothing to say
 }
 
+TEST(TimelineRules, ModuleLoadingIsCalledAStartUpCost) {
+  TimelineEvidence e;
+  e.api_calls = {Api("cuModuleLoadData", 7, 300), Api("cudaLaunchKernel", 1000, 700)};
+  const TimelineFinding* f = nullptr;
+  const auto r = EvaluateTimelineRules(e);
+  f = Find(r, "startup_cost");
+  ASSERT_NE(f, nullptr);
+  EXPECT_DOUBLE_EQ(f->saving_ns, 300e6);
+  EXPECT_NE(f->evidence.find("30.0 % of all CUDA API time"), std::string::npos) << f->evidence;
+  e.api_calls = {Api("cuModuleLoadData", 7, 100), Api("cudaLaunchKernel", 1000, 900)};  // 10 %
+  EXPECT_EQ(Find(EvaluateTimelineRules(e), "startup_cost"), nullptr);
+}
+
 }  // namespace
 }  // namespace llmpo::analysis
