@@ -13,9 +13,11 @@
 #include "src/core/atomic_file.h"
 #include "src/ingest/input_file.h"
 #include "src/pipeline/environment.h"
+#include "src/pipeline/nsys_agent.h"
 #include "src/pipeline/process.h"
 #include "src/pipeline/progress.h"
 #include "src/pipeline/run_reports.h"
+#include "src/pipeline/step_outputs.h"
 #include "src/pipeline/tool_version.h"
 #include "src/pipeline/trace_job.h"
 
@@ -180,36 +182,53 @@ class Executor {
       Fail(ExitStatus::kToolMissing, step.reason);
       failed_tools_.insert(tool);
     } else {
-      step.exit_code = result->exit_code;
-      step.duration_s = result->duration_s;
-      if (stop_.stopped()) {
-        step.status = StepStatus::kInterrupted;
-        step.reason = fmt::format("interrupted by {}{}", strsignal(stop_.signal()->load()),
-                                  result->forwarded_signal ? "; the signal was passed on to the tool" : "");
-      } else if (result->timed_out) {
-        step.status = StepStatus::kFailed;
-        step.reason = fmt::format("{} timed out after {:g} s (pipeline.step_timeout_s) and was stopped; {}", cmd.step,
-                                  options_.step_timeout_s,
-                                  tool == "trace" ? "raise the limit, or run the program for less time"
-                                                  : "raise the limit, or profile fewer kernels (launch_count, "
-                                                    "kernel filters, top_kernels)");
-        Fail(ExitStatus::kToolFailed, step.reason);
-        failed_tools_.insert(tool);
-      } else if (result->exit_code != 0) {
-        step.status = StepStatus::kFailed;
-        step.reason = FailureReason(cmd, tool, result->exit_code, run_.dir() / out, run_.dir() / err);
-        if (std::string too_old = tool == "trace" ? "" : TooOld(tool); !too_old.empty()) step.reason += "; " + too_old;
-        Fail(ExitStatus::kToolFailed, step.reason);
-        failed_tools_.insert(tool);
-      } else {
-        step.status = StepStatus::kOk;
-        succeeded_.insert(cmd.step);
-      }
+      // An agent nsys left behind (a failure, a timeout, an interrupt) is stopped.
+      const bool agent_left = cmd.step == "nsys" && StopNsysAgents(result->pid) > 0;
+      Judge(step, cmd, tool, *result, run_.dir() / out, run_.dir() / err);
+      if (agent_left) step.reason += (step.reason.empty() ? "" : "; ") + std::string("nsys left its agent process "
+                                     "(nsys --start-agent) running; it was stopped");
     }
     run_.AddStep(step);
     // What was traced is summarised after a failure or an interrupt too.
     if (tool == "trace" && step.status != StepStatus::kSkipped) SummariseTrace();
     (void)run_.WriteManifest(RunStatus::kRunning);
+  }
+
+  // How a step that ran ended: interrupted, timed out, failed (its exit
+  // status, or outputs missing or reported as errors), or ok.
+  void Judge(StepRecord& step, const PlannedCommand& cmd, const std::string& tool, const ProcessResult& result,
+             const fs::path& out, const fs::path& err) {
+    step.exit_code = result.exit_code;
+    step.duration_s = result.duration_s;
+    step.status = StepStatus::kFailed;
+    if (stop_.stopped()) {
+      step.status = StepStatus::kInterrupted;
+      step.reason = fmt::format("interrupted by {}{}", strsignal(stop_.signal()->load()),
+                                result.forwarded_signal ? "; the signal was passed on to the tool" : "");
+      return;
+    }
+    if (result.timed_out) {
+      step.reason = fmt::format("{} timed out after {:g} s (pipeline.step_timeout_s) and was stopped; {}", cmd.step,
+                                options_.step_timeout_s,
+                                tool == "trace" ? "raise the limit, or run the program for less time"
+                                                : "raise the limit, or profile fewer kernels (launch_count, "
+                                                  "kernel filters, top_kernels)");
+    } else if (result.exit_code != 0 && !NormalEnding(cmd, result.exit_code)) {
+      step.reason = FailureReason(cmd, tool, result.exit_code, out, err);
+      if (std::string too_old = tool == "trace" ? "" : TooOld(tool); !too_old.empty()) step.reason += "; " + too_old;
+    } else if (std::string problem = tool == "trace" ? "" : StepOutputProblem(cmd, run_.dir(), out, err);
+               !problem.empty()) {
+      step.reason = fmt::format("{}; see {}/{}.stderr.log", problem, tool, cmd.step);
+      Fail(ExitStatus::kToolFailed, step.reason);
+      if (cmd.step == tool) failed_tools_.insert(tool);  // a failed post-processing step blocks no other
+      return;
+    } else {
+      step.status = StepStatus::kOk;
+      succeeded_.insert(cmd.step);
+      return;
+    }
+    Fail(ExitStatus::kToolFailed, step.reason);
+    failed_tools_.insert(tool);
   }
 
   // The tracer's traces, read once right after its run (the top kernels and
@@ -273,6 +292,7 @@ class Executor {
     } else if (FileMentions(out, "ERR_NVGPUCTRPERM") || FileMentions(err, "ERR_NVGPUCTRPERM")) {
       reason += ": no permission for GPU performance counters (see llm-perf-opt doctor)";
     } else {
+      if (std::string said = FirstErrorLine(out, err); !said.empty()) reason += fmt::format(": \"{}\"", said);
       reason += fmt::format("; see {}/{}.stderr.log", tool, cmd.step);
     }
     return reason;

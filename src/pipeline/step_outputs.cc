@@ -1,0 +1,140 @@
+#include "src/pipeline/step_outputs.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+
+namespace llmpo::pipeline {
+namespace fs = std::filesystem;
+namespace {
+
+// The value after `flag` ("--output X") or in "--flag=X"; "" when absent.
+std::string OptionValue(const Argv& argv, const std::string& flag) {
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    if (argv[i] == flag && i + 1 < argv.size()) return argv[i + 1];
+    if (argv[i].starts_with(flag + "=")) return argv[i].substr(flag.size() + 1);
+  }
+  return "";
+}
+
+bool NonEmptyFile(const fs::path& file) {
+  std::error_code ec;
+  return fs::is_regular_file(file, ec) && fs::file_size(file, ec) > 0 && !ec;
+}
+
+bool Mentions(const fs::path& file, std::string_view text) {
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::string Trim(std::string line) {
+  const auto first = line.find_first_not_of(" \t\r");
+  const auto last = line.find_last_not_of(" \t\r");
+  line = first == std::string::npos ? "" : line.substr(first, last - first + 1);
+  if (line.size() > 300) line = line.substr(0, 300) + "...";
+  return line;
+}
+
+// nsys' reports of the step: run.nsys-rep, or run.1.nsys-rep, ... with repeat.
+std::vector<fs::path> NsysReports(const fs::path& base) {
+  std::vector<fs::path> found;
+  std::error_code ec;
+  const std::string stem = base.filename().string();
+  for (auto it = fs::directory_iterator(base.parent_path(), ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.starts_with(stem + ".") && name.ends_with(".nsys-rep") && NonEmptyFile(it->path())) {
+      found.push_back(it->path());
+    }
+  }
+  return found;
+}
+
+std::string WithToolWords(std::string problem, const fs::path& out, const fs::path& err) {
+  if (std::string said = FirstErrorLine(out, err); !said.empty()) problem += fmt::format(": \"{}\"", said);
+  return problem;
+}
+
+std::string NsysProblem(const PlannedCommand& cmd, const fs::path& out, const fs::path& err) {
+  const fs::path base = OptionValue(cmd.argv, "--output");
+  if (base.empty() || !NsysReports(base).empty()) return "";
+  std::error_code ec;
+  if (fs::exists(base.string() + ".qdstrm", ec)) {
+    return WithToolWords(
+        fmt::format("nsys wrote only the raw capture {}.qdstrm, no .nsys-rep (it could not run its importer, "
+                    "QdstrmImporter)",
+                    base.filename().string()),
+        out, err);
+  }
+  return WithToolWords("nsys wrote no report (.nsys-rep)", out, err);
+}
+
+std::string StatsProblem(const PlannedCommand& cmd, const fs::path& out, const fs::path& err) {
+  if (std::string said = FirstErrorLine(out, err); !said.empty()) return fmt::format("nsys stats: \"{}\"", said);
+  // "SKIPPED: ... does not contain ..." is nsys' word that the capture has no such data.
+  if (Mentions(out, "SKIPPED:") || Mentions(err, "SKIPPED:")) return "";
+  const std::string csv = OptionValue(cmd.argv, "--output") + "_" + OptionValue(cmd.argv, "--report") + ".csv";
+  return NonEmptyFile(csv) ? "" : fmt::format("nsys stats wrote no {}", fs::path(csv).filename().string());
+}
+
+}  // namespace
+
+std::string FirstErrorLine(const fs::path& out, const fs::path& err) {
+  for (const fs::path& file : {err, out}) {
+    std::ifstream in(file);
+    std::string line;
+    while (std::getline(in, line)) {
+      const std::string t = Trim(line);
+      if (t.starts_with("ERROR") || t.starts_with("==ERROR==") || t.starts_with("Importer error") ||
+          t.find("[libprotobuf ERROR") != std::string::npos) {
+        return t;
+      }
+    }
+  }
+  return "";
+}
+
+std::string StepOutputProblem(const PlannedCommand& cmd, const fs::path& run_dir, const fs::path& out,
+                              const fs::path& err) {
+  if (cmd.step == "nsys") return NsysProblem(cmd, out, err);
+  if (cmd.step == "nsys-stats") return StatsProblem(cmd, out, err);
+  if (cmd.step == "nsys-export") {
+    const fs::path sqlite = OptionValue(cmd.argv, "--output");
+    if (std::string said = FirstErrorLine(out, err); !said.empty()) return fmt::format("nsys export: \"{}\"", said);
+    return NonEmptyFile(sqlite) ? "" : WithToolWords("nsys export wrote no SQLite file", out, err);
+  }
+  if (cmd.step == "ncu") {
+    const fs::path report = OptionValue(cmd.argv, "--export") + ".ncu-rep";
+    if (NonEmptyFile(report)) return "";
+    if (Mentions(out, "No kernels were profiled") || Mentions(err, "No kernels were profiled")) {
+      return "ncu profiled no kernel and wrote no report. Check the kernel and NVTX filters (push/pop ranges need "
+             "a trailing '/', named domains DOMAIN@range/) and launch-skip/count";
+    }
+    if (Mentions(out, "No ranges were profiled") || Mentions(err, "No ranges were profiled")) {
+      return "ncu profiled no range and wrote no report. Range replay needs NVTX includes that match ranges "
+             "around CUDA work";
+    }
+    return WithToolWords("ncu wrote no report (.ncu-rep)", out, err);
+  }
+  if (cmd.step.starts_with("ncu-")) {
+    if (std::string said = FirstErrorLine(out, err); !said.empty()) return fmt::format("ncu: \"{}\"", said);
+    if (!cmd.stdout_to.empty() && !NonEmptyFile(run_dir / cmd.stdout_to)) {
+      return fmt::format("ncu wrote nothing to {}", cmd.stdout_to);
+    }
+  }
+  return "";
+}
+
+bool NormalEnding(const PlannedCommand& cmd, int exit_code) {
+  if (cmd.step != "nsys" || exit_code != 143) return false;
+  const bool capture_range = std::any_of(cmd.argv.begin(), cmd.argv.end(),
+                                         [](const std::string& a) { return a == "--capture-range=nvtx"; });
+  return capture_range && !NsysReports(OptionValue(cmd.argv, "--output")).empty();
+}
+
+}  // namespace llmpo::pipeline

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# `profile` with the real nsys on our CPU NVTX program (tests/tracer/
+# nvtx_cpu_program.cc: push/pop, start/end across threads, named domains,
+# worker threads): the run is ok, run.json records nsys' version, and the
+# region report equals `nsys stats`' NVTX summary of the same capture,
+# every range. Then capture_range=nvtx: nsys ends with 143 when the range
+# closes, and the step is ok because the report is complete.
+#   profile_nsys_test.sh BIN NVTX_CPU_PROGRAM
+set -euo pipefail
+bin=$1 program=$2
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib.sh
+. "$here/lib.sh"
+require_tools nsys
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+
+step() {  # step RUN_JSON NAME -> "status|reason"
+  python3 -c 'import json,sys
+for s in json.load(open(sys.argv[1]))["steps"]:
+    if s["name"] == sys.argv[2]: print(s["status"] + "|" + s.get("reason", ""))' "$1" "$2"
+}
+field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval("d" + sys.argv[2]))' "$1" "$2"; }
+
+"$bin" profile hydra.run.dir=run pipeline.nsys.enable=true "pipeline.nsys.trace='nvtx,osrt'" -- "$program" \
+  >out.txt 2>err.txt || fail "profile exited with $?: $(cat err.txt run/nsys/*.log)"
+[[ $(field run/run.json '["status"]') == ok ]] || fail "run status: $(cat run/run.json)"
+for s in nsys nsys-stats nsys-export report; do
+  [[ $(step run/run.json $s) == "ok|" ]] || fail "step $s: $(step run/run.json $s)"
+done
+version=$(field run/run.json '["tools"]["nsys"]["version"]')
+[[ $version == 20* ]] || fail "run.json records no nsys version: $version"
+grep -q -- "--cpuctxsw=none" run/nsys/cmd.txt || fail "cmd.txt without --cpuctxsw=none: $(cat run/nsys/cmd.txt)"
+
+# nsys' own NVTX summary of the same capture (2022.x calls it nvtxsum).
+report=nvtx_sum
+[[ ${version%%.*} -lt 2023 ]] && report=nvtxsum
+nsys stats --report "$report" --format csv --output stats run/nsys/run.sqlite >stats.log 2>&1 ||
+  fail "nsys stats: $(cat stats.log)"
+python3 "$here/compare_nvtxsum.py" run/ncu/regions/report.json "stats_$report.csv" || fail "regions differ from nsys stats"
+
+# capture_range=nvtx: 143 once "outer" closes, a complete report, step ok.
+"$bin" profile hydra.run.dir=range pipeline.nsys.enable=true "pipeline.nsys.trace='nvtx,osrt'" \
+  pipeline.nsys.capture_range=nvtx pipeline.nsys.nvtx_capture=outer -- "$program" >out.txt 2>err.txt ||
+  fail "capture range: exit $?: $(cat err.txt range/nsys/*.log)"
+[[ $(step range/run.json nsys) == "ok|" ]] || fail "capture-range step: $(step range/run.json nsys)"
+echo "profile with nsys $version: ok"
