@@ -20,7 +20,9 @@ def number(text):
 def nsys_ranges(path):
     with open(path, newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
-    header_at = next(i for i, r in enumerate(rows) if "Range" in r and "Instances" in r)
+    header_at = next((i for i, r in enumerate(rows) if "Range" in r and "Instances" in r), None)
+    if header_at is None:
+        return {}  # an empty file: the capture has no NVTX ranges
     header = rows[header_at]
     col = {name: header.index(name) for name in header}
     ranges = {}
