@@ -169,10 +169,12 @@ std::string VersionLimits(const Check& tool) {
 std::string NcuVerdict(const Check& ncu, bool gpu, bool counters, bool counters_unknown) {
   const bool found = !ncu.detail.starts_with("not found");
   std::string verdict = gpu && ncu.ok && counters ? "will work"
-                        : !found                  ? "will not work: ncu missing"
-                        : !ncu.ok                 ? "will not work: " + ncu.detail
-                        : !gpu ? "will not work: no GPU (ncu runs the program but profiles no kernel); reading saved "
-                                 ".ncu-rep reports with it works"
+                        : !gpu && found && ncu.ok
+                            ? "will not work: no GPU (ncu runs the program but profiles no kernel); reading saved "
+                              ".ncu-rep reports with it works"
+                        : !gpu             ? "will not work: no GPU"
+                        : !found           ? "will not work: ncu missing"
+                        : !ncu.ok          ? "will not work: " + ncu.detail
                         : counters_unknown ? "may fail: counter access could not be checked"
                                            : "may fail: counter access is restricted";
   if (found && ncu.ok) verdict += VersionLimits(ncu);
@@ -184,8 +186,7 @@ std::string NsysVerdict(const Check& nsys, bool gpu) {
   std::string verdict = !found     ? "will not work: nsys missing"
                         : !nsys.ok ? "will not work: " + nsys.detail
                         : gpu      ? "will work"
-                                   : "NVTX ranges and OS runtime calls only (no GPU, so no CUDA kernels); "
-                                     "pipeline.nsys.trace=nvtx,osrt records them";
+                                   : "NVTX ranges and OS runtime calls only (no GPU, so no CUDA kernels)";
   if (found && nsys.ok) verdict += VersionLimits(nsys);
   return "nsys timeline (pipeline.nsys.enable=true): " + verdict;
 }

@@ -78,8 +78,9 @@ std::string StatsProblem(const PlannedCommand& cmd, const fs::path& out, const f
   if (std::string said = FirstErrorLine(out, err); !said.empty()) return fmt::format("nsys stats: \"{}\"", said);
   // "SKIPPED: ... does not contain ..." is nsys' word that the capture has no such data.
   if (Mentions(out, "SKIPPED:") || Mentions(err, "SKIPPED:")) return "";
-  const std::string csv = OptionValue(cmd.argv, "--output") + "_" + OptionValue(cmd.argv, "--report") + ".csv";
-  return NonEmptyFile(csv) ? "" : fmt::format("nsys stats wrote no {}", fs::path(csv).filename().string());
+  const std::string prefix = OptionValue(cmd.argv, "--output");
+  const std::string csv = prefix + "_" + OptionValue(cmd.argv, "--report") + ".csv";
+  return prefix.empty() || NonEmptyFile(csv) ? "" : fmt::format("nsys stats wrote no {}", fs::path(csv).filename().string());
 }
 
 }  // namespace
@@ -106,11 +107,11 @@ std::string StepOutputProblem(const PlannedCommand& cmd, const fs::path& run_dir
   if (cmd.step == "nsys-export") {
     const fs::path sqlite = OptionValue(cmd.argv, "--output");
     if (std::string said = FirstErrorLine(out, err); !said.empty()) return fmt::format("nsys export: \"{}\"", said);
-    return NonEmptyFile(sqlite) ? "" : WithToolWords("nsys export wrote no SQLite file", out, err);
+    return sqlite.empty() || NonEmptyFile(sqlite) ? "" : WithToolWords("nsys export wrote no SQLite file", out, err);
   }
   if (cmd.step == "ncu") {
-    const fs::path report = OptionValue(cmd.argv, "--export") + ".ncu-rep";
-    if (NonEmptyFile(report)) return "";
+    const std::string base = OptionValue(cmd.argv, "--export");
+    if (base.empty() || NonEmptyFile(base + ".ncu-rep")) return "";
     if (Mentions(out, "No kernels were profiled") || Mentions(err, "No kernels were profiled")) {
       return "ncu profiled no kernel and wrote no report. Check the kernel and NVTX filters (push/pop ranges need "
              "a trailing '/', named domains DOMAIN@range/) and launch-skip/count";

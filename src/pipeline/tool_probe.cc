@@ -88,23 +88,39 @@ Error Refusal(const ToolInfo& ncu, const std::string& what, const std::string& k
 
 }  // namespace
 
+// Calls `each` with every line of `text`.
+template <typename F>
+void ForEachLine(std::string_view text, F each) {
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    each(text.substr(start, end - start));
+    start = end + 1;
+  }
+}
+
 std::set<std::string> LongOptions(std::string_view help) {
-  static const RE2 kOption(R"((?m)^\s+(?:-\w \[ )?(--[a-z][a-z0-9-]*))");
+  // "  --nvtx   Enable ...", "  -k [ --kernel-name ] arg   ..."
+  static const RE2 kOption(R"(^\s+(?:-\w \[ )?(--[a-z][a-z0-9-]*))");
   std::set<std::string> options;
-  re2::StringPiece input(help.data(), help.size());
-  std::string option;
-  while (RE2::FindAndConsume(&input, kOption, &option)) options.insert(option);
+  ForEachLine(help, [&](std::string_view line) {
+    std::string option;
+    if (RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), kOption, &option)) options.insert(option);
+  });
   return options;
 }
 
 std::set<std::string> SectionIds(std::string_view list_sections) {
-  static const RE2 kRow(R"((?m)^([A-Za-z][A-Za-z0-9_]*)\s+\S)");
+  // "SpeedOfLight    GPU Speed Of Light Throughput   yes   ...": the id starts the line.
+  static const RE2 kRow(R"(^([A-Za-z][A-Za-z0-9_]*)\s+\S)");
   std::set<std::string> ids;
-  re2::StringPiece input(list_sections.data(), list_sections.size());
-  std::string id;
-  while (RE2::FindAndConsume(&input, kRow, &id)) {
-    if (id != "Identifier") ids.insert(id);
-  }
+  ForEachLine(list_sections, [&](std::string_view line) {
+    std::string id;
+    if (RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), kRow, &id) && id != "Identifier") {
+      ids.insert(id);
+    }
+  });
   return ids;
 }
 
