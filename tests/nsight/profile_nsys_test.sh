@@ -3,7 +3,8 @@
 # nvtx_cpu_program.cc: push/pop, start/end across threads, named domains,
 # worker threads): the run is ok, run.json records nsys' version, and the
 # region report equals `nsys stats`' NVTX summary of the same capture,
-# every range. Then capture_range=nvtx: nsys ends with 143 when the range
+# every range; our tracer on the same program finds the same ranges, nesting
+# and counts. Then capture_range=nvtx: nsys ends with 143 when the range
 # closes, and the step is ok because the report is complete.
 #   profile_nsys_test.sh BIN NVTX_CPU_PROGRAM
 set -euo pipefail
@@ -38,6 +39,21 @@ report=nvtx_sum
 nsys stats --report "$report" --format csv --output stats run/nsys/run.sqlite >stats.log 2>&1 ||
   fail "nsys stats: $(cat stats.log)"
 python3 "$here/compare_nvtxsum.py" run/ncu/regions/report.json "stats_$report.csv" || fail "regions differ from nsys stats"
+
+# Our tracer (`trace`) on the same program: the same ranges, nesting,
+# domains, kinds and instance counts as nsys' capture.
+"$bin" trace hydra.run.dir=traced -- "$program" >out.txt 2>err.txt || fail "trace exited with $?: $(cat err.txt)"
+python3 - run/ncu/regions/report.json traced/trace/regions/report.json <<'PY' || fail "trace and nsys disagree"
+import json, sys
+def ranges(path):
+    return sorted((" > ".join(r["path"]), r.get("domain") or "", r["kind"], (r.get("instances") or {}).get("count"))
+                  for r in json.load(open(path))["regions"])
+nsys, traced = ranges(sys.argv[1]), ranges(sys.argv[2])
+for row in sorted(set(nsys) ^ set(traced)):
+    print("only in", "nsys" if row in nsys else "trace", row)
+assert nsys == traced and nsys, "differ"
+print(f"trace and nsys: the same {len(nsys)} ranges")
+PY
 
 # capture_range=nvtx: 143 once "outer" closes, a complete report, step ok.
 "$bin" profile hydra.run.dir=range pipeline.nsys.enable=true "pipeline.nsys.trace='nvtx,osrt'" \
