@@ -60,4 +60,14 @@ PY
   pipeline.nsys.capture_range=nvtx pipeline.nsys.nvtx_capture=outer -- "$program" >out.txt 2>err.txt ||
   fail "capture range: exit $?: $(cat err.txt range/nsys/*.log)"
 [[ $(step range/run.json nsys) == "ok|" ]] || fail "capture-range step: $(step range/run.json nsys)"
+# An .nsys-rep this nsys cannot read: nsys' own reason, exit 5, and nothing
+# of the attempt (partial SQLite, logs) left in the output folder.
+head -c 4096 /dev/urandom >bad.nsys-rep
+set +e
+"$bin" import bad.nsys-rep --out badout >out.txt 2>err.txt
+rc=$?
+set -e
+[[ $rc -eq 5 ]] || fail "unreadable .nsys-rep: exit $rc: $(cat err.txt)"
+grep -q "nsys $version could not export it (exit [0-9]*): \"" err.txt || fail "nsys' reason not quoted: $(cat err.txt)"
+[[ -z $(ls -A badout 2>/dev/null) ]] || fail "left behind in badout: $(ls -A badout)"
 echo "profile with nsys $version: ok"
