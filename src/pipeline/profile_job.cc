@@ -91,7 +91,10 @@ class Executor {
         Skip(cmd, why, tool);
         continue;
       }
-      RunOne(cmd, tool);
+      for (const PlannedCommand& one : PerNumberedReport(cmd)) {  // repeat:N: one per numbered report
+        RunOne(one, tool);
+        if (stop_.stopped()) break;
+      }
       if (stop_.stopped()) {
         for (std::size_t j = i + 1; j < plan.size(); ++j) Skip(plan[j], "not run: interrupted", "");
         break;
@@ -174,6 +177,12 @@ class Executor {
     step.argv = CommandLine(cmd);
     step.log = err;
     auto result = RunWithProgress(cmd, run_.dir() / out, run_.dir() / err);
+    const bool retry = result.ok() && !stop_.stopped() && !result->timed_out &&
+                       NsysSessionFlake(cmd, result->exit_code, run_.dir() / out, run_.dir() / err);
+    if (retry) {
+      StopNsysAgents(result->pid);
+      result = RunWithProgress(cmd, run_.dir() / out, run_.dir() / err);
+    }
     run_.RecordArtifact(out);
     run_.RecordArtifact(err);
     if (!result.ok()) {
@@ -187,6 +196,8 @@ class Executor {
       Judge(step, cmd, tool, *result, run_.dir() / out, run_.dir() / err);
       if (agent_left) step.reason += (step.reason.empty() ? "" : "; ") + std::string("nsys left its agent process "
                                      "(nsys --start-agent) running; it was stopped");
+      if (retry) step.reason += (step.reason.empty() ? "" : "; ") + std::string("the first try ended \"End of file\" "
+                                "(nsys could not reach its agent) and was run once more");
     }
     run_.AddStep(step);
     // What was traced is summarised after a failure or an interrupt too.
@@ -324,7 +335,9 @@ class Executor {
     if (stop_.stopped()) outcome_ = {RunStatus::kInterrupted, ExitStatus::kInterrupted, "interrupted by a signal"};
     // ncu's saved report alone will do: it is read natively when its CSV
     // export failed.
-    if (!succeeded_.count("nsys-export") && !succeeded_.count("ncu-export-details") && !succeeded_.count("ncu") &&
+    const bool exported = std::any_of(succeeded_.begin(), succeeded_.end(),
+                                      [](const std::string& s) { return s.starts_with("nsys-export"); });
+    if (!exported && !succeeded_.count("ncu-export-details") && !succeeded_.count("ncu") &&
         !succeeded_.count("trace-summaries")) {
       return;
     }

@@ -9,14 +9,7 @@ namespace llmpo::pipeline {
 namespace fs = std::filesystem;
 namespace {
 
-// The value after `flag` ("--output X") or in "--flag=X"; "" when absent.
-std::string OptionValue(const Argv& argv, const std::string& flag) {
-  for (std::size_t i = 0; i < argv.size(); ++i) {
-    if (argv[i] == flag && i + 1 < argv.size()) return argv[i + 1];
-    if (argv[i].starts_with(flag + "=")) return argv[i].substr(flag.size() + 1);
-  }
-  return "";
-}
+std::string OptionValue(const Argv& argv, const std::string& flag) { return ArgValue(argv, flag); }
 
 bool NonEmptyFile(const fs::path& file) {
   std::error_code ec;
@@ -83,7 +76,65 @@ std::string StatsProblem(const PlannedCommand& cmd, const fs::path& out, const f
   return prefix.empty() || NonEmptyFile(csv) ? "" : fmt::format("nsys stats wrote no {}", fs::path(csv).filename().string());
 }
 
+// The numbered reports of `base` (run.3.nsys-rep, ...), by number.
+std::vector<std::pair<int, fs::path>> Numbered(const fs::path& base) {
+  std::vector<std::pair<int, fs::path>> found;
+  for (const fs::path& report : NsysReports(base)) {
+    const std::string middle = report.filename().string().substr(base.filename().string().size() + 1);
+    const std::string number = middle.substr(0, middle.find('.'));
+    if (!number.empty() && number.size() < 6 && number.find_first_not_of("0123456789") == std::string::npos &&
+        middle == number + ".nsys-rep") {
+      found.emplace_back(std::stoi(number), report);
+    }
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
 }  // namespace
+
+std::string ArgValue(const Argv& argv, const std::string& flag) {
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    if (argv[i] == flag && i + 1 < argv.size()) return argv[i + 1];
+    if (argv[i].starts_with(flag + "=")) return argv[i].substr(flag.size() + 1);
+  }
+  return "";
+}
+
+std::vector<PlannedCommand> PerNumberedReport(const PlannedCommand& cmd) {
+  if ((cmd.step != "nsys-stats" && cmd.step != "nsys-export") || cmd.argv.empty()) return {cmd};
+  const fs::path report = cmd.argv.back();
+  std::error_code ec;
+  if (report.extension() != ".nsys-rep" || fs::exists(report, ec)) return {cmd};
+  std::vector<PlannedCommand> out;
+  for (const auto& [n, numbered] : Numbered(report.parent_path() / report.stem())) {
+    PlannedCommand one = cmd;
+    one.step = fmt::format("{}.{}", cmd.step, n);
+    one.argv.back() = numbered.string();
+    for (std::size_t i = 0; i + 1 < one.argv.size(); ++i) {
+      if (one.argv[i] != "--output") continue;
+      fs::path output = one.argv[i + 1];
+      one.argv[i + 1] = output.extension() == ".sqlite"
+                            ? (output.parent_path() / fmt::format("{}.{}.sqlite", output.stem().string(), n)).string()
+                            : fmt::format("{}.{}", output.string(), n);
+    }
+    out.push_back(std::move(one));
+  }
+  return out.empty() ? std::vector<PlannedCommand>{cmd} : out;
+}
+
+bool NsysSessionFlake(const PlannedCommand& cmd, int exit_code, const fs::path& out, const fs::path& err) {
+  if (cmd.step != "nsys" || exit_code != 1) return false;
+  std::vector<std::string> lines;
+  for (const fs::path& file : {out, err}) {
+    std::ifstream in(file);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (std::string t = Trim(line); !t.empty()) lines.push_back(t);
+    }
+  }
+  return lines.size() == 1 && lines[0] == "End of file";
+}
 
 std::string FirstErrorLine(const fs::path& out, const fs::path& err) {
   for (const fs::path& file : {err, out}) {

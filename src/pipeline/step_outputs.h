@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "src/pipeline/commands.h"
 
@@ -21,6 +22,22 @@ std::string StepOutputProblem(const PlannedCommand& cmd, const std::filesystem::
 // nsys ends with 143 when its capture range (capture_range=nvtx) closed;
 // that is a normal end when the report was written.
 bool NormalEnding(const PlannedCommand& cmd, int exit_code);
+
+// nsys' --capture-range-end=repeat:N writes OUT.1.nsys-rep, OUT.2.nsys-rep,
+// ... instead of OUT.nsys-rep: a post-processing command (nsys-stats,
+// nsys-export) of a report that is not there becomes one command per
+// numbered report (steps "nsys-export.1", ..., outputs run.1.sqlite,
+// summary.1_...); any other command is returned as it is.
+std::vector<PlannedCommand> PerNumberedReport(const PlannedCommand& cmd);
+
+// The value of `flag` in argv ("--output X" or "--output=X"); "" when absent.
+std::string ArgValue(const Argv& argv, const std::string& flag);
+
+// nsys 2022.4 sometimes fails to reach its own agent at the start of a
+// capture: it prints only "End of file" and exits 1 (about 1 run in 10 on a
+// loaded 2-core machine). Such a run captured nothing and is worth one retry.
+bool NsysSessionFlake(const PlannedCommand& cmd, int exit_code, const std::filesystem::path& out,
+                      const std::filesystem::path& err);
 
 // The first line of the two files that reports an error ("ERROR", "==ERROR==",
 // "Importer error"), trimmed; "" when none.

@@ -86,5 +86,42 @@ TEST(StepOutputs, CaptureRangeEndingIsNormalOnlyWithAReport) {
   EXPECT_EQ(StepOutputProblem(cmd, tmp.path(), tmp.path() / "out.log", tmp.path() / "err.log"), "");
 }
 
+TEST(StepOutputs, RepeatCapturesArePostProcessedEachAndImportedByName) {
+  testing::TempDir tmp;
+  const fs::path nsys = tmp.path() / "nsys";
+  PlannedCommand exported{"nsys-export",
+                          {"nsys", "export", "--type", "sqlite", "--output", (nsys / "run.sqlite").string(),
+                           (nsys / "run.nsys-rep").string()},
+                          ""};
+  PlannedCommand stats{"nsys-stats",
+                       {"nsys", "stats", "--report", "gpukernsum", "--output", (nsys / "summary").string(),
+                        (nsys / "run.nsys-rep").string()},
+                       ""};
+  EXPECT_EQ(PerNumberedReport(exported).size(), 1u) << "no report at all: the command as it is (it will fail)";
+  tmp.Write("nsys/run.1.nsys-rep", "r");
+  tmp.Write("nsys/run.2.nsys-rep", "r");
+  tmp.Write("nsys/run.10.nsys-rep", "r");
+  const auto each = PerNumberedReport(exported);
+  ASSERT_EQ(each.size(), 3u);
+  EXPECT_EQ(each[0].step, "nsys-export.1");
+  EXPECT_EQ(each[2].step, "nsys-export.10");
+  EXPECT_EQ(ArgValue(each[1].argv, "--output"), (nsys / "run.2.sqlite").string());
+  EXPECT_EQ(each[1].argv.back(), (nsys / "run.2.nsys-rep").string());
+  EXPECT_EQ(ArgValue(PerNumberedReport(stats)[0].argv, "--output"), (nsys / "summary.1").string());
+  tmp.Write("nsys/run.nsys-rep", "r");
+  EXPECT_EQ(PerNumberedReport(exported).size(), 1u) << "the report is there: nothing to expand";
+}
+
+TEST(StepOutputs, NsysEndOfFileAloneIsTheSessionFlake) {
+  testing::TempDir tmp;
+  PlannedCommand cmd{"nsys", {"nsys", "profile", "./app"}, ""};
+  tmp.Write("out.log", "End of file\n");
+  tmp.Write("err.log", "");
+  EXPECT_TRUE(NsysSessionFlake(cmd, 1, tmp.path() / "out.log", tmp.path() / "err.log"));
+  EXPECT_FALSE(NsysSessionFlake(cmd, 0, tmp.path() / "out.log", tmp.path() / "err.log"));
+  tmp.Write("out.log", "Generating '/tmp/nsys-report-1.qdstrm'\nEnd of file\n");
+  EXPECT_FALSE(NsysSessionFlake(cmd, 1, tmp.path() / "out.log", tmp.path() / "err.log")) << "it had started";
+}
+
 }  // namespace
 }  // namespace llmpo::pipeline
