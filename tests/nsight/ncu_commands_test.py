@@ -48,17 +48,29 @@ def step(run_json, name):
     return None
 
 
-def check_run(binary, program, work, index, overrides, problems):
-    run = work / f"r{index}"
+def run_once(binary, program, run, overrides, work):
     argv = [binary, "profile", f"hydra.run.dir={run}", "pipeline.ncu.enable=true", *overrides, "--", program]
     done = subprocess.run(argv, capture_output=True, text=True, cwd=work, timeout=300)
-    label = " ".join(overrides)
     ncu = step(run / "run.json", "ncu") if (run / "run.json").exists() else None
+    log = "".join((run / "ncu" / f).read_text(errors="replace")
+                  for f in ("ncu.stdout.log", "ncu.stderr.log") if (run / "ncu" / f).exists())
+    return done, ncu, log
+
+
+def check_run(binary, program, work, index, overrides, problems):
+    label = " ".join(overrides)
+    # ncu validates the options before it starts the program; "Failed to
+    # connect to process" comes after that (its port taken by another ncu on
+    # a busy machine), so such a try says nothing about the options: retried.
+    for attempt in range(3):
+        run = work / f"r{index}-{attempt}"
+        done, ncu, log = run_once(binary, program, run, overrides, work)
+        if "Failed to connect to process" not in log:
+            break
+        print(f"note: {label}: ncu could not connect to the program (try {attempt + 1}); again")
     if ncu is None or "argv" not in ncu:
         problems.append(f"{label}: ncu did not run (exit {done.returncode}): {done.stderr.strip()[:400]}")
         return
-    log = "".join((run / "ncu" / f).read_text(errors="replace")
-                  for f in ("ncu.stdout.log", "ncu.stderr.log") if (run / "ncu" / f).exists())
     if ncu.get("exit_code") != 0 or REJECTED.search(log):
         problems.append(f"{label}: ncu rejected `{shlex.join(ncu['argv'])}` (exit {ncu.get('exit_code')}): "
                         f"{log.strip()[:400]}")
