@@ -32,7 +32,7 @@ build() {
       n=${BASH_REMATCH[1]} total=${BASH_REMATCH[2]}
       if ((total > 0 && n * 10 / total > shown)); then
         shown=$((n * 10 / total))
-        echo "run.sh: building: $n/$total steps ($((shown * 10)) %), $((SECONDS - start)) s so far"
+        echo "run.sh: building: $n/$total steps ($((n * 100 / total)) %), $((SECONDS - start)) s so far"
       fi
     done
 }
