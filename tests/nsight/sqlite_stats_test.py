@@ -119,12 +119,13 @@ def main():
     compared = 0
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        capture = subprocess.run(["nsys", "profile", "--trace=nvtx,osrt", "--sample=none", "--cpuctxsw=none",
-                                  "--export=sqlite", f"--output={work / 'own'}", "--force-overwrite=true", program],
-                                 capture_output=True, text=True, timeout=300)
-        own = work / "own.sqlite"
+        # Captured through `profile` (which retries nsys 2022.4's "End of
+        # file" start failure and stops an agent nsys leaves behind).
+        capture = subprocess.run([binary, "profile", f"hydra.run.dir={work / 'own'}", "pipeline.nsys.enable=true",
+                                  "--", program], capture_output=True, text=True, timeout=600)
+        own = work / "own" / "nsys" / "run.sqlite"
         if capture.returncode or not own.exists():
-            problems.append(f"nsys profile of {program} failed ({capture.returncode}): {capture.stderr[-400:]}")
+            problems.append(f"profile with nsys of {program} failed ({capture.returncode}): {capture.stderr[-400:]}")
         inputs = ([own] if own.exists() else []) + sorted(
             (source.parent / "shared" / "fixtures" / "nsys-sqlite").glob("*.sqlite"))
         for sqlite in inputs:
