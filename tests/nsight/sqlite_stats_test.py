@@ -3,8 +3,8 @@
 per kernel name the launch count, total, min and max GPU time (gpukernsum /
 cuda_gpu_kern_sum), and per NVTX range the instances and times (nvtxsum /
 nvtx_sum, compare_nvtxsum.py). Inputs: the shared SQLite exports (when
-../shared/fixtures is there) and a capture nsys makes of our CPU NVTX
-program here.
+../shared/fixtures is there) and a capture of our CPU NVTX program that
+`profile` makes here with nsys.
 
   sqlite_stats_test.py BIN NVTX_CPU_PROGRAM SOURCE_DIR
 """
