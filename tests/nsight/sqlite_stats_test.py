@@ -4,7 +4,9 @@ per kernel name the launch count, total, min and max GPU time (gpukernsum /
 cuda_gpu_kern_sum), and per NVTX range the instances and times (nvtxsum /
 nvtx_sum, compare_nvtxsum.py). Inputs: the shared SQLite exports (when
 ../shared/fixtures is there) and a capture of our CPU NVTX program that
-`profile` makes here with nsys.
+`profile` makes here with nsys. And the CSVs nsys writes from each export
+(the kernel summary, the NVTX GPU projection, the push/pop trace: gpusum,
+nvtxgpuproj, nvtxpptrace in 2022.x) import with the export's own numbers.
 
   sqlite_stats_test.py BIN NVTX_CPU_PROGRAM SOURCE_DIR
 """
@@ -81,6 +83,64 @@ def compare_kernels(theirs, ours, label, problems):
         problems.append(f"{label}: kernel {name[:80]!r} in kernels.json, not in nsys stats")
 
 
+def kernel_totals(out):
+    totals = {}
+    for k in json.loads((out / "kernels.json").read_text(encoding="utf-8"))["kernels"]:
+        calls, total = totals.get(k["name"], (0, 0.0))
+        totals[k["name"]] = (calls + k["calls"], total + k["total_ms"])
+    return totals
+
+
+def region_values(out, push_pop_only=False):
+    """(path, domain) -> (instances, CPU ms, projected ms), for the ranges that have a CPU time."""
+    report = out / "regions" / "report.json"
+    values = {}
+    if not report.exists():
+        return values
+    for r in json.loads(report.read_text(encoding="utf-8"))["regions"]:
+        if r.get("cpu_ms") is None or (push_pop_only and r["kind"] != "push_pop"):
+            continue
+        values[(" > ".join(r["path"]), r.get("domain") or "")] = (
+            (r.get("instances") or {}).get("count"), round(r["cpu_ms"], 9),
+            None if push_pop_only or r.get("projected_ms") is None else round(r["projected_ms"], 9))
+    return values
+
+
+def check_csv_imports(binary, sqlite, out, work, year, problems):
+    """The CSVs nsys writes from the export import with the export's own numbers."""
+    reports = ({"gpusum": "kernels", "nvtxgpuproj": "projection", "nvtxpptrace": "pushpop"} if year < 2023 else
+               {"cuda_gpu_kern_sum": "kernels", "nvtx_gpu_proj_sum": "projection", "nvtx_pushpop_trace": "pushpop"})
+    prefix = work / f"{sqlite.stem}-csv"
+    subprocess.run(["nsys", "stats", "--report", ",".join(reports), "--format", "csv", "--output", str(prefix),
+                    str(sqlite)], capture_output=True, text=True, timeout=600)
+    for report, kind in reports.items():
+        csv_file = Path(f"{prefix}_{report}.csv")
+        if not csv_file.exists() or csv_file.stat().st_size == 0:
+            continue  # no such data in this export (nsys wrote nothing)
+        csv_out = work / f"{sqlite.stem}-{report}"
+        done = subprocess.run([binary, "import", str(csv_file), "--out", str(csv_out)], capture_output=True, text=True)
+        if done.returncode:
+            problems.append(f"{sqlite.name}: import of nsys' {report} CSV exited {done.returncode}: {done.stderr[-300:]}")
+            continue
+        if kind == "kernels":
+            mine, theirs = kernel_totals(csv_out), kernel_totals(out)
+            same = mine.keys() == theirs.keys() and all(
+                mine[k][0] == theirs[k][0] and abs(mine[k][1] - theirs[k][1]) <= 1e-6 for k in mine)
+        elif kind == "projection":
+            mine, theirs = region_values(csv_out), region_values(out)
+            theirs = {k: v for k, v in theirs.items() if k in mine or v[2] is not None}
+            mine = {(k[0].split(" > ")[-1], k[1]): v for k, v in mine.items()}  # flat: no nesting in the CSV
+            theirs = {(k[0].split(" > ")[-1], k[1]): v for k, v in theirs.items()}
+            same = mine == theirs
+        else:
+            mine, theirs = region_values(csv_out, True), region_values(out, True)
+            same = mine == theirs
+        print(f"{sqlite.name}: nsys' {report} CSV: {len(mine)} rows {'match' if same else 'DIFFER'}")
+        if not same:
+            problems.append(f"{sqlite.name}: {report} CSV import {sorted(mine.items())[:6]} vs export "
+                            f"{sorted(theirs.items())[:6]}")
+
+
 def check(binary, sqlite, work, reports, problems):
     label = sqlite.name
     prefix = work / f"{sqlite.stem}-stats"
@@ -107,6 +167,7 @@ def check(binary, sqlite, work, reports, problems):
             problems.append(f"{label}: range {name!r}: ours {o}, nsys {t}")
     for name in set(nvtx_ours) - set(nvtx_theirs):
         problems.append(f"{label}: range {name!r} in our regions, not in nsys stats")
+    check_csv_imports(binary, sqlite, out, work, nsys_year(), problems)
     print(f"{label}: {len(theirs)} kernel names, {len(nvtx_theirs)} ranges compared")
     return len(theirs) + len(nvtx_theirs)
 
