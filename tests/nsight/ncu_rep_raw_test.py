@@ -5,7 +5,9 @@ written by ncu up to 2023.1), `import R.ncu-rep` (kernels.json) and
 `ncu --import R --csv --page raw --print-units base` must agree on every
 kernel's launch count and every metric's value (min and max over its
 launches) and unit. The CSV import of that page must give the same numbers
-as the native read. Skipped (77) when ../shared/fixtures is absent.
+as the native read, and so must its --print-summary per-kernel and
+per-nvtx CSVs (launch counts and total times per kernel). Skipped (77) when
+../shared/fixtures is absent.
 
   ncu_rep_raw_test.py BIN SOURCE_DIR
 """
@@ -127,6 +129,36 @@ def compare(label, theirs, mine, problems, check_units=True):
     return compared
 
 
+def summary_matches(binary, report, native_out, work, index, problems):
+    """ncu's --print-summary per-kernel and per-nvtx CSVs of the report, imported:
+    every kernel's launch count and total time as the native read gives them."""
+    native = {k["name"]: (k["calls"], k["total_ms"])
+              for k in json.loads((native_out / "kernels.json").read_text(encoding="utf-8"))["kernels"]}
+    for mode in ("per-kernel", "per-nvtx"):
+        done = subprocess.run(["ncu", "--import", str(report), "--csv", "--print-summary", mode],
+                              capture_output=True, text=True, timeout=300)
+        if len([line for line in done.stdout.splitlines() if line.startswith('"')]) < 2:
+            print(f"{report.name}: {mode} summary: ncu printed no rows (no NVTX ranges in this report)")
+            continue
+        csv_file = work / f"summary{index}-{mode}.csv"
+        csv_file.write_text(done.stdout, encoding="utf-8")
+        out = work / f"s{index}-{mode}"
+        imported = subprocess.run([binary, "import", str(csv_file), "--out", str(out)], capture_output=True, text=True)
+        if done.returncode or imported.returncode:
+            problems.append(f"{report.name}: {mode} summary: ncu exit {done.returncode}, import exit "
+                            f"{imported.returncode}: {imported.stderr[-300:]}")
+            continue
+        summed = {}
+        for k in json.loads((out / "kernels.json").read_text(encoding="utf-8"))["kernels"]:
+            calls, total = summed.get(k["name"], (0, 0.0))
+            summed[k["name"]] = (calls + k["calls"], total + k["total_ms"])
+        for name, (calls, total) in native.items():
+            got = summed.get(name) or next((v for n, v in summed.items() if re.sub(r"\(.*", "", n) == name), None)
+            if got is None or got[0] != calls or not math.isclose(got[1], total, rel_tol=1e-6):
+                problems.append(f"{report.name}: {mode} summary: {name[:50]}: {got}, native ({calls}, {total})")
+        print(f"{report.name}: {mode} summary: {len(native)} kernels compared")
+
+
 def main():
     binary, source = sys.argv[1], Path(sys.argv[2])
     require()
@@ -154,6 +186,7 @@ def main():
                 problems.append(f"{report.name}: our import of ncu's raw page failed")
             else:
                 compare(f"{report.name} (raw CSV import)", theirs, from_csv, problems, check_units=False)
+            summary_matches(binary, report, Path(tmp) / f"n{i}", Path(tmp), i, problems)
             print(f"{report.name}: {n} metric values compared")
             compared += n
     for p in problems[:60]:
