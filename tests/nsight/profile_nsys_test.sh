@@ -62,6 +62,13 @@ PY
   pipeline.nsys.capture_range=nvtx pipeline.nsys.nvtx_capture=outer -- "$program" >out.txt 2>err.txt ||
   fail "capture range: exit $?: $(cat err.txt range/nsys/*.log)"
 [[ $(step range/run.json nsys) == "ok|"* ]] || fail "capture-range step: $(step range/run.json nsys)"
+# The other nsys options the builders write are accepted too.
+"$bin" profile hydra.run.dir=opts pipeline.nsys.enable=true pipeline.nsys.capture_range=nvtx \
+  pipeline.nsys.nvtx_capture=outer pipeline.nsys.capture_range_end=stop pipeline.nsys.cuda_graph_trace=node \
+  -- "$program" >out.txt 2>err.txt || fail "nsys options: exit $?: $(cat err.txt opts/nsys/*.log)"
+grep -q -- "--cuda-graph-trace=node" opts/nsys/cmd.txt || fail "cmd.txt: $(cat opts/nsys/cmd.txt)"
+[[ $(step opts/run.json nsys) == "ok|"* ]] || fail "nsys options step: $(step opts/run.json nsys)"
+
 # capture_range_end=repeat:2: two numbered reports, each exported, both imported.
 "$bin" profile hydra.run.dir=rep pipeline.nsys.enable=true pipeline.nsys.capture_range=nvtx \
   pipeline.nsys.nvtx_capture=inner pipeline.nsys.capture_range_end=repeat:2 -- "$program" >out.txt 2>err.txt ||
