@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include "src/core/atomic_file.h"
 #include "src/pipeline/commands.h"
+#include "src/pipeline/run_folder.h"
+#include "tests/unit/temp_dir.h"
 
 namespace llmpo::pipeline {
 namespace {
@@ -84,6 +87,20 @@ TEST(ToolProbe, RefusesWhatNcu2022CannotDoNamingTheVersion) {
             "Compute 2023.1 or newer can");
   EXPECT_NE(refused[1].message.find("--graph-profiling"), std::string::npos);
   EXPECT_TRUE(CheckInstalledTools(o, InstalledTools{}).empty()) << "nothing probed: nothing refused";
+}
+
+TEST(ToolProbe, RunJsonRecordsTheVersionsTheCommandsWereBuiltFor) {
+  testing::TempDir tmp;
+  auto run = RunFolder::Create(tmp.path() / "run", {"llm-perf-opt", "profile"});
+  ASSERT_TRUE(run.ok());
+  run->SetTools(ToolsJson(Ncu2022()));
+  ASSERT_TRUE(run->WriteManifest(RunStatus::kOk).ok());
+  auto text = ReadWholeFile(tmp.path() / "run" / "run.json");
+  ASSERT_TRUE(text.ok());
+  const auto json = nlohmann::json::parse(*text);
+  EXPECT_EQ(json["tools"]["ncu"]["version"], "2022.3");
+  EXPECT_EQ(json["tools"]["ncu"]["path"], "/usr/bin/ncu");
+  EXPECT_EQ(json["tools"]["nsys"]["version_line"], "NVIDIA Nsight Systems version 2022.4.2.1-df9881f");
 }
 
 }  // namespace
