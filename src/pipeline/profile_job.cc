@@ -221,9 +221,11 @@ class Executor {
     if (result.timed_out) {
       step.reason = fmt::format("{} timed out after {:g} s (pipeline.step_timeout_s) and was stopped; {}", cmd.step,
                                 options_.step_timeout_s,
-                                tool == "trace" ? "raise the limit, or run the program for less time"
-                                                : "raise the limit, or profile fewer kernels (launch_count, "
-                                                  "kernel filters, top_kernels)");
+                                tool == "trace"  ? "raise the limit, or run the program for less time"
+                                : tool == "nsys" ? "raise the limit, or capture less (pipeline.nsys.capture_range="
+                                                   "nvtx with nvtx_capture, a shorter run)"
+                                                 : "raise the limit, or profile fewer kernels (launch_count, "
+                                                   "kernel filters, top_kernels)");
     } else if (result.exit_code != 0 && !NormalEnding(cmd, result.exit_code)) {
       step.reason = FailureReason(cmd, tool, result.exit_code, out, err);
       if (std::string too_old = tool == "trace" ? "" : TooOld(tool); !too_old.empty()) step.reason += "; " + too_old;

@@ -78,6 +78,18 @@ for s in nsys-export.1 nsys-export.2 report; do
 done
 grep -q "Input: \`nsys/run.2.sqlite\`" rep/ncu/regions/report.md || fail "repeat:2: run.2.sqlite not imported"
 
+# A step timeout ends nsys, the program and nsys' agent: nothing left running.
+set +e
+"$bin" profile hydra.run.dir=slow pipeline.nsys.enable=true pipeline.step_timeout_s=4 -- sleep 61.25 \
+  >out.txt 2>err.txt
+rc=$?
+set -e
+[[ $rc -eq 5 ]] || fail "timeout: exit $rc: $(cat err.txt)"
+[[ $(step slow/run.json nsys) == "failed|nsys timed out after 4 s"* ]] || fail "timeout step: $(step slow/run.json nsys)"
+sleep 1
+left=$(pgrep -af "session-name=profile-sleep-|sleep 61.25" || true)
+[[ -z $left ]] || fail "left running after the timeout: $left"
+
 # An .nsys-rep this nsys cannot read: nsys' own reason, exit 5, and nothing
 # of the attempt (partial SQLite, logs) left in the output folder.
 head -c 4096 /dev/urandom >bad.nsys-rep
