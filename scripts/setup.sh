@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Installs the Debian packages llm-perf-opt builds and tests with. Idempotent:
-# prints nothing and installs nothing when every package is already present.
+# Installs the Debian packages llm-perf-opt builds and tests with, then
+# Debian's Nsight Systems and Nsight Compute (scripts/setup_nsight.sh;
+# LLMPO_NSIGHT=0 skips them). Idempotent: prints nothing and installs nothing
+# when every package is already present.
 set -euo pipefail
+here=$(dirname "$0")
 
 packages=(
   build-essential cmake ninja-build pkg-config git
@@ -18,7 +21,10 @@ for p in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
   [[ "$status" == "install ok installed" ]] || missing+=("$p")
 done
-[[ ${#missing[@]} -eq 0 ]] && exit 0
+if [[ ${#missing[@]} -eq 0 ]]; then
+  bash "$here/setup_nsight.sh"
+  exit 0
+fi
 
 echo "setup: installing missing Debian packages: ${missing[*]}"
 sudo_cmd=()
@@ -30,3 +36,4 @@ export DEBIAN_FRONTEND=noninteractive
 "${sudo_cmd[@]}" apt-get update -qq
 "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 echo "setup: done"
+bash "$here/setup_nsight.sh"

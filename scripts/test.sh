@@ -4,6 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# setup installed Nsight Systems and Compute (unless LLMPO_NSIGHT=0): the
+# nsight tier must then find them and fails, not skips, where they are missing.
+[[ ${LLMPO_NSIGHT:-1} == 0 ]] || export LLMPO_REQUIRE_NSIGHT=1
 log=$(mktemp); trap 'rm -f "$log"' EXIT
 cmake --preset release >"$log" 2>&1 || { cat "$log"; exit 1; }
 grep "llm-perf-opt:" "$log" || true  # what optional parts are enabled, and why

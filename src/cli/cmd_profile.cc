@@ -89,6 +89,17 @@ int Execute(const ProfileArgs& args, const Invocation& inv) {
   ctx.tracer_library = tracer.ok() ? *tracer : std::filesystem::path("<libllmpo_tracer.so: not built>");
   auto profiling = pipeline::ReadProfileOptions(config);
   if (!profiling.ok()) return ReportError(profiling.error());
+  // The installed ncu/nsys, probed once: the commands are built for them.
+  const pipeline::InstalledTools tools =
+      pipeline::ProbeTools(pipeline::SystemRunner(), profiling->ncu.enable, profiling->nsys.enable);
+  ctx.tools = &tools;
+  if (auto refused = pipeline::CheckInstalledTools(*profiling, tools); !refused.empty()) {
+    for (std::size_t i = 1; i < refused.size(); ++i) ReportWarning(refused[i]);
+    return ReportError(refused.front());
+  }
+  for (const auto& note : pipeline::AdaptationNotes(*profiling, tools)) {
+    ReportWarning(MakeError(ExitStatus::kOk, note));
+  }
   const std::vector<pipeline::PlannedCommand> plan = pipeline::PlanProfile(*profiling, ctx);
   for (const auto& warning : pipeline::NcuWarnings(*profiling, workload->bundled)) ReportWarning(warning);
   Verbose() << fmt::format("{}: workload: {}{}\n", kToolName, pipeline::ShellQuote(workload->argv),
@@ -103,6 +114,7 @@ int Execute(const ProfileArgs& args, const Invocation& inv) {
   auto run = ClaimRunFolder(*composed, *dir, inv.command_line);
   if (!run.ok()) return ReportError(run.error());
   if (auto s = WriteProvenance(*run, config, *workload); !s.ok()) return ReportError(s.error());
+  run->SetTools(pipeline::ToolsJson(tools));
 
   auto regions = pipeline::RegionOptionsFromConfig(config);
   if (!regions.ok()) {

@@ -14,6 +14,8 @@ InputFormat ClassifyHeader(std::string_view line) {
     return Contains(line, "Metric Name") ? InputFormat::kNcuDetailsCsv : InputFormat::kNcuRawCsv;
   }
   if (line.starts_with("\"Process ID\",") && Contains(line, "Invocations")) return InputFormat::kNcuSummaryCsv;
+  // ncu 2022.x --print-summary per-nvtx opens with the NVTX columns: "Domain","Range:PL_Type:...".
+  if (line.starts_with("\"Domain\",\"Range:") && Contains(line, "Invocations")) return InputFormat::kNcuSummaryCsv;
   if (IsNsysStatsHeader(line)) return InputFormat::kNsysStatsCsv;
   return InputFormat::kUnknown;
 }

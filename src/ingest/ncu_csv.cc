@@ -10,7 +10,8 @@ namespace llmpo::ingest {
 namespace {
 
 bool IsNcuHeader(const std::string& line) {
-  return line.starts_with("\"ID\",") || line.starts_with("ID,") || line.starts_with("\"Process ID\",");
+  return line.starts_with("\"ID\",") || line.starts_with("ID,") || line.starts_with("\"Process ID\",") ||
+         line.starts_with("\"Domain\",\"Range:");  // ncu 2022.x --print-summary per-nvtx
 }
 
 Error NoHeader(const ImportContext& ctx, const std::string& first_error) {

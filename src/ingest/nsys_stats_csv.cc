@@ -5,6 +5,9 @@
 // are recognised and noted.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+
 #include "src/core/csv_reader.h"
 #include "src/core/units.h"
 #include "src/ingest/importer.h"
@@ -20,12 +23,14 @@ enum class StatsReport {
   kGpuKernels,
   kNvtxRanges,
   kNvtxGpuProjection,
+  kNvtxGpuProjectionTrace,  // 2022.x nvtxgpuproj: one row per range instance
   kNvtxKernels,
   kNvtxPushPopTrace,
   kApiCalls,
   kMemoryTime,
   kMemorySize,
   kKernelExecution,
+  kGpuSummary,  // 2022.x gpusum: kernels and memory operations, by Category
   kOther
 };
 
@@ -39,6 +44,12 @@ std::optional<std::size_t> FirstColumn(const std::vector<std::string>& header,
 
 StatsReport Classify(const std::vector<std::string>& h) {
   if (FindColumn(h, "Total Proj Time (ns)")) return StatsReport::kNvtxGpuProjection;
+  if (FindColumn(h, "Projected Duration (ns)") && FindColumn(h, "Orig Duration (ns)")) {
+    return StatsReport::kNvtxGpuProjectionTrace;
+  }
+  if (FindColumn(h, "Category") && FindColumn(h, "Operation") && FindColumn(h, "Instances")) {
+    return StatsReport::kGpuSummary;
+  }
   if (FindColumn(h, "NVTX Range") && FindColumn(h, "Kernel Name") && FindColumn(h, "Kern Inst")) {
     return StatsReport::kNvtxKernels;
   }
@@ -87,7 +98,9 @@ class StatsImporter {
     if (f.size() != h_.size()) {
       return Loss(model::Diag::ragged_row, fmt::format("{} fields for {} columns; skipped", f.size(), h_.size()));
     }
-    if (kind_ == StatsReport::kGpuKernels) return Kernel(f);
+    if (kind_ == StatsReport::kGpuKernels) return Kernel(f, "Name");
+    if (kind_ == StatsReport::kGpuSummary) return GpuSummary(f);
+    if (kind_ == StatsReport::kNvtxGpuProjectionTrace) return ProjectionInstance(f);
     if (kind_ == StatsReport::kNvtxRanges || kind_ == StatsReport::kNvtxGpuProjection) return Range(f);
     if (kind_ == StatsReport::kNvtxKernels) return RangeKernel(f);
     if (kind_ == StatsReport::kNvtxPushPopTrace) return PushPopInstance(f);
@@ -96,10 +109,15 @@ class StatsImporter {
     if (kind_ == StatsReport::kKernelExecution) return KernelExecution(f);
   }
 
+  // After the last row: what was gathered over rows.
+  void Finish() {
+    for (auto& range : projections_) ctx_.sink.OnNvtxRange(range);
+  }
+
  private:
-  void Kernel(const std::vector<std::string_view>& f) {
+  void Kernel(const std::vector<std::string_view>& f, std::string_view name_column) {
     model::KernelSummaryRow row;
-    row.kernel_name = std::string(Field(f, FindColumn(h_, "Name")));
+    row.kernel_name = std::string(Field(f, FindColumn(h_, name_column)));
     std::string problem;
     const auto calls = NonNegative(f, FindColumn(h_, "Instances"), problem);
     const bool too_many = calls && *calls > kMaxCount;  // past what an int64 holds exactly: not a real count
@@ -143,7 +161,10 @@ class StatsImporter {
   void RangeKernel(const std::vector<std::string_view>& f) {
     model::NvtxKernelRow row;
     model::NvtxRange split;
-    SplitDomain(Field(f, FindColumn(h_, "NVTX Range")), split);
+    // 2022.x (nvtxkernsum) writes kernels outside every range under the range
+    // "None" with style "None"; later versions leave the range empty.
+    const bool outside = Field(f, FindColumn(h_, "NVTX Range")) == "None" && Field(f, FindColumn(h_, "Style")) == "None";
+    if (!outside) SplitDomain(Field(f, FindColumn(h_, "NVTX Range")), split);
     row.range = std::move(split.name);
     row.domain = std::move(split.domain);
     row.process = model::ProcessFromPidText("", Field(f, FindColumn(h_, "PID")));
@@ -168,9 +189,46 @@ class StatsImporter {
   }
 
   // nvtx_pushpop_trace: one push/pop range instance with its times and thread.
+  // gpusum: a CUDA_KERNEL row is a kernel's summary (named in Operation),
+  // the others (CUDA_MEMCPY, CUDA_MEMSET) memory operations.
+  void GpuSummary(const std::vector<std::string_view>& f) {
+    if (Field(f, FindColumn(h_, "Category")) == "CUDA_KERNEL") return Kernel(f, "Operation");
+    MemoryOperation(f);
+  }
+
+  // nvtxgpuproj of 2022.x: one range instance per row, summed per range as
+  // nvtx_gpu_proj_sum gives them (instances, range and projected times).
+  void ProjectionInstance(const std::vector<std::string_view>& f) {
+    const auto orig = ParseNumber(Field(f, FindColumn(h_, "Orig Duration (ns)")));
+    const auto projected = ParseNumber(Field(f, FindColumn(h_, "Projected Duration (ns)")));
+    if (!orig || !projected || *orig < 0 || *projected < 0) {
+      return Loss(model::Diag::bad_range_row, "Orig Duration (ns) or Projected Duration (ns) is not a number; skipped");
+    }
+    model::NvtxRange key;
+    SplitDomain(Field(f, FindColumn(h_, "Name")), key);
+    key.process = model::ProcessFromPidText("", Field(f, FindColumn(h_, "PID")));
+    key.push_pop = Field(f, FindColumn(h_, "Style")) != "StartEnd";
+    const std::string id = fmt::format("{}\x1f{}\x1f{}\x1f{}", key.domain, key.name, key.process.Label(), key.push_pop);
+    auto [it, added] = projection_index_.try_emplace(id, projections_.size());
+    if (added) {
+      key.instances = 0;
+      key.total_ns = 0.0;
+      key.gpu_projected_ns = 0.0;
+      projections_.push_back(std::move(key));
+    }
+    model::NvtxRange& r = projections_[it->second];
+    *r.instances += 1;
+    *r.total_ns += *orig;
+    *r.gpu_projected_ns += *projected;
+    r.min_ns = r.min_ns ? std::min(*r.min_ns, *orig) : *orig;
+    r.max_ns = r.max_ns ? std::max(*r.max_ns, *orig) : *orig;
+    r.projected_min_ns = r.projected_min_ns ? std::min(*r.projected_min_ns, *projected) : *projected;
+    r.projected_max_ns = r.projected_max_ns ? std::max(*r.projected_max_ns, *projected) : *projected;
+  }
+
   void PushPopInstance(const std::vector<std::string_view>& f) {
     model::NvtxRange range;
-    range.name = std::string(Field(f, FindColumn(h_, "Name")));
+    SplitDomain(Field(f, FindColumn(h_, "Name")), range);  // 2022.4 writes "Domain:name"
     range.process = model::ProcessFromPidText("", Field(f, FindColumn(h_, "PID")));
     const auto start = ParseNumber(Field(f, FindColumn(h_, "Start (ns)")));
     const auto end = ParseNumber(Field(f, FindColumn(h_, "End (ns)")));
@@ -210,11 +268,11 @@ class StatsImporter {
   void MemoryOperation(const std::vector<std::string_view>& f) {
     model::GpuOpSummaryRow row;
     row.operation = std::string(Field(f, FindColumn(h_, "Operation")));
-    const auto count = Number(f, "Count");
+    const auto count = FindColumn(h_, "Count") ? Number(f, "Count") : Number(f, "Instances");
     if (row.operation.empty() || !count)
       return Loss(model::Diag::bad_kernel_row, "no Operation, or Count is not a number; skipped");
     row.count = static_cast<std::int64_t>(*count);
-    if (kind_ == StatsReport::kMemoryTime) {
+    if (kind_ == StatsReport::kMemoryTime || kind_ == StatsReport::kGpuSummary) {
       row.time = Times(f);
     } else {
       const auto mb = [&](std::string_view c) -> std::optional<double> {
@@ -284,6 +342,8 @@ class StatsImporter {
   ImportContext& ctx_;
   CsvReader& reader_;
   StatsReport kind_;
+  std::vector<model::NvtxRange> projections_;  // kNvtxGpuProjectionTrace, in first-seen order
+  std::map<std::string, std::size_t> projection_index_;
 };
 
 std::string_view Describe(StatsReport kind) {
@@ -294,6 +354,10 @@ std::string_view Describe(StatsReport kind) {
       return "NVTX range summary (nvtx_sum / nvtx_pushpop_sum)";
     case StatsReport::kNvtxGpuProjection:
       return "NVTX GPU projection (nvtx_gpu_proj_sum)";
+    case StatsReport::kNvtxGpuProjectionTrace:
+      return "NVTX GPU projection per range instance (nvtxgpuproj of nsys 2022.x), summed per range";
+    case StatsReport::kGpuSummary:
+      return "GPU summary of kernels and memory operations (gpusum of nsys 2022.x)";
     case StatsReport::kNvtxKernels:
       return "kernels per NVTX range (nvtx_kern_sum)";
     case StatsReport::kNvtxPushPopTrace:
@@ -337,6 +401,7 @@ Status ImportNsysStatsCsv(std::istream& in, ImportContext& ctx) {
   StatsImporter importer(header, ctx, reader);
   std::vector<std::string_view> fields;
   while (reader.Next(fields)) importer.Row(fields);
+  importer.Finish();
   ctx.diagnostics.Note(fmt::format("{}: nsys stats report: {}", ctx.source, Describe(importer.kind())));
   return OkStatus();
 }

@@ -24,17 +24,36 @@ void AddNvtx(const NcuOptions& o, Argv& argv) {
 
 fs::path NcuReportBase(const CommandContext& ctx) { return ctx.run_dir / "ncu" / "profile"; }
 
+const InstalledTools& Tools(const CommandContext& ctx) {
+  static const InstalledTools kNewest;
+  return ctx.tools ? *ctx.tools : kNewest;
+}
+
+// `ncu`, with `--config-file off` where the installed ncu has the option (2022.3 has not).
+Argv Ncu(const CommandContext& ctx) {
+  Argv argv = {"ncu"};
+  // a stray user config must not change the run
+  if (NcuHasOption(Tools(ctx), "--config-file")) argv.insert(argv.end(), {"--config-file", "off"});
+  return argv;
+}
+
 constexpr const char* kNcu = "pipeline.ncu.ncu_cli.";
 
 }  // namespace
 
 Argv BuildNcuCommand(const NcuOptions& o, const CommandContext& ctx) {
-  Argv argv = {"ncu", "--config-file", "off"};  // a stray user config must not change the run
+  Argv argv = Ncu(ctx);
   AddOption(argv, "--target-processes", o.target_processes);
   AddOption(argv, "--replay-mode", o.replay_mode);
   AddOption(argv, "--set", o.set);
-  for (const auto& s : o.sections) argv.insert(argv.end(), {"--section", s});
-  if (!o.metrics.empty()) argv.insert(argv.end(), {"--metrics", fmt::format("{}", fmt::join(o.metrics, ","))});
+  for (const auto& s : o.sections) {
+    if (NcuKeepsSection(Tools(ctx), s)) argv.insert(argv.end(), {"--section", s});
+  }
+  std::vector<std::string> metrics;
+  for (const auto& m : o.metrics) {
+    if (NcuKeepsMetric(Tools(ctx), o, m)) metrics.push_back(m);
+  }
+  if (!metrics.empty()) argv.insert(argv.end(), {"--metrics", fmt::format("{}", fmt::join(metrics, ","))});
   AddNvtx(o, argv);
   const std::optional<std::string> kernel_name =
       ctx.kernel_regex ? std::optional("regex:" + *ctx.kernel_regex) : o.kernel_name;
@@ -59,13 +78,17 @@ std::vector<PlannedCommand> BuildNcuExports(const NcuOptions& o, const CommandCo
   const std::string report = NcuReportBase(ctx).string() + ".ncu-rep";
   std::vector<PlannedCommand> out;
   for (const char* page : {"details", "raw"}) {
-    Argv argv = {"ncu", "--config-file", "off", "--import", report, "--csv", "--page", page, "--print-units", "base"};
-    if (o.gating_nvtx) argv.push_back("--nvtx");
+    Argv argv = Ncu(ctx);
+    argv.insert(argv.end(), {"--import", report, "--csv", "--page", page, "--print-units", "base"});
+    if (o.gating_nvtx && NcuNvtxOnImport(Tools(ctx))) argv.push_back("--nvtx");
     out.push_back({fmt::format("ncu-export-{}", page), argv, fmt::format("ncu/{}.csv", page)});
   }
   if (!o.sections.empty()) {
-    Argv argv = {"ncu", "--config-file", "off", "--import", report, "--page", "details"};
-    for (const auto& s : o.sections) argv.insert(argv.end(), {"--section", s});
+    Argv argv = Ncu(ctx);
+    argv.insert(argv.end(), {"--import", report, "--page", "details"});
+    for (const auto& s : o.sections) {
+      if (NcuKeepsSection(Tools(ctx), s)) argv.insert(argv.end(), {"--section", s});
+    }
     out.push_back({"ncu-sections-report", argv, "ncu/sections_report.txt"});
   }
   return out;
@@ -75,6 +98,7 @@ Argv BuildNsysCommand(const NsysOptions& o, const CommandContext& ctx) {
   Argv argv = {"nsys", "profile"};
   if (o.trace) argv.push_back("--trace=" + *o.trace);
   if (o.sample) argv.push_back("--sample=" + *o.sample);
+  if (o.cpuctxsw) argv.push_back("--cpuctxsw=" + *o.cpuctxsw);
   if (o.capture_range != "none") {
     argv.push_back("--capture-range=" + o.capture_range);
     if (o.capture_range_end) argv.push_back("--capture-range-end=" + *o.capture_range_end);
@@ -95,7 +119,7 @@ std::vector<PlannedCommand> BuildNsysPostprocessing(const CommandContext& ctx) {
   const std::string report = (ctx.run_dir / "nsys" / "run.nsys-rep").string();
   return {
       {"nsys-stats",
-       {"nsys", "stats", "--report", "cuda_gpu_kern_sum", "--format", "csv", "--force-export=true", "--output",
+       {"nsys", "stats", "--report", NsysKernelSumReport(Tools(ctx)), "--format", "csv", "--force-export=true", "--output",
         (ctx.run_dir / "nsys" / "summary").string(), report},
        ""},
       {"nsys-export",

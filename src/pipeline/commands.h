@@ -11,6 +11,7 @@
 
 #include "src/core/result.h"
 #include "src/pipeline/profile_options.h"
+#include "src/pipeline/tool_probe.h"
 
 namespace llmpo::pipeline {
 
@@ -33,6 +34,7 @@ struct CommandContext {
   std::optional<std::string> kernel_regex;      // ncu --kernel-name regex built from the timeline's top kernels
   std::filesystem::path tracer_library;         // libllmpo_tracer.so, for pipeline.trace.enable
   std::optional<std::string> kernel_name_base;  // overrides the config's with kernel_regex (tracer: mangled)
+  const InstalledTools* tools = nullptr;        // the probed ncu/nsys (null: the newest grammar)
 };
 
 // `ncu ... WORKLOAD`, writing ncu/<name>.ncu-rep.

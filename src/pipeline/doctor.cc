@@ -154,6 +154,43 @@ Check CuptiCheck() {
   return c;
 }
 
+// The installed version's limits the commands adapt to (tool_probe.h).
+std::string VersionLimits(const Check& tool) {
+  const auto version = ParseToolVersion(tool.detail);
+  if (!version || *version >= ToolVersion{2023, 1}) return "";
+  if (tool.name == "ncu") {
+    return fmt::format("; ncu {}: no app-range replay, --range-filter or --graph-profiling (2023.1 has them)",
+                       version->Text());
+  }
+  return fmt::format("; nsys {}: its stats reports have the pre-2023.1 names (gpukernsum, nvtxsum), used as such",
+                     version->Text());
+}
+
+std::string NcuVerdict(const Check& ncu, bool gpu, bool counters, bool counters_unknown) {
+  const bool found = !ncu.detail.starts_with("not found");
+  std::string verdict = gpu && ncu.ok && counters ? "will work"
+                        : !gpu && found && ncu.ok
+                            ? "will not work: no GPU (ncu runs the program but profiles no kernel); reading saved "
+                              ".ncu-rep reports with it works"
+                        : !gpu             ? "will not work: no GPU"
+                        : !found           ? "will not work: ncu missing"
+                        : !ncu.ok          ? "will not work: " + ncu.detail
+                        : counters_unknown ? "may fail: counter access could not be checked"
+                                           : "may fail: counter access is restricted";
+  if (found && ncu.ok) verdict += VersionLimits(ncu);
+  return "ncu profiling (pipeline.ncu.enable=true): " + verdict;
+}
+
+std::string NsysVerdict(const Check& nsys, bool gpu) {
+  const bool found = !nsys.detail.starts_with("not found");
+  std::string verdict = !found     ? "will not work: nsys missing"
+                        : !nsys.ok ? "will not work: " + nsys.detail
+                        : gpu      ? "will work"
+                                   : "NVTX ranges and OS runtime calls only (no GPU, so no CUDA kernels)";
+  if (found && nsys.ok) verdict += VersionLimits(nsys);
+  return "nsys timeline (pipeline.nsys.enable=true): " + verdict;
+}
+
 }  // namespace
 
 DoctorReport RunDoctor() {
@@ -165,20 +202,11 @@ DoctorReport RunDoctor() {
   r.checks.push_back(ToolCheck("nsys", "install Nsight Systems and put its folder on PATH"));
   r.checks.push_back(TracerCheck());
   r.checks.push_back(CuptiCheck());
-  const bool gpu = r.checks[0].ok, counters = r.checks[1].ok, ncu = r.checks[3].ok, nsys = r.checks[4].ok;
+  const bool gpu = r.checks[0].ok, counters = r.checks[1].ok;
   const bool counters_unknown = r.checks[1].detail.starts_with("unknown");
   const bool tracer = r.checks[5].ok, cupti = r.checks[6].ok;
-  r.verdicts.push_back(
-      fmt::format("ncu profiling (pipeline.ncu.enable=true): {}", gpu && ncu && counters ? "will work"
-                                                                  : !gpu                 ? "will not work: no GPU"
-                                                                  : !ncu                 ? "will not work: ncu missing"
-                                                                  : counters_unknown
-                                                                      ? "may fail: counter access could not be checked"
-                                                                      : "may fail: counter access is restricted"));
-  r.verdicts.push_back(
-      fmt::format("nsys timeline (pipeline.nsys.enable=true): {}", gpu && nsys ? "will work"
-                                                                   : !gpu      ? "will not work: no GPU"
-                                                                               : "will not work: nsys missing"));
+  r.verdicts.push_back(NcuVerdict(r.checks[3], gpu, counters, counters_unknown));
+  r.verdicts.push_back(NsysVerdict(r.checks[4], gpu));
   r.verdicts.push_back(fmt::format("trace (our NVTX + CUPTI tracer, no nsys needed): {}",
                                    !tracer        ? "will not work: the tracer library is not built"
                                    : gpu && cupti ? "NVTX ranges and GPU activity"

@@ -4,6 +4,7 @@
 #include <sched.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 
 #include "src/analysis/kernel_category.h"
@@ -14,11 +15,33 @@
 #include "src/pipeline/input_dedupe.h"
 #include "src/pipeline/outputs.h"
 #include "src/pipeline/process.h"
+#include "src/pipeline/step_outputs.h"
+#include "src/pipeline/tool_probe.h"
 
 namespace llmpo::pipeline {
 namespace fs = std::filesystem;
 
 namespace {
+
+// The last non-empty line the two files hold, trimmed; "" when none.
+std::string LastLine(const fs::path& out, const fs::path& err) {
+  std::string last;
+  for (const fs::path& file : {out, err}) {
+    std::ifstream in(file);
+    std::string line;
+    while (std::getline(in, line)) {
+      const auto first = line.find_first_not_of(" \t\r");
+      if (first != std::string::npos) last = line.substr(first, 300);
+    }
+  }
+  return last;
+}
+
+// The installed nsys' version ("2022.4"), or "".
+std::string NsysVersion() {
+  InstalledTools tools = ProbeTools(SystemRunner(), false, true);
+  return tools.nsys && tools.nsys->version ? tools.nsys->version->Text() : "";
+}
 
 // The converter ingest calls for an .nsys-rep (or the older .qdrep):
 // `nsys export --type sqlite`, whose output is kept beside the reports.
@@ -36,14 +59,24 @@ Result<fs::path> ConvertWithNsys(ingest::InputFormat /*from*/, ingest::InputForm
             command);
   }
   const fs::path log = out_dir / (file.stem().string() + ".export.log");
+  const fs::path out_log = out_dir / (file.stem().string() + ".export.stdout.log");
   ASSIGN_OR_RETURN(ProcessResult run, RunToFiles({"nsys", "export", "--type", "sqlite", "--force-overwrite", "true",
                                                   "--output", sqlite.string(), file.string()},
-                                                 out_dir / (file.stem().string() + ".export.stdout.log"), log));
-  if (run.exit_code != 0 || !fs::exists(sqlite)) {
-    return MakeError(ExitStatus::kToolFailed,
-                     fmt::format("{} exited with {}; see {}", command, run.exit_code, log.string()));
-  }
-  return sqlite;
+                                                 out_log, log));
+  // nsys may exit 0 after an ERROR line, and leaves a partial SQLite when it
+  // fails: that is never imported, and nothing of the attempt stays behind.
+  const std::string said = FirstErrorLine(out_log, log);
+  std::error_code ec;
+  if (run.exit_code == 0 && said.empty() && fs::exists(sqlite, ec) && fs::file_size(sqlite, ec) > 0) return sqlite;
+  const std::string reason = said.empty() ? LastLine(out_log, log) : said;
+  for (const auto& f : {sqlite, log, out_log}) fs::remove(f, ec);
+  const std::string version = NsysVersion();
+  return MakeError(ExitStatus::kToolFailed,
+                   fmt::format("{}: nsys{} could not export it (exit {}){}", file.string(),
+                               version.empty() ? "" : " " + version, run.exit_code,
+                               reason.empty() ? "" : fmt::format(": \"{}\"", reason)))
+      .WithNote("if the report comes from a newer Nsight Systems, export it where that version (or a newer one) is "
+                "installed and import the .sqlite: " + command);
 }
 
 // Whether the inputs may hold both a timeline and an ncu capture, judged

@@ -163,8 +163,10 @@ Status ReplaceOutputsRecord(const fs::path& folder, const std::vector<std::strin
 
 std::size_t RemoveLeftovers(const fs::path& folder, const std::string& final_name) {
   // The atomic writer's names (src/core/atomic_file.cc): "<file>.tmp." and 12
-  // characters of its base-32 alphabet, for the kinds of files we write.
-  static const std::regex temp_file(R"([A-Za-z0-9_.-]+\.(md|json|html|csv|txt|yaml)\.tmp\.[a-z2-7]{12})");
+  // characters of its base-32 alphabet, for the kinds of files we write and
+  // the outputs record (.llmpo-outputs, kOutputsRecordName).
+  static const std::regex temp_file(
+      R"((\.llmpo-outputs|[A-Za-z0-9_.-]+\.(md|json|html|csv|txt|yaml))\.tmp\.[a-z2-7]{12})");
   const std::string staging = "." + final_name + kStagingInfix;
   const std::string old = "." + final_name + kOldInfix;
   std::size_t removed = 0;

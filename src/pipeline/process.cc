@@ -172,6 +172,7 @@ Result<ProcessResult> RunStep(const StepSpec& spec) {
   LineFollower out(spec.stdout_file);
   LineFollower err(spec.stderr_file);
   ProcessResult result;
+  result.pid = pid;
   double term_sent_at = -1;  // when SIGTERM went to the group (timeout or forwarded stop)
   bool killed = false;
   int status = 0;

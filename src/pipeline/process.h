@@ -25,6 +25,7 @@ struct ProcessResult {
   double duration_s = 0;
   bool timed_out = false;    // ended by the step timeout
   int forwarded_signal = 0;  // the stop signal passed on to the program's group, or 0
+  int pid = 0;               // the program's process id (RunStep), or 0
 };
 
 struct StepSpec {

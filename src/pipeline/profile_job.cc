@@ -13,9 +13,11 @@
 #include "src/core/atomic_file.h"
 #include "src/ingest/input_file.h"
 #include "src/pipeline/environment.h"
+#include "src/pipeline/nsys_agent.h"
 #include "src/pipeline/process.h"
 #include "src/pipeline/progress.h"
 #include "src/pipeline/run_reports.h"
+#include "src/pipeline/step_outputs.h"
 #include "src/pipeline/tool_version.h"
 #include "src/pipeline/trace_job.h"
 
@@ -89,7 +91,10 @@ class Executor {
         Skip(cmd, why, tool);
         continue;
       }
-      RunOne(cmd, tool);
+      for (const PlannedCommand& one : PerNumberedReport(cmd)) {  // repeat:N: one per numbered report
+        RunOne(one, tool);
+        if (stop_.stopped()) break;
+      }
       if (stop_.stopped()) {
         for (std::size_t j = i + 1; j < plan.size(); ++j) Skip(plan[j], "not run: interrupted", "");
         break;
@@ -172,6 +177,12 @@ class Executor {
     step.argv = CommandLine(cmd);
     step.log = err;
     auto result = RunWithProgress(cmd, run_.dir() / out, run_.dir() / err);
+    const bool retry = result.ok() && !stop_.stopped() && !result->timed_out &&
+                       NsysSessionFlake(cmd, result->exit_code, run_.dir() / out, run_.dir() / err);
+    if (retry) {
+      StopNsysAgents(result->pid);
+      result = RunWithProgress(cmd, run_.dir() / out, run_.dir() / err);
+    }
     run_.RecordArtifact(out);
     run_.RecordArtifact(err);
     if (!result.ok()) {
@@ -180,36 +191,57 @@ class Executor {
       Fail(ExitStatus::kToolMissing, step.reason);
       failed_tools_.insert(tool);
     } else {
-      step.exit_code = result->exit_code;
-      step.duration_s = result->duration_s;
-      if (stop_.stopped()) {
-        step.status = StepStatus::kInterrupted;
-        step.reason = fmt::format("interrupted by {}{}", strsignal(stop_.signal()->load()),
-                                  result->forwarded_signal ? "; the signal was passed on to the tool" : "");
-      } else if (result->timed_out) {
-        step.status = StepStatus::kFailed;
-        step.reason = fmt::format("{} timed out after {:g} s (pipeline.step_timeout_s) and was stopped; {}", cmd.step,
-                                  options_.step_timeout_s,
-                                  tool == "trace" ? "raise the limit, or run the program for less time"
-                                                  : "raise the limit, or profile fewer kernels (launch_count, "
-                                                    "kernel filters, top_kernels)");
-        Fail(ExitStatus::kToolFailed, step.reason);
-        failed_tools_.insert(tool);
-      } else if (result->exit_code != 0) {
-        step.status = StepStatus::kFailed;
-        step.reason = FailureReason(cmd, tool, result->exit_code, run_.dir() / out, run_.dir() / err);
-        if (std::string too_old = tool == "trace" ? "" : TooOld(tool); !too_old.empty()) step.reason += "; " + too_old;
-        Fail(ExitStatus::kToolFailed, step.reason);
-        failed_tools_.insert(tool);
-      } else {
-        step.status = StepStatus::kOk;
-        succeeded_.insert(cmd.step);
-      }
+      // An agent nsys left behind (a failure, a timeout, an interrupt) is stopped.
+      const bool agent_left = cmd.step == "nsys" && StopNsysAgents(result->pid) > 0;
+      Judge(step, cmd, tool, *result, run_.dir() / out, run_.dir() / err);
+      if (agent_left) step.reason += (step.reason.empty() ? "" : "; ") + std::string("nsys left its agent process "
+                                     "(nsys --start-agent) running; it was stopped");
+      if (retry) step.reason += (step.reason.empty() ? "" : "; ") + std::string("the first try ended \"End of file\" "
+                                "(nsys could not reach its agent) and was run once more");
     }
     run_.AddStep(step);
     // What was traced is summarised after a failure or an interrupt too.
     if (tool == "trace" && step.status != StepStatus::kSkipped) SummariseTrace();
     (void)run_.WriteManifest(RunStatus::kRunning);
+  }
+
+  // How a step that ran ended: interrupted, timed out, failed (its exit
+  // status, or outputs missing or reported as errors), or ok.
+  void Judge(StepRecord& step, const PlannedCommand& cmd, const std::string& tool, const ProcessResult& result,
+             const fs::path& out, const fs::path& err) {
+    step.exit_code = result.exit_code;
+    step.duration_s = result.duration_s;
+    step.status = StepStatus::kFailed;
+    if (stop_.stopped()) {
+      step.status = StepStatus::kInterrupted;
+      step.reason = fmt::format("interrupted by {}{}", strsignal(stop_.signal()->load()),
+                                result.forwarded_signal ? "; the signal was passed on to the tool" : "");
+      return;
+    }
+    if (result.timed_out) {
+      step.reason = fmt::format("{} timed out after {:g} s (pipeline.step_timeout_s) and was stopped; {}", cmd.step,
+                                options_.step_timeout_s,
+                                tool == "trace"  ? "raise the limit, or run the program for less time"
+                                : tool == "nsys" ? "raise the limit, or capture less (pipeline.nsys.capture_range="
+                                                   "nvtx with nvtx_capture, a shorter run)"
+                                                 : "raise the limit, or profile fewer kernels (launch_count, "
+                                                   "kernel filters, top_kernels)");
+    } else if (result.exit_code != 0 && !NormalEnding(cmd, result.exit_code)) {
+      step.reason = FailureReason(cmd, tool, result.exit_code, out, err);
+      if (std::string too_old = tool == "trace" ? "" : TooOld(tool); !too_old.empty()) step.reason += "; " + too_old;
+    } else if (std::string problem = tool == "trace" ? "" : StepOutputProblem(cmd, run_.dir(), out, err);
+               !problem.empty()) {
+      step.reason = fmt::format("{}; see {}/{}.stderr.log", problem, tool, cmd.step);
+      Fail(ExitStatus::kToolFailed, step.reason);
+      if (cmd.step == tool) failed_tools_.insert(tool);  // a failed post-processing step blocks no other
+      return;
+    } else {
+      step.status = StepStatus::kOk;
+      succeeded_.insert(cmd.step);
+      return;
+    }
+    Fail(ExitStatus::kToolFailed, step.reason);
+    failed_tools_.insert(tool);
   }
 
   // The tracer's traces, read once right after its run (the top kernels and
@@ -273,6 +305,7 @@ class Executor {
     } else if (FileMentions(out, "ERR_NVGPUCTRPERM") || FileMentions(err, "ERR_NVGPUCTRPERM")) {
       reason += ": no permission for GPU performance counters (see llm-perf-opt doctor)";
     } else {
+      if (std::string said = FirstErrorLine(out, err); !said.empty()) reason += fmt::format(": \"{}\"", said);
       reason += fmt::format("; see {}/{}.stderr.log", tool, cmd.step);
     }
     return reason;
@@ -304,7 +337,9 @@ class Executor {
     if (stop_.stopped()) outcome_ = {RunStatus::kInterrupted, ExitStatus::kInterrupted, "interrupted by a signal"};
     // ncu's saved report alone will do: it is read natively when its CSV
     // export failed.
-    if (!succeeded_.count("nsys-export") && !succeeded_.count("ncu-export-details") && !succeeded_.count("ncu") &&
+    const bool exported = std::any_of(succeeded_.begin(), succeeded_.end(),
+                                      [](const std::string& s) { return s.starts_with("nsys-export"); });
+    if (!exported && !succeeded_.count("ncu-export-details") && !succeeded_.count("ncu") &&
         !succeeded_.count("trace-summaries")) {
       return;
     }

@@ -180,6 +180,7 @@ NsysOptions ReadNsys(const Node& c) {
   o.gating_nvtx = Flag(c, "pipeline.nsys.gating_nvtx", true);
   o.trace = Text(c, "pipeline.nsys.trace");
   o.sample = Text(c, "pipeline.nsys.sample");
+  o.cpuctxsw = Text(c, "pipeline.nsys.cpuctxsw");
   o.capture_range = Text(c, "pipeline.nsys.capture_range").value_or("none");
   if (!o.gating_nvtx && o.capture_range == "nvtx") o.capture_range = "none";
   o.nvtx_capture = Text(c, "pipeline.nsys.nvtx_capture");

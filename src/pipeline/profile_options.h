@@ -31,7 +31,7 @@ struct NcuOptions {
 struct NsysOptions {
   bool enable = false;
   bool gating_nvtx = true;
-  std::optional<std::string> trace, sample, nvtx_capture, capture_range_end, cuda_graph_trace;
+  std::optional<std::string> trace, sample, cpuctxsw, nvtx_capture, capture_range_end, cuda_graph_trace;
   std::string capture_range = "none";  // after gating: nvtx becomes none without gating_nvtx
 };
 

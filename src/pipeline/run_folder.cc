@@ -195,6 +195,7 @@ Json RunFolder::ManifestJson(RunStatus status, const std::string& status_reason)
       {"status", ToString(status)},
   };
   if (!status_reason.empty()) manifest["status_reason"] = status_reason;
+  if (!tools_.empty()) manifest["tools"] = tools_;
   manifest["steps"] = std::move(steps);
   manifest["artifacts"] = std::move(artifacts);
   return manifest;

@@ -67,6 +67,8 @@ class RunFolder {
   void RecordArtifact(const std::string& relative);
 
   void AddStep(StepRecord step) { steps_.push_back(std::move(step)); }
+  // run.json's "tools": the versions the commands were built for (tool_probe.h).
+  void SetTools(nlohmann::ordered_json tools) { tools_ = std::move(tools); }
   const std::vector<StepRecord>& steps() const { return steps_; }
   const std::vector<std::string>& artifacts() const { return artifacts_; }
 
@@ -89,6 +91,7 @@ class RunFolder {
   std::vector<std::string> command_line_;
   std::chrono::system_clock::time_point start_;
   std::vector<StepRecord> steps_;
+  nlohmann::ordered_json tools_ = nlohmann::ordered_json::object();
   std::vector<std::string> artifacts_;
   RunLock lock_;
   std::map<std::string, FileStamp> before_;  // files in the folder before the run

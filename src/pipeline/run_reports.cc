@@ -10,6 +10,7 @@
 #include "src/ingest/input_file.h"
 #include "src/pipeline/import_job.h"
 #include "src/pipeline/manifest.h"
+#include "src/pipeline/step_outputs.h"
 #include "src/pipeline/mfu_options.h"
 #include "src/pipeline/trace_job.h"
 
@@ -68,7 +69,13 @@ Result<std::vector<std::string>> BuildRunReports(const fs::path& run_dir, const 
   ASSIGN_OR_RETURN(const RunManifest manifest, ReadManifest(run_dir));
   ASSIGN_OR_RETURN(report::RunContext run, ReadRunContext(run_dir, manifest));
   ImportRequest request;
-  if (manifest.Succeeded("nsys-export")) request.inputs.push_back(run_dir / "nsys" / "run.sqlite");
+  // nsys' SQLite export, or one per numbered report (repeat:N: nsys-export.1, ...).
+  for (const ManifestStep& step : manifest.steps) {
+    if (step.status != StepStatus::kOk || !(step.name == "nsys-export" || step.name.starts_with("nsys-export."))) continue;
+    const std::string output = ArgValue(step.argv, "--output");
+    // by its name in this folder: a run folder may have moved since
+    request.inputs.push_back(run_dir / "nsys" / (output.empty() ? fs::path("run.sqlite") : fs::path(output).filename()));
+  }
   // The CSV export when it was made, else the saved report itself (read
   // natively: a run folder copied to a machine without ncu, or an export
   // step that failed).

@@ -15,7 +15,7 @@ std::optional<ToolVersion> ParseToolVersion(std::string_view version_output) {
 }
 
 std::optional<ToolVersion> MinimumVersion(std::string_view tool) {
-  if (tool == "ncu" || tool == "nsys") return ToolVersion{2023, 1};
+  if (tool == "ncu" || tool == "nsys") return ToolVersion{2022, 1};
   return std::nullopt;
 }
 
@@ -24,7 +24,7 @@ std::string TooOldMessage(std::string_view tool, std::string_view version_output
   const auto version = ParseToolVersion(version_output);
   if (!minimum || !version || *version >= *minimum) return "";
   const char* product = tool == "ncu" ? "Nsight Compute" : "Nsight Systems";
-  return fmt::format("{} {} is older than {}, the oldest whose options the commands use; install {} {} or newer", tool,
+  return fmt::format("{} {} is older than {}, the oldest version the commands are built for; install {} {} or newer", tool,
                      version->Text(), minimum->Text(), product, minimum->Text());
 }
 

@@ -1,7 +1,6 @@
 // Nsight tool versions: parsing `--version` output and the oldest versions
-// whose command grammar the builders use (docs/profile.md: ncu app-range
-// replay and --graph-profiling, nsys' cuda_gpu_kern_sum report name; both
-// arrived around 2023.1).
+// the command builders adapt to (2022.1; tool_probe.h says what each
+// version changes).
 #pragma once
 
 #include <optional>

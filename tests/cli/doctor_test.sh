@@ -22,6 +22,17 @@ grep -q "trace (our NVTX + CUPTI tracer, no nsys needed): will not work: the tra
   fail "tracer verdict: $out"
 
 empty=$(mktemp -d); trap 'rm -rf "$empty"' EXIT
+# nsys and ncu without a GPU (nvidia-smi absent): per tool what still works,
+# and what the installed version lacks (an ncu 2022.3).
+mkdir "$empty/nogpu" && ln -s "$fakes/ncu" "$fakes/nsys" "$empty/nogpu/"
+nosight=$(bash "$(dirname "$0")/../path_without_nsight.sh" "$empty")
+if [[ ! -e $nosight/nvidia-smi ]]; then
+out=$(FAKE_NCU_VERSION=2022.3.0.0 PATH="$empty/nogpu:$nosight" "$bin" doctor)
+grep -q "nsys timeline (pipeline.nsys.enable=true): NVTX ranges and OS runtime calls only (no GPU" <<<"$out" ||
+  fail "nsys without a GPU: $out"
+grep -q "ncu profiling (pipeline.ncu.enable=true): will not work: no GPU (ncu runs the program but profiles no kernel); reading saved .ncu-rep reports with it works; ncu 2022.3: no app-range replay" <<<"$out" ||
+  fail "ncu 2022.3 without a GPU: $out"
+fi
 out=$(PATH="$empty" "$bin" doctor)
 grep -q "\[--\] ncu: not found on PATH" <<<"$out" || fail "missing ncu: $out"
 grep -q "fix: install Nsight Compute" <<<"$out" || fail "ncu fix: $out"

@@ -130,10 +130,10 @@ set -e
 [[ $(step_of nothing/run.json ncu) != *"older than"* ]] || fail "a current ncu called too old"
 # The same failure with an ncu older than the commands need says so.
 set +e
-FAKE_NCU_FAIL=1 FAKE_NCU_VERSION=2022.2.1.0 PATH="$fakes:$nosight" "$bin" profile hydra.run.dir=old \
+FAKE_NCU_FAIL=1 FAKE_NCU_VERSION=2021.3.1.0 PATH="$fakes:$nosight" "$bin" profile hydra.run.dir=old \
   pipeline.ncu.enable=true -- ./app >out.txt 2>err.txt
 set -e
-[[ $(step_of old/run.json ncu) == *"ncu 2022.2 is older than 2023.1"*"install Nsight Compute 2023.1 or newer" ]] ||
+[[ $(step_of old/run.json ncu) == *"ncu 2021.3 is older than 2022.1"*"install Nsight Compute 2022.1 or newer" ]] ||
   fail "too old: $(step_of old/run.json ncu)"
 grep -q '"path": "ncu/version.txt"' old/run.json || fail "version.txt not listed"
 [[ -f nothing/ncu/ncu.stdout.log ]] || fail "log kept"

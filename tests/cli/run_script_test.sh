@@ -6,7 +6,9 @@
 #  2. a GPU, neither ncu nor nsys: the program runs under our tracer (`trace`)
 #     and the script says ncu would add hardware counters;
 #  2a. a GPU and nsys, no ncu: the nsys timeline, with the same hint;
-#  3. no GPU: the dry-run commands and a provenance-only run folder.
+#  3. no GPU: the dry-run commands, a provenance-only run folder, `import` suggested;
+#  3a. no GPU but nsys: the CPU demo's NVTX timeline recorded with nsys;
+#  3b. a GPU and an ncu older than 2022.1: not used, nsys instead.
 # Usage: run_script_test.sh BIN SOURCE_DIR [NVTX_CPU_PROGRAM]
 # Skips (77) when the bundled workload is not built (no CUDA toolkit).
 set -euo pipefail
@@ -29,6 +31,17 @@ PATH="$nosight" run hydra.run.dir="$work/nogpu" || fail "no-GPU run exited $?: $
 grep -q "^No GPU with ncu here" out.txt || fail "no-GPU message: $(cat out.txt)"
 grep -q "^ncu --config-file off" out.txt || fail "no-GPU dry run commands: $(cat out.txt)"
 [[ -f nogpu/run.json && -f nogpu/config.yaml ]] || fail "no-GPU run folder"
+grep -q "import FILE... --out DIR" out.txt || fail "no import suggestion: $(cat out.txt)"
+
+# 3a. No GPU but nsys: the CPU demo's NVTX timeline recorded with nsys (a fake here).
+demo="$(dirname "$bin")/tests/nvtx_cpu_program"
+if [[ -x $demo ]]; then
+  mkdir nsys_only && ln -s "$fakes/nsys" nsys_only/
+  PATH="$work/nsys_only:$nosight" run hydra.run.dir="$work/cpu_nsys" || fail "no-GPU nsys run exited $?: $(cat err.txt)"
+  grep -q "^No GPU, but nsys: recording the NVTX timeline of a CPU demo" out.txt || fail "nsys demo message: $(cat out.txt)"
+  grep -q "^nsys profile .* $demo$" tools.log || fail "nsys did not record the demo: $(cat tools.log)"
+  [[ $(status_of cpu_nsys/run.json) == ok ]] || fail "no-GPU nsys run status: $(cat cpu_nsys/run.json)"
+fi
 
 # 2. A GPU but neither ncu nor nsys: our tracer, on a CPU NVTX program here.
 if [[ -n "$program" ]]; then
@@ -50,6 +63,13 @@ grep -q "profiling the timeline with nsys; ncu (Nsight Compute) would add hardwa
 grep -q "^nsys profile .* ./app$" tools.log || fail "nsys did not run: $(cat tools.log)"
 ! grep -q "^ncu " tools.log || fail "ncu ran without being on PATH"
 [[ $(status_of nsys/run.json) == ok ]] || fail "GPU+nsys run.json status: $(cat nsys/run.json)"
+
+# 3b. A GPU and an ncu older than 2022.1: not used; nsys instead.
+mkdir old_ncu && ln -s "$fakes/nvidia-smi" "$fakes/ncu" "$fakes/nsys" old_ncu/
+FAKE_NCU_VERSION=2021.3.1.0 PATH="$work/old_ncu:$nosight" run hydra.run.dir="$work/oldncu" -- ./app ||
+  fail "old-ncu run exited $?: $(cat err.txt)"
+grep -q "ncu 2021.3 is older than 2022.1" out.txt || fail "old ncu message: $(cat out.txt)"
+grep -q "profiling the timeline with nsys" out.txt || fail "old ncu: no nsys fallback: $(cat out.txt)"
 
 # 1. A GPU and ncu: the default profile (bundled dummy_shallow_resnet).
 workload="$(dirname "$bin")/workloads/dummy_shallow_resnet"

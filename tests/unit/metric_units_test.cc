@@ -26,6 +26,10 @@ TEST(MetricUnits, NamingRules) {
   EXPECT_EQ(BaseUnitOfMetric("SM.TriageA.sm__cycles_active.avg"), "cycle");
   EXPECT_EQ(BaseUnitOfMetric("launch__registers_per_thread"), "register/thread");
   EXPECT_EQ(BaseUnitOfMetric("launch__shared_mem_per_block"), "byte/block");
+  // Named without "__": no naming rule, each from the table (ncu prints these units, 2022.3 to 2026).
+  EXPECT_EQ(BaseUnitOfMetric("inst_executed"), "inst");
+  EXPECT_EQ(BaseUnitOfMetric("thread_inst_executed_true"), "inst");
+  EXPECT_EQ(BaseUnitOfMetric("memory_l2_theoretical_sectors_global"), "sectors");
   // Not placed by any rule or table: unknown, never guessed.
   EXPECT_EQ(BaseUnitOfMetric("derived_tempMetric0"), std::nullopt);
   EXPECT_EQ(BaseUnitOfMetric("no_such__counter.sum"), std::nullopt);

@@ -151,6 +151,17 @@ TEST(NcuRepReader, CudaMlp2024FullSetRulesAndDeviceAttributes) {
   ASSERT_NE(t4.Find("multiprocessor_count"), nullptr);
   EXPECT_EQ(t4.Find("multiprocessor_count")->integer, 40u);  // Tesla T4: 40 SMs
   EXPECT_GE(t4.attributes.size(), 150u);                     // 150-166 in the fixtures (ncu-rep-format.md 10)
+  // Rule text as ncu prints it: the report's "@section:ID:Name@" and
+  // "@url:Text:URL@" links become "Name" and "Text (URL)".
+  bool url = false;
+  for (const auto& rule : results[0].rules) {
+    for (const auto& f : rule.messages) {
+      EXPECT_EQ(f.message.find("@section:"), std::string::npos) << f.message;
+      EXPECT_EQ(f.message.find("@url:"), std::string::npos) << f.message;
+      url |= f.message.find("See the CUDA Best Practices Guide (https://docs.nvidia.com/cuda/") != std::string::npos;
+    }
+  }
+  EXPECT_TRUE(url);
 }
 
 TEST(NcuRepReader, SelfJoin2021NvtxWithEmptyStacksAndA100) {

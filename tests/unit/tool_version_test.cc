@@ -19,11 +19,12 @@ TEST(ToolVersionTest, ParsesNcuAndNsysOutput) {
 }
 
 TEST(ToolVersionTest, TooOldNamesTheMinimumAndTheFix) {
-  EXPECT_EQ(TooOldMessage("ncu", "Version 2023.1.0.0"), "");
+  EXPECT_EQ(TooOldMessage("ncu", "Version 2022.3.0.0"), "") << "2022.x: the commands adapt to it";
+  EXPECT_EQ(TooOldMessage("nsys", "NVIDIA Nsight Systems version 2022.4.2.1"), "");
   EXPECT_EQ(TooOldMessage("ncu", "Version 2026.1.0.0"), "");
-  EXPECT_EQ(TooOldMessage("nsys", "NVIDIA Nsight Systems version 2022.4.2.1"),
-            "nsys 2022.4 is older than 2023.1, the oldest whose options the commands use; install Nsight Systems "
-            "2023.1 or newer");
+  EXPECT_EQ(TooOldMessage("nsys", "NVIDIA Nsight Systems version 2021.5.1.117"),
+            "nsys 2021.5 is older than 2022.1, the oldest version the commands are built for; install Nsight "
+            "Systems 2022.1 or newer");
   EXPECT_EQ(TooOldMessage("ncu", "garbled"), "") << "an unknown version is not called too old";
   EXPECT_EQ(TooOldMessage("nvcc", "release 11.0, V11.0.1"), "");
 }

@@ -54,6 +54,35 @@ model::FindingType ToFindingType(std::uint32_t type) {
   }
 }
 
+// Rule text as ncu prints it: the report keeps links as "@section:ID:Name@"
+// (printed "Name") and "@url:Text:URL@" (printed "Text (URL)").
+std::string RenderMarkup(const std::string& text) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t open = text.find('@', at);
+    const bool section = open != std::string::npos && text.compare(open, 9, "@section:") == 0;
+    const bool url = open != std::string::npos && text.compare(open, 5, "@url:") == 0;
+    const std::size_t close = section || url ? text.find('@', open + 1) : std::string::npos;
+    if (close == std::string::npos) {
+      out += text.substr(at);
+      break;
+    }
+    out += text.substr(at, open - at);
+    const std::string body = text.substr(open + (section ? 9 : 5), close - open - (section ? 9 : 5));
+    const std::size_t colon = body.find(':');
+    if (colon == std::string::npos) {
+      out += body;
+    } else if (section) {
+      out += body.substr(colon + 1);
+    } else {
+      out += body.substr(0, colon) + " (" + body.substr(colon + 1) + ")";
+    }
+    at = close + 1;
+  }
+  return out;
+}
+
 RuleResult ToRule(const pb::RuleResult& r, std::size_t& replaced) {
   RuleResult rule{
       Text(r.identifier(), replaced), Text(r.display_name(), replaced), Text(r.section_identifier(), replaced), {}};
@@ -63,8 +92,8 @@ RuleResult ToRule(const pb::RuleResult& r, std::size_t& replaced) {
       f.rule = rule.identifier;
       f.section = rule.section;
       f.type = ToFindingType(item.message().type());
-      f.title = Text(item.message().title(), replaced);
-      f.message = Text(item.message().text(), replaced);
+      f.title = RenderMarkup(Text(item.message().title(), replaced));
+      f.message = RenderMarkup(Text(item.message().text(), replaced));
       rule.messages.push_back(std::move(f));
     }
     if (item.has_speedup() && !rule.messages.empty()) {
