@@ -26,9 +26,12 @@ std::string NameText(const std::string& name, double y) {
                      HtmlShort(name, 48));
 }
 
-// One side's bar, or a word saying the kernel is not on that side.
-std::string SideBar(std::string_view cls, const std::optional<double>& ns, double scale, double y) {
-  if (!ns) return fmt::format("<text x=\"{}\" y=\"{}\">not on this side</text>", kLabel + 4, y + 10);
+// One side's bar, or words saying the kernel is not on that side or has no duration there.
+std::string SideBar(std::string_view cls, bool present, const std::optional<double>& ns, double scale, double y) {
+  if (!ns) {
+    return fmt::format("<text x=\"{}\" y=\"{}\">{}</text>", kLabel + 4, y + 10,
+                       present ? "no duration known" : "not on this side");
+  }
   const double w = *ns * scale;
   return fmt::format(
       "<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{:.2f}\" height=\"11\" data-ns=\"{}\"></rect>"
@@ -56,8 +59,8 @@ std::string CompareBarsSvg(const Comparison& c, std::size_t top) {
         "<g class=\"kernel\" data-name=\"{}\"><title>{}\nbase: {} ms\nnew: {} ms\nchange: {} ms ({})</title>{}{}{}"
         "</g>\n",
         HtmlText(k.name), HtmlText(k.name), MsText(k.base_ns), MsText(k.new_ns), SignedMs(k.delta_ns),
-        HtmlText(k.match), NameText(k.name, y + 17), SideBar("base", k.base_ns, scale, y),
-        SideBar("new", k.new_ns, scale, y + 13));
+        HtmlText(k.match), NameText(k.name, y + 17), SideBar("base", k.match != "new", k.base_ns, scale, y),
+        SideBar("new", k.match != "gone", k.new_ns, scale, y + 13));
   }
   return Svg("bars compare-bars", "kernel-bars", 30 + 32 * static_cast<double>(n),
              "base and new GPU kernel time per kernel", body);

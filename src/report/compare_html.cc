@@ -40,15 +40,22 @@ std::string VerdictClass(const std::optional<analysis::ChangeTest>& t, const std
   return match == "new" || match == "gone" ? match : "unknown";
 }
 
+// " (p = 0.38)", " (p < 1e-15)", or nothing without a p-value (as compare.md).
+std::string PClause(const analysis::ChangeTest& t) {
+  if (!t.p_value) return "";
+  const std::string p = PText(t);
+  return HtmlText(fmt::format(" (p {}{})", p.starts_with("<") ? "" : "= ", p));
+}
+
 std::string TotalSection(const Comparison& c) {
   const auto& t = c.total_test;
   std::string out = fmt::format(
       "<p class=\"total\" data-verdict=\"{}\">Total GPU kernel time: <b>{} ms → {} ms</b> ({} ms, {}): "
-      "<span class=\"verdict {}\">{}</span> (p {}). Launches: {} → {}.</p>\n"
+      "<span class=\"verdict {}\">{}</span>{}. Launches: {} → {}.</p>\n"
       "<p class=\"note\">Kernel times from <code>{}</code> (base) and <code>{}</code> (new).</p>\n",
       analysis::ToString(t.verdict), MsText(c.base_kernel_ns), MsText(c.new_kernel_ns), SignedMs(c.delta_ns),
-      PctText(t.change_pct), VerdictClass(t, ""), HtmlText(VerdictText(t)), HtmlText(PText(t)), c.base_launches,
-      c.new_launches, HtmlText(c.base_times_from), HtmlText(c.new_times_from));
+      PctText(t.change_pct), VerdictClass(t, ""), HtmlText(VerdictText(t)), PClause(t), c.base_launches, c.new_launches,
+      HtmlText(c.base_times_from), HtmlText(c.new_times_from));
   for (const auto& g : c.guardrails) out += "<p class=\"check\"><b>Check:</b> " + HtmlText(g) + ".</p>\n";
   return out;
 }
@@ -116,10 +123,9 @@ ordered_json KernelTable(const Comparison& c) {
   for (const auto& k : c.kernels) {
     const auto pct = k.mean_test ? Rounded(k.mean_test->change_pct) : std::nullopt;
     rows.push_back(ordered_json::array(
-        {k.name, k.match, Ms(k.base_ns), Ms(k.new_ns), k.delta_ns / 1e6, k.base_calls, k.new_calls,
-         Ms(k.base_mean_ns), Ms(k.new_mean_ns), pct ? ordered_json(*pct) : ordered_json(nullptr),
-         k.mean_test ? VerdictText(*k.mean_test) : k.match, k.mean_test ? PText(*k.mean_test) : "n/a",
-         BoundText(k)}));
+        {k.name, k.match, Ms(k.base_ns), Ms(k.new_ns), k.delta_ns / 1e6, k.base_calls, k.new_calls, Ms(k.base_mean_ns),
+         Ms(k.new_mean_ns), pct ? ordered_json(*pct) : ordered_json(nullptr),
+         k.mean_test ? VerdictText(*k.mean_test) : k.match, k.mean_test ? PText(*k.mean_test) : "n/a", BoundText(k)}));
   }
   return ordered_json{
       {"columns",
@@ -142,8 +148,9 @@ std::string KernelTableSection(const std::string& id) {
 std::string ComparisonSection(const Comparison& c, std::size_t index, std::size_t top, ordered_json& tables) {
   const std::string id = fmt::format("kernels-{}", index);
   tables[id] = KernelTable(c);
-  std::string out = fmt::format("<section id=\"c{}\" class=\"comparison\"><h2><code>{}</code> against <code>{}</code></h2>\n",
-                                index, HtmlText(c.new_label), HtmlText(c.base_label));
+  std::string out =
+      fmt::format("<section id=\"c{}\" class=\"comparison\"><h2><code>{}</code> against <code>{}</code></h2>\n", index,
+                  HtmlText(c.new_label), HtmlText(c.base_label));
   out += TotalSection(c) + ChartsSection(c, top) + RegionsSection(c, top) + KernelTableSection(id);
   if (!c.notes.empty()) {
     out += "<h3>Notes</h3>\n<ul class=\"notes\">\n";

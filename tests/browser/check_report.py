@@ -193,6 +193,12 @@ WATERFALL_CHECK = r"""
 })
 """
 
+# compare.html: rows drawn in each comparison's kernel table.
+TABLE_ROWS = r"""
+(() => Object.fromEntries([...document.querySelectorAll('table[data-table]')].map(
+  t => [t.id, t.querySelectorAll('tbody tr').length])))()
+"""
+
 ZOOM_CHECK = r"""
 (() => {
   const problems = [];
@@ -275,6 +281,7 @@ def main():
                 report[name] = r
                 problems += ["%s: %s" % (name, p) for p in r["problems"]]
         if args.compare is not None:
+            report["table_rows"] = browser.evaluate(TABLE_ROWS)
             sort = SORT_CHECK.replace("kernel-table-t", "kernels-0-t").replace("Total (ms)", "Change (ms)")
             for name, check in (("waterfall", WATERFALL_CHECK + "(%r)" % args.compare), ("sort", sort)):
                 r = browser.evaluate(check)

@@ -3,7 +3,8 @@
 # generated slowed case of tests/cli/compare_test.py (attn_b 20 % slower,
 # new_c inserted) loads without an exception, console error or failed load;
 # the waterfall's steps chain and its last bar is compare.json's total
-# change; sorting and filtering the kernel table work. Hostile names (ncu
+# change; sorting and filtering the kernel table work; three sides give a
+# section and a kernel table per comparison. Hostile names (ncu
 # fixture: markup, quotes, invalid UTF-8) neither break the page nor inject
 # markup. Screenshots and the checker's reports are kept in ARTIFACTS.
 #   compare_page_test.sh BINARY SOURCE_DIR ARTIFACTS
@@ -48,7 +49,25 @@ assert r["waterfall"]["bars"] == 4, r["waterfall"]
 assert r["sort"]["rows"] == 3, r["sort"]
 PY
 
-# 2. Hostile names: an ncu page against itself (no change: no waterfall, the bars and table drawn).
+# 2. Three sides: one section and one kernel table per comparison with the base.
+/usr/bin/python3 - "$src/tests/cli" <<'PY' || fail "generate the jitter trace"
+import sys
+sys.path.insert(0, sys.argv[1])
+import compare_test
+compare_test.trace("jitter.json", seed=2)
+PY
+"$bin" compare base.json jitter.json slowed.json --out three >/dev/null 2>three.err || fail "compare 3: $(cat three.err)"
+total=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["comparisons"][0]["total"]["delta_ns"])' \
+  three/compare.json)
+page_check compare-three three/compare.html --chart waterfall --chart kernel-bars --compare "$total"
+/usr/bin/python3 - "$art/compare-three.json" <<'PY' || fail "compare-three: a kernel table per comparison"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["table_rows"] == {"kernels-0-t": 2, "kernels-1-t": 3}, r["table_rows"]
+assert r["structure"]["charts"].count("waterfall") == 2, r["structure"]["charts"]
+PY
+
+# 3. Hostile names: an ncu page against itself (no change: no waterfall, the bars and table drawn).
 ncu="$src/tests/fixtures/handmade/ncu_names_html.csv"
 "$bin" compare "$ncu" "$ncu" --out hostile >/dev/null 2>hostile.err || fail "compare hostile: $(cat hostile.err)"
 page_check compare-hostile hostile/compare.html --chart waterfall --chart kernel-bars

@@ -51,7 +51,7 @@ TEST(CompareHtml, EscapesHostileNamesAndLoadsNothing) {
   EXPECT_EQ(page.find("<b>decode"), std::string::npos);
   EXPECT_NE(page.find("step / &lt;b&gt;decode&lt;/b&gt;"), std::string::npos);
   EXPECT_NE(page.find("different GPUs: &lt;A&gt; against &lt;B&gt;"), std::string::npos);
-  EXPECT_EQ(page.find('\xff'), std::string::npos);        // the invalid byte is replaced
+  EXPECT_EQ(page.find('\xff'), std::string::npos);          // the invalid byte is replaced
   EXPECT_NE(page.find("\xEF\xBF\xBD"), std::string::npos);  // with U+FFFD
   EXPECT_FALSE(std::regex_search(page, std::regex(R"((src|href)\s*=\s*"?https?:)")));
 }
