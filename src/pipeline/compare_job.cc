@@ -147,8 +147,10 @@ Result<CompareOutcome> RunCompare(const CompareRequest& request) {
   }
   RETURN_IF_ERROR(WriteFileAtomically(request.out_dir / "compare.md", report::CompareMarkdown(outcome.report)));
   RETURN_IF_ERROR(WriteFileAtomically(request.out_dir / "compare.json", report::CompareJson(outcome.report)));
+  RETURN_IF_ERROR(WriteFileAtomically(request.out_dir / "compare.html", report::CompareHtml(outcome.report)));
   outcome.written.push_back("compare.md");
   outcome.written.push_back("compare.json");
+  outcome.written.push_back("compare.html");
   return outcome;
 }
 

@@ -1,7 +1,7 @@
 // `compare`: read each side's report set (a folder holding report_set.json:
 // an import output or a run folder), or import a side's profiler files on
 // the fly (a file, a folder of files, or a comma-separated list) into
-// OUT/sides/N/, then build and write compare.md and compare.json into the
+// OUT/sides/N/, then build and write compare.md, compare.json and compare.html into the
 // output folder (docs/compare.md).
 #pragma once
 

@@ -4,29 +4,11 @@
 #include <cmath>
 
 #include "src/report/compare_model.h"
+#include "src/report/compare_text.h"
 #include "src/report/text_format.h"
 
 namespace llmpo::report {
 namespace {
-
-std::string SignedMs(double ns) { return (ns >= 0 ? "+" : "-") + MsText(std::fabs(ns)); }
-
-std::string PctText(const std::optional<double>& pct) {
-  return pct ? fmt::format("{:+.1f} %", *pct) : std::string("n/a");
-}
-
-// The verdict, saying when it rests on the threshold alone.
-std::string VerdictText(const analysis::ChangeTest& t) {
-  if (t.tested) return std::string(analysis::ToString(t.verdict));
-  if (t.verdict == analysis::Verdict::kWithinNoise) return "below threshold (no noise data)";
-  return fmt::format("{} (threshold only: no noise data)", analysis::ToString(t.verdict));
-}
-
-// p below what a double tells from 0 after the test's arithmetic: "< 1e-15".
-std::string PText(const analysis::ChangeTest& t) {
-  if (!t.p_value) return "n/a";
-  return *t.p_value < 1e-15 ? std::string("< 1e-15") : fmt::format("{:.2g}", *t.p_value);
-}
 
 std::string UsText(const std::optional<double>& ns) { return ns ? fmt::format("{:.2f}", *ns / 1e3) : "n/a"; }
 
@@ -70,14 +52,11 @@ void KernelsMd(std::string& out, const Comparison& c, std::size_t top) {
   for (std::size_t i = 0; i < c.kernels.size() && i < top; ++i) {
     const auto& k = c.kernels[i];
     const std::string verdict = k.mean_test ? VerdictText(*k.mean_test) : k.match;
-    const std::string bound = k.base_bound == k.new_bound || k.match != "name"
-                                  ? (k.match == "gone" ? k.base_bound : k.new_bound)
-                                  : fmt::format("{} → {}", k.base_bound, k.new_bound);
     out += fmt::format("| {} | {} | {} | {} | {} | {} → {} | {} → {} | {} | {} | {} | {} |\n", MdCell(k.name, 80),
                        k.match, MsText(k.base_ns), MsText(k.new_ns), SignedMs(k.delta_ns), k.base_calls, k.new_calls,
                        UsText(k.base_mean_ns), UsText(k.new_mean_ns),
                        k.mean_test ? PctText(k.mean_test->change_pct) : "n/a", verdict,
-                       k.mean_test ? PText(*k.mean_test) : "n/a", bound.empty() ? "unknown" : bound);
+                       k.mean_test ? PText(*k.mean_test) : "n/a", BoundText(k));
   }
   if (c.kernels.size() > top) out += fmt::format("\n{} more kernel(s) in compare.json.\n", c.kernels.size() - top);
   out += "\n";

@@ -1,7 +1,7 @@
 // Compare: what changed between report sets, where, and whether it is real
 // (docs/compare.md). Every side after the first is compared with the first.
 // Built once by BuildCompareReport from the sides' report sets (pure); the
-// writers (compare_markdown.cc, compare_json.cc) only render it.
+// writers (compare_markdown.cc, compare_json.cc, compare_html.cc) only render it.
 //
 // Matching, each row naming the rule that matched it: kernels by name
 // (merged over processes and devices of the side's timing input, the input
@@ -26,7 +26,9 @@ struct CompareSide {
 
 struct CompareOptions {
   analysis::SignificanceOptions significance;
-  std::size_t top = 20;  // rows of the Markdown tables and the attribution (the JSON has every row)
+  // Rows of the attribution, compare.md's tables and compare.html's kernel bars and region table (the JSON
+  // and compare.html's kernel table have every row).
+  std::size_t top = 20;
 };
 
 // One kernel name on both sides (or one of them).
@@ -99,6 +101,8 @@ std::vector<std::string> SlowerThan(const CompareReport& report, double pct);
 
 std::string CompareMarkdown(const CompareReport& report);
 std::string CompareJson(const CompareReport& report);
+// One self-contained page (compare_html.cc): no file or address is loaded.
+std::string CompareHtml(const CompareReport& report);
 
 inline constexpr const char* kCompareSchemaVersion = "1.0.0";
 

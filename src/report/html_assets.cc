@@ -41,7 +41,29 @@ svg.timeline rect.strip { fill: #eef1f6; }
 code { overflow-wrap: anywhere; }
 )CSS";
 
-constexpr std::string_view kScript = R"JS(
+// compare.html's additions to kStyle: verdict colours, the charts' bars.
+constexpr std::string_view kCompareStyle = R"CSS(
+.slower { background: #fde2e1; }
+.faster { background: #dff3e4; }
+.noise { background: #fff; }
+.new { background: #e3ecfd; }
+.gone { background: #ececec; }
+.unknown { background: #fff8e1; }
+.check { background: #fff4d6; border-left: 4px solid #e0a800; padding: 6px 10px; margin: 6px 0; }
+.verdict { font-size: 18px; font-weight: bold; padding: 2px 8px; border-radius: 4px; }
+.legend span { margin-right: 14px; }
+.comparison table.data th, .comparison table.data td:not(:first-child) { overflow-wrap: normal; }
+svg rect.base { fill: #8a9bb8; }
+svg rect.new { fill: #e8833a; }
+svg rect.up { fill: #d9534f; }
+svg rect.down { fill: #3c9d5d; }
+svg rect.total { fill: #1d2330; }
+svg line.zero, svg line.step { stroke: #1d2330; stroke-width: 1; }
+svg line.step { stroke-dasharray: 2 2; stroke: #8a93a6; }
+)CSS";
+
+// The shared part: reads the embedded data and defines DataTable (sort, filter).
+constexpr std::string_view kTableScript = R"JS(
 (function () {
   'use strict';
   var data = JSON.parse(document.getElementById('report-data').textContent);
@@ -128,7 +150,9 @@ constexpr std::string_view kScript = R"JS(
     render();
   }
 
-  function Icicle(svg) {
+)JS";
+
+constexpr std::string_view kIcicleScript = R"JS(  function Icicle(svg) {
     var width = 1000;
     var nodes = Array.prototype.map.call(svg.querySelectorAll('g.node'), function (g) {
       return { g: g, x0: +g.getAttribute('data-x0'), x1: +g.getAttribute('data-x1'), d: +g.getAttribute('data-d'),
@@ -165,7 +189,10 @@ constexpr std::string_view kScript = R"JS(
     document.addEventListener('keydown', function (e) { if (e.key === 'Escape') zoom(null); });
   }
 
-  document.querySelectorAll('table[data-table]').forEach(function (t) {
+)JS";
+
+// report.html's tables and icicles, then the page is marked ready.
+constexpr std::string_view kReportBoot = R"JS(  document.querySelectorAll('table[data-table]').forEach(function (t) {
     var key = t.getAttribute('data-table') === 'kernel-table' ? 'kernels' : 'regions';
     DataTable(t, data[key]);
   });
@@ -174,9 +201,27 @@ constexpr std::string_view kScript = R"JS(
 })();
 )JS";
 
+// compare.html: each table's rows are data.tables[its data-table].
+constexpr std::string_view kCompareBoot = R"JS(  document.querySelectorAll('table[data-table]').forEach(function (t) {
+    DataTable(t, data.tables[t.getAttribute('data-table')]);
+  });
+  document.body.setAttribute('data-ready', '1');
+})();
+)JS";
+
 }  // namespace
 
 std::string_view HtmlStyle() { return kStyle; }
-std::string_view HtmlScript() { return kScript; }
+const std::string& HtmlScript() {
+  static const std::string script = std::string(kTableScript) + std::string(kIcicleScript) + std::string(kReportBoot);
+  return script;
+}
+
+const std::string& CompareHtmlScript() {
+  static const std::string script = std::string(kTableScript) + std::string(kCompareBoot);
+  return script;
+}
+
+std::string_view CompareHtmlStyle() { return kCompareStyle; }
 
 }  // namespace llmpo::report

@@ -14,9 +14,6 @@ namespace {
 
 using nlohmann::ordered_json;
 
-// Content-Security-Policy: nothing may be loaded; inline style and script only.
-constexpr const char* kCsp = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:";
-
 ordered_json Ms(const std::optional<double>& ns) {
   if (!ns) return nullptr;
   return *ns / 1e6;
@@ -464,7 +461,7 @@ std::string HtmlReport(const HtmlReportInput& in) {
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       "<title>llm-perf-opt report: {}</title>\n<style>\n{}</style></head>\n<body>\n"
       "<header><h1>llm-perf-opt report: {}</h1>\n",
-      kCsp, name, HtmlStyle(), name);
+      kHtmlCsp, name, HtmlStyle(), name);
   if (!in.run->run.gpu.empty()) out += fmt::format("<p>GPU: {}</p>\n", HtmlText(in.run->run.gpu));
   out += Nav(in) + "</header>\n<main>\n";
   out += Overview(in);
@@ -484,7 +481,7 @@ std::string HtmlReport(const HtmlReportInput& in) {
                             "to sort.");
   out += DataQuality(in);
   out += "</main>\n<script type=\"application/json\" id=\"report-data\">" + ScriptJson(data) + "</script>\n";
-  out += "<script>\n" + std::string(HtmlScript()) + "</script>\n</body></html>\n";
+  out += "<script>\n" + HtmlScript() + "</script>\n</body></html>\n";
   return out;
 }
 

@@ -1,13 +1,16 @@
 #!/usr/bin/python3
-"""Loads a report.html in headless Chromium through the DevTools protocol and checks it.
+"""Loads a report.html or compare.html in headless Chromium through the DevTools protocol and checks it.
 
     check_report.py --chromium /usr/bin/chromium --profile-dir DIR --screenshot OUT.png PAGE.html \
-        [--chart regions --chart kernels ...] [--interact]
+        [--chart regions --chart kernels ...] [--interact] [--compare TOTAL_NS]
 
 Fails (exit 1) on an uncaught exception, a console error or assert, or a log
 entry of level error (failed loads, Content-Security-Policy violations), on
 a missing data-chart, and, with --interact, when sorting a table, filtering it
-or zooming the region icicle does not do what it should. Exit 2: the harness
+or zooming the region icicle does not do what it should, and, with --compare
+(compare.html), when the waterfall's steps do not chain and end at the total
+change TOTAL_NS (bars drawn that way, too) or sorting and filtering the first
+comparison's kernel table fails. Exit 2: the harness
 itself failed (no browser, no connection). Prints what it saw as JSON.
 Uses only Debian's python3-websocket besides the standard library.
 """
@@ -162,6 +165,40 @@ SORT_CHECK = r"""
 })()
 """
 
+WATERFALL_CHECK = r"""
+((want) => {
+  const problems = [];
+  const svg = document.querySelector('svg[data-chart="waterfall"]');
+  if (!svg) return {problems: ['no waterfall'], bars: 0};
+  const bars = [...svg.querySelectorAll('g.step rect')];
+  const total = bars.pop();
+  if (!total || total.getAttribute('class') !== 'total') problems.push('the last bar is not the total');
+  const near = (a, b, tol) => Math.abs(a - b) <= tol * Math.max(1, Math.abs(b));
+  const end = r => {  // the drawn x of a bar's running sum after it
+    const b = r.getBBox();
+    return +r.dataset.toNs >= +r.dataset.fromNs ? b.x + b.width : b.x;
+  };
+  let sum = 0;
+  bars.forEach((r, i) => {
+    if (!near(+r.dataset.fromNs, sum, 1e-9)) problems.push('step ' + i + ' starts at ' + r.dataset.fromNs + ', not ' + sum);
+    if (+r.dataset.deltaNs !== 0 && r.getBBox().width <= 0) problems.push('step ' + i + ' is not drawn');
+    sum += +r.dataset.deltaNs;
+  });
+  const t = +total.dataset.deltaNs;
+  if (!near(sum, t, 1e-9)) problems.push('the steps add up to ' + sum + ' ns, the total bar says ' + t);
+  if (!near(t, want, 1e-9)) problems.push('the total bar says ' + t + ' ns, compare.json ' + want);
+  if (bars.length && Math.abs(end(bars[bars.length - 1]) - end(total)) > 0.05)
+    problems.push('the total bar ends at x ' + end(total) + ', the last step at ' + end(bars[bars.length - 1]));
+  return {problems, bars: bars.length + 1, total_ns: t};
+})
+"""
+
+# compare.html: rows drawn in each comparison's kernel table.
+TABLE_ROWS = r"""
+(() => Object.fromEntries([...document.querySelectorAll('table[data-table]')].map(
+  t => [t.id, t.querySelectorAll('tbody tr').length])))()
+"""
+
 ZOOM_CHECK = r"""
 (() => {
   const problems = [];
@@ -204,6 +241,8 @@ def main():
     ap.add_argument("--screenshot")
     ap.add_argument("--chart", action="append", default=[])
     ap.add_argument("--interact", action="store_true")
+    ap.add_argument("--compare", type=float, metavar="TOTAL_NS",
+                    help="compare.html: check the waterfall against this total change and the kernel table")
     ap.add_argument("--timing", action="store_true", help="report navigation-to-drawn time in ms")
     args = ap.parse_args()
 
@@ -238,6 +277,13 @@ def main():
             problems.append("elements or script from the data: %s" % s)
         if args.interact:
             for name, check in (("sort", SORT_CHECK), ("zoom", ZOOM_CHECK)):
+                r = browser.evaluate(check)
+                report[name] = r
+                problems += ["%s: %s" % (name, p) for p in r["problems"]]
+        if args.compare is not None:
+            report["table_rows"] = browser.evaluate(TABLE_ROWS)
+            sort = SORT_CHECK.replace("kernel-table-t", "kernels-0-t").replace("Total (ms)", "Change (ms)")
+            for name, check in (("waterfall", WATERFALL_CHECK + "(%r)" % args.compare), ("sort", sort)):
                 r = browser.evaluate(check)
                 report[name] = r
                 problems += ["%s: %s" % (name, p) for p in r["problems"]]

@@ -11,14 +11,16 @@ attn_b its largest contributor, the attribution adding up to the total
 change), the --fail-if-slower gate, and bad sides. The expected numbers are
 recomputed here from the generated durations, not taken from our output.
 """
+import html
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
 
-BIN = sys.argv[1]
+BIN = sys.argv[1] if __name__ == "__main__" else None  # importable for its trace generator
 SHARED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "fixtures")
 failures = []
 
@@ -69,6 +71,14 @@ def compare(out, *sides, extra=()):
         with open(os.path.join(out, "compare.json")) as f:
             doc = json.load(f)
     return r, doc
+
+
+def check_page(text, names, case):
+    """compare.html loads nothing (no http(s) src or href) and names each kernel."""
+    check(not re.search(r"""(src|href)\s*=\s*["']?\s*https?:""", text, re.I), f"{case}: compare.html loads nothing")
+    check('data-chart="waterfall"' in text and 'data-chart="kernel-bars"' in text, f"{case}: both charts drawn")
+    for name in names:
+        check(name in text, f"{case}: compare.html names {name!r}")
 
 
 def kernel(c, name):
@@ -137,6 +147,23 @@ def main():
             check(dec["contributors"][0]["what"] == "attn_b", "decode's largest contributor is attn_b")
     md = open(os.path.join(tmp, "slowed", "compare.md")).read() if doc else ""
     check("Where the change comes from" in md and "attn_b" in md, "compare.md shows the attribution")
+    page = os.path.join(tmp, "slowed", "compare.html")
+    check(os.path.exists(page), "compare.html is written next to compare.md and compare.json")
+    if os.path.exists(page):
+        check_page(open(page, encoding="utf-8").read(), ("gemm_a", "attn_b", "new_c"), "slowed")
+
+    # Hostile kernel names: escaped in compare.html, never markup.
+    hostile_names = ('<script>window.x=1</script>', 'a&b "q" \'s\' <i>x</i>')
+    hostile_base, hostile_new = os.path.join(tmp, "hb.json"), os.path.join(tmp, "hn.json")
+    trace(hostile_base, seed=1, names=hostile_names)
+    trace(hostile_new, seed=3, slow_b=1.2, names=hostile_names)
+    r, doc = compare(os.path.join(tmp, "hostile"), hostile_base, hostile_new)
+    check(r.returncode == 0, f"hostile names: exit 0 ({r.stderr})")
+    if doc:
+        text = open(os.path.join(tmp, "hostile", "compare.html"), encoding="utf-8").read()
+        check("window.x=1</script>" not in text and "<i>x</i>" not in text, "hostile names are not markup")
+        check(text.count("<script") == 2, f"two script elements (got {text.count('<script')})")
+        check_page(text, [html.escape(n, quote=True).replace("&#x27;", "&#39;") for n in hostile_names], "hostile")
 
     # The gate.
     r, _ = compare(os.path.join(tmp, "gate"), base, slowed, extra=("--fail-if-slower", "10"))
@@ -187,4 +214,5 @@ def main():
     return 0
 
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())
