@@ -17,7 +17,7 @@
 
 namespace llmpo::pipeline {
 
-inline constexpr const char* kRunSchemaVersion = "1.0.0";
+inline constexpr const char* kRunSchemaVersion = "1.1.0";  // 1.1.0: `tools`
 
 enum class RunStatus { kRunning, kOk, kPartial, kFailed, kInterrupted };
 enum class StepStatus { kOk, kFailed, kSkipped, kInterrupted };

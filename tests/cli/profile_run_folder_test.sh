@@ -19,7 +19,7 @@ python3 - runs/a <<'PY'
 import json, sys, pathlib
 d = pathlib.Path(sys.argv[1])
 m = json.loads((d / "run.json").read_text())
-assert m["schema_version"] == "1.0.0", m
+assert m["schema_version"] == "1.1.0", m
 assert m["status"] == "ok", m["status"]
 assert m["end_time"], "end_time missing"
 assert [s["name"] for s in m["steps"]] == ["trace", "nsys", "ncu"], m["steps"]
