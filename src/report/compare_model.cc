@@ -291,6 +291,25 @@ void Guardrails(Comparison& c, const ReportSet& base, const ReportSet& next) {
   }
 }
 
+// ncu's metrics (SM and DRAM throughput, occupancy) compare only where both
+// sides have them: said when the matched kernels have them on one side only.
+void NcuMetricsNote(Comparison& c) {
+  std::size_t base_only = 0, new_only = 0;
+  for (const auto& k : c.kernels) {
+    if (k.match != "name") continue;
+    const bool b = k.base_sm_pct || k.base_dram_pct || k.base_occupancy_pct;
+    const bool n = k.new_sm_pct || k.new_dram_pct || k.new_occupancy_pct;
+    base_only += b && !n ? 1 : 0;
+    new_only += n && !b ? 1 : 0;
+  }
+  if (base_only + new_only == 0) return;
+  c.notes.push_back(fmt::format(
+      "ncu's metrics (SM and DRAM throughput, occupancy) cannot be compared for {} matched kernel(s): the {} side "
+      "has them and the other does not (profile both sides with ncu, or import each side's ncu page with its "
+      "timeline)",
+      base_only + new_only, base_only >= new_only ? "base" : "new"));
+}
+
 void Notes(Comparison& c, const ReportSet& base, const ReportSet& next) {
   const bool base_regions = base.regions && base.regions->aggregate;
   const bool new_regions = next.regions && next.regions->aggregate;
@@ -304,6 +323,7 @@ void Notes(Comparison& c, const ReportSet& base, const ReportSet& next) {
   c.notes.push_back(
       "kernels are matched by name over processes and devices (launch order is not aligned yet); a kernel whose name "
       "changed shows as one gone and one new");
+  NcuMetricsNote(c);
 }
 
 Comparison Compare(const CompareSide& base, const CompareSide& next, const CompareOptions& options) {

@@ -194,6 +194,24 @@ def main():
     r, _ = compare(os.path.join(tmp, "one"), base)
     check(r.returncode == 2, f"one side: usage error (got {r.returncode})")
 
+    # ncu metrics on one side only: said in the notes.
+    details_only = os.path.join(SHARED, "ncu-csv", "sglang-h200", "details.csv")
+    if os.path.exists(details_only):
+        imported_ncu = os.path.join(tmp, "ncu-side")
+        subprocess.run([BIN, "import", details_only, "--out", imported_ncu], capture_output=True, check=True)
+        with open(os.path.join(imported_ncu, "report_set.json")) as f:
+            stripped = json.load(f)
+        for row in stripped["kernels"]["kernels"]:
+            row["metrics"] = []
+        bare = os.path.join(tmp, "bare-side")
+        os.makedirs(bare)
+        with open(os.path.join(bare, "report_set.json"), "w") as f:
+            json.dump(stripped, f)
+        r, doc = compare(os.path.join(tmp, "metrics-one-side"), imported_ncu, bare)
+        notes = doc["comparisons"][0]["notes"] if doc else []
+        check(r.returncode == 0 and any("cannot be compared" in n and "base side has them" in n for n in notes),
+              f"ncu metrics on the base side only are noted ({notes})")
+
     # Real files: ncu's details and raw pages of one sglang run hold the same launches.
     details = os.path.join(SHARED, "ncu-csv", "sglang-h200", "details.csv")
     raw = os.path.join(SHARED, "ncu-csv", "sglang-h200", "raw.csv")
