@@ -6,25 +6,7 @@
 # Screenshots and the checker's reports are kept in ARTIFACTS (build tree).
 #   report_page_test.sh BINARY SOURCE_DIR ARTIFACTS
 set -euo pipefail
-bin=$(realpath "$1"); src=$(realpath "$2"); art=$3
-here="$src/tests/browser"
-chromium=$(command -v chromium || true)
-if [[ -z $chromium ]]; then echo "SKIP: chromium is not installed (scripts/setup.sh installs it)"; exit 77; fi
-if ! /usr/bin/python3 -c 'import websocket' 2>/dev/null; then
-  echo "SKIP: python3-websocket is not installed (scripts/setup.sh installs it)"; exit 77
-fi
-mkdir -p "$art"; art=$(realpath "$art")
-work=$(mktemp -d "$art/work.XXXXXX"); trap 'rm -rf "$work"' EXIT
-cd "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-page_check() {  # name page [check_report args...]
-  local name=$1 page=$2; shift 2
-  /usr/bin/python3 "$here/check_report.py" --chromium "$chromium" --profile-dir "$work/profile-$name" \
-    --screenshot "$art/$name.png" "$@" "$page" >"$art/$name.json" ||
-    fail "$name: $(cat "$art/$name.json") $(tail -5 "$work/profile-$name/chromium.log" 2>/dev/null)"
-  echo "$name: ok (screenshot $art/$name.png)"
-}
+source "$(dirname "$0")/browser_lib.sh"
 
 # 1. An ncu import with a region tree: every chart, tables sorted, filtered, icicle zoomed.
 "$bin" import "$src/tests/fixtures/handmade/ncu_regions_kernel_replay.csv" --out regions >/dev/null ||
