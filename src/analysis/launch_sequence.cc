@@ -1,0 +1,135 @@
+#include "src/analysis/launch_sequence.h"
+
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+
+#include "src/analysis/region_tree.h"
+
+namespace llmpo::analysis {
+namespace {
+
+struct SignatureView {
+  std::string_view name, grid, block;
+};
+
+}  // namespace
+
+std::string FoldInstanceNumber(const std::string& label, bool* numbered) {
+  const auto hash = label.rfind('#');
+  if (hash == std::string::npos || hash + 1 == label.size()) return label;
+  const bool digits = std::all_of(label.begin() + static_cast<std::ptrdiff_t>(hash) + 1, label.end(),
+                                  [](unsigned char c) { return std::isdigit(c) != 0; });
+  if (!digits) return label;
+  if (numbered) *numbered = true;
+  return label.substr(0, hash) + "#N";
+}
+
+void LaunchSequenceRecorder::SetSource(const std::string& label) {
+  if (current_) done_.push_back(std::move(*current_));
+  current_.emplace();
+  current_->source = label;
+  cursors_.clear();
+  sequence_ids_.clear();
+  signature_ids_.clear();
+  last_stack_.clear();
+  last_sequence_.reset();
+}
+
+std::optional<std::size_t> LaunchSequenceRecorder::SequenceFor(const model::LaunchRecord& launch) {
+  if (last_sequence_ && launch.nvtx_stack == last_stack_ && launch.process == last_process_ &&
+      launch.device == last_device_) {
+    return last_sequence_;
+  }
+  std::vector<std::string> path;
+  path.reserve(launch.nvtx_stack.size());
+  for (const auto& frame : launch.nvtx_stack) path.push_back(FoldInstanceNumber(RegionLabel(frame)));
+  auto key = std::make_tuple(std::move(path), launch.process, launch.device);
+  auto it = sequence_ids_.find(key);
+  if (it == sequence_ids_.end()) {
+    if (current_->sequences.size() >= kMaxSequences) return std::nullopt;
+    LaunchSequence& fresh = current_->sequences.emplace_back();
+    fresh.path = std::get<0>(key);
+    fresh.process = launch.process;
+    fresh.device = launch.device;
+    cursors_.emplace_back();
+    it = sequence_ids_.emplace(std::move(key), current_->sequences.size() - 1).first;
+  }
+  // A new instance of the region starts its pass from the first position.
+  const std::optional<std::int64_t> instance =
+      launch.nvtx_stack.empty() ? std::nullopt : launch.nvtx_stack.back().instance;
+  Cursor& cursor = cursors_[it->second];
+  LaunchSequence& sequence = current_->sequences[it->second];
+  if (sequence.instances == 0 || cursor.instance != instance) {
+    cursor = Cursor{instance, 0, sequence.instances == 0, false, std::nullopt};
+    ++sequence.instances;
+  }
+  last_stack_ = launch.nvtx_stack;
+  last_process_ = launch.process;
+  last_device_ = launch.device;
+  last_sequence_ = it->second;
+  return it->second;
+}
+
+std::uint32_t LaunchSequenceRecorder::SignatureId(const model::LaunchRecord& launch) {
+  const SignatureView view{launch.kernel_name, launch.grid_size, launch.block_size};
+  if (const auto it = signature_ids_.find(view); it != signature_ids_.end()) return it->second;
+  const auto id = static_cast<std::uint32_t>(current_->signatures.size());
+  current_->signatures.push_back({launch.kernel_name, launch.grid_size, launch.block_size});
+  signature_ids_.emplace(current_->signatures.back(), id);
+  return id;
+}
+
+void LaunchSequenceRecorder::Advance(std::size_t id, const model::LaunchRecord& launch) {
+  Cursor& cursor = cursors_[id];
+  LaunchSequence& sequence = current_->sequences[id];
+  if (launch.start_ns) {
+    if (cursor.last_start && *launch.start_ns < *cursor.last_start) sequence.ordered = false;
+    cursor.last_start = launch.start_ns;
+  }
+  if (cursor.diverged) return;
+  const std::uint32_t signature = SignatureId(launch);
+  SequenceStep* step = nullptr;
+  if (cursor.position < sequence.steps.size()) {
+    step = &sequence.steps[cursor.position];
+    if (step->signature != signature) step = nullptr;
+  } else if (cursor.defining) {
+    if (sequence.steps.size() == kMaxSequenceSteps) {
+      ++sequence.beyond_cap;
+      return;
+    }
+    step = &sequence.steps.emplace_back();
+    step->signature = signature;
+  }
+  if (step == nullptr) {  // a different kernel here, or more launches than the first instance
+    cursor.diverged = true;
+    ++sequence.diverged;
+    return;
+  }
+  ++cursor.position;
+  if (!launch.duration_ns) return;
+  // Welford's update of the position's mean and spread.
+  const double x = *launch.duration_ns;
+  ++step->samples;
+  const double delta = x - step->mean_ns;
+  step->mean_ns += delta / static_cast<double>(step->samples);
+  step->sum_sq_dev_ns2 += delta * (x - step->mean_ns);
+}
+
+void LaunchSequenceRecorder::OnLaunch(const model::LaunchRecord& launch) {
+  if (launch.kind != model::LaunchKind::kKernel || !current_) return;
+  const std::optional<std::size_t> id = SequenceFor(launch);
+  if (!id) {
+    ++current_->launches_not_recorded;
+    return;
+  }
+  Advance(*id, launch);
+}
+
+std::vector<SourceSequences> LaunchSequenceRecorder::Finish() {
+  if (current_) done_.push_back(std::move(*current_));
+  current_.reset();
+  return std::move(done_);
+}
+
+}  // namespace llmpo::analysis
