@@ -2,6 +2,7 @@
 
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
+#include <algorithm>
 #include <cmath>
 
 namespace llmpo::analysis {
@@ -64,6 +65,20 @@ ChangeTest TestTotal(double base, std::optional<double> base_var, double next, s
     }
   }
   return Decide(out, base, next, options);
+}
+
+std::vector<double> HolmAdjusted(const std::vector<double>& p) {
+  std::vector<std::size_t> order(p.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p[a] < p[b]; });
+  std::vector<double> out(p.size());
+  double running = 0;
+  for (std::size_t rank = 0; rank < order.size(); ++rank) {
+    const double scaled = p[order[rank]] * static_cast<double>(order.size() - rank);
+    running = std::min(1.0, std::max(running, scaled));
+    out[order[rank]] = running;
+  }
+  return out;
 }
 
 ChangeTest TestChange(const Samples& base, const Samples& next, const SignificanceOptions& options) {

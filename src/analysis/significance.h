@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace llmpo::analysis {
 
@@ -52,6 +53,12 @@ ChangeTest TestTotal(double base, std::optional<double> base_var, double next, s
 // The variance of a kernel's total GPU time from its launches: n s^2, with
 // s^2 = spread / (n - 1); one launch adds none; null when the spread is unknown.
 std::optional<double> TotalVariance(std::uint64_t n, std::optional<double> sum_sq_dev);
+
+// Holm's step-down adjustment of a family of p-values (each compared with
+// alpha after it): p_(i) times (m - i + 1), made monotone, capped at 1; in
+// the order given. Keeps the chance of any false "slower" in the family at
+// alpha, where testing each alone would call about alpha x m of them.
+std::vector<double> HolmAdjusted(const std::vector<double>& p);
 
 // Welch's two-sided p-value for the difference of two means; null when
 // either side has fewer than two samples or no known spread.

@@ -16,6 +16,7 @@ class Collectors::Router : public model::RecordSink {
     c_.gpu_timeline_.OnLaunch(l);
     c_.timeline_.OnLaunch(l);
     if (c_.pair_launches_) c_.pairing_.OnLaunch(l);
+    c_.sequences_.OnLaunch(l);
   }
   void OnKernelSummary(const model::KernelSummaryRow& r) override { c_.aggregator_.OnKernelSummary(r); }
   void OnApiSummary(const model::ApiSummaryRow& r) override { c_.aggregator_.OnApiSummary(r); }
@@ -72,6 +73,7 @@ model::RecordSink& Collectors::BeginInput(const std::string& label, const std::s
   aggregator_.SetSource(label);
   timeline_.SetSource(label);
   gpu_timeline_.SetSource(label);
+  sequences_.SetSource(label);
   // One region builder per input: CombineRegions decides what adds up.
   builders_.push_back(std::make_unique<analysis::RegionBuilder>(label, filter_, region_diagnostics_));
   tag_.reset();
@@ -108,6 +110,7 @@ report::Collected Collectors::Finish() {
   c.regions = &regions_;
   c.unused_kernel_patterns = filter_.UnusedPatterns();
   c.pairing = &pairing_;
+  c.launch_sequences = sequences_.Finish();
   c.diagnostics = std::move(diagnostics_);
   c.region_diagnostics = std::move(region_diagnostics_);
   return c;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "src/analysis/launch_sequence.h"
 #include "src/analysis/gpu_timeline.h"
 #include "src/analysis/kernel_aggregator.h"
 #include "src/analysis/kernel_filter.h"
@@ -58,6 +59,7 @@ class Collectors {
   analysis::GpuTimeline gpu_timeline_;    // GPU busy and idle per device
   report::TimelineCollector timeline_;    // report.html's overview from the launches
   analysis::LaunchPairing pairing_;
+  analysis::LaunchSequenceRecorder sequences_;  // compare's launch order
   bool pair_launches_;
   analysis::KernelFilter filter_;
   model::Diagnostics diagnostics_;         // the importers'

@@ -76,10 +76,43 @@ Json RegionJson(const RegionDelta& r) {
               {"contributors", Rows(r.contributors)}};
 }
 
+Json SequenceRowJson(const SequenceRow& r) {
+  return Json{{"op", r.op},
+              {"base_position", Opt(r.base_position)},
+              {"new_position", Opt(r.new_position)},
+              {"name", r.name},
+              {"base_mean_ns", Opt(r.base_mean_ns)},
+              {"new_mean_ns", Opt(r.new_mean_ns)},
+              {"delta_ns", Opt(r.delta_ns)},
+              {"test", OptTest(r.test)}};
+}
+
+Json SequenceJson(const SequenceDelta& d) {
+  Json rows = Json::array();
+  for (const auto& r : d.rows) rows.push_back(SequenceRowJson(r));
+  return Json{{"path", d.path},
+              {"scope", d.scope},
+              {"signature", d.signature},
+              {"base_instances", d.base_instances},
+              {"new_instances", d.new_instances},
+              {"base_length", d.base_length},
+              {"new_length", d.new_length},
+              {"same", d.same},
+              {"inserted", d.inserted},
+              {"removed", d.removed},
+              {"slower", d.slower},
+              {"faster", d.faster},
+              {"base_instance_ns", Opt(d.base_instance_ns)},
+              {"new_instance_ns", Opt(d.new_instance_ns)},
+              {"delta_instance_ns", Opt(d.delta_instance_ns)},
+              {"rows", std::move(rows)}};
+}
+
 Json ComparisonJson(const Comparison& c) {
-  Json kernels = Json::array(), regions = Json::array();
+  Json kernels = Json::array(), regions = Json::array(), sequences = Json::array();
   for (const auto& k : c.kernels) kernels.push_back(KernelJson(k));
   for (const auto& r : c.regions) regions.push_back(RegionJson(r));
+  for (const auto& s : c.sequences) sequences.push_back(SequenceJson(s));
   return Json{{"base", c.base_label},
               {"new", c.new_label},
               {"base_times_from", c.base_times_from},
@@ -93,6 +126,7 @@ Json ComparisonJson(const Comparison& c) {
               {"attribution", Rows(c.attribution)},
               {"kernels", std::move(kernels)},
               {"regions", std::move(regions)},
+              {"launch_order", std::move(sequences)},
               {"guardrails", c.guardrails},
               {"notes", c.notes}};
 }

@@ -1,6 +1,7 @@
 // compare.md: the compare report for people, summary first (docs/compare.md).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "src/report/compare_model.h"
@@ -88,6 +89,72 @@ void RegionsMd(std::string& out, const Comparison& c, std::size_t top) {
   out += "\n";
 }
 
+std::string PositionText(const SequenceRow& r) {
+  auto pos = [](const std::optional<std::size_t>& p) { return p ? std::to_string(*p) : std::string("–"); };
+  return fmt::format("{} → {}", pos(r.base_position), pos(r.new_position));
+}
+
+// A row worth showing: inserted, removed, or aligned and called slower or faster.
+bool Changed(const SequenceRow& r) {
+  return r.op != "same" || (r.test && r.test->verdict != analysis::Verdict::kWithinNoise);
+}
+
+void SequenceRowsMd(std::string& out, const SequenceDelta& d, std::size_t top) {
+  std::vector<const SequenceRow*> rows;
+  for (const auto& r : d.rows) {
+    if (Changed(r)) rows.push_back(&r);
+  }
+  if (rows.empty()) return;
+  std::stable_sort(rows.begin(), rows.end(), [](const SequenceRow* a, const SequenceRow* b) {
+    return std::fabs(a->delta_ns.value_or(0)) > std::fabs(b->delta_ns.value_or(0));
+  });
+  out += fmt::format(
+      "\n**{} ({})**: the changed positions, largest first.\n\n"
+      "| Position (base → new) | Kernel | Change | Base mean (µs) | New mean (µs) | Δ (µs) | Verdict |\n"
+      "|---|---|---|---:|---:|---:|---|\n",
+      MdCell(d.path, 80), MdCell(d.scope, 40));
+  for (std::size_t i = 0; i < rows.size() && i < top; ++i) {
+    const SequenceRow& r = *rows[i];
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", PositionText(r), MdCell(r.name, 80), r.op,
+                       UsText(r.base_mean_ns), UsText(r.new_mean_ns),
+                       r.delta_ns ? fmt::format("{:+.2f}", *r.delta_ns / 1e3) : "n/a",
+                       r.test ? VerdictText(*r.test) : r.op);
+  }
+  if (rows.size() > top) out += fmt::format("\n{} more changed position(s) in compare.json.\n", rows.size() - top);
+}
+
+void SequencesMd(std::string& out, const Comparison& c, std::size_t top) {
+  if (c.sequences.empty()) return;
+  out +=
+      "### Launch order\n\n"
+      "Each region's kernel launches in order, in one scope, aligned between the sides by a shortest edit "
+      "script (Myers' difference): a kernel inserted or removed leaves the rest paired. A position's duration is "
+      "its mean over the region's instances.\n\n"
+      "| Region | Scope | Match on | Instances | Launches per instance | Aligned | New | Gone | Slower | Faster | "
+      "GPU time per instance (µs) | Change (µs) |\n"
+      "|---|---|---|---|---|---:|---:|---:|---:|---:|---|---:|\n";
+  for (std::size_t i = 0; i < c.sequences.size() && i < top; ++i) {
+    const auto& d = c.sequences[i];
+    out += fmt::format("| {} | {} | {} | {} → {} | {} → {} | {} | {} | {} | {} | {} | {} → {} | {} |\n",
+                       MdCell(d.path, 80), MdCell(d.scope, 40), d.signature, d.base_instances, d.new_instances,
+                       d.base_length, d.new_length, d.same, d.inserted, d.removed, d.slower, d.faster,
+                       UsText(d.base_instance_ns), UsText(d.new_instance_ns),
+                       d.delta_instance_ns ? fmt::format("{:+.2f}", *d.delta_instance_ns / 1e3) : "n/a");
+  }
+  if (c.sequences.size() > top) {
+    out += fmt::format("\n{} more region(s) in compare.json.\n", c.sequences.size() - top);
+  }
+  constexpr std::size_t kDetailed = 5;  // regions whose changed positions are listed
+  std::size_t shown = 0;
+  for (const auto& d : c.sequences) {
+    if (shown == kDetailed) break;
+    if (d.inserted + d.removed + d.slower + d.faster == 0) continue;
+    SequenceRowsMd(out, d, top);
+    ++shown;
+  }
+  out += "\n";
+}
+
 }  // namespace
 
 std::string CompareMarkdown(const CompareReport& report) {
@@ -104,6 +171,7 @@ std::string CompareMarkdown(const CompareReport& report) {
     AttributionMd(out, c);
     KernelsMd(out, c, report.options.top);
     RegionsMd(out, c, report.options.top);
+    SequencesMd(out, c, report.options.top);
     if (!c.notes.empty()) {
       out += "### Notes\n\n";
       for (const auto& n : c.notes) out += "- " + OneLine(n) + "\n";

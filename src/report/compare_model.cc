@@ -321,8 +321,8 @@ void Notes(Comparison& c, const ReportSet& base, const ReportSet& next) {
     c.notes.push_back(fmt::format("the {} side has no kernel times", c.base_times_from.empty() ? "base" : "new"));
   }
   c.notes.push_back(
-      "kernels are matched by name over processes and devices (launch order is not aligned yet); a kernel whose name "
-      "changed shows as one gone and one new");
+      "the kernel table matches kernels by name over processes and devices (a kernel whose name changed shows as one "
+      "gone and one new); launch order is aligned per region and scope under \"Launch order\"");
   NcuMetricsNote(c);
 }
 
@@ -344,6 +344,7 @@ Comparison Compare(const CompareSide& base, const CompareSide& next, const Compa
   c.regions = RegionDeltas(*base.set, *next.set, options);
   Guardrails(c, *base.set, *next.set);
   Notes(c, *base.set, *next.set);
+  c.sequences = SequenceDeltas(*base.set, bk.times_from, *next.set, nk.times_from, options, c.notes);
   return c;
 }
 

@@ -68,6 +68,31 @@ struct RegionDelta {
   std::vector<AttributionRow> contributors;  // its kernels' largest changes (inclusive), largest first
 };
 
+// One position of two aligned launch sequences.
+struct SequenceRow {
+  std::string op;  // "same" (aligned), "new" (only in the new sequence), "gone" (only in the base)
+  std::optional<std::size_t> base_position, new_position;  // 0-based, in each instance's launch order
+  std::string name;
+  std::optional<double> base_mean_ns, new_mean_ns;  // mean launch duration at the position over instances
+  std::optional<double> delta_ns;                   // new - base (an absent side counts 0); null: not timed
+  std::optional<analysis::ChangeTest> test;         // "same" rows timed on both sides
+};
+
+// One region's launch order on both sides, aligned (docs/compare.md, "Launch order").
+struct SequenceDelta {
+  std::string path;       // labels joined by " / ", numbered instances as #N; "(outside NVTX regions)"
+  std::string scope;      // the scope both sequences ran in: "rank 3", "device 0", or the base's process
+  std::string signature;  // what aligned launches share: "name" or "name, grid, block"
+  std::uint64_t base_instances = 0, new_instances = 0;
+  std::size_t base_length = 0, new_length = 0;  // launches per instance (the first instance's)
+  std::size_t same = 0, inserted = 0, removed = 0;
+  std::size_t slower = 0, faster = 0;       // aligned positions by verdict
+  std::optional<double> base_instance_ns;   // GPU kernel time of one instance: the positions' means summed
+  std::optional<double> new_instance_ns;
+  std::optional<double> delta_instance_ns;  // the rows' deltas summed (= new - base per instance)
+  std::vector<SequenceRow> rows;            // every position, in diff order
+};
+
 struct Comparison {
   std::string base_label, new_label;
   std::string base_times_from, new_times_from;   // each side's timing input
@@ -78,6 +103,7 @@ struct Comparison {
   std::vector<AttributionRow> attribution;  // adds up to delta_ns
   std::vector<KernelDelta> kernels;         // largest |delta| first
   std::vector<RegionDelta> regions;         // largest |delta| first, then unknown deltas in path order
+  std::vector<SequenceDelta> sequences;     // launch order per region and scope, largest |change| first
   std::vector<std::string> guardrails;      // differences that make the comparison doubtful (GPU, command, format)
   std::vector<std::string> notes;           // what could not be compared, and why
 };
@@ -95,6 +121,13 @@ CompareReport BuildCompareReport(const std::vector<CompareSide>& sides, const Co
 // "#<digits>" ending as "#N" (ProfilerStep#12 -> ProfilerStep#N).
 std::string ComparePath(const std::vector<std::string>& labels, bool* numbered);
 
+// The launch sequences of the two sides' timing inputs, aligned region by
+// region and scope by scope (compare_sequences.cc); what could not be
+// aligned, and why, goes to `notes`.
+std::vector<SequenceDelta> SequenceDeltas(const ReportSet& base, const std::string& base_times_from,
+                                          const ReportSet& next, const std::string& new_times_from,
+                                          const CompareOptions& options, std::vector<std::string>& notes);
+
 // Slower beyond threshold and noise: the total or any matched kernel or
 // region; each as a line for the gate's message (--fail-if-slower).
 std::vector<std::string> SlowerThan(const CompareReport& report, double pct);
@@ -104,6 +137,6 @@ std::string CompareJson(const CompareReport& report);
 // One self-contained page (compare_html.cc): no file or address is loaded.
 std::string CompareHtml(const CompareReport& report);
 
-inline constexpr const char* kCompareSchemaVersion = "1.0.0";
+inline constexpr const char* kCompareSchemaVersion = "1.1.0";
 
 }  // namespace llmpo::report

@@ -195,6 +195,7 @@ ReportSet BuildReportSet(Collected collected, const ReportOptions& options) {
   set.run = BuildRunModel(ContextFor(set, options), set.kernels, set.regions ? &*set.regions : nullptr);
   set.trace = collected.trace;
   set.page = BuildPage(set);
+  set.launch_sequences = std::move(collected.launch_sequences);
   return set;
 }
 

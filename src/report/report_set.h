@@ -17,6 +17,7 @@
 #include "src/analysis/kernel_aggregator.h"
 #include "src/analysis/kernel_category.h"
 #include "src/analysis/launch_pairing.h"
+#include "src/analysis/launch_sequence.h"
 #include "src/analysis/metric_selection.h"
 #include "src/analysis/region_combine.h"
 #include "src/analysis/trace_summary.h"
@@ -57,6 +58,7 @@ struct Collected {
   const analysis::CombinedRegions* regions = nullptr;
   std::vector<std::string> unused_kernel_patterns;
   const analysis::LaunchPairing* pairing = nullptr;  // null: pairing was not wanted
+  std::vector<analysis::SourceSequences> launch_sequences;  // per input, for compare
   model::Diagnostics diagnostics;                    // the importers'
   model::Diagnostics region_diagnostics;             // the region builders'
   const TraceOutputs* trace = nullptr;        // a traced run's own outputs (owned by the trace job)
@@ -92,6 +94,8 @@ struct ReportSet {
   PageModel page;              // report.html's choices of rows
   bool run_folder = false;     // stakeholder_summary.md and report.md are written
   const TraceOutputs* trace = nullptr;  // a traced run's trace/ files (owned by the trace job)
+  // Kernel launch order per region and input (compare's alignment; in report_set.json only).
+  std::vector<analysis::SourceSequences> launch_sequences;
 };
 
 // Takes what was collected by value: the kernel table, the breakdown and the

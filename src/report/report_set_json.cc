@@ -193,6 +193,24 @@ LLMPO_JSON_FIELDS(KernelFinding, finding, shape, occurrence, launches, speedup_v
 LLMPO_JSON_FIELDS_ADDED(KernelAggregate, sum_sq_dev_ns2, source, process, device, name, calls, timed_calls, total_ns,
                         min_ns, max_ns, median_ns, stddev_ns, time_pct, metrics, findings)
 
+// Launch sequences (1.2.0). A step is an array [signature, samples, mean_ns,
+// sum_sq_dev_ns2]: thousands of them per sequence.
+LLMPO_JSON_FIELDS(KernelSignature, name, grid, block)
+[[maybe_unused]] static void to_json(Json& j, const SequenceStep& s) {
+  j = Json::array({s.signature, s.samples, s.mean_ns, s.sum_sq_dev_ns2});
+}
+[[maybe_unused]] static void from_json(const Json& j, SequenceStep& s) {
+  if (!j.is_array() || j.size() != 4) {
+    throw Json::type_error::create(302, "a sequence step must be [signature, samples, mean_ns, sum_sq_dev_ns2]", &j);
+  }
+  j.at(0).get_to(s.signature);
+  j.at(1).get_to(s.samples);
+  j.at(2).get_to(s.mean_ns);
+  j.at(3).get_to(s.sum_sq_dev_ns2);
+}
+LLMPO_JSON_FIELDS(LaunchSequence, path, process, device, instances, diverged, beyond_cap, ordered, steps)
+LLMPO_JSON_FIELDS(SourceSequences, source, signatures, sequences, launches_not_recorded)
+
 template <typename Row>
 [[maybe_unused]] static void to_json(Json& j, const FromInput<Row>& f) {
   j["source"] = f.source;
@@ -383,6 +401,7 @@ Json SetJson(const ReportSet& set) {
   j["timeline"] = set.timeline;
   j["run"] = set.run;
   j["page"] = set.page;
+  j["launch_sequences"] = set.launch_sequences;  // added in 1.2.0
   return j;
 }
 
@@ -399,6 +418,7 @@ ReportSet ReadSet(const Json& j) {
   j.at("timeline").get_to(set.timeline);
   j.at("run").get_to(set.run);
   j.at("page").get_to(set.page);
+  if (const auto it = j.find("launch_sequences"); it != j.end()) it->get_to(set.launch_sequences);
   return set;
 }
 

@@ -31,13 +31,17 @@ def check(cond, what):
         print("FAIL:", what)
 
 
-def trace(path, seed, slow_b=1.0, insert_c=False, names=("gemm_a", "attn_b"), region="decode", step_name="ProfilerStep"):
-    """Writes a Kineto trace; returns {kernel: [durations in ns]}."""
+def trace(path, seed, slow_b=1.0, insert_c=False, names=("gemm_a", "attn_b"), region="decode", step_name="ProfilerStep",
+          positions=None):
+    """Writes a Kineto trace; returns {kernel: [durations in ns]}. `positions`, a list, gets each step's
+    launches as [(name, ns), ...] in launch order."""
     rng = random.Random(seed)
     events, durations = [], {}
     t, corr = 0.0, 0
     for step in range(5):
         step_start = t
+        if positions is not None:
+            positions.append([])
         t += 1
         region_start = t
         for j in range(20):
@@ -48,6 +52,8 @@ def trace(path, seed, slow_b=1.0, insert_c=False, names=("gemm_a", "attn_b"), re
                 corr += 1
                 dur = round(base * (1 + rng.uniform(-0.05, 0.05)), 3)
                 durations.setdefault(name, []).append(dur * 1000)
+                if positions is not None:
+                    positions[-1].append((name, dur * 1000))
                 events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100,
                                "tid": 100, "ts": round(t + 0.1, 3), "dur": 0.2, "args": {"correlation": corr}})
                 events.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7,
@@ -89,12 +95,47 @@ def mean(xs):
     return sum(xs) / len(xs)
 
 
+def position_means(positions):
+    """Per launch position, the mean duration over the steps (every step launches the same kernels)."""
+    return [mean([step[k][1] for step in positions]) for k in range(len(positions[0]))]
+
+
+def check_launch_order(c, p_base, p_new):
+    """compare.json's launch order of the decode region against the generated launches: new_c, inserted once per
+    step at launch 21, is the only new position; every other position is aligned with the base's position of the
+    same kernel, and its means are the generated durations' means."""
+    seqs = [s for s in c["launch_order"] if s["path"] == "ProfilerStep / decode"]
+    check(len(seqs) == 1, f"launch order: one decode sequence (got {[s['path'] for s in c['launch_order']]})")
+    if not seqs:
+        return
+    s = seqs[0]
+    base_means, new_means = position_means(p_base), position_means(p_new)
+    check(s["base_length"] == len(base_means) and s["new_length"] == len(new_means), "launch order: lengths")
+    check(s["base_instances"] == 5 and s["new_instances"] == 5, "launch order: 5 instances a side")
+    inserted = [k for k, (name, _) in enumerate(p_new[0]) if name == "new_c"]
+    new_rows = [r for r in s["rows"] if r["op"] == "new"]
+    check([r["new_position"] for r in new_rows] == inserted and all(r["name"] == "new_c" for r in new_rows),
+          f"launch order: new_c is the one new position at {inserted} (got {new_rows})")
+    check(s["removed"] == 0 and s["same"] == len(base_means), "launch order: nothing gone, every base launch aligned")
+    for r in s["rows"]:
+        if r["op"] != "same":
+            continue
+        b, n = r["base_position"], r["new_position"]
+        check(p_base[0][b][0] == p_new[0][n][0] == r["name"], f"launch order: {b} -> {n} pairs one kernel")
+        check(abs(r["base_mean_ns"] - base_means[b]) < 1e-6 and abs(r["new_mean_ns"] - new_means[n]) < 1e-6,
+              f"launch order: means at {b} -> {n} are the generated ones")
+    want = sum(new_means) - sum(base_means)
+    check(abs(s["delta_instance_ns"] - want) < 1e-6, f"launch order: change per instance {want:.1f} ns")
+    return s
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="llmpo-compare-")
     base, jitter, slowed = (os.path.join(tmp, n) for n in ("base.json", "jitter.json", "slowed.json"))
-    d_base = trace(base, seed=1)
+    p_base, p_slow = [], []
+    d_base = trace(base, seed=1, positions=p_base)
     trace(jitter, seed=2)
-    d_slow = trace(slowed, seed=3, slow_b=1.2, insert_c=True)
+    d_slow = trace(slowed, seed=3, slow_b=1.2, insert_c=True, positions=p_slow)
 
     # A trace against itself: no change, every test p = 1.
     r, doc = compare(os.path.join(tmp, "self"), base, base)
@@ -106,6 +147,8 @@ def main():
         check(all(k["delta_ns"] == 0 and k["mean_test"]["verdict"] == "within noise" for k in c["kernels"]),
               "self: every kernel unchanged and within noise")
         check(all(k["mean_test"]["p_value"] == 1 for k in c["kernels"]), "self: every kernel's p is 1")
+        s = check_launch_order(c, p_base, p_base)
+        check(s and all(r["op"] == "same" and r["delta_ns"] == 0 for r in s["rows"]), "self: launch order unchanged")
         check(os.path.exists(os.path.join(tmp, "self", "sides", "0", "report_set.json")),
               "a side of files is imported into OUT/sides/0")
 
@@ -116,6 +159,7 @@ def main():
         c = doc["comparisons"][0]
         verdicts = [c["total"]["test"]["verdict"]] + [k["mean_test"]["verdict"] for k in c["kernels"]]
         verdicts += [x["test"]["verdict"] for x in c["regions"] if x["test"]]
+        verdicts += [r["test"]["verdict"] for s in c["launch_order"] for r in s["rows"]]
         check(set(verdicts) == {"within noise"}, f"jitter: every verdict within noise (got {verdicts})")
 
     # attn_b slowed 20 %, new_c inserted.
@@ -145,6 +189,14 @@ def main():
             check(dec["match"].startswith("path"), "decode matched by path")
             check(dec["test"]["verdict"] == "slower", "decode slower")
             check(dec["contributors"][0]["what"] == "attn_b", "decode's largest contributor is attn_b")
+        s = check_launch_order(c, p_base, p_slow)
+        if s:
+            by_kernel = {}
+            for r in s["rows"]:
+                if r["op"] == "same":
+                    by_kernel.setdefault(r["name"], set()).add(r["test"]["verdict"])
+            check(by_kernel.get("attn_b") == {"slower"}, f"launch order: every attn_b position slower ({by_kernel})")
+            check(by_kernel.get("gemm_a") == {"within noise"}, f"launch order: gemm_a positions within noise")
     md = open(os.path.join(tmp, "slowed", "compare.md")).read() if doc else ""
     check("Where the change comes from" in md and "attn_b" in md, "compare.md shows the attribution")
     page = os.path.join(tmp, "slowed", "compare.html")

@@ -77,6 +77,23 @@ model::LaunchRecord Launch(double ns) {
   return l;
 }
 
+// Holm's adjustment by hand: sorted p 0.01, 0.02, 0.04, 0.5 (m = 4) scale
+// by 4, 3, 2, 1 to 0.04, 0.06, 0.08, 0.5, already monotone.
+TEST(Significance, HolmAdjustsInStepsAndKeepsTheOrder) {
+  const auto adjusted = HolmAdjusted({0.04, 0.5, 0.01, 0.02});
+  ASSERT_EQ(adjusted.size(), 4u);
+  EXPECT_DOUBLE_EQ(adjusted[0], 0.08);
+  EXPECT_DOUBLE_EQ(adjusted[1], 0.5);
+  EXPECT_DOUBLE_EQ(adjusted[2], 0.04);
+  EXPECT_DOUBLE_EQ(adjusted[3], 0.06);
+  // Monotone: a later p that scales below an earlier adjusted one takes that one; capped at 1.
+  const auto capped = HolmAdjusted({0.3, 0.31, 0.9});
+  EXPECT_DOUBLE_EQ(capped[0], 0.9);
+  EXPECT_DOUBLE_EQ(capped[1], 0.9);
+  EXPECT_DOUBLE_EQ(capped[2], 0.9);
+  EXPECT_TRUE(HolmAdjusted({}).empty());
+}
+
 TEST(KernelSpread, LaunchesAndMergesKeepTheSumOfSquaredDeviations) {
   const std::vector<double> first = {100, 130, 90, 160}, second = {400, 380, 410};
   KernelAggregate a, b, merged;
