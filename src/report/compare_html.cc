@@ -145,13 +145,73 @@ std::string KernelTableSection(const std::string& id) {
       id);
 }
 
+std::string SequenceSummaryRow(const SequenceDelta& d) {
+  const bool changed = d.inserted + d.removed + d.slower + d.faster > 0;
+  return fmt::format(
+      "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{} → {}</td><td class=\"num\">{} → {}</td>"
+      "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+      "<td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
+      changed ? (d.delta_instance_ns.value_or(0) > 0 ? "slower" : "faster") : "noise", HtmlText(d.path),
+      HtmlText(d.scope), HtmlText(d.signature), d.base_instances, d.new_instances, d.base_length, d.new_length, d.same,
+      d.inserted, d.removed, d.slower, d.faster,
+      d.delta_instance_ns ? fmt::format("{:+.2f}", *d.delta_instance_ns / 1e3) : "n/a");
+}
+
+// The changed positions of every aligned sequence (inserted, removed, or
+// aligned and called slower or faster), for the sortable table.
+ordered_json SequenceTable(const Comparison& c) {
+  constexpr std::size_t kMaxRows = 5000;
+  ordered_json rows = ordered_json::array();
+  auto us = [](const std::optional<double>& ns) {  // µs to the ns
+    return ns ? ordered_json(std::round(*ns) / 1e3) : ordered_json(nullptr);
+  };
+  auto pos = [](const std::optional<std::size_t>& p) { return p ? ordered_json(*p) : ordered_json(nullptr); };
+  for (const auto& d : c.sequences) {
+    for (const auto& r : d.rows) {
+      const bool changed = r.op != "same" || (r.test && r.test->verdict != analysis::Verdict::kWithinNoise);
+      if (!changed || rows.size() == kMaxRows) continue;
+      rows.push_back(ordered_json::array({d.path, d.scope, pos(r.base_position), pos(r.new_position), r.name, r.op,
+                                          us(r.base_mean_ns), us(r.new_mean_ns), us(r.delta_ns),
+                                          r.test ? VerdictText(*r.test) : r.op}));
+    }
+  }
+  return ordered_json{{"columns",
+                       {Column("Region", "text"), Column("Scope", "text"), Column("Base position", "int"),
+                        Column("New position", "int"), Column("Kernel", "text"), Column("Change", "text"),
+                        Column("Base mean (µs)", "num"), Column("New mean (µs)", "num"), Column("Δ (µs)", "num"),
+                        Column("Verdict", "text")}},
+                      {"rows", std::move(rows)}};
+}
+
+std::string SequencesSection(const Comparison& c, std::size_t top, const std::string& id) {
+  if (c.sequences.empty()) return "";
+  std::string out =
+      "<h3>Launch order</h3>\n<p class=\"note\">Each region's kernel launches in order, in one scope, aligned "
+      "between the sides by a shortest edit script: a kernel inserted or removed leaves the rest paired. A "
+      "position's duration is its mean over the region's instances; per-position tests are Holm-adjusted.</p>\n"
+      "<table class=\"plain sequences\"><thead><tr><th>Region</th><th>Scope</th><th>Match on</th><th>Instances</th>"
+      "<th>Launches per instance</th><th>Aligned</th><th>New</th><th>Gone</th><th>Slower</th><th>Faster</th>"
+      "<th>Change per instance (µs)</th></tr></thead><tbody>\n";
+  for (std::size_t i = 0; i < c.sequences.size() && i < top; ++i) out += SequenceSummaryRow(c.sequences[i]);
+  out += "</tbody></table>\n";
+  return out + fmt::format(
+                   "<p class=\"note\">Changed positions (new, gone, slower, faster) of every aligned region.</p>\n"
+                   "<input type=\"search\" class=\"filter\" data-filter-for=\"{0}-t\" placeholder=\"filter rows\">\n"
+                   "<span class=\"count\" id=\"{0}-t-count\"></span>\n"
+                   "<div class=\"scroll\"><table class=\"data\" id=\"{0}-t\" data-table=\"{0}\"></table></div>\n",
+                   id);
+}
+
 std::string ComparisonSection(const Comparison& c, std::size_t index, std::size_t top, ordered_json& tables) {
   const std::string id = fmt::format("kernels-{}", index);
   tables[id] = KernelTable(c);
+  const std::string order_id = fmt::format("order-{}", index);
+  if (!c.sequences.empty()) tables[order_id] = SequenceTable(c);
   std::string out =
       fmt::format("<section id=\"c{}\" class=\"comparison\"><h2><code>{}</code> against <code>{}</code></h2>\n", index,
                   HtmlText(c.new_label), HtmlText(c.base_label));
-  out += TotalSection(c) + ChartsSection(c, top) + RegionsSection(c, top) + KernelTableSection(id);
+  out += TotalSection(c) + ChartsSection(c, top) + RegionsSection(c, top) + KernelTableSection(id) +
+         SequencesSection(c, top, order_id);
   if (!c.notes.empty()) {
     out += "<h3>Notes</h3>\n<ul class=\"notes\">\n";
     for (const auto& n : c.notes) out += "<li>" + HtmlText(n) + "</li>\n";

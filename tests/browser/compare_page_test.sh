@@ -45,7 +45,8 @@ page_check compare-three three/compare.html --chart waterfall --chart kernel-bar
 /usr/bin/python3 - "$art/compare-three.json" <<'PY' || fail "compare-three: a kernel table per comparison"
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert r["table_rows"] == {"kernels-0-t": 2, "kernels-1-t": 3}, r["table_rows"]
+# Launch order: jitter changes no position; slowed has 20 attn_b positions slower and new_c inserted.
+assert r["table_rows"] == {"kernels-0-t": 2, "order-0-t": 0, "kernels-1-t": 3, "order-1-t": 21}, r["table_rows"]
 assert r["structure"]["charts"].count("waterfall") == 2, r["structure"]["charts"]
 PY
 
