@@ -84,14 +84,28 @@ Result<SideInputs> ResolveSide(const std::string& side) {
   return in;
 }
 
+std::pair<std::string, std::optional<report::ScopeFilter>> SplitScope(const std::string& side) {
+  const std::size_t at = side.rfind('@');
+  std::error_code ec;
+  if (at == std::string::npos || fs::exists(side, ec)) return {side, std::nullopt};
+  const std::string scope = side.substr(at + 1);
+  for (const std::string key : {"rank", "device"}) {
+    if (scope.starts_with(key + "=") && scope.size() > key.size() + 1) {
+      return {side.substr(0, at), report::ScopeFilter{key, scope.substr(key.size() + 1)}};
+    }
+  }
+  return {side, std::nullopt};
+}
+
 namespace {
 
 // A side's report set: read from its report_set.json, or imported into
-// out/sides/N first.
+// out/sides/N first; narrowed to one scope when the side names one.
 Result<report::ReportSet> LoadSide(const CompareRequest& request, std::size_t index,
                                    std::vector<std::string>& written) {
   const std::string& side = request.sides[index];
-  ASSIGN_OR_RETURN(SideInputs in, ResolveSide(side));
+  const auto [where, scope] = SplitScope(side);
+  ASSIGN_OR_RETURN(SideInputs in, ResolveSide(where));
   fs::path set_file;
   if (in.report_set) {
     set_file = *in.report_set;
@@ -113,6 +127,11 @@ Result<report::ReportSet> LoadSide(const CompareRequest& request, std::size_t in
   ASSIGN_OR_RETURN(std::string text, ReadRunFile(set_file));
   auto set = report::ReadReportSetJson(text, set_file.string());
   if (!set.ok()) return std::move(set).error().WithContext(fmt::format("compare: side '{}'", side));
+  if (scope) {
+    if (auto why = report::SelectScope(*set, *scope)) {
+      return SideError(side, *why).WithNote("name a scope the side has: SIDE@rank=N or SIDE@device=N");
+    }
+  }
   return set;
 }
 

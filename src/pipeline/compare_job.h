@@ -37,4 +37,8 @@ struct SideInputs {
 };
 Result<SideInputs> ResolveSide(const std::string& side);
 
+// A side's place and, when it ends in `@rank=N` or `@device=N` (and the
+// whole text names no file), the scope to keep.
+std::pair<std::string, std::optional<report::ScopeFilter>> SplitScope(const std::string& side);
+
 }  // namespace llmpo::pipeline

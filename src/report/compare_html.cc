@@ -145,6 +145,24 @@ std::string KernelTableSection(const std::string& id) {
       id);
 }
 
+std::string ScopesSection(const Comparison& c, std::size_t top) {
+  if (c.scopes.empty()) return "";
+  std::string out =
+      "<h3>Scopes</h3>\n<p class=\"note\">GPU kernel time per scope of the timing input, matched by role: rank, "
+      "else device, else process.</p>\n<table class=\"plain scopes\"><thead><tr><th>Scope</th><th>Base (ms)</th>"
+      "<th>New (ms)</th><th>Change (ms)</th><th>Change</th><th>Verdict</th></tr></thead><tbody>\n";
+  for (std::size_t i = 0; i < c.scopes.size() && i < top; ++i) {
+    const auto& s = c.scopes[i];
+    const std::string match = s.base_ns ? (s.new_ns ? "" : "gone") : "new";
+    out += fmt::format(
+        "<tr class=\"{}\"><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td><td>{}</td></tr>\n",
+        VerdictClass(s.test, match), HtmlText(s.scope), MsText(s.base_ns), MsText(s.new_ns), SignedMs(s.delta_ns),
+        s.test ? PctText(s.test->change_pct) : "n/a", HtmlText(s.test ? VerdictText(*s.test) : match));
+  }
+  return out + "</tbody></table>\n";
+}
+
 std::string SequenceSummaryRow(const SequenceDelta& d) {
   const bool changed = d.inserted + d.removed + d.slower + d.faster > 0;
   return fmt::format(
@@ -210,7 +228,8 @@ std::string ComparisonSection(const Comparison& c, std::size_t index, std::size_
   std::string out =
       fmt::format("<section id=\"c{}\" class=\"comparison\"><h2><code>{}</code> against <code>{}</code></h2>\n", index,
                   HtmlText(c.new_label), HtmlText(c.base_label));
-  out += TotalSection(c) + ChartsSection(c, top) + RegionsSection(c, top) + KernelTableSection(id) +
+  out += TotalSection(c) + ChartsSection(c, top) + ScopesSection(c, top) + RegionsSection(c, top) +
+         KernelTableSection(id) +
          SequencesSection(c, top, order_id);
   if (!c.notes.empty()) {
     out += "<h3>Notes</h3>\n<ul class=\"notes\">\n";

@@ -108,11 +108,23 @@ Json SequenceJson(const SequenceDelta& d) {
               {"rows", std::move(rows)}};
 }
 
+Json ScopeJson(const ScopeDelta& s) {
+  return Json{{"scope", s.scope},
+              {"base_ns", Opt(s.base_ns)},
+              {"new_ns", Opt(s.new_ns)},
+              {"delta_ns", s.delta_ns},
+              {"base_launches", s.base_launches},
+              {"new_launches", s.new_launches},
+              {"test", OptTest(s.test)}};
+}
+
 Json ComparisonJson(const Comparison& c) {
   Json kernels = Json::array(), regions = Json::array(), sequences = Json::array();
   for (const auto& k : c.kernels) kernels.push_back(KernelJson(k));
   for (const auto& r : c.regions) regions.push_back(RegionJson(r));
   for (const auto& s : c.sequences) sequences.push_back(SequenceJson(s));
+  Json scopes = Json::array();
+  for (const auto& s : c.scopes) scopes.push_back(ScopeJson(s));
   return Json{{"base", c.base_label},
               {"new", c.new_label},
               {"base_times_from", c.base_times_from},
@@ -124,6 +136,7 @@ Json ComparisonJson(const Comparison& c) {
                              {"new_launches", c.new_launches},
                              {"test", TestJson(c.total_test)}}},
               {"attribution", Rows(c.attribution)},
+              {"scopes", std::move(scopes)},
               {"kernels", std::move(kernels)},
               {"regions", std::move(regions)},
               {"launch_order", std::move(sequences)},

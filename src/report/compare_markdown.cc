@@ -72,6 +72,23 @@ std::string ContributorsText(const RegionDelta& r) {
   return text.empty() ? "" : text;
 }
 
+void ScopesMd(std::string& out, const Comparison& c, std::size_t top) {
+  if (c.scopes.empty()) return;
+  out +=
+      "### Scopes\n\nGPU kernel time per scope of the timing input, matched by role: rank, else device, else "
+      "process.\n\n| Scope | Base (ms) | New (ms) | Change (ms) | Change | Verdict | Launches |\n"
+      "|---|---:|---:|---:|---:|---|---|\n";
+  for (std::size_t i = 0; i < c.scopes.size() && i < top; ++i) {
+    const auto& s = c.scopes[i];
+    const std::string verdict = s.test ? VerdictText(*s.test) : (s.base_ns ? "gone" : "new");
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} → {} |\n", MdCell(s.scope, 60), MsText(s.base_ns),
+                       MsText(s.new_ns), SignedMs(s.delta_ns), s.test ? PctText(s.test->change_pct) : "n/a", verdict,
+                       s.base_launches, s.new_launches);
+  }
+  if (c.scopes.size() > top) out += fmt::format("\n{} more scope(s) in compare.json.\n", c.scopes.size() - top);
+  out += "\n";
+}
+
 void RegionsMd(std::string& out, const Comparison& c, std::size_t top) {
   if (c.regions.empty()) return;
   out +=
@@ -169,6 +186,7 @@ std::string CompareMarkdown(const CompareReport& report) {
     out += fmt::format("## `{}` against `{}`\n\n", MdCell(c.new_label, 200), MdCell(c.base_label, 200));
     TotalMd(out, c);
     AttributionMd(out, c);
+    ScopesMd(out, c, report.options.top);
     KernelsMd(out, c, report.options.top);
     RegionsMd(out, c, report.options.top);
     SequencesMd(out, c, report.options.top);

@@ -344,6 +344,7 @@ Comparison Compare(const CompareSide& base, const CompareSide& next, const Compa
   c.regions = RegionDeltas(*base.set, *next.set, options);
   Guardrails(c, *base.set, *next.set);
   Notes(c, *base.set, *next.set);
+  c.scopes = ScopeDeltas(*base.set, *next.set, options);
   c.sequences = SequenceDeltas(*base.set, bk.times_from, *next.set, nk.times_from, options, c.notes);
   return c;
 }

@@ -93,6 +93,15 @@ struct SequenceDelta {
   std::vector<SequenceRow> rows;            // every position, in diff order
 };
 
+// One scope (a rank, else a device, else a process) on both sides, matched by that role.
+struct ScopeDelta {
+  std::string scope;                      // "rank 3", "device 0", or a process label
+  std::optional<double> base_ns, new_ns;  // GPU kernel time in the scope; null: not on that side
+  std::uint64_t base_launches = 0, new_launches = 0;
+  double delta_ns = 0;                      // new - base (an absent side counts 0)
+  std::optional<analysis::ChangeTest> test;  // on both sides only
+};
+
 struct Comparison {
   std::string base_label, new_label;
   std::string base_times_from, new_times_from;   // each side's timing input
@@ -104,6 +113,7 @@ struct Comparison {
   std::vector<KernelDelta> kernels;         // largest |delta| first
   std::vector<RegionDelta> regions;         // largest |delta| first, then unknown deltas in path order
   std::vector<SequenceDelta> sequences;     // launch order per region and scope, largest |change| first
+  std::vector<ScopeDelta> scopes;           // per rank/device/process; empty when each side has one scope
   std::vector<std::string> guardrails;      // differences that make the comparison doubtful (GPU, command, format)
   std::vector<std::string> notes;           // what could not be compared, and why
 };
@@ -127,6 +137,18 @@ std::string ComparePath(const std::vector<std::string>& labels, bool* numbered);
 std::vector<SequenceDelta> SequenceDeltas(const ReportSet& base, const std::string& base_times_from,
                                           const ReportSet& next, const std::string& new_times_from,
                                           const CompareOptions& options, std::vector<std::string>& notes);
+
+// Per-scope GPU kernel time of the two sides' timing inputs (compare_scope.cc).
+std::vector<ScopeDelta> ScopeDeltas(const ReportSet& base, const ReportSet& next, const CompareOptions& options);
+
+// A side restricted to one scope: `SIDE@rank=3`, `SIDE@device=0`.
+struct ScopeFilter {
+  std::string key;  // "rank" or "device"
+  std::string value;
+};
+// Keeps the kernels, regions and launch sequences of that scope only; an
+// error text naming the scopes there are when none matches.
+std::optional<std::string> SelectScope(ReportSet& set, const ScopeFilter& filter);
 
 // Slower beyond threshold and noise: the total or any matched kernel or
 // region; each as a line for the gate's message (--fail-if-slower).

@@ -129,6 +129,52 @@ def check_launch_order(c, p_base, p_new):
     return s
 
 
+def rank_kernel_ns(archive):
+    """Per rank, the summed duration (ns) of the kernel events of its trace in the archive, read here."""
+    import gzip
+    import tarfile
+    out = {}
+    with tarfile.open(archive) as tar:
+        for member in tar.getmembers():
+            if not member.isfile():
+                continue
+            data = tar.extractfile(member).read()
+            if data[:2] == b"\x1f\x8b":
+                data = gzip.decompress(data)
+            doc = json.loads(data)
+            rank = doc.get("distributedInfo", {}).get("rank")
+            if rank is None:
+                continue
+            out[rank] = sum(e["dur"] * 1000 for e in doc["traceEvents"] if e.get("cat") == "kernel")
+    return out
+
+
+def check_ranks(tmp):
+    """Scopes: two ranks of one archive (SIDE@rank=N), and the archive against itself, rank by rank."""
+    archive = os.path.join(SHARED, "kineto", "param-dlrm-8ranks.tar.gz")
+    if not os.path.exists(archive):
+        print("skip: no", archive)
+        return
+    want = rank_kernel_ns(archive)
+    r, doc = compare(os.path.join(tmp, "ranks"), archive + "@rank=0", archive + "@rank=3")
+    check(r.returncode == 0, f"rank 0 against rank 3 exits 0 ({r.stderr})")
+    if doc:
+        t = doc["comparisons"][0]["total"]
+        check(abs(t["base_ns"] - want[0]) < 1 and abs(t["new_ns"] - want[3]) < 1,
+              f"rank 0 and rank 3 totals {t['base_ns']}, {t['new_ns']} == {want[0]}, {want[3]} (from the archive)")
+        seqs = doc["comparisons"][0]["launch_order"]
+        check(seqs and all(s["scope"] == "rank 0 / rank 3" for s in seqs), "launch order pairs rank 0 with rank 3")
+    r, doc = compare(os.path.join(tmp, "ranks-self"), archive, archive)
+    if doc:
+        scopes = {s["scope"]: s for s in doc["comparisons"][0]["scopes"]}
+        check(sorted(scopes) == [f"rank {i}" for i in sorted(want)], f"one scope per rank ({sorted(scopes)})")
+        check(all(abs(scopes[f"rank {i}"]["base_ns"] - ns) < 1 and scopes[f"rank {i}"]["delta_ns"] == 0
+                  for i, ns in want.items()), "each rank's GPU kernel time as the archive gives it, unchanged")
+    r, _ = compare(os.path.join(tmp, "rank-absent"), archive + "@rank=0", archive + "@rank=9")
+    check(r.returncode == 3 and "rank 9" in r.stderr and "0, 1, 2, 3, 4, 5, 6, 7" in r.stderr,
+          f"an absent rank: exit 3 naming the ranks there ({r.returncode}: {r.stderr})")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="llmpo-compare-")
     base, jitter, slowed = (os.path.join(tmp, n) for n in ("base.json", "jitter.json", "slowed.json"))
@@ -276,6 +322,7 @@ def main():
             check(all(k["match"] == "name" for k in c["kernels"]), "sglang: every kernel matched by name")
     else:
         print("skip: no shared fixtures at", SHARED)
+    check_ranks(tmp)
 
     if failures:
         print(f"{len(failures)} check(s) failed; outputs in {tmp}")

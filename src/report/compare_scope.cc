@@ -1,0 +1,108 @@
+// Scopes in compare: a side narrowed to one rank or device (`SIDE@rank=3`),
+// and the per-scope table, scopes matched by role (docs/compare.md).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "src/report/compare_model.h"
+#include "src/report/run_model.h"
+
+namespace llmpo::report {
+namespace {
+
+// How scopes of two sides are matched: the rank where the process has one,
+// else the device, else the process as reports name it.
+std::string RoleOf(const model::ProcessId& process, const std::string& device) {
+  if (process.rank) return fmt::format("rank {}", *process.rank);
+  if (!device.empty()) return fmt::format("device {}", device);
+  return process.Label();
+}
+
+bool Matches(const model::ProcessId& process, const std::string& device, const ScopeFilter& f) {
+  if (f.key == "rank") return process.rank && std::to_string(*process.rank) == f.value;
+  return device == f.value;
+}
+
+struct ScopeTotals {
+  double ns = 0;
+  std::uint64_t launches = 0;
+  std::optional<double> var = 0.0;  // variance of ns; null when a kernel's spread is unknown
+};
+
+std::map<std::string, ScopeTotals> TotalsByRole(const ReportSet& set) {
+  std::string source;
+  std::map<std::string, ScopeTotals> out;
+  for (const auto& k : TimesFromOneSource(set.kernels, &source)) {
+    ScopeTotals& t = out[RoleOf(k.process, k.device)];
+    if (k.timed_calls) t.ns += k.total_ns;
+    t.launches += k.calls;
+    const auto v = analysis::TotalVariance(k.timed_calls, k.sum_sq_dev_ns2);
+    if (t.var && v) {
+      *t.var += *v;
+    } else {
+      t.var.reset();
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<ScopeDelta> ScopeDeltas(const ReportSet& base, const ReportSet& next, const CompareOptions& options) {
+  const auto b = TotalsByRole(base), n = TotalsByRole(next);
+  if (b.size() < 2 && n.size() < 2) return {};
+  std::set<std::string> roles;
+  for (const auto& [role, t] : b) roles.insert(role);
+  for (const auto& [role, t] : n) roles.insert(role);
+  std::vector<ScopeDelta> out;
+  for (const auto& role : roles) {
+    ScopeDelta d;
+    d.scope = role;
+    const auto bi = b.find(role), ni = n.find(role);
+    if (bi != b.end()) d.base_ns = bi->second.ns, d.base_launches = bi->second.launches;
+    if (ni != n.end()) d.new_ns = ni->second.ns, d.new_launches = ni->second.launches;
+    d.delta_ns = d.new_ns.value_or(0) - d.base_ns.value_or(0);
+    if (bi != b.end() && ni != n.end()) {
+      d.test = analysis::TestTotal(bi->second.ns, bi->second.var, ni->second.ns, ni->second.var,
+                                   options.significance);
+    }
+    out.push_back(std::move(d));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const ScopeDelta& x, const ScopeDelta& y) {
+    return std::fabs(x.delta_ns) > std::fabs(y.delta_ns);
+  });
+  return out;
+}
+
+std::optional<std::string> SelectScope(ReportSet& set, const ScopeFilter& filter) {
+  std::set<std::string> present;
+  std::vector<KernelRow> kept;
+  for (auto& k : set.kernels.kernels) {
+    present.insert(filter.key == "rank" ? (k.process.rank ? std::to_string(*k.process.rank) : "") : k.device);
+    if (Matches(k.process, k.device, filter)) kept.push_back(std::move(k));
+  }
+  present.erase("");
+  if (kept.empty()) {
+    return fmt::format("no kernel ran in {} {}; the {}s there are: {}", filter.key, filter.value, filter.key,
+                       present.empty() ? std::string("none") : fmt::format("{}", fmt::join(present, ", ")));
+  }
+  set.kernels.kernels = std::move(kept);
+  if (set.regions) {
+    std::vector<RegionEntry> regions;
+    for (const auto& scope : set.regions->scopes) {
+      if (!Matches(scope.process, scope.device, filter)) continue;
+      regions.insert(regions.end(), scope.regions.begin(), scope.regions.end());
+    }
+    set.regions->aggregate = std::move(regions);
+  }
+  for (auto& source : set.launch_sequences) {
+    std::erase_if(source.sequences,
+                  [&](const analysis::LaunchSequence& s) { return !Matches(s.process, s.device, filter); });
+  }
+  return std::nullopt;
+}
+
+}  // namespace llmpo::report
