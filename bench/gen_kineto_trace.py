@@ -10,7 +10,7 @@ correlation id, the kernel with the same correlation and the op's External
 id), with python_function events and ac2g flows as real files carry them.
 Deterministic (fixed seed).
 
-    python3 bench/gen_kineto_trace.py OUT.json --mb 1000
+    python3 bench/gen_kineto_trace.py OUT.json --mb 1000 [--seed 7]
 """
 
 import argparse
@@ -31,9 +31,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--mb", type=float, default=1000)
+    ap.add_argument("--seed", type=int, default=7, help="another seed: other durations, the same launches")
     args = ap.parse_args()
     target = int(args.mb * 1e6)
-    rnd = random.Random(7)
+    rnd = random.Random(args.seed)
     pid, tid = 4242, 4242
     with open(args.out, "w") as f:
         f.write('{\n  "schemaVersion": 1,\n  "deviceProperties": [{"id": 0, "name": "Synthetic GPU", "numSms": 132}],\n'
