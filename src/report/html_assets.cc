@@ -193,7 +193,8 @@ constexpr std::string_view kIcicleScript = R"JS(  function Icicle(svg) {
 
 // report.html's tables and icicles, then the page is marked ready.
 constexpr std::string_view kReportBoot = R"JS(  document.querySelectorAll('table[data-table]').forEach(function (t) {
-    var key = t.getAttribute('data-table') === 'kernel-table' ? 'kernels' : 'regions';
+    var name = t.getAttribute('data-table');
+    var key = { 'kernel-table': 'kernels', 'region-table': 'regions' }[name] || name;
     DataTable(t, data[key]);
   });
   document.querySelectorAll('svg.icicle').forEach(Icicle);
