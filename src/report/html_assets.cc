@@ -20,6 +20,7 @@ h2 { border-bottom: 2px solid #d9dee7; padding-bottom: 4px; }
 .swatch { display: inline-block; width: 10px; height: 10px; margin-right: 6px; border-radius: 2px; }
 table { border-collapse: collapse; background: #fff; }
 th, td { border: 1px solid #d9dee7; padding: 3px 8px; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
+th { overflow-wrap: normal; }  /* a heading wraps between words, never inside one */
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 table.data { width: 100%; }
 table.data td { max-width: 32em; }

@@ -221,6 +221,13 @@ void SourceSection(std::string& out, const SourceInfo& source, const KernelsRepo
     out += fmt::format("\n## {}\n\nFormat: {}. {}\n", MdCell(source.path, 200), source.format, note->second);
     return;
   }
+  if (kernels.empty() && source.ok()) {  // a summary or export without kernels: no empty counts
+    out += fmt::format("\n## {}\n\nFormat: {}. No kernel records in this input.\n", MdCell(source.path, 200),
+                       source.format);
+    if (!source.devices.empty()) out += "\n";
+    DevicesMd(out, source.devices);
+    return;
+  }
   out += fmt::format("\n## {}\n\nFormat: {}. Kernels: {}; launches: {}; GPU kernel time: {}.", MdCell(source.path, 200),
                      source.format, kernels.size(), calls, kernel_time);
   if (kernels.size() > top_k) out += fmt::format(" Top {} shown; kernels.json has all.", top_k);
@@ -260,7 +267,8 @@ void LaunchOverheadMd(std::string& out, const std::vector<analysis::FromInput<mo
 void RuntimeSections(std::string& out, const analysis::RuntimeSummaries& r, std::size_t top_k) {
   if (!r.api_calls.empty()) {
     out +=
-        "\n## CUDA API calls (nsys cuda_api_sum, or summed from a timeline's calls)\n\n| API | Calls | Total (ms) | Mean (ms) | Median (ms) | Max (ms) | "
+        "\n## CUDA API calls (nsys cuda_api_sum, or summed from a timeline's calls)\n\n| API | Calls | Total (ms) | "
+        "Mean (ms) | Median (ms) | Max (ms) | "
         "Time % |\n";
     out += "|---|---:|---:|---:|---:|---:|---:|\n";
     for (std::size_t i = 0; i < r.api_calls.size() && i < top_k; ++i) {

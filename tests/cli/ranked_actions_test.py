@@ -99,15 +99,18 @@ def dlrm(tmp):
     if not os.path.exists(path):
         return print("skip: no", path)
     w, md, page = imported(tmp, "dlrm", path)
-    spans_ms, idle_ms = [], []
+    spans_ms, idle_ms, busy_ms, device_of = [], [], [], []
     with tarfile.open(path) as tar:
         for m in tar.getmembers():
             if not m.name.endswith(".json"):
                 continue
-            spans = gpu_spans(json.load(io.TextIOWrapper(tar.extractfile(m)))["traceEvents"])
+            events = json.load(io.TextIOWrapper(tar.extractfile(m)))["traceEvents"]
+            spans = gpu_spans(events)
+            device_of.append(next(e["args"]["device"] for e in events if e.get("cat") == "kernel"))
             span = max(t for _, t in spans) - min(s for s, _ in spans)
             spans_ms.append(span / 1e3)
             idle_ms.append((span - union_ns(spans)) / 1e3)
+            busy_ms.append(union_ns(spans) / 1e3)
     check(len(spans_ms) == 8, "DLRM: 8 rank traces")
     check(abs(w["measured_ms"] - sum(spans_ms)) < 1e-3, f"DLRM: measured {w['measured_ms']} == spans summed {sum(spans_ms)}")
     check("8 device(s) summed" in w["ranked_by_text"], "DLRM: the base names its 8 devices")
@@ -117,6 +120,19 @@ def dlrm(tmp):
         # Every rank is idle 34-76 %: all count, each over its own span.
         check(abs(idle["saving_upper_bound_ms"] - sum(idle_ms)) < 1e-3, "DLRM: gpu_idle saving == idle summed over ranks")
         check(abs(idle["saving_pct_of_measured"] - 100 * sum(idle_ms) / sum(spans_ms)) < 1e-3, "DLRM: gpu_idle share")
+    # rank_straggler: the busiest rank against the median (25 % threshold);
+    # bound (busiest - mean) x ranks, at most the idle time.
+    ordered = sorted(busy_ms)
+    median = (ordered[3] + ordered[4]) / 2
+    straggler = next((i for i in w["items"] if i["what"] == "rank_straggler"), None)
+    check((straggler is not None) == (max(busy_ms) >= 1.25 * median), "DLRM: rank_straggler fires as its threshold says")
+    if straggler:
+        want = min((max(busy_ms) - sum(busy_ms) / 8) * 8, sum(idle_ms))
+        check(abs(straggler["saving_upper_bound_ms"] - want) < 1e-3,
+              f"DLRM: rank_straggler {straggler['saving_upper_bound_ms']} == {want}")
+        check(straggler["where"] == "device %s" % device_of[busy_ms.index(max(busy_ms))],
+              f"DLRM: the straggler is the busiest rank's device ({straggler['where']})")
+        print("DLRM rank_straggler: %.3f ms (busy per rank %s)" % (want, ", ".join("%.3f" % b for b in busy_ms)))
     common("DLRM", w, md, page)
     check('id="gpu-breakdown"' in page and "Where each GPU's time goes" in page, "DLRM: page has the breakdown")
     check(page.count("<tr><td>rank ") >= 8, "DLRM: the breakdown lists each rank")
