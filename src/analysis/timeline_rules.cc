@@ -9,6 +9,10 @@
 namespace llmpo::analysis {
 namespace {
 
+// rank_straggler: the busiest device's GPU time this % over the median's
+// (docs/analysis.md; the other thresholds are in the header).
+constexpr double kStragglerMinPct = 25;
+
 double IdleNs(const std::vector<DeviceBusy>& devices) {
   double idle = 0;
   for (const auto& d : devices) idle += d.idle_ns.value_or(0);
@@ -166,6 +170,49 @@ void StartupCost(const TimelineEvidence& e, TimelineRulesResult& out) {
                   load_ns / 1e6, 100 * load_ns / all_ns, all_ns / 1e6)));
 }
 
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// rank_straggler: of several devices (ranks), the busiest has kStragglerMinPct %
+// more GPU busy time than the median device; the others wait for it at every
+// collective. Balanced, each device would be busy the mean: the bound is what
+// every device's span could shrink by, (busiest - mean) x devices, at most
+// their idle time.
+void RankStraggler(const TimelineEvidence& e, TimelineRulesResult& out) {
+  std::vector<const DeviceBusy*> devices;
+  for (const auto& d : e.devices) {
+    if (d.busy_ns) devices.push_back(&d);
+  }
+  if (devices.size() < 2) return;
+  std::vector<double> busy;
+  const DeviceBusy* top = devices.front();
+  for (const DeviceBusy* d : devices) {
+    busy.push_back(*d->busy_ns);
+    if (*d->busy_ns > *top->busy_ns) top = d;
+  }
+  const double median = Median(busy);
+  if (median <= 0 || 100 * (*top->busy_ns - median) / median < kStragglerMinPct) return;
+  double mean = 0;
+  for (double b : busy) mean += b / static_cast<double>(busy.size());
+  const double n = static_cast<double>(devices.size());
+  const double saving = std::min((*top->busy_ns - mean) * n, IdleNs(e.devices));
+  std::vector<std::string> per_device;
+  for (const DeviceBusy* d : devices) per_device.push_back(fmt::format("{} {:.3f}", d->device, *d->busy_ns / 1e6));
+  out.findings.push_back(Finding(
+      "rank_straggler", "device " + top->device, saving, SpanNs(e.devices),
+      "One rank (device) has much more GPU work than the others, which wait for it at each collective: balance the "
+      "work (data or sequence lengths per rank, embedding or expert placement, pipeline stages) and check that rank's "
+      "host side",
+      fmt::format(
+          "device {} busy {:.3f} ms, {:.0f} % above the median device's {:.3f} ms (mean {:.3f} ms, {} devices); "
+          "busy ms per device: {}",
+          top->device, *top->busy_ns / 1e6, 100 * (*top->busy_ns - median) / median, median / 1e6, mean / 1e6,
+          devices.size(), fmt::join(per_device, ", "))));
+}
+
 }  // namespace
 
 TimelineRulesResult EvaluateTimelineRules(const TimelineEvidence& evidence) {
@@ -173,6 +220,7 @@ TimelineRulesResult EvaluateTimelineRules(const TimelineEvidence& evidence) {
   if (evidence.timeline) {
     GpuIdle(evidence, out);
     LaunchBound(evidence, out);
+    RankStraggler(evidence, out);
   }
   SyncCalls(evidence, out);
   StartupCost(evidence, out);

@@ -65,7 +65,8 @@ void TraceQuality(const ReportSet& s, std::ostream& o) { Put(o, report::TraceDat
 void SetJson(const ReportSet& s, std::ostream& o) { Put(o, report::ReportSetJson(s)); }
 void Html(const ReportSet& s, std::ostream& o) {
   const report::HtmlReportInput input{&s.run, &s.kernels, s.regions ? &*s.regions : nullptr,
-                                      s.timeline ? &*s.timeline : nullptr, &s.page, s.trace_json_link};
+                                      s.timeline ? &*s.timeline : nullptr, &s.page, s.trace_json_link,
+                                      s.gpu_breakdown ? &*s.gpu_breakdown : nullptr};
   Put(o, report::HtmlReport(input));
 }
 

@@ -256,6 +256,7 @@ void AnalyzeKernels(KernelsReport& report, const analysis::KernelCategorizer& ca
   report.actions = RankActions(timed, report.kernels);
   if (report.actions.empty() && !report.kernels.empty()) report.why_no_actions = WhyNoActions(report, timed);
   report.timeline_rules = analysis::EvaluateTimelineRules(TimelineEvidenceOf(report, std::move(timed)));
+  report.ranked = RankTogether(report);
 }
 
 }  // namespace llmpo::report

@@ -20,6 +20,7 @@ h2 { border-bottom: 2px solid #d9dee7; padding-bottom: 4px; }
 .swatch { display: inline-block; width: 10px; height: 10px; margin-right: 6px; border-radius: 2px; }
 table { border-collapse: collapse; background: #fff; }
 th, td { border: 1px solid #d9dee7; padding: 3px 8px; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
+th { overflow-wrap: normal; }  /* a heading wraps between words, never inside one */
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 table.data { width: 100%; }
 table.data td { max-width: 32em; }
@@ -193,7 +194,8 @@ constexpr std::string_view kIcicleScript = R"JS(  function Icicle(svg) {
 
 // report.html's tables and icicles, then the page is marked ready.
 constexpr std::string_view kReportBoot = R"JS(  document.querySelectorAll('table[data-table]').forEach(function (t) {
-    var key = t.getAttribute('data-table') === 'kernel-table' ? 'kernels' : 'regions';
+    var name = t.getAttribute('data-table');
+    var key = { 'kernel-table': 'kernels', 'region-table': 'regions' }[name] || name;
     DataTable(t, data[key]);
   });
   document.querySelectorAll('svg.icicle').forEach(Icicle);

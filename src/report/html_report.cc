@@ -6,6 +6,7 @@
 
 #include "src/report/html_assets.h"
 #include "src/report/html_charts.h"
+#include "src/report/html_sections.h"
 #include "src/report/html_text.h"
 #include "src/report/text_format.h"
 
@@ -143,56 +144,6 @@ std::string Mfu(const RunModel& run) {
   return out + "</tbody></table>\n";
 }
 
-// The ranked actions (docs/analysis.md "What to do first"), then the notes
-// around them; without actions, the notes alone, saying they are not ranked.
-std::string Actions(const RunModel& run) {
-  std::string out = "<h3>What to do first</h3>\n";
-  if (run.actions.empty()) {
-    out += "<p class=\"note\">No ranked actions: " +
-           HtmlText(run.why_no_actions.empty() ? "no kernels in these inputs" : run.why_no_actions) +
-           ".</p>\n<ol data-chart=\"actions\">\n";
-    for (const auto& line : run.recommendations) out += "<li>" + HtmlText(line) + "</li>\n";
-    return out + "</ol>\n";
-  }
-  out +=
-      "<p class=\"note\">Ranked by the share of all GPU kernel time each can save: the kernel's share times the "
-      "speedup ncu estimates for the whole kernel (global), else the headroom its bound class or roofline "
-      "shows.</p>\n<ol data-chart=\"actions\">\n";
-  for (const auto& a : run.actions) {
-    out += fmt::format(
-        "<li><b title=\"{}\">{}</b> ({}): up to {} of all GPU kernel time ({} of it × {} {}).{}<br>{}{}</li>\n",
-        HtmlText(a.kernel), HtmlShort(a.kernel, 120), HtmlText(a.category), Pct(a.saving_pct_of_gpu), Pct(a.share_pct),
-        Pct(a.speedup_pct), HtmlText(a.basis), a.rule.empty() ? "" : " ncu rule " + HtmlText(a.rule) + ".",
-        HtmlText(a.message),
-        a.evidence.empty() ? "" : "<br><span class=\"note\">Evidence: " + HtmlText(a.evidence) + "</span>");
-  }
-  out += "</ol>\n";
-  for (const auto& line : run.recommendations) out += "<p class=\"note\">" + HtmlText(line) + "</p>\n";
-  return out;
-}
-
-// The timeline findings (docs/analysis.md "Timeline findings"), after the actions.
-std::string TimelineFindings(const RunModel& run) {
-  const auto& rules = run.timeline_rules;
-  if (rules.findings.empty() && rules.not_evaluated.empty()) return "";
-  std::string out = "<h3>Timeline findings</h3>\n";
-  if (rules.findings.empty()) out += "<p class=\"note\">No timeline rule fired.</p>\n";
-  if (!rules.findings.empty()) {
-    out +=
-        "<p class=\"note\">Ranked by the time each could save at most: an upper bound, a share of the measured span; "
-        "the bounds overlap, so never add them.</p>\n<ol data-chart=\"timeline-findings\">\n";
-  }
-  for (const auto& f : rules.findings) {
-    out += fmt::format("<li><b>{}</b> ({}): up to {} ms{}.<br>{}<br><span class=\"note\">Evidence: {}</span></li>\n",
-                       HtmlText(f.rule), HtmlText(f.scope), MsText(f.saving_ns),
-                       f.saving_pct ? ", " + Pct(*f.saving_pct) + " of the span" : std::string(), HtmlText(f.message),
-                       HtmlText(f.evidence));
-  }
-  if (!rules.findings.empty()) out += "</ol>\n";
-  for (const auto& why : rules.not_evaluated) out += "<p class=\"note\">Not evaluated: " + HtmlText(why) + ".</p>\n";
-  return out;
-}
-
 std::string CategoryTable(const RunModel& run) {
   if (run.category_ns.empty()) return Absent("No kernel categories in this input.");
   std::string out =
@@ -215,8 +166,7 @@ std::string Overview(const HtmlReportInput& in) {
   out += "<h3>Top-level regions</h3>\n" + TopRegions(*in.run, *in.page);
   out += "<h3>Time per kernel category</h3>\n" + CategoryTable(*in.run);
   out += Mfu(*in.run);
-  out += Actions(*in.run);
-  out += TimelineFindings(*in.run);
+  out += RankedActionsHtml(in.run->ranked, in.run->recommendations);
   return out + "</section>\n";
 }
 
@@ -437,11 +387,21 @@ std::string DataQuality(const HtmlReportInput& in) {
   return out + "</section>\n";
 }
 
-std::string Nav(const HtmlReportInput& in) {
+// Links to the sections a page has only with their data.
+std::string OptionalLinks(const HtmlReportInput& in, bool ncu_rows) {
+  std::string out;
+  if (ncu_rows) out += " <a href=\"#ncu-table\">Kernels under ncu</a>";
+  if (in.gpu_breakdown != nullptr && !in.gpu_breakdown->breakdown.devices.empty())
+    out += " <a href=\"#gpu-breakdown\">GPU breakdown</a>";
+  return out;
+}
+
+std::string Nav(const HtmlReportInput& in, bool ncu_rows) {
   std::string out =
       "<nav><a href=\"#overview\">Overview</a> <a href=\"#regions\">Regions</a> <a href=\"#kernels\">Kernels</a> "
       "<a href=\"#timeline\">Timeline</a> <a href=\"#kernel-table\">Kernel table</a> <a href=\"#region-table\">Region "
       "table</a> <a href=\"#data-quality\">Data quality</a>";
+  out += OptionalLinks(in, ncu_rows);
   if (!in.trace_json.empty()) out += fmt::format(" <a href=\"{0}\">{0}</a>", HtmlText(in.trace_json));
   return out + "</nav>\n";
 }
@@ -453,7 +413,8 @@ std::string HtmlReport(const HtmlReportInput& in) {
   const std::size_t kernels_omitted = in.page->kernels_omitted;
   ordered_json data{{"kernels", KernelTable(*in.kernels, *in.page)},
                     {"regions", RegionTable(in.regions, in.page->region_rows, regions_omitted)},
-                    {"timeline", TimelineData(in.timeline)}};
+                    {"timeline", TimelineData(in.timeline)},
+                    {"ncu", NcuKernelTableData(*in.kernels, *in.page)}};
   const std::string name = HtmlText(in.run->run.run_name);
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -463,11 +424,13 @@ std::string HtmlReport(const HtmlReportInput& in) {
       "<header><h1>llm-perf-opt report: {}</h1>\n",
       kHtmlCsp, name, HtmlStyle(), name);
   if (!in.run->run.gpu.empty()) out += fmt::format("<p>GPU: {}</p>\n", HtmlText(in.run->run.gpu));
-  out += Nav(in) + "</header>\n<main>\n";
+  out += Nav(in, !data["ncu"].is_null()) + "</header>\n<main>\n";
   out += Overview(in);
   out += RegionsSection(in);
   out += KernelsSection(in);
+  out += NcuKernelSection(!data["ncu"].is_null());
   out += TimelineSection(in);
+  out += GpuBreakdownSection(in.gpu_breakdown);
   out += TableSection("kernel-table", "Kernels",
                       kernels_omitted
                           ? fmt::format("Every input's kernels per process and device, largest total first; the {} "

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "src/report/gpu_breakdown_report.h"
 #include "src/report/kernels_report.h"
 #include "src/report/page_model.h"
 #include "src/report/regions_report.h"
@@ -22,6 +23,7 @@ struct HtmlReportInput {
   const TimelineOverview* timeline = nullptr;  // null: no timeline in the inputs
   const PageModel* page = nullptr;             // required: which rows the tables list
   std::string trace_json;                      // link to the Chrome/Perfetto trace, relative to the page; "" when none
+  const GpuBreakdownReport* gpu_breakdown = nullptr;  // null: no PyTorch trace with CPU ops
 };
 
 std::string HtmlReport(const HtmlReportInput& input);

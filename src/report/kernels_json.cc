@@ -339,6 +339,8 @@ std::string KernelsJson(const KernelsReport& report) {
   w.BeginArray();
   for (const auto& why : report.timeline_rules.not_evaluated) w.String(why);
   w.EndArray();
+  w.Key("what_to_do_first");
+  WriteRankedJson(w, report.ranked);
   WriteRuntime(w, report.runtime);
   w.Key("diagnostics");
   WriteDiagnostics(w, report.diagnostics);

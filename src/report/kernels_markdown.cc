@@ -221,6 +221,13 @@ void SourceSection(std::string& out, const SourceInfo& source, const KernelsRepo
     out += fmt::format("\n## {}\n\nFormat: {}. {}\n", MdCell(source.path, 200), source.format, note->second);
     return;
   }
+  if (kernels.empty() && source.ok()) {  // a summary or export without kernels: no empty counts
+    out += fmt::format("\n## {}\n\nFormat: {}. No kernel records in this input.\n", MdCell(source.path, 200),
+                       source.format);
+    if (!source.devices.empty()) out += "\n";
+    DevicesMd(out, source.devices);
+    return;
+  }
   out += fmt::format("\n## {}\n\nFormat: {}. Kernels: {}; launches: {}; GPU kernel time: {}.", MdCell(source.path, 200),
                      source.format, kernels.size(), calls, kernel_time);
   if (kernels.size() > top_k) out += fmt::format(" Top {} shown; kernels.json has all.", top_k);
@@ -260,7 +267,8 @@ void LaunchOverheadMd(std::string& out, const std::vector<analysis::FromInput<mo
 void RuntimeSections(std::string& out, const analysis::RuntimeSummaries& r, std::size_t top_k) {
   if (!r.api_calls.empty()) {
     out +=
-        "\n## CUDA API calls (nsys cuda_api_sum, or summed from a timeline's calls)\n\n| API | Calls | Total (ms) | Mean (ms) | Median (ms) | Max (ms) | "
+        "\n## CUDA API calls (nsys cuda_api_sum, or summed from a timeline's calls)\n\n| API | Calls | Total (ms) | "
+        "Mean (ms) | Median (ms) | Max (ms) | "
         "Time % |\n";
     out += "|---|---:|---:|---:|---:|---:|---:|\n";
     for (std::size_t i = 0; i < r.api_calls.size() && i < top_k; ++i) {
@@ -298,55 +306,13 @@ void BusyMd(std::string& out, const std::vector<analysis::DeviceBusy>& busy) {
 
 }  // namespace
 
-void ActionsMd(std::string& out, const std::vector<Action>& actions, const std::string& times_from,
-               const std::string& why_none) {
-  out += "\n## What to do first\n\n";
-  if (actions.empty()) {
-    out += fmt::format("No ranked actions: {}.\n", why_none.empty() ? "no kernels in these inputs" : why_none);
-    return;
-  }
-  out += fmt::format(
-      "Ranked by the share of GPU kernel time each can save: the kernel's share (times from `{}`) x ncu's global "
-      "estimated speedup, else the headroom its roofline or throughput shows (docs/analysis.md).\n\n| # | Kernel | "
-      "Share % | Speedup % | Basis | Saving % of GPU | Rule | What ncu says / what to do | Evidence |\n"
-      "|---:|---|---:|---:|---|---:|---|---|---|\n",
-      MdCell(times_from, 120));
-  for (std::size_t i = 0; i < actions.size(); ++i) {
-    const auto& a = actions[i];
-    out += fmt::format("| {} | {} | {:.1f} | {:.3g} | {} | {:.2f} | {} | {} | {} |\n", i + 1, MdCell(a.kernel, 60),
-                       a.share_pct, a.speedup_pct, a.basis, a.saving_pct_of_gpu, a.rule.empty() ? "-" : a.rule,
-                       MdCell(a.message, 240), MdCell(a.evidence, 200));
-  }
-}
-
-void TimelineFindingsMd(std::string& out, const analysis::TimelineRulesResult& rules) {
-  if (rules.findings.empty() && rules.not_evaluated.empty()) return;
-  out += "\n## Timeline findings\n\n";
-  if (rules.findings.empty()) {
-    out += "No timeline rule fired.\n";
-  } else {
-    out +=
-        "What the timeline says, ranked by the time each could save at most (an upper bound, a share of the measured "
-        "span; the bounds overlap, so never add them; docs/analysis.md).\n\n| # | Rule | Where | Could save (ms) | "
-        "% of span | What it means, what to do | Evidence |\n|---:|---|---|---:|---:|---|---|\n";
-    for (std::size_t i = 0; i < rules.findings.size(); ++i) {
-      const auto& f = rules.findings[i];
-      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", i + 1, f.rule, MdCell(f.scope, 60),
-                         MsText(f.saving_ns), f.saving_pct ? fmt::format("{:.1f}", *f.saving_pct) : "n/a",
-                         MdCell(f.message, 400), MdCell(f.evidence, 400));
-    }
-  }
-  for (const auto& why : rules.not_evaluated) out += "\nNot evaluated: " + OneLine(why) + ".\n";
-}
-
 std::string KernelsMarkdown(const KernelsReport& report, std::size_t top_k) {
   std::string out = "# Kernel Summary\n\nTimes in milliseconds. Per input: kernels by total GPU time, largest first.\n";
   for (const auto& source : report.sources) SourceSection(out, source, report, top_k);
   RuntimeSections(out, report.runtime, top_k);
   BusyMd(out, report.gpu_busy);
   RegionKernelsMd(out, report.region_kernels, top_k);
-  ActionsMd(out, report.actions, report.times_from, report.why_no_actions);
-  TimelineFindingsMd(out, report.timeline_rules);
+  RankedActionsMd(out, report.ranked);
   DataQualityMd(out, report.diagnostics);
   return out;
 }

@@ -16,10 +16,11 @@
 #include "src/model/records.h"
 #include "src/model/source.h"
 #include "src/report/analysis_model.h"
+#include "src/report/ranked_actions.h"
 
 namespace llmpo::report {
 
-inline constexpr const char* kKernelsSchemaVersion = "1.2.0";
+inline constexpr const char* kKernelsSchemaVersion = "1.3.0";
 
 struct SourceInfo {
   std::string path;
@@ -47,6 +48,7 @@ struct KernelsReport {
   std::vector<Action> actions;                     // ranked, largest saving first
   std::string why_no_actions;                      // when `actions` is empty and there are kernels
   analysis::TimelineRulesResult timeline_rules;    // what the timeline says to do (analysis/timeline_rules.h)
+  RankedActions ranked;                            // actions and timeline findings in one list (ranked_actions.h)
   // Said in place of "no kernel records" for a source without kernels here
   // (kernels_combined: the ncu inputs, whose kernels lend their metrics).
   std::map<std::string, std::string> source_notes;
@@ -62,17 +64,8 @@ struct KernelsReport {
 // summary with kernels, else the first ncu input; "" when there are none.
 std::string TimingSource(const KernelsReport& report);
 
-// Fills each row's insight, times_from, actions, why_no_actions and timeline_rules.
+// Fills each row's insight, times_from, actions, why_no_actions, timeline_rules and ranked.
 void AnalyzeKernels(KernelsReport& report, const analysis::KernelCategorizer& categorizer);
-
-// The ranked actions as a Markdown section (kernels.md, stakeholder_summary.md).
-// `why_none` says why there are no actions.
-void ActionsMd(std::string& out, const std::vector<Action>& actions, const std::string& times_from,
-               const std::string& why_none);
-
-// The timeline findings as a Markdown section (kernels.md, stakeholder_summary.md);
-// nothing when there are none and no rule was left unevaluated.
-void TimelineFindingsMd(std::string& out, const analysis::TimelineRulesResult& rules);
 
 std::string KernelsMarkdown(const KernelsReport& report, std::size_t top_k);
 std::string KernelsJson(const KernelsReport& report);

@@ -77,6 +77,27 @@ using Json = nlohmann::ordered_json;
     }                                                                                          \
   }
 
+// The same with two members added by later minor versions.
+#define LLMPO_JSON_FIELDS_ADDED2(Type, added1, added2, ...)                                    \
+  [[maybe_unused]] static void to_json(Json& nlohmann_json_j, const Type& nlohmann_json_t) {   \
+    LLMPO_JSON_TO(__VA_ARGS__)                                                                 \
+    nlohmann_json_j[#added1] = nlohmann_json_t.added1;                                         \
+    nlohmann_json_j[#added2] = nlohmann_json_t.added2;                                         \
+  }                                                                                            \
+  [[maybe_unused]] static void from_json(const Json& nlohmann_json_j, Type& nlohmann_json_t) { \
+    LLMPO_JSON_FROM(__VA_ARGS__)                                                               \
+    for (const auto& [key, member] : {std::pair{#added1, 0}, std::pair{#added2, 1}}) {         \
+      const auto it = nlohmann_json_j.find(key);                                               \
+      if (member == 0) {                                                                       \
+        nlohmann_json_t.added1 = {};                                                           \
+        if (it != nlohmann_json_j.end()) it->get_to(nlohmann_json_t.added1);                   \
+      } else {                                                                                 \
+        nlohmann_json_t.added2 = {};                                                           \
+        if (it != nlohmann_json_j.end()) it->get_to(nlohmann_json_t.added2);                   \
+      }                                                                                        \
+    }                                                                                          \
+  }
+
 // An enum as one of its names; any other value is an error naming them.
 template <typename E, std::size_t N>
 void EnumToJson(Json& j, E e, const std::pair<E, std::string_view> (&names)[N]) {
@@ -269,7 +290,13 @@ LLMPO_JSON_FIELDS(Action, kernel, category, share_pct, time_ns, speedup_pct, bas
 // two lists name the same members).
 LLMPO_JSON_FIELDS_ADDED(KernelRow, sum_sq_dev_ns2, source, process, device, name, calls, timed_calls, total_ns, min_ns,
                         max_ns, median_ns, stddev_ns, time_pct, metrics, findings, insight)
-LLMPO_JSON_FIELDS_ADDED(KernelsReport, timeline_rules, sources, kernels, runtime, times_from, actions, why_no_actions,
+LLMPO_JSON_ENUM(RankBase, {{RankBase::kNone, "none"},
+                           {RankBase::kDeviceSpan, "device_span"},
+                           {RankBase::kGpuKernelTime, "gpu_kernel_time"},
+                           {RankBase::kNcuKernelTime, "ncu_kernel_time"}})
+LLMPO_JSON_FIELDS(RankedAction, kind, what, where, basis, rule, saving_ns, saving_pct, message, evidence)
+LLMPO_JSON_FIELDS(RankedActions, times_from, base, base_ns, devices, items, notes, why_no_kernel_actions)
+LLMPO_JSON_FIELDS_ADDED2(KernelsReport, timeline_rules, ranked, sources, kernels, runtime, times_from, actions, why_no_actions,
                         source_notes, gpu_busy, region_kernels, diagnostics)
 LLMPO_JSON_FIELDS(GpuBreakdownReport, breakdown, ranks, top_cpu_ops, cpu_ops_with_gpu)
 LLMPO_JSON_FIELDS(TimelineRow, label, busy_ns, busy_total_ns)
@@ -294,7 +321,7 @@ LLMPO_JSON_FIELDS(TopKernel, kernel, share_pct, bound, category)
 LLMPO_JSON_FIELDS(RooflinePoint, kernel, precision, intensity, achieved_per_s, peak_per_s, dram_peak_bytes_per_s,
                   time_ns)
 LLMPO_JSON_FIELDS(PageModel, kernel_rows, kernels_omitted, top_stages, other_stages_share_pct, region_rows)
-LLMPO_JSON_FIELDS_ADDED(RunModel, timeline_rules, run, times_from, gpu_kernel_ns, launches, distinct_kernels,
+LLMPO_JSON_FIELDS_ADDED2(RunModel, timeline_rules, ranked, run, times_from, gpu_kernel_ns, launches, distinct_kernels,
                         top_kernels, category_ns, roofline, has_regions, region_count, stages, mfu_configured,
                         mfu_without_regions, mfu, mbu, serving, actions, why_no_actions, recommendations)
 LLMPO_JSON_FIELDS(RegionFinding, rule, kernels, launches, saving_pct)

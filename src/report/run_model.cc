@@ -185,6 +185,7 @@ void Recommendations(RunModel& m, const KernelsReport& kernels, const RegionsRep
   m.actions = kernels.actions;
   m.why_no_actions = kernels.why_no_actions;  // said with the actions, not among these notes
   m.timeline_rules = kernels.timeline_rules;
+  m.ranked = kernels.ranked;
   if (regions == nullptr || !regions->aggregate || regions->aggregate->empty()) {
     lines.push_back("Add NVTX ranges (prefill, decode, per layer) to attribute time to phases.");
   }

@@ -87,6 +87,7 @@ struct RunModel {
   std::vector<Action> actions;               // ranked: what to do first
   std::string why_no_actions;                // KernelsReport::why_no_actions
   analysis::TimelineRulesResult timeline_rules;  // KernelsReport::timeline_rules
+  RankedActions ranked;                          // KernelsReport::ranked: what to do first
   std::vector<std::string> recommendations;  // notes around the actions
 };
 

@@ -128,8 +128,7 @@ std::string StakeholderSummary(const RunModel& m) {
   Mbu(out, m);
   Serving(out, m);
   TopKernels(out, m);
-  ActionsMd(out, m.actions, m.times_from, m.why_no_actions);
-  TimelineFindingsMd(out, m.timeline_rules);
+  RankedActionsMd(out, m.ranked);
   out += "\n## Notes\n\n";
   for (const auto& l : m.recommendations) out += "- " + l + "\n";
   return out;

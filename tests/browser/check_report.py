@@ -244,6 +244,8 @@ def main():
     ap.add_argument("--compare", type=float, metavar="TOTAL_NS",
                     help="compare.html: check the waterfall against this total change and the kernel table")
     ap.add_argument("--timing", action="store_true", help="report navigation-to-drawn time in ms")
+    ap.add_argument("--section", action="append", default=[], help="a section id the page must have, with content")
+    ap.add_argument("--ncu-table", action="store_true", help="sort and filter the per-kernel ncu table")
     args = ap.parse_args()
 
     page = os.path.abspath(args.page)
@@ -280,6 +282,18 @@ def main():
                 r = browser.evaluate(check)
                 report[name] = r
                 problems += ["%s: %s" % (name, p) for p in r["problems"]]
+        for section in args.section:
+            rows = browser.evaluate("(() => { const s = document.getElementById(%r); "
+                                    "return s ? s.querySelectorAll('tr').length : -1; })()" % section)
+            if rows < 2:
+                problems.append("section %r: %s" % (section, "missing" if rows < 0 else "no table rows"))
+        if args.ncu_table:
+            sort = SORT_CHECK.replace("kernel-table-t", "ncu-table-t").replace("Total (ms)", "SM %")
+            r = browser.evaluate(sort)
+            report["ncu_sort"] = r
+            problems += ["ncu table sort: %s" % p for p in r["problems"]]
+            if r["rows"] < 1:
+                problems.append("ncu table: no rows drawn")
         if args.compare is not None:
             report["table_rows"] = browser.evaluate(TABLE_ROWS)
             sort = SORT_CHECK.replace("kernel-table-t", "kernels-0-t").replace("Total (ms)", "Change (ms)")

@@ -38,7 +38,7 @@ cmp -s first.html traced/report.html || fail "report RUN_DIR wrote different byt
 raw="$src/../shared/fixtures/ncu-csv/sglang-h200/raw.csv"
 if [[ -f $raw ]]; then
   "$bin" import "$raw" --out raw >/dev/null 2>&1 || fail "import the sglang raw page"
-  page_check sglang-raw raw/report.html --chart kernels --chart roofline --chart actions
+  page_check sglang-raw raw/report.html --chart kernels --chart roofline --chart actions --section ncu-table --ncu-table
   /usr/bin/python3 - raw <<'PY' || fail "sglang raw page: roofline, categories, actions"
 import json, re, sys
 html = open(f"{sys.argv[1]}/report.html", encoding="utf-8").read()
@@ -50,10 +50,27 @@ points = html.count('class="point"')
 assert want > 0 and points == want, (points, want)
 shares = [float(x) for x in re.findall(r'<td class="num">([0-9.]+) %</td></tr>', html.split('class="categories"')[1].split("</table>")[0])]
 assert abs(sum(shares) - 100) < 0.6, shares
-assert html.count("<li><b title=") >= 1, "no ranked action"
+assert html.count('<li data-kind="kernel"><b title=') >= 1, "no ranked kernel action"
 PY
   echo "sglang-raw: roofline $(grep -c 'class="point"' raw/report.html) points"
 else
   echo "sglang-raw: skipped (no ../shared/fixtures)"
+fi
+# 5. The per-kernel ncu table (sorted, filtered) and the ranked list from an
+# .ncu-rep; the GPU breakdown per rank from the 8-rank DLRM archive (shared
+# fixtures, when present).
+rep="$src/../shared/fixtures/ncu-rep/cuda-mlp-inference-2024.2-full.ncu-rep"
+if [[ -f $rep ]]; then
+  "$bin" import "$rep" --out ncurep >/dev/null 2>&1 || fail "import the .ncu-rep"
+  page_check ncu-rep ncurep/report.html --chart actions --section ncu-table --ncu-table
+else
+  echo "ncu-rep: skipped (no ../shared/fixtures)"
+fi
+dlrm="$src/../shared/fixtures/kineto/param-dlrm-8ranks.tar.gz"
+if [[ -f $dlrm ]]; then
+  "$bin" import "$dlrm" --out dlrm >/dev/null 2>&1 || fail "import the DLRM archive"
+  page_check dlrm dlrm/report.html --chart actions --chart timeline --section gpu-breakdown --interact
+else
+  echo "dlrm: skipped (no ../shared/fixtures)"
 fi
 echo "browser checks passed"
