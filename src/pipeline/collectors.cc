@@ -16,7 +16,9 @@ class Collectors::Router : public model::RecordSink {
     c_.gpu_timeline_.OnLaunch(l);
     c_.timeline_.OnLaunch(l);
     if (c_.pair_launches_) c_.pairing_.OnLaunch(l);
+    c_.phases_.OnLaunch(l);
   }
+  void OnNvtxRange(const model::NvtxRange& r) override { c_.phases_.OnNvtxRange(r); }
   void OnKernelSummary(const model::KernelSummaryRow& r) override { c_.aggregator_.OnKernelSummary(r); }
   void OnApiSummary(const model::ApiSummaryRow& r) override { c_.aggregator_.OnApiSummary(r); }
   void OnGpuOpSummary(const model::GpuOpSummaryRow& r) override { c_.aggregator_.OnGpuOpSummary(r); }
@@ -60,11 +62,13 @@ class Collectors::RegionTag : public model::RecordSink {
 
 Result<std::unique_ptr<Collectors>> Collectors::Create(const RegionOptions& regions, bool pair_launches) {
   ASSIGN_OR_RETURN(analysis::KernelFilter filter, analysis::KernelFilter::Create(regions.kernels, regions.per_region));
-  return std::unique_ptr<Collectors>(new Collectors(std::move(filter), pair_launches));
+  ASSIGN_OR_RETURN(analysis::StepNamer steps,
+                   analysis::StepNamer::Create(regions.phases.prefill_patterns, regions.phases.decode_patterns));
+  return std::unique_ptr<Collectors>(new Collectors(std::move(filter), std::move(steps), pair_launches));
 }
 
-Collectors::Collectors(analysis::KernelFilter filter, bool pair_launches)
-    : pair_launches_(pair_launches), filter_(std::move(filter)) {}
+Collectors::Collectors(analysis::KernelFilter filter, analysis::StepNamer steps, bool pair_launches)
+    : phases_(std::move(steps)), pair_launches_(pair_launches), filter_(std::move(filter)) {}
 
 Collectors::~Collectors() = default;
 
@@ -72,6 +76,7 @@ model::RecordSink& Collectors::BeginInput(const std::string& label, const std::s
   aggregator_.SetSource(label);
   timeline_.SetSource(label);
   gpu_timeline_.SetSource(label);
+  phases_.SetSource(label);
   // One region builder per input: CombineRegions decides what adds up.
   builders_.push_back(std::make_unique<analysis::RegionBuilder>(label, filter_, region_diagnostics_));
   tag_.reset();
@@ -108,6 +113,7 @@ report::Collected Collectors::Finish() {
   c.regions = &regions_;
   c.unused_kernel_patterns = filter_.UnusedPatterns();
   c.pairing = &pairing_;
+  c.phases = phases_.Finish();
   c.diagnostics = std::move(diagnostics_);
   c.region_diagnostics = std::move(region_diagnostics_);
   return c;

@@ -7,6 +7,7 @@
 #include "src/report/html_assets.h"
 #include "src/report/html_charts.h"
 #include "src/report/html_text.h"
+#include "src/report/phases_report.h"
 #include "src/report/text_format.h"
 
 namespace llmpo::report {
@@ -467,6 +468,7 @@ std::string HtmlReport(const HtmlReportInput& in) {
   out += Overview(in);
   out += RegionsSection(in);
   out += KernelsSection(in);
+  if (in.phases) out += PhasesHtml(*in.phases);
   out += TimelineSection(in);
   out += TableSection("kernel-table", "Kernels",
                       kernels_omitted

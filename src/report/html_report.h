@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "src/analysis/phases.h"
 #include "src/report/kernels_report.h"
 #include "src/report/page_model.h"
 #include "src/report/regions_report.h"
@@ -22,6 +23,7 @@ struct HtmlReportInput {
   const TimelineOverview* timeline = nullptr;  // null: no timeline in the inputs
   const PageModel* page = nullptr;             // required: which rows the tables list
   std::string trace_json;                      // link to the Chrome/Perfetto trace, relative to the page; "" when none
+  const analysis::PhaseReport* phases = nullptr;  // null: no steps and no graph launches
 };
 
 std::string HtmlReport(const HtmlReportInput& input);

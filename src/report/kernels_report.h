@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "src/analysis/phases.h"
 #include "src/analysis/gpu_timeline.h"
 #include "src/analysis/kernel_aggregator.h"
 #include "src/analysis/launch_pairing.h"
@@ -19,7 +20,7 @@
 
 namespace llmpo::report {
 
-inline constexpr const char* kKernelsSchemaVersion = "1.2.0";
+inline constexpr const char* kKernelsSchemaVersion = "1.3.0";
 
 struct SourceInfo {
   std::string path;
@@ -75,6 +76,7 @@ void ActionsMd(std::string& out, const std::vector<Action>& actions, const std::
 void TimelineFindingsMd(std::string& out, const analysis::TimelineRulesResult& rules);
 
 std::string KernelsMarkdown(const KernelsReport& report, std::size_t top_k);
-std::string KernelsJson(const KernelsReport& report);
+// `phases`: the LLM phases section (analysis/phases.h), written when given.
+std::string KernelsJson(const KernelsReport& report, const analysis::PhaseReport* phases = nullptr);
 
 }  // namespace llmpo::report

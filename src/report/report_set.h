@@ -18,6 +18,7 @@
 #include "src/analysis/kernel_category.h"
 #include "src/analysis/launch_pairing.h"
 #include "src/analysis/metric_selection.h"
+#include "src/analysis/phases.h"
 #include "src/analysis/region_combine.h"
 #include "src/analysis/trace_summary.h"
 #include "src/model/diagnostics.h"
@@ -60,6 +61,7 @@ struct Collected {
   model::Diagnostics diagnostics;                    // the importers'
   model::Diagnostics region_diagnostics;             // the region builders'
   const TraceOutputs* trace = nullptr;        // a traced run's own outputs (owned by the trace job)
+  analysis::PhaseInput phases;                // steps and timed kernels (analysis/phases.h)
 };
 
 struct ReportOptions {
@@ -77,6 +79,7 @@ struct ReportOptions {
   // instead of the one drawn from the launches.
   std::optional<TimelineOverview> timeline;
   std::string trace_json_link;  // relative to the output folder; "" when none
+  analysis::PhaseOptions phases;
 };
 
 struct ReportSet {
@@ -92,6 +95,7 @@ struct ReportSet {
   PageModel page;              // report.html's choices of rows
   bool run_folder = false;     // stakeholder_summary.md and report.md are written
   const TraceOutputs* trace = nullptr;  // a traced run's trace/ files (owned by the trace job)
+  std::optional<analysis::PhaseReport> phases;  // LLM phases (report/phases_model.h); null: no steps, no graphs
 };
 
 // Takes what was collected by value: the kernel table, the breakdown and the

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "src/core/version.h"
+#include "src/report/phases_report.h"
 #include "src/report/json_writer.h"
 
 // std::optional: null when unknown (Debian's 3.11.2 has no built-in support).
@@ -383,6 +384,7 @@ Json SetJson(const ReportSet& set) {
   j["timeline"] = set.timeline;
   j["run"] = set.run;
   j["page"] = set.page;
+  if (set.phases) j["phases"] = Json::parse(PhasesJsonText(*set.phases));  // 1.2.0; not read back
   return j;
 }
 
