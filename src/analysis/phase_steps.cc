@@ -30,22 +30,32 @@ Phase PhaseOf(std::int64_t prefill_requests, std::int64_t decode_requests) {
 
 std::string_view ToString(Phase phase) {
   switch (phase) {
-    case Phase::kPrefill: return "prefill";
-    case Phase::kDecode: return "decode";
-    case Phase::kMixed: return "mixed";
-    case Phase::kUnknown: break;
+    case Phase::kPrefill:
+      return "prefill";
+    case Phase::kDecode:
+      return "decode";
+    case Phase::kMixed:
+      return "mixed";
+    case Phase::kUnknown:
+      break;
   }
   return "unknown";
 }
 
 std::string_view ToString(StepScheme scheme) {
   switch (scheme) {
-    case StepScheme::kConfig: return "config";
-    case StepScheme::kVllm: return "vllm";
-    case StepScheme::kSglang: return "sglang";
-    case StepScheme::kWorkload: return "workload";
-    case StepScheme::kVllmStep: return "vllm_step";
-    case StepScheme::kProfiler: break;
+    case StepScheme::kConfig:
+      return "config";
+    case StepScheme::kVllm:
+      return "vllm";
+    case StepScheme::kSglang:
+      return "sglang";
+    case StepScheme::kWorkload:
+      return "workload";
+    case StepScheme::kVllmStep:
+      return "vllm_step";
+    case StepScheme::kProfiler:
+      break;
   }
   return "profiler";
 }
@@ -118,7 +128,9 @@ std::optional<StepName> StepNamer::Classify(std::string_view domain, std::string
   const Impl& s = *impl_;
   const bool prefill = Impl::Any(s.prefill, name), decode = Impl::Any(s.decode, name);
   if (prefill || decode) {
-    return StepName{StepScheme::kConfig, prefill && decode ? Phase::kMixed : prefill ? Phase::kPrefill : Phase::kDecode};
+    return StepName{StepScheme::kConfig, prefill && decode ? Phase::kMixed
+                                         : prefill         ? Phase::kPrefill
+                                                           : Phase::kDecode};
   }
   if (name.starts_with(kVllmPrefix)) return s.Vllm(name);
   if (name == "forward_extend") return StepName{StepScheme::kSglang, Phase::kPrefill};

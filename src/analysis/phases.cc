@@ -47,12 +47,18 @@ double UnionNs(std::vector<std::pair<std::int64_t, std::int64_t>>& v) {
 
 std::string SchemeExample(StepScheme s) {
   switch (s) {
-    case StepScheme::kConfig: return "analysis.phases patterns";
-    case StepScheme::kVllm: return "vLLM's execute_context_R(T)_generation_M(K)";
-    case StepScheme::kSglang: return "SGLang's forward_extend / forward_decode";
-    case StepScheme::kWorkload: return "prefill / decode ranges";
-    case StepScheme::kVllmStep: return "vLLM's execute_model (phase not named)";
-    case StepScheme::kProfiler: break;
+    case StepScheme::kConfig:
+      return "analysis.phases patterns";
+    case StepScheme::kVllm:
+      return "vLLM's execute_context_R(T)_generation_M(K)";
+    case StepScheme::kSglang:
+      return "SGLang's forward_extend / forward_decode";
+    case StepScheme::kWorkload:
+      return "prefill / decode ranges";
+    case StepScheme::kVllmStep:
+      return "vLLM's execute_model (phase not named)";
+    case StepScheme::kProfiler:
+      break;
   }
   return "ProfilerStep#N (phase not named)";
 }
@@ -198,12 +204,15 @@ void MarkWarmup(const PhaseInput& in, const std::vector<std::uint32_t>& step_of,
 // What a step adds to its phase's token count; null when unknown.
 std::optional<std::int64_t> TokensOf(const PhaseStep& s) {
   switch (s.phase) {
-    case Phase::kPrefill: return s.prefill_tokens;
-    case Phase::kDecode: return s.decode_tokens;
+    case Phase::kPrefill:
+      return s.prefill_tokens;
+    case Phase::kDecode:
+      return s.decode_tokens;
     case Phase::kMixed:
       if (s.prefill_tokens && s.decode_tokens) return *s.prefill_tokens + *s.decode_tokens;
       return std::nullopt;
-    case Phase::kUnknown: break;
+    case Phase::kUnknown:
+      break;
   }
   return std::nullopt;
 }

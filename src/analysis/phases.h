@@ -50,7 +50,7 @@ struct PhaseInput {
     StepName step;
   };
   std::vector<std::string> names{""};  // names[0]: no name
-  std::vector<std::string> scopes;       // an input, and its process where it has several
+  std::vector<std::string> scopes;     // an input, and its process where it has several
   std::vector<Kernel> kernels;
   std::vector<Range> ranges;
 };
@@ -79,7 +79,7 @@ struct PhaseStep {
   Phase phase = Phase::kUnknown;
   StepScheme scheme = StepScheme::kProfiler;
   std::optional<std::int64_t> prefill_requests, prefill_tokens, decode_requests, decode_tokens;
-  std::string tokens_from;  // "annotation", "config (model.tokens.*)", "" when unknown
+  std::string tokens_from;                        // "annotation", "config (model.tokens.*)", "" when unknown
   std::int64_t cpu_start_ns = 0, cpu_end_ns = 0;  // the range on the CPU
   double gpu_kernel_ns = 0;                       // kernels launched inside it
   std::uint64_t kernels = 0, graph_launches = 0;

@@ -17,10 +17,14 @@ constexpr std::size_t kMaxGraphRows = 50;
 
 std::string_view Colour(analysis::Phase p) {
   switch (p) {
-    case analysis::Phase::kPrefill: return "#4e79a7";
-    case analysis::Phase::kDecode: return "#f28e2b";
-    case analysis::Phase::kMixed: return "#76b7b2";
-    case analysis::Phase::kUnknown: break;
+    case analysis::Phase::kPrefill:
+      return "#4e79a7";
+    case analysis::Phase::kDecode:
+      return "#f28e2b";
+    case analysis::Phase::kMixed:
+      return "#76b7b2";
+    case analysis::Phase::kUnknown:
+      break;
   }
   return "#bab0ac";
 }
@@ -56,9 +60,8 @@ std::string CostTable(const analysis::PhaseReport& p) {
         "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
         "<td class=\"num\">{:.1f} %</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
         "<td class=\"num\">{}</td><td>{}</td></tr>\n",
-        analysis::ToString(s.phase), s.steps, p.steady_state ? fmt::format("{} (left out)", s.warmup_steps) : fmt::format("{} (kept)", s.warmup_steps),
-        MsText(s.gpu_kernel_ns), s.share_pct, MsText(s.gpu_idle_ns), MsText(s.mean_step_gpu_ns),
-        s.tokens ? std::to_string(*s.tokens) : "n/a",
+        analysis::ToString(s.phase), s.steps, WarmupText(s, p.steady_state), MsText(s.gpu_kernel_ns), s.share_pct,
+        MsText(s.gpu_idle_ns), MsText(s.mean_step_gpu_ns), s.tokens ? std::to_string(*s.tokens) : "n/a",
         s.gpu_ns_per_token ? fmt::format("{:.3f}", *s.gpu_ns_per_token / 1e3) : "n/a",
         HtmlText(s.tokens_from.empty() ? "unknown" : s.tokens_from));
   }
@@ -101,8 +104,10 @@ std::string GraphTable(const analysis::PhaseReport& p) {
     const auto& g = p.graphs[i];
     std::string ranges;
     for (const auto& r : g.ranges) {
-      ranges += fmt::format("{}{} ({} launches, {} kernels)", ranges.empty() ? "" : "; ",
-                            r.range.empty() ? std::string(r.in_step ? "(no range on its thread; in a step)" : "(none)") : r.range, r.launches, r.kernels);
+      ranges += fmt::format(
+          "{}{} ({} launches, {} kernels)", ranges.empty() ? "" : "; ",
+          r.range.empty() ? std::string(r.in_step ? "(no range on its thread; in a step)" : "(none)") : r.range,
+          r.launches, r.kernels);
     }
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}-{}</td><td class=\"num\">{}</td>"

@@ -18,13 +18,14 @@ std::string Counts(const std::optional<std::int64_t>& requests, const std::optio
 }
 
 void PhaseTable(std::string& out, const analysis::PhaseReport& p) {
-  out += "| phase | steps counted | warm-up steps | GPU kernel time (ms) | share of step GPU time | idle inside "
-         "steps (ms) | mean step GPU time (ms) | tokens | GPU time per token (us) | tokens from |\n";
+  out +=
+      "| phase | steps counted | warm-up steps | GPU kernel time (ms) | share of step GPU time | idle inside "
+      "steps (ms) | mean step GPU time (ms) | tokens | GPU time per token (us) | tokens from |\n";
   out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
   for (const auto& s : p.phases) {
     out += fmt::format("| {} | {} | {} | {} | {:.1f} % | {} | {} | {} | {} | {} |\n", analysis::ToString(s.phase),
-                       s.steps, p.steady_state ? fmt::format("{} (left out)", s.warmup_steps) : fmt::format("{} (kept)", s.warmup_steps), MsText(s.gpu_kernel_ns),
-                       s.share_pct, MsText(s.gpu_idle_ns), MsText(s.mean_step_gpu_ns),
+                       s.steps, WarmupText(s, p.steady_state), MsText(s.gpu_kernel_ns), s.share_pct,
+                       MsText(s.gpu_idle_ns), MsText(s.mean_step_gpu_ns),
                        s.tokens ? fmt::format("{} ({} of {} steps)", *s.tokens, s.steps_with_tokens, s.steps) : "n/a",
                        UsPerToken(s.gpu_ns_per_token), s.tokens_from.empty() ? "unknown" : s.tokens_from);
   }
@@ -50,8 +51,9 @@ void TopKernels(std::string& out, const analysis::PhaseReport& p) {
 void DecodeBatches(std::string& out, const analysis::PhaseReport& p) {
   if (p.decode_batches.empty()) return;
   out += "\n### Decode by batch (decode tokens per step)\n\n";
-  out += "| decode tokens per step | steps | mean step GPU time (ms): TPOT as the GPU sees it | GPU time per token "
-         "(us) |\n|---:|---:|---:|---:|\n";
+  out +=
+      "| decode tokens per step | steps | mean step GPU time (ms): TPOT as the GPU sees it | GPU time per token "
+      "(us) |\n|---:|---:|---:|---:|\n";
   for (const auto& b : p.decode_batches) {
     out += fmt::format("| {} | {} | {} | {:.3f} |\n", b.tokens_per_step, b.steps, MsText(b.mean_step_gpu_ns),
                        b.gpu_ns_per_token / 1e3);
@@ -60,8 +62,9 @@ void DecodeBatches(std::string& out, const analysis::PhaseReport& p) {
 
 void StepTable(std::string& out, const analysis::PhaseReport& p) {
   out += "\n### Steps\n\n";
-  out += "| # | input | step | phase | prefill requests (tokens) | decode requests (tokens) | GPU kernel time (ms) | "
-         "GPU span (ms) | idle (ms) | kernels | graph launches | warm-up |\n";
+  out +=
+      "| # | input | step | phase | prefill requests (tokens) | decode requests (tokens) | GPU kernel time (ms) | "
+      "GPU span (ms) | idle (ms) | kernels | graph launches | warm-up |\n";
   out += "|---:|---|---|---|---|---|---:|---:|---:|---:|---:|---|\n";
   for (std::size_t i = 0; i < p.steps.size() && i < kMaxStepRows; ++i) {
     const auto& s = p.steps[i];
@@ -78,16 +81,20 @@ void StepTable(std::string& out, const analysis::PhaseReport& p) {
 
 void GraphTable(std::string& out, const analysis::PhaseReport& p) {
   if (p.graphs.empty()) return;
-  out += "\n### CUDA graphs\n\nKernels of a graph launch count in the NVTX range and step of the launch call. "
-         "A graph: one input's launches of the same kernel sequence.\n\n";
-  out += "| graph (first kernel) | input | launches | kernels per launch | GPU kernel time (ms) | launch calls (ms, "
-         "once per launch) | ranges of the launches (launches, kernels) |\n|---|---|---:|---:|---:|---:|---|\n";
+  out +=
+      "\n### CUDA graphs\n\nKernels of a graph launch count in the NVTX range and step of the launch call. "
+      "A graph: one input's launches of the same kernel sequence.\n\n";
+  out +=
+      "| graph (first kernel) | input | launches | kernels per launch | GPU kernel time (ms) | launch calls (ms, "
+      "once per launch) | ranges of the launches (launches, kernels) |\n|---|---|---:|---:|---:|---:|---|\n";
   for (std::size_t i = 0; i < p.graphs.size() && i < kMaxGraphRows; ++i) {
     const auto& g = p.graphs[i];
     std::string ranges;
     for (const auto& r : g.ranges) {
-      ranges += fmt::format("{}{} ({}, {})", ranges.empty() ? "" : "; ", r.range.empty() ? std::string(r.in_step ? "(no range on its thread; in a step)" : "(none)") : r.range,
-                            r.launches, r.kernels);
+      ranges += fmt::format(
+          "{}{} ({}, {})", ranges.empty() ? "" : "; ",
+          r.range.empty() ? std::string(r.in_step ? "(no range on its thread; in a step)" : "(none)") : r.range,
+          r.launches, r.kernels);
     }
     const std::string per = g.kernels_per_launch_min == g.kernels_per_launch_max
                                 ? std::to_string(g.kernels_per_launch_min)
@@ -99,6 +106,11 @@ void GraphTable(std::string& out, const analysis::PhaseReport& p) {
 
 }  // namespace
 
+std::string WarmupText(const analysis::PhaseSummary& s, bool steady) {
+  if (s.warmup_steps == 0) return "0";
+  return fmt::format("{} ({})", s.warmup_steps, steady ? "left out" : "kept");
+}
+
 std::string PhasesMarkdown(const analysis::PhaseReport& p) {
   std::string out = "\n## Phases\n\n";
   for (const auto& s : p.schemes) out += fmt::format("- Steps from {}\n", OneLine(s));
@@ -106,9 +118,10 @@ std::string PhasesMarkdown(const analysis::PhaseReport& p) {
     out += fmt::format("- {}\n", p.warmup_rule);
     out += fmt::format("- Kernels outside every step: {} ({} ms)\n\n", p.kernels_outside_steps,
                        MsText(p.gpu_ns_outside_steps));
-    out += "GPU kernel time is the sum of the kernels launched inside a step (by the launch call's time); idle is a "
-           "step's GPU span (first kernel start to last kernel end) minus the union of its kernels. Tokens come from "
-           "the step's annotation or model.tokens.*; unknown stays n/a.\n\n";
+    out +=
+        "GPU kernel time is the sum of the kernels launched inside a step (by the launch call's time); idle is a "
+        "step's GPU span (first kernel start to last kernel end) minus the union of its kernels. Tokens come from "
+        "the step's annotation or model.tokens.*; unknown stays n/a.\n\n";
     PhaseTable(out, p);
     TopKernels(out, p);
     DecodeBatches(out, p);
@@ -123,10 +136,9 @@ std::string PhasesMarkdown(const analysis::PhaseReport& p) {
 std::string PhasesSummaryMarkdown(const analysis::PhaseReport& p) {
   std::string out = "\n## Phases\n\n";
   for (const auto& s : p.phases) {
-    out += fmt::format("- {}: {:.1f} % of step GPU time over {} step(s){}", analysis::ToString(s.phase), s.share_pct,
-                       s.steps, s.warmup_steps > 0 && p.steady_state
-                                    ? fmt::format(" ({} warm-up step(s) left out)", s.warmup_steps)
-                                    : "");
+    out += fmt::format(
+        "- {}: {:.1f} % of step GPU time over {} step(s){}", analysis::ToString(s.phase), s.share_pct, s.steps,
+        s.warmup_steps > 0 && p.steady_state ? fmt::format(" ({} warm-up step(s) left out)", s.warmup_steps) : "");
     if (s.gpu_ns_per_token) out += fmt::format("; {:.3f} us of GPU time per token", *s.gpu_ns_per_token / 1e3);
     out += "\n";
   }

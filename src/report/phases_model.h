@@ -14,6 +14,7 @@ namespace llmpo::report {
 // Null when the inputs have no step and no graph launch. Malformed step
 // counts go to `kernels`' diagnostics (Data quality).
 std::optional<analysis::PhaseReport> BuildPhases(const analysis::PhaseInput& in, const analysis::PhaseOptions& options,
-                                                 KernelsReport& kernels, const analysis::KernelCategorizer& categorizer);
+                                                 KernelsReport& kernels,
+                                                 const analysis::KernelCategorizer& categorizer);
 
 }  // namespace llmpo::report

@@ -19,5 +19,7 @@ std::string PhasesSummaryMarkdown(const analysis::PhaseReport& phases);
 void WritePhasesJson(JsonWriter& w, const analysis::PhaseReport& phases);
 std::string PhasesJsonText(const analysis::PhaseReport& phases);
 std::string PhasesHtml(const analysis::PhaseReport& phases);
+// A phase's warm-up steps: "0", or "N (left out)" / "N (kept)" (analysis.steady_state=off).
+std::string WarmupText(const analysis::PhaseSummary& s, bool steady);
 
 }  // namespace llmpo::report

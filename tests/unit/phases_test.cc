@@ -72,10 +72,10 @@ TEST(StepNames, ConfigPatternsFirst) {
 
 // A hand-made run: scope 0, steps given as (name, start, end); kernels as
 // (call start, start, end, name).
-struct Run {
+struct HandRun {
   PhaseInput in;
   StepNamer namer;
-  Run() { in.scopes = {"t.json"}; }
+  HandRun() { in.scopes = {"t.json"}; }
   void Step(const std::string& name, std::int64_t a, std::int64_t b, const std::string& domain = "") {
     in.ranges.push_back({name, a, b, 0, *namer.Classify(domain, name)});
   }
@@ -99,7 +99,8 @@ struct Run {
   }
   PhaseReport Analyze(const PhaseOptions& o, model::Diagnostics& d) const {
     auto categorizer = KernelCategorizer::Create();
-    return AnalyzePhases(in, o, *categorizer, [](const std::string&) { return std::string("unknown"); }, d);
+    return AnalyzePhases(
+        in, o, *categorizer, [](const std::string&) { return std::string("unknown"); }, d);
   }
 };
 
@@ -111,7 +112,7 @@ const PhaseSummary* Of(const PhaseReport& r, Phase p) {
 }
 
 TEST(Phases, VllmStepsTimesTokensAndShares) {
-  Run run;
+  HandRun run;
   run.Step("execute_context_1(100)_generation_0(0)", 0, 100);
   run.Step("execute_context_0(0)_generation_4(4)", 200, 300);
   run.Step("execute_context_0(0)_generation_4(4)", 400, 500);
@@ -143,7 +144,7 @@ TEST(Phases, VllmStepsTimesTokensAndShares) {
 }
 
 TEST(Phases, ProfilerStepsAreUnknownAndVllmWinsOverThem) {
-  Run run;
+  HandRun run;
   run.Step("ProfilerStep#1", 0, 1000);
   run.Step("execute_context_0(0)_generation_2(2)", 10, 900);
   run.Kernel(20, 100, 200, "k");
@@ -151,7 +152,7 @@ TEST(Phases, ProfilerStepsAreUnknownAndVllmWinsOverThem) {
   PhaseReport r = run.Analyze({}, d);
   ASSERT_EQ(r.steps.size(), 1u);  // the more specific scheme only
   EXPECT_EQ(r.steps[0].phase, Phase::kDecode);
-  Run only;
+  HandRun only;
   only.Step("ProfilerStep#1", 0, 1000);
   only.Kernel(20, 100, 200, "k");
   r = only.Analyze({}, d);
@@ -161,7 +162,7 @@ TEST(Phases, ProfilerStepsAreUnknownAndVllmWinsOverThem) {
 }
 
 TEST(Phases, MalformedCountsGoToDataQuality) {
-  Run run;
+  HandRun run;
   run.Step("execute_context_1(abc)_generation_0(0)", 0, 100);
   model::Diagnostics d;
   const PhaseReport r = run.Analyze({}, d);
@@ -171,7 +172,7 @@ TEST(Phases, MalformedCountsGoToDataQuality) {
 }
 
 TEST(Phases, ConfigTokensAndWarmup) {
-  Run run;
+  HandRun run;
   run.Step("prefill", 0, 100, "LLM");
   for (int i = 0; i < 5; ++i) run.Step("step_" + std::to_string(i), 200 + 100 * i, 290 + 100 * i, "LLM");
   run.Kernel(10, 1000, 1400, "gemm_p");
@@ -198,7 +199,7 @@ TEST(Phases, ConfigTokensAndWarmup) {
 }
 
 TEST(Phases, AutotuneKernelMarksWarmup) {
-  Run run;
+  HandRun run;
   run.Step("decode", 0, 100);
   run.Step("decode", 200, 300);
   run.Kernel(10, 1000, 1100, "triton_autotune_probe");
@@ -211,7 +212,7 @@ TEST(Phases, AutotuneKernelMarksWarmup) {
 }
 
 TEST(Phases, GraphKernelsCountAtTheLaunch) {
-  Run run;
+  HandRun run;
   run.Step("decode", 0, 100);
   run.Step("decode", 200, 300);
   // Two launches of one graph (same kernel sequence), one of another.
