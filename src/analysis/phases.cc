@@ -161,6 +161,8 @@ std::vector<std::uint32_t> AttributeKernels(const PhaseInput& in, Steps& steps, 
     for (const auto& [a, b] : busy[id]) lo = std::min(lo, a), hi = std::max(hi, b);
     steps.steps[id].gpu_span_ns = static_cast<double>(hi - lo);
     steps.steps[id].gpu_idle_ns = static_cast<double>(hi - lo) - UnionNs(busy[id]);
+    PhaseStep& s = steps.steps[id];
+    if (s.phase == Phase::kPrefill && s.prefill_requests == 1) s.ttft_gpu_ns = s.gpu_span_ns;
   }
   if (without_call > 0 && !steps.steps.empty()) {
     report.notes.push_back(fmt::format(

@@ -85,6 +85,9 @@ struct PhaseStep {
   std::uint64_t kernels = 0, graph_launches = 0;
   std::optional<double> gpu_span_ns;  // first kernel start to last kernel end; null without kernels
   std::optional<double> gpu_idle_ns;  // span minus the union of its kernels
+  // A prefill step of one request (its count known): its GPU span, the GPU
+  // part of that request's time to first token; null otherwise.
+  std::optional<double> ttft_gpu_ns;
   bool warmup = false;
   std::string warmup_reason;
 };

@@ -69,6 +69,7 @@ void Step(JsonWriter& w, const analysis::PhaseStep& s) {
   Ms(w, "gpu_kernel_ms", s.gpu_kernel_ns);
   Ms(w, "gpu_span_ms", s.gpu_span_ns);
   Ms(w, "gpu_idle_ms", s.gpu_idle_ns);
+  Ms(w, "ttft_gpu_ms", s.ttft_gpu_ns);
   w.Member("kernels", s.kernels);
   w.Member("graph_launches", s.graph_launches);
   w.Member("warmup", s.warmup);

@@ -18,6 +18,7 @@ import gzip
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -82,6 +83,9 @@ def vllm(tmp):
         print(f"vllm: {theirs['name']}: {len(kern)} kernels, {ms:.4f} ms here, {mine['gpu_kernel_ms']:.4f} ms reported")
         check(mine["kernels"] == len(kern), f"vllm: kernels {mine['kernels']} vs {len(kern)}")
         check(abs(mine["gpu_kernel_ms"] - ms) < 1e-3, f"vllm: GPU kernel ms {mine['gpu_kernel_ms']} vs {ms}")
+        span = (max(e["ts"] + e["dur"] for e in kern) - min(e["ts"] for e in kern)) / 1e3 if kern else None
+        if r == 1 and m == 0:  # one prefill request: the GPU part of its TTFT is the step's GPU span
+            check(span is not None and abs(mine["ttft_gpu_ms"] - span) < 1e-3, f"vllm: ttft_gpu_ms {mine['ttft_gpu_ms']} vs {span}")
     prefill = [p for p in got["phases"] if p["phase"] == "prefill"]
     check(len(prefill) == 1 and prefill[0]["tokens"] == 888, f"vllm: prefill tokens {prefill}")
     if prefill:
@@ -134,6 +138,56 @@ def cudagraphs(tmp):
     check(have_kernels == want_kernels, f"cudagraphs: kernels per range {have_kernels} vs {want_kernels}")
 
 
+def nsys_sqlite(path, node_level):
+    """An nsys-shaped SQLite export (only the columns the importer reads):
+    process 300, thread 301; two "decode" NVTX ranges, each around one
+    cudaGraphLaunch; with node-level tracing each launch owns kernels k_a and
+    k_b (sharing its correlation id), without it the kernel table has none."""
+    db = sqlite3.connect(path)
+    tid, pid = (300 << 24) | 301, 300 << 24
+    db.executescript(
+        "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);"
+        "INSERT INTO StringIds VALUES (1, 'cudaGraphLaunch_v10000'), (2, 'k_a'), (3, 'k_b');"
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, end INT, deviceId INT, streamId INT, correlationId INT, "
+        "globalPid INT, demangledName INT, shortName INT);"
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INT, end INT, eventClass INT, globalTid INT, "
+        "correlationId INT, nameId INT);"
+        "CREATE TABLE NVTX_EVENTS(start INT, end INT, eventType INT, rangeId INT, text TEXT, globalTid INT, "
+        "domainId INT, textId INT);")
+    for i, corr in enumerate((11, 12)):
+        t = 1000 * (i + 1)
+        db.execute("INSERT INTO NVTX_EVENTS VALUES (?, ?, 59, NULL, 'decode', ?, 0, NULL)", (t, t + 500, tid))
+        db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, 1, ?, ?, 1)", (t + 10, t + 30, tid, corr))
+        if node_level:
+            db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, 0, 7, ?, ?, 2, 2)",
+                       (t + 100, t + 150, corr, pid))
+            db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?, ?, 0, 7, ?, ?, 3, 3)",
+                       (t + 160, t + 200, corr, pid))
+    db.commit()
+    db.close()
+
+
+def nsys_graphs(tmp):
+    for node_level in (True, False):
+        path = os.path.join(tmp, f"graphs-{node_level}.sqlite")
+        nsys_sqlite(path, node_level)
+        got = run_import(path, os.path.join(tmp, f"graphs-{node_level}")).get("phases")
+        check(got is not None, f"nsys graphs node_level={node_level}: phases written")
+        if got is None:
+            continue
+        if node_level:
+            g = got["graphs"]
+            check(len(g) == 1 and g[0]["launches"] == 2 and g[0]["kernels"] == 4, f"nsys node-level graphs: {g}")
+            check(g and g[0]["ranges"] == [{"range": "decode", "phase": "decode", "launches": 2, "kernels": 4,
+                                            "gpu_kernel_ms": 0.00018}], f"nsys node-level ranges: {g}")
+            check(not got["notes"], f"nsys node-level: no note expected, got {got['notes']}")
+        else:
+            check(not got["graphs"], f"nsys graph-level: no graph kernels, got {got['graphs']}")
+            check(any("--cuda-graph-trace=node" in n and n.startswith("2 graph launch") for n in got["notes"]),
+                  f"nsys graph-level: the note on missing node-level data, got {got['notes']}")
+        print(f"nsys export with graph launches, node-level {node_level}: checked")
+
+
 def handmade(tmp):
     with open(os.path.join(HANDMADE, "expected.json")) as f:
         cases = json.load(f)
@@ -162,6 +216,7 @@ def handmade(tmp):
 with tempfile.TemporaryDirectory() as tmp:
     vllm(tmp)
     cudagraphs(tmp)
+    nsys_graphs(tmp)
     handmade(tmp)
 if failures:
     sys.exit(f"{len(failures)} check(s) failed")

@@ -127,6 +127,8 @@ TEST(Phases, VllmStepsTimesTokensAndShares) {
   EXPECT_DOUBLE_EQ(r.steps[0].gpu_kernel_ns, 800);
   EXPECT_DOUBLE_EQ(*r.steps[0].gpu_span_ns, 900);
   EXPECT_DOUBLE_EQ(*r.steps[0].gpu_idle_ns, 100);
+  EXPECT_DOUBLE_EQ(*r.steps[0].ttft_gpu_ns, 900);  // one prefill request: its GPU span
+  EXPECT_FALSE(r.steps[1].ttft_gpu_ns.has_value());
   EXPECT_EQ(r.kernels_outside_steps, 1u);
   EXPECT_DOUBLE_EQ(r.gpu_ns_outside_steps, 50);
   const PhaseSummary* prefill = Of(r, Phase::kPrefill);
