@@ -138,11 +138,4 @@ void WritePhasesJson(JsonWriter& w, const analysis::PhaseReport& p) {
   w.EndObject();
 }
 
-std::string PhasesJsonText(const analysis::PhaseReport& p) {
-  std::string out;
-  JsonWriter w(out);
-  WritePhasesJson(w, p);
-  return out;
-}
-
 }  // namespace llmpo::report

@@ -17,7 +17,6 @@ std::string PhasesMarkdown(const analysis::PhaseReport& phases);
 std::string PhasesSummaryMarkdown(const analysis::PhaseReport& phases);
 // The section's value ("phases": {...}) at the writer's place.
 void WritePhasesJson(JsonWriter& w, const analysis::PhaseReport& phases);
-std::string PhasesJsonText(const analysis::PhaseReport& phases);
 std::string PhasesHtml(const analysis::PhaseReport& phases);
 // A phase's warm-up steps: "0", or "N (left out)" / "N (kept)" (analysis.steady_state=off).
 std::string WarmupText(const analysis::PhaseSummary& s, bool steady);
