@@ -17,7 +17,9 @@ class Collectors::Router : public model::RecordSink {
     c_.timeline_.OnLaunch(l);
     if (c_.pair_launches_) c_.pairing_.OnLaunch(l);
     c_.sequences_.OnLaunch(l);
+    c_.phases_.OnLaunch(l);
   }
+  void OnNvtxRange(const model::NvtxRange& r) override { c_.phases_.OnNvtxRange(r); }
   void OnKernelSummary(const model::KernelSummaryRow& r) override { c_.aggregator_.OnKernelSummary(r); }
   void OnApiSummary(const model::ApiSummaryRow& r) override { c_.aggregator_.OnApiSummary(r); }
   void OnGpuOpSummary(const model::GpuOpSummaryRow& r) override { c_.aggregator_.OnGpuOpSummary(r); }
@@ -61,11 +63,13 @@ class Collectors::RegionTag : public model::RecordSink {
 
 Result<std::unique_ptr<Collectors>> Collectors::Create(const RegionOptions& regions, bool pair_launches) {
   ASSIGN_OR_RETURN(analysis::KernelFilter filter, analysis::KernelFilter::Create(regions.kernels, regions.per_region));
-  return std::unique_ptr<Collectors>(new Collectors(std::move(filter), pair_launches));
+  ASSIGN_OR_RETURN(analysis::StepNamer steps,
+                   analysis::StepNamer::Create(regions.phases.prefill_patterns, regions.phases.decode_patterns));
+  return std::unique_ptr<Collectors>(new Collectors(std::move(filter), std::move(steps), pair_launches));
 }
 
-Collectors::Collectors(analysis::KernelFilter filter, bool pair_launches)
-    : pair_launches_(pair_launches), filter_(std::move(filter)) {}
+Collectors::Collectors(analysis::KernelFilter filter, analysis::StepNamer steps, bool pair_launches)
+    : phases_(std::move(steps)), pair_launches_(pair_launches), filter_(std::move(filter)) {}
 
 Collectors::~Collectors() = default;
 
@@ -74,6 +78,7 @@ model::RecordSink& Collectors::BeginInput(const std::string& label, const std::s
   timeline_.SetSource(label);
   gpu_timeline_.SetSource(label);
   sequences_.SetSource(label);
+  phases_.SetSource(label);
   // One region builder per input: CombineRegions decides what adds up.
   builders_.push_back(std::make_unique<analysis::RegionBuilder>(label, filter_, region_diagnostics_));
   tag_.reset();
@@ -111,6 +116,7 @@ report::Collected Collectors::Finish() {
   c.unused_kernel_patterns = filter_.UnusedPatterns();
   c.pairing = &pairing_;
   c.launch_sequences = sequences_.Finish();
+  c.phases = phases_.Finish();
   c.diagnostics = std::move(diagnostics_);
   c.region_diagnostics = std::move(region_diagnostics_);
   return c;

@@ -16,6 +16,7 @@
 #include "src/analysis/kernel_aggregator.h"
 #include "src/analysis/kernel_filter.h"
 #include "src/analysis/launch_pairing.h"
+#include "src/analysis/phases.h"
 #include "src/analysis/region_combine.h"
 #include "src/analysis/region_tree.h"
 #include "src/core/result.h"
@@ -53,13 +54,14 @@ class Collectors {
  private:
   class Router;
   class RegionTag;
-  Collectors(analysis::KernelFilter filter, bool pair_launches);
+  Collectors(analysis::KernelFilter filter, analysis::StepNamer steps, bool pair_launches);
 
   analysis::KernelAggregator aggregator_;
   analysis::GpuTimeline gpu_timeline_;    // GPU busy and idle per device
   report::TimelineCollector timeline_;    // report.html's overview from the launches
   analysis::LaunchPairing pairing_;
   analysis::LaunchSequenceRecorder sequences_;  // compare's launch order
+  analysis::PhaseCollector phases_;       // steps and timed kernels for the LLM phases
   bool pair_launches_;
   analysis::KernelFilter filter_;
   model::Diagnostics diagnostics_;         // the importers'

@@ -184,6 +184,7 @@ report::ReportOptions ReportOptionsFor(const ImportRequest& request, const analy
   options.html_run = request.html_run;
   options.timeline = request.timeline;
   options.trace_json_link = request.trace_json_link;
+  options.phases = request.regions.phases;
   return options;
 }
 

@@ -7,6 +7,7 @@
 #include "src/pipeline/output_folder.h"
 #include "src/report/gpu_breakdown_report.h"
 #include "src/report/html_report.h"
+#include "src/report/phases_report.h"
 #include "src/report/report_set_json.h"
 #include "src/report/trace_report.h"
 
@@ -49,14 +50,23 @@ std::string RegionsPath(const ReportSet& s) { return s.regions_subdir; }
 
 void Put(std::ostream& out, const std::string& text) { out.write(text.data(), static_cast<std::streamsize>(text.size())); }
 
-void KernelsMd(const ReportSet& s, std::ostream& o) { Put(o, report::KernelsMarkdown(s.kernels, s.top_k)); }
-void KernelsJson(const ReportSet& s, std::ostream& o) { Put(o, report::KernelsJson(s.kernels)); }
+void KernelsMd(const ReportSet& s, std::ostream& o) {
+  Put(o, report::KernelsMarkdown(s.kernels, s.top_k));
+  if (s.phases) Put(o, report::PhasesMarkdown(*s.phases));
+}
+void KernelsJson(const ReportSet& s, std::ostream& o) { Put(o, report::KernelsJson(s.kernels, s.phases ? &*s.phases : nullptr)); }
 void CombinedMd(const ReportSet& s, std::ostream& o) { Put(o, report::KernelsMarkdown(*s.combined, s.top_k)); }
 void CombinedJson(const ReportSet& s, std::ostream& o) { Put(o, report::KernelsJson(*s.combined)); }
 void BreakdownMd(const ReportSet& s, std::ostream& o) { Put(o, report::GpuBreakdownMarkdown(*s.gpu_breakdown)); }
 void BreakdownJson(const ReportSet& s, std::ostream& o) { Put(o, report::GpuBreakdownJson(*s.gpu_breakdown)); }
-void Summary(const ReportSet& s, std::ostream& o) { Put(o, report::StakeholderSummary(s.run)); }
-void RunReport(const ReportSet& s, std::ostream& o) { Put(o, report::RunReportMarkdown(s.run)); }
+void Summary(const ReportSet& s, std::ostream& o) {
+  Put(o, report::StakeholderSummary(s.run));
+  if (s.phases) Put(o, report::PhasesSummaryMarkdown(*s.phases));
+}
+void RunReport(const ReportSet& s, std::ostream& o) {
+  Put(o, report::RunReportMarkdown(s.run));
+  if (s.phases) Put(o, report::PhasesMarkdown(*s.phases));
+}
 void TraceNvtxSum(const ReportSet& s, std::ostream& o) { Put(o, report::NvtxSummaryCsv(s.trace->summaries)); }
 void TraceKernSum(const ReportSet& s, std::ostream& o) { Put(o, report::KernelSummaryCsv(s.trace->summaries)); }
 void TraceProjSum(const ReportSet& s, std::ostream& o) { Put(o, report::NvtxProjectionCsv(s.trace->summaries)); }
@@ -66,7 +76,8 @@ void SetJson(const ReportSet& s, std::ostream& o) { Put(o, report::ReportSetJson
 void Html(const ReportSet& s, std::ostream& o) {
   const report::HtmlReportInput input{&s.run, &s.kernels, s.regions ? &*s.regions : nullptr,
                                       s.timeline ? &*s.timeline : nullptr, &s.page, s.trace_json_link,
-                                      s.gpu_breakdown ? &*s.gpu_breakdown : nullptr};
+                                      s.gpu_breakdown ? &*s.gpu_breakdown : nullptr,
+                                      s.phases ? &*s.phases : nullptr};
   Put(o, report::HtmlReport(input));
 }
 

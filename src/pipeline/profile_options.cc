@@ -186,6 +186,9 @@ NsysOptions ReadNsys(const Node& c) {
   o.nvtx_capture = Text(c, "pipeline.nsys.nvtx_capture");
   o.capture_range_end = Text(c, "pipeline.nsys.capture_range_end");
   o.cuda_graph_trace = Text(c, "pipeline.nsys.cuda_graph_trace");
+  // A workload that uses CUDA graphs (model.cuda_graphs) is traced node by
+  // node, so its graph kernels are seen and attributed (docs/analysis.md).
+  if (!o.cuda_graph_trace && Flag(c, "model.cuda_graphs", false)) o.cuda_graph_trace = "node";
   return o;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "src/config/node_path.h"
+#include "src/pipeline/phase_options.h"
 
 namespace llmpo::pipeline {
 namespace {
@@ -86,6 +87,7 @@ Result<RegionOptions> RegionOptionsFromConfig(const Node& root) {
     }
   }
   ASSIGN_OR_RETURN(options.categories, CategoryRules(root));
+  ASSIGN_OR_RETURN(options.phases, PhaseOptionsFromConfig(root));
   return options;
 }
 

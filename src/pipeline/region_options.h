@@ -7,6 +7,7 @@
 #include "src/analysis/kernel_category.h"
 #include "src/analysis/kernel_filter.h"
 #include "src/analysis/metric_selection.h"
+#include "src/analysis/phases.h"
 #include "src/config/node.h"
 #include "src/core/result.h"
 
@@ -19,6 +20,7 @@ struct RegionOptions {
   bool aggregate = true;                                   // pipeline.regions.aggregate
   std::size_t max_folders = 1000;                          // pipeline.regions.max_folders
   std::vector<analysis::CategoryRule> categories;          // analysis.kernel_categories, before the built-in table
+  analysis::PhaseOptions phases;                           // analysis.phases, analysis.steady_state, model.tokens
 };
 
 // Missing keys keep the defaults; a key of the wrong type is a usage error

@@ -41,6 +41,11 @@ Result<Workload> ResolveWorkload(const config::Node& c) {
   if (const auto* args = config::FindPath(c, config::SplitKey("model.workload_args")); args && args->is_array()) {
     for (const auto& a : *args) w.argv.push_back(config::ScalarToText(a));
   }
+  // model.cuda_graphs: the bundled LLM decodes with CUDA graphs.
+  if (const auto* graphs = config::FindPath(c, config::SplitKey("model.cuda_graphs"));
+      graphs && graphs->is_boolean() && graphs->get<bool>()) {
+    w.argv.push_back("--cuda-graphs");
+  }
   w.bundled = true;
   w.exists = fs::is_regular_file(path, ec);
   return w;

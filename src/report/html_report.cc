@@ -8,6 +8,7 @@
 #include "src/report/html_charts.h"
 #include "src/report/html_sections.h"
 #include "src/report/html_text.h"
+#include "src/report/phases_report.h"
 #include "src/report/text_format.h"
 
 namespace llmpo::report {
@@ -429,6 +430,7 @@ std::string HtmlReport(const HtmlReportInput& in) {
   out += RegionsSection(in);
   out += KernelsSection(in);
   out += NcuKernelSection(!data["ncu"].is_null());
+  if (in.phases) out += PhasesHtml(*in.phases);
   out += TimelineSection(in);
   out += GpuBreakdownSection(in.gpu_breakdown);
   out += TableSection("kernel-table", "Kernels",

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "src/report/gpu_breakdown_report.h"
+#include "src/analysis/phases.h"
 #include "src/report/kernels_report.h"
 #include "src/report/page_model.h"
 #include "src/report/regions_report.h"
@@ -24,6 +25,7 @@ struct HtmlReportInput {
   const PageModel* page = nullptr;             // required: which rows the tables list
   std::string trace_json;                      // link to the Chrome/Perfetto trace, relative to the page; "" when none
   const GpuBreakdownReport* gpu_breakdown = nullptr;  // null: no PyTorch trace with CPU ops
+  const analysis::PhaseReport* phases = nullptr;  // null: no steps and no graph launches
 };
 
 std::string HtmlReport(const HtmlReportInput& input);

@@ -1,6 +1,7 @@
 // kernels.json, written with JsonWriter (no document in memory: a report can
 // hold thousands of kernels with dozens of metrics each).
 #include "src/core/version.h"
+#include "src/report/phases_report.h"
 #include "src/report/json_process.h"
 #include "src/report/json_writer.h"
 #include "src/report/kernels_report.h"
@@ -301,7 +302,7 @@ void WriteRegionKernels(JsonWriter& w, const std::vector<analysis::RegionKernel>
 
 }  // namespace
 
-std::string KernelsJson(const KernelsReport& report) {
+std::string KernelsJson(const KernelsReport& report, const analysis::PhaseReport* phases) {
   std::string out;
   JsonWriter w(out);
   w.BeginObject();
@@ -344,6 +345,10 @@ std::string KernelsJson(const KernelsReport& report) {
   WriteRuntime(w, report.runtime);
   w.Key("diagnostics");
   WriteDiagnostics(w, report.diagnostics);
+  if (phases != nullptr) {  // 1.3.0
+    w.Key("phases");
+    WritePhasesJson(w, *phases);
+  }
   w.EndObject();
   return out + "\n";
 }

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "src/analysis/phases.h"
 #include "src/analysis/gpu_timeline.h"
 #include "src/analysis/kernel_aggregator.h"
 #include "src/analysis/launch_pairing.h"
@@ -68,6 +69,7 @@ std::string TimingSource(const KernelsReport& report);
 void AnalyzeKernels(KernelsReport& report, const analysis::KernelCategorizer& categorizer);
 
 std::string KernelsMarkdown(const KernelsReport& report, std::size_t top_k);
-std::string KernelsJson(const KernelsReport& report);
+// `phases`: the LLM phases section (analysis/phases.h), written when given.
+std::string KernelsJson(const KernelsReport& report, const analysis::PhaseReport* phases = nullptr);
 
 }  // namespace llmpo::report

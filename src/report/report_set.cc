@@ -1,5 +1,7 @@
 #include "src/report/report_set.h"
 
+#include "src/report/phases_model.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -183,6 +185,7 @@ ReportSet BuildReportSet(Collected collected, const ReportOptions& options) {
   ReportSet set;
   set.top_k = options.top_k;
   set.kernels = BuildKernels(collected, options);
+  set.phases = BuildPhases(collected.phases, options.phases, set.kernels, *options.categorizer);
   set.combined = BuildCombined(set.kernels, collected.pairing, *options.categorizer);
   if (!collected.gpu_breakdown.devices.empty() || !collected.gpu_breakdown.cpu_ops.empty()) {
     set.gpu_breakdown = BuildGpuBreakdownReport(std::move(collected.gpu_breakdown), options.top_k);

@@ -19,6 +19,7 @@
 #include "src/analysis/launch_pairing.h"
 #include "src/analysis/launch_sequence.h"
 #include "src/analysis/metric_selection.h"
+#include "src/analysis/phases.h"
 #include "src/analysis/region_combine.h"
 #include "src/analysis/trace_summary.h"
 #include "src/model/diagnostics.h"
@@ -62,6 +63,7 @@ struct Collected {
   model::Diagnostics diagnostics;                    // the importers'
   model::Diagnostics region_diagnostics;             // the region builders'
   const TraceOutputs* trace = nullptr;        // a traced run's own outputs (owned by the trace job)
+  analysis::PhaseInput phases;                // steps and timed kernels (analysis/phases.h)
 };
 
 struct ReportOptions {
@@ -79,6 +81,7 @@ struct ReportOptions {
   // instead of the one drawn from the launches.
   std::optional<TimelineOverview> timeline;
   std::string trace_json_link;  // relative to the output folder; "" when none
+  analysis::PhaseOptions phases;
 };
 
 struct ReportSet {
@@ -96,6 +99,7 @@ struct ReportSet {
   const TraceOutputs* trace = nullptr;  // a traced run's trace/ files (owned by the trace job)
   // Kernel launch order per region and input (compare's alignment; in report_set.json only).
   std::vector<analysis::SourceSequences> launch_sequences;
+  std::optional<analysis::PhaseReport> phases;  // LLM phases (report/phases_model.h); null: no steps, no graphs
 };
 
 // Takes what was collected by value: the kernel table, the breakdown and the

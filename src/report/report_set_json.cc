@@ -279,6 +279,30 @@ LLMPO_JSON_FIELDS(AlsoMeasured, quantity, input, ns)
     LLMPO_JSON_FIELDS(TimelineRulesResult, findings, not_evaluated)
         LLMPO_JSON_FIELDS(ServingMetrics, ttft_ns, tpot_ns, tokens_per_s, prefill_instances, decode_steps, ttft_from,
                           tpot_from, ttft_missing, tpot_missing)
+// The LLM phases (analysis/phases.h; 1.2.0), in ns as the structs keep them.
+LLMPO_JSON_ENUM(Phase, {{Phase::kPrefill, "prefill"},
+                        {Phase::kDecode, "decode"},
+                        {Phase::kMixed, "mixed"},
+                        {Phase::kUnknown, "unknown"}})
+LLMPO_JSON_ENUM(StepScheme, {{StepScheme::kConfig, "config"},
+                             {StepScheme::kVllm, "vllm"},
+                             {StepScheme::kSglang, "sglang"},
+                             {StepScheme::kWorkload, "workload"},
+                             {StepScheme::kVllmStep, "vllm_step"},
+                             {StepScheme::kProfiler, "profiler"}})
+LLMPO_JSON_FIELDS(PhaseStep, scope, name, phase, scheme, prefill_requests, prefill_tokens, decode_requests,
+                  decode_tokens, tokens_from, cpu_start_ns, cpu_end_ns, gpu_kernel_ns, kernels, graph_launches,
+                  gpu_span_ns, gpu_idle_ns, ttft_gpu_ns, warmup, warmup_reason)
+LLMPO_JSON_FIELDS(PhaseKernel, name, category, bound, gpu_ns, launches)
+LLMPO_JSON_FIELDS(PhaseSummary, phase, steps, warmup_steps, gpu_kernel_ns, gpu_idle_ns, share_pct, mean_step_gpu_ns,
+                  top_kernels, categories, tokens, steps_with_tokens, gpu_ns_per_token, tokens_from)
+LLMPO_JSON_FIELDS(DecodeBatch, tokens_per_step, steps, mean_step_gpu_ns, gpu_ns_per_token)
+LLMPO_JSON_FIELDS(GraphRange, range, phase, in_step, launches, kernels, gpu_kernel_ns)
+LLMPO_JSON_FIELDS(GraphRow, scope, first_kernel, launches, kernels, kernels_per_launch_min, kernels_per_launch_max,
+                  gpu_kernel_ns, launch_call_ns, ranges)
+LLMPO_JSON_FIELDS(PhaseReport, schemes, steps, phases, decode_batches, steady_state, warmup_rule,
+                  kernels_outside_steps, gpu_ns_outside_steps, graphs, notes)
+
 }  // namespace analysis
 
 namespace report {
@@ -429,6 +453,7 @@ Json SetJson(const ReportSet& set) {
   j["run"] = set.run;
   j["page"] = set.page;
   j["launch_sequences"] = set.launch_sequences;  // added in 1.2.0
+  j["phases"] = set.phases;  // 1.2.0
   return j;
 }
 
@@ -446,6 +471,7 @@ ReportSet ReadSet(const Json& j) {
   j.at("run").get_to(set.run);
   j.at("page").get_to(set.page);
   if (const auto it = j.find("launch_sequences"); it != j.end()) it->get_to(set.launch_sequences);
+  if (const auto it = j.find("phases"); it != j.end()) it->get_to(set.phases);  // 1.2.0: older files have none
   return set;
 }
 

@@ -17,6 +17,8 @@
 //       mlp                      rmsnorm_kernel, matmul_tiled_kernel (up, GELU), matmul_tiled_kernel (down, + residual)
 //   decode_all                   every decode step
 //     step_<i>                   one per decode step, i = 0 .. decode-1
+//   capture                      with --cuda-graphs: each decode step captured as a
+//                                CUDA graph (before prefill), launched in step_<i>
 //       layer_<l>
 //         attention              as above with gemv_kernel in place of matmul_tiled_kernel
 //         mlp                    as above with gemv_kernel
@@ -361,8 +363,32 @@ class GpuModel {
   }
   void DecodeStep(int i) {
     wl::DomainRange r(domain_, step_names_[i].c_str());
-    Forward(c_.prompt + i, 1, i + 1);
+    if (graphs_.empty()) {
+      Forward(c_.prompt + i, 1, i + 1);
+    } else {
+      CUDA_CHECK(cudaGraphLaunch(graphs_[i], stream_));
+    }
   }
+  // --cuda-graphs: every decode step captured now, on a stream of its own,
+  // as one CUDA graph each (positions and slots are baked into the kernels'
+  // arguments), then launched by DecodeStep. The capture runs inside the
+  // range "capture"; the graphs' kernels run inside step_<i>, where they are
+  // launched.
+  void CaptureDecode() {
+    CUDA_CHECK(cudaStreamCreate(&stream_));
+    wl::DomainRange r(domain_, "capture");
+    for (int i = 0; i < c_.decode; ++i) {
+      cudaGraph_t graph;
+      cudaGraphExec_t exec;
+      CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+      Forward(c_.prompt + i, 1, i + 1);
+      CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+      CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+      CUDA_CHECK(cudaGraphDestroy(graph));
+      graphs_.push_back(exec);
+    }
+  }
+  cudaStream_t stream() const { return stream_; }
   nvtxDomainHandle_t domain() const { return domain_; }
 
   std::vector<int> Tokens() const { return Download(seq_, c_.max_seq() + 1); }
@@ -391,10 +417,10 @@ class GpuModel {
   // out[tokens][n] (epilogue)= in[tokens][k] . w[k][n]
   void Project(float* out, const float* in, const float* w, int tokens, int k, int n, Epilogue e) {
     if (tokens == 1) {
-      gemv_kernel<<<(n + kGemvThreads - 1) / kGemvThreads, kGemvThreads>>>(out, in, w, k, n, e);
+      gemv_kernel<<<(n + kGemvThreads - 1) / kGemvThreads, kGemvThreads, 0, stream_>>>(out, in, w, k, n, e);
     } else {
       const dim3 grid((n + kTile - 1) / kTile, (tokens + kTile - 1) / kTile);
-      matmul_tiled_kernel<<<grid, dim3(kTile, kTile)>>>(out, in, w, tokens, n, k, e);
+      matmul_tiled_kernel<<<grid, dim3(kTile, kTile), 0, stream_>>>(out, in, w, tokens, n, k, e);
     }
   }
 
@@ -406,7 +432,7 @@ class GpuModel {
     const long long seq = c_.max_seq();
     const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
     const size_t attn_smem = sizeof(float) * (seq + kAttnThreads);
-    embed_kernel<<<Grid(static_cast<long long>(tokens) * d), kThreads>>>(x_, seq_, pos0, tokens, emb_, pos_, d);
+    embed_kernel<<<Grid(static_cast<long long>(tokens) * d), kThreads, 0, stream_>>>(x_, seq_, pos0, tokens, emb_, pos_, d);
     for (int l = 0; l < c_.layers; ++l) {
       const DevLayer& L = layers_[l];
       float* kc = k_cache_ + l * seq * d;
@@ -414,24 +440,24 @@ class GpuModel {
       wl::DomainRange layer(domain_, layer_names_[l].c_str());
       {
         wl::DomainRange attention(domain_, "attention");
-        rmsnorm_kernel<<<tokens, kNormThreads>>>(xn_, x_, L.norm1, d);
+        rmsnorm_kernel<<<tokens, kNormThreads, 0, stream_>>>(xn_, x_, L.norm1, d);
         Project(qkv_, xn_, L.wqkv, tokens, d, 3 * d, kStore);
-        kv_append_kernel<<<Grid(static_cast<long long>(tokens) * d), kThreads>>>(kc, vc, qkv_, pos0, tokens, d);
-        attention_kernel<<<dim3(tokens, c_.heads), kAttnThreads, attn_smem>>>(att_, qkv_, kc, vc, pos0, d, hd, scale);
+        kv_append_kernel<<<Grid(static_cast<long long>(tokens) * d), kThreads, 0, stream_>>>(kc, vc, qkv_, pos0, tokens, d);
+        attention_kernel<<<dim3(tokens, c_.heads), kAttnThreads, attn_smem, stream_>>>(att_, qkv_, kc, vc, pos0, d, hd, scale);
         Project(x_, att_, L.wo, tokens, d, d, kAddTo);
       }
       {
         wl::DomainRange mlp(domain_, "mlp");
-        rmsnorm_kernel<<<tokens, kNormThreads>>>(xn_, x_, L.norm2, d);
+        rmsnorm_kernel<<<tokens, kNormThreads, 0, stream_>>>(xn_, x_, L.norm2, d);
         Project(h_, xn_, L.w1, tokens, d, c_.d_ff, kGelu);
         Project(x_, h_, L.w2, tokens, c_.d_ff, d, kAddTo);
       }
     }
     float* hidden = hidden_ + static_cast<long long>(slot) * d;
     float* logits = logits_ + static_cast<long long>(slot) * c_.vocab;
-    rmsnorm_kernel<<<1, kNormThreads>>>(hidden, x_ + static_cast<long long>(tokens - 1) * d, norm_f_, d);
-    lm_head_kernel<<<c_.vocab, kHeadThreads>>>(logits, hidden, head_, d);
-    argmax_kernel<<<1, kArgmaxThreads>>>(seq_, pos0 + tokens, logits, c_.vocab);
+    rmsnorm_kernel<<<1, kNormThreads, 0, stream_>>>(hidden, x_ + static_cast<long long>(tokens - 1) * d, norm_f_, d);
+    lm_head_kernel<<<c_.vocab, kHeadThreads, 0, stream_>>>(logits, hidden, head_, d);
+    argmax_kernel<<<1, kArgmaxThreads, 0, stream_>>>(seq_, pos0 + tokens, logits, c_.vocab);
   }
 
   Config c_;
@@ -441,6 +467,8 @@ class GpuModel {
   float *x_, *xn_, *qkv_, *att_, *h_, *k_cache_, *v_cache_, *hidden_, *logits_;
   nvtxDomainHandle_t domain_;
   std::vector<std::string> layer_names_, step_names_;
+  cudaStream_t stream_ = 0;               // the legacy default stream unless --cuda-graphs
+  std::vector<cudaGraphExec_t> graphs_;  // one per decode step with --cuda-graphs
 };
 
 // ---- The CPU reference: the same model, the same order of operations. ----
@@ -647,7 +675,7 @@ double Millis(std::chrono::steady_clock::time_point since) {
 
 int main(int argc, char** argv) {
   Config c;
-  bool check = false, no_check = false;
+  bool check = false, no_check = false, cuda_graphs = false;
   wl::Flags flags("tiny_llm",
                   "Small decoder-only transformer (fp32, KV cache): prefill, then greedy decode, with NVTX ranges "
                   "in the domain LLM (prefill, decode_all, step_<i>, layer_<l>, attention, mlp).");
@@ -662,6 +690,9 @@ int main(int argc, char** argv) {
              "run the small check config (2 layers, d_model 64, 4 heads, vocab 256, d_ff 256, prompt 8, decode 4) "
              "and compare everything with a CPU forward");
   flags.Bool("no-check", &no_check, "skip the cheap CPU check of a normal run");
+  flags.Bool("cuda-graphs", &cuda_graphs,
+             "decode with CUDA graphs: each decode step captured once (range 'capture') and launched with "
+             "cudaGraphLaunch inside its step_<i> range");
   flags.Parse(argc, argv);
   if (check && no_check) flags.Usage("--check and --no-check exclude each other");
   if (check) c = kCheckConfig;
@@ -682,12 +713,13 @@ int main(int argc, char** argv) {
   wl_probe_kernel<<<1, 1>>>();
   CUDA_CHECK_LAUNCH();
   GpuModel::Preload();
+  if (cuda_graphs) gpu.CaptureDecode();
   CUDA_CHECK(cudaDeviceSynchronize());
 
   auto t0 = std::chrono::steady_clock::now();
   gpu.Prefill();
   CUDA_CHECK_LAUNCH();
-  CUDA_CHECK(cudaStreamSynchronize(0));
+  CUDA_CHECK(cudaStreamSynchronize(gpu.stream()));
   const double ttft_ms = Millis(t0);
   double decode_ms = 0.0;
   {
@@ -696,7 +728,7 @@ int main(int argc, char** argv) {
       const auto t = std::chrono::steady_clock::now();
       gpu.DecodeStep(i);
       CUDA_CHECK_LAUNCH();
-      CUDA_CHECK(cudaStreamSynchronize(0));
+      CUDA_CHECK(cudaStreamSynchronize(gpu.stream()));
       decode_ms += Millis(t);
     }
   }

@@ -151,7 +151,7 @@ inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 using std::max;
 using std::min;
 
-enum cudaError_t { cudaSuccess = 0, cudaErrorNoDevice = 100 };
+enum cudaError_t { cudaSuccess = 0, cudaErrorNoDevice = 100, cudaErrorNotSupported = 801 };
 enum cudaMemcpyKind { cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice };
 using cudaStream_t = void*;
 struct cudaDeviceProp {
@@ -202,3 +202,20 @@ inline cudaError_t cudaMemset(void* dst, int v, size_t bytes) {
 inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
 inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
 inline cudaError_t cudaGetLastError() { return cudaSuccess; }
+// Streams are the one emulated stream; CUDA graphs are not emulated (kernels
+// run when launched, so nothing could be captured): a capture fails, and
+// tiny_llm --cuda-graphs stops with CUDA_CHECK's message.
+enum cudaStreamCaptureMode { cudaStreamCaptureModeGlobal, cudaStreamCaptureModeThreadLocal, cudaStreamCaptureModeRelaxed };
+using cudaGraph_t = void*;
+using cudaGraphExec_t = void*;
+inline cudaError_t cudaStreamCreate(cudaStream_t* s) {
+  *s = nullptr;
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamBeginCapture(cudaStream_t, cudaStreamCaptureMode) { return cudaErrorNotSupported; }
+inline cudaError_t cudaStreamEndCapture(cudaStream_t, cudaGraph_t*) { return cudaErrorNotSupported; }
+inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t*, cudaGraph_t, unsigned long long) {
+  return cudaErrorNotSupported;
+}
+inline cudaError_t cudaGraphDestroy(cudaGraph_t) { return cudaErrorNotSupported; }
+inline cudaError_t cudaGraphLaunch(cudaGraphExec_t, cudaStream_t) { return cudaErrorNotSupported; }

@@ -1,0 +1,41 @@
+// PhaseCollector (analysis/phases.h): keeps each timed kernel compactly
+// (names interned) and each range a step scheme names.
+#include "src/analysis/phases.h"
+
+namespace llmpo::analysis {
+
+std::uint32_t PhaseCollector::Name(const std::string& name) {
+  auto [it, added] = name_ids_.try_emplace(name, static_cast<std::uint32_t>(in_.names.size()));
+  if (added) in_.names.push_back(name);
+  return it->second;
+}
+
+std::uint32_t PhaseCollector::Scope(const model::ProcessId& process) {
+  const std::string label = process.Known() ? source_ + " (" + process.Label() + ")" : source_;
+  auto [it, added] = scope_ids_.try_emplace(label, static_cast<std::uint32_t>(in_.scopes.size()));
+  if (added) in_.scopes.push_back(label);
+  return it->second;
+}
+
+void PhaseCollector::OnLaunch(const model::LaunchRecord& l) {
+  if (l.kind != model::LaunchKind::kKernel || !l.start_ns || !l.end_ns || *l.end_ns < *l.start_ns) return;
+  PhaseInput::Kernel k;
+  k.start = *l.start_ns, k.end = *l.end_ns;
+  k.call_start = l.launch_call_start_ns, k.call_end = l.launch_call_end_ns;
+  k.correlation = l.correlation_id;
+  k.name = Name(l.kernel_name);
+  k.range = l.nvtx_stack.empty() ? 0 : Name(l.nvtx_stack.back().name);
+  k.scope = Scope(l.process);
+  const std::string_view call = l.launch_call_name;
+  k.graph = call.starts_with("cudaGraphLaunch") || call.starts_with("cuGraphLaunch");
+  in_.kernels.push_back(k);
+}
+
+void PhaseCollector::OnNvtxRange(const model::NvtxRange& r) {
+  if (!r.start_ns || !r.end_ns || *r.end_ns < *r.start_ns) return;
+  std::optional<StepName> step = namer_.Classify(r.domain, r.name);
+  if (!step) return;
+  in_.ranges.push_back({r.name, *r.start_ns, *r.end_ns, Scope(r.process), std::move(*step)});
+}
+
+}  // namespace llmpo::analysis

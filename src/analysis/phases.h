@@ -1,0 +1,164 @@
+// LLM phases from a timeline: the steps of a run (analysis/phase_steps.h),
+// each step's GPU kernel time, the split into prefill, decode, mixed and
+// unknown, the GPU cost per token where token counts are known, warm-up
+// steps left out of the per-phase numbers (steady state), and CUDA graph
+// launches with their kernels attributed to the range and step of the
+// launch call (docs/analysis.md, "Phases"). Pure: the collector below
+// keeps what the analysis needs while an import runs; AnalyzePhases turns
+// it into a PhaseReport.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "src/analysis/kernel_category.h"
+#include "src/analysis/phase_steps.h"
+#include "src/model/diagnostics.h"
+#include "src/model/sink.h"
+
+namespace llmpo::analysis {
+
+// analysis.phases.{prefill,decode}, analysis.steady_state,
+// model.tokens.{prefill,decode} (tokens one prefill / decode step
+// processes, used when the step's name gives none).
+struct PhaseOptions {
+  std::vector<std::string> prefill_patterns, decode_patterns;
+  bool steady_state = true;
+  std::optional<double> prefill_tokens_per_step, decode_tokens_per_step;
+};
+
+// What the collector kept: each timed kernel and each step range.
+struct PhaseInput {
+  struct Kernel {
+    std::int64_t start = 0, end = 0;
+    std::optional<std::int64_t> call_start, call_end;  // the launch call (CPU)
+    std::optional<std::int64_t> correlation;
+    std::uint32_t name = 0;   // into names
+    std::uint32_t range = 0;  // innermost NVTX range at the launch, into names (0: none)
+    std::uint32_t scope = 0;  // into scopes
+    bool graph = false;       // launched by cudaGraphLaunch / cuGraphLaunch
+  };
+  struct Range {
+    std::string name;
+    std::int64_t start = 0, end = 0;
+    std::uint32_t scope = 0;
+    StepName step;
+  };
+  std::vector<std::string> names{""};  // names[0]: no name
+  std::vector<std::string> scopes;     // an input, and its process where it has several
+  std::vector<Kernel> kernels;
+  std::vector<Range> ranges;
+};
+
+class PhaseCollector : public model::RecordSink {
+ public:
+  explicit PhaseCollector(StepNamer namer) : namer_(std::move(namer)) {}
+  void SetSource(std::string label) { source_ = std::move(label); }
+  void OnLaunch(const model::LaunchRecord& launch) override;
+  void OnKernelSummary(const model::KernelSummaryRow&) override {}
+  void OnNvtxRange(const model::NvtxRange& range) override;
+  PhaseInput Finish() { return std::move(in_); }
+
+ private:
+  std::uint32_t Name(const std::string& name);
+  std::uint32_t Scope(const model::ProcessId& process);
+
+  StepNamer namer_;
+  std::string source_;
+  PhaseInput in_;
+  std::unordered_map<std::string, std::uint32_t> name_ids_, scope_ids_;
+};
+
+struct PhaseStep {
+  std::string scope, name;
+  Phase phase = Phase::kUnknown;
+  StepScheme scheme = StepScheme::kProfiler;
+  std::optional<std::int64_t> prefill_requests, prefill_tokens, decode_requests, decode_tokens;
+  std::string tokens_from;                        // "annotation", "config (model.tokens.*)", "" when unknown
+  std::int64_t cpu_start_ns = 0, cpu_end_ns = 0;  // the range on the CPU
+  double gpu_kernel_ns = 0;                       // kernels launched inside it
+  std::uint64_t kernels = 0, graph_launches = 0;
+  std::optional<double> gpu_span_ns;  // first kernel start to last kernel end; null without kernels
+  std::optional<double> gpu_idle_ns;  // span minus the union of its kernels
+  // A prefill step of one request (its count known): its GPU span, the GPU
+  // part of that request's time to first token; null otherwise.
+  std::optional<double> ttft_gpu_ns;
+  bool warmup = false;
+  std::string warmup_reason;
+};
+
+struct PhaseKernel {
+  std::string name, category, bound;  // bound: ncu's class by kernel name ("unknown" without ncu)
+  double gpu_ns = 0;
+  std::uint64_t launches = 0;
+};
+
+struct PhaseSummary {
+  Phase phase = Phase::kUnknown;
+  std::size_t steps = 0, warmup_steps = 0;  // steps counted / found to be warm-up (left out unless steady_state is off)
+  double gpu_kernel_ns = 0;
+  double gpu_idle_ns = 0;
+  double share_pct = 0;  // of the steps' GPU kernel time over all phases
+  std::optional<double> mean_step_gpu_ns;
+  std::vector<PhaseKernel> top_kernels;
+  std::vector<std::pair<std::string, double>> categories;  // GPU ns, largest first
+  // Cost per token: prefill tokens for prefill, decode tokens for decode,
+  // both for mixed; over the steps whose count is known.
+  std::optional<std::int64_t> tokens;
+  std::size_t steps_with_tokens = 0;
+  std::optional<double> gpu_ns_per_token;
+  std::string tokens_from;
+};
+
+// Decode steps grouped by their decode tokens (the batch size).
+struct DecodeBatch {
+  std::int64_t tokens_per_step = 0;
+  std::size_t steps = 0;
+  double mean_step_gpu_ns = 0;  // TPOT as the GPU sees it at this batch size
+  double gpu_ns_per_token = 0;
+};
+
+struct GraphRange {
+  std::string range;  // innermost NVTX range of the launch call ("" outside every range)
+  Phase phase = Phase::kUnknown;
+  bool in_step = false;
+  std::uint64_t launches = 0, kernels = 0;
+  double gpu_kernel_ns = 0;
+};
+
+// Launches of one graph: same input and the same kernel sequence (Kineto
+// and our traces record no graph id).
+struct GraphRow {
+  std::string scope, first_kernel;
+  std::uint64_t launches = 0, kernels = 0;
+  std::uint64_t kernels_per_launch_min = 0, kernels_per_launch_max = 0;
+  double gpu_kernel_ns = 0;
+  std::optional<double> launch_call_ns;  // CPU time of the launch calls, once per launch; null when unknown
+  std::vector<GraphRange> ranges;
+};
+
+struct PhaseReport {
+  std::vector<std::string> schemes;  // per scope: "input: vllm (execute_context_...)"
+  std::vector<PhaseStep> steps;      // per scope, in time order
+  std::vector<PhaseSummary> phases;  // prefill, decode, mixed, unknown: those with steps
+  std::vector<DecodeBatch> decode_batches;
+  bool steady_state = true;
+  std::string warmup_rule;
+  std::uint64_t kernels_outside_steps = 0;
+  double gpu_ns_outside_steps = 0;
+  std::vector<GraphRow> graphs;
+  std::vector<std::string> notes;
+  bool empty() const { return steps.empty() && graphs.empty(); }
+};
+
+// `bound_of`: ncu's bound class of a kernel name ("unknown" when none).
+PhaseReport AnalyzePhases(const PhaseInput& in, const PhaseOptions& options, const KernelCategorizer& categorizer,
+                          const std::function<std::string(const std::string&)>& bound_of,
+                          model::Diagnostics& diagnostics);
+
+}  // namespace llmpo::analysis
