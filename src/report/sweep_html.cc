@@ -143,7 +143,7 @@ std::string Heatmap(const SweepReport& r, const SweepQuantity& q) {
 }
 
 std::string Table(const SweepReport& r) {
-  std::string h = "<table id=\"sweep-table\"><thead><tr><th>point</th>";
+  std::string h = "<table id=\"sweep-table\" data-table=\"sweep\"><thead><tr><th>point</th>";
   for (const auto& k : r.keys) h += fmt::format("<th>{}</th>", HtmlText(k));
   h += "<th>status</th>";
   const auto shown = ShownQuantities(r);
