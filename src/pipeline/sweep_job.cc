@@ -52,17 +52,18 @@ Error OtherSweep(const fs::path& dir, const std::string& why) {
       .WithNote("it is left as it is: choose another folder with hydra.sweep.dir=PATH");
 }
 
+Error NothingToResume(const fs::path& dir) {
+  return MakeError(ExitStatus::kUsage, fmt::format("--resume: {} holds no sweep (no multirun.yaml)", dir.string()))
+      .WithNote("name the folder of the sweep to resume with hydra.sweep.dir=PATH");
+}
+
 // Checks what the folder holds: nothing, or this same sweep (resumed).
 Status CheckFolder(const SweepRequest& request, bool* resuming) {
   const fs::path file = request.sweep_dir / "multirun.yaml";
   std::error_code ec;
   *resuming = fs::exists(file, ec);
   if (!*resuming) {
-    if (request.resume) {
-      return MakeError(ExitStatus::kUsage,
-                       fmt::format("--resume: {} holds no sweep (no multirun.yaml)", request.sweep_dir.string()))
-          .WithNote("name the folder of the sweep to resume with hydra.sweep.dir=PATH");
-    }
+    if (request.resume) return NothingToResume(request.sweep_dir);
     for (const auto& entry : fs::directory_iterator(request.sweep_dir, ec)) {
       const std::string name = entry.path().filename().string();
       if (name != kRunLockName) return OtherSweep(request.sweep_dir, fmt::format("it holds other files ({})", name));
@@ -161,6 +162,7 @@ PointOutcome RunPoint(const SweepRequest& request, const SweepPointPlan& point, 
 
 Result<SweepOutcome> RunSweep(const SweepRequest& request, const PointObserver& observe) {
   std::error_code ec;
+  if (request.resume && !fs::exists(request.sweep_dir / "multirun.yaml", ec)) return NothingToResume(request.sweep_dir);
   fs::create_directories(request.sweep_dir, ec);
   if (ec) {
     return MakeError(ExitStatus::kFailure,

@@ -104,8 +104,8 @@ def refusals():
     if "other files" not in p.stderr or sorted(os.listdir("other")) != ["notes.txt"]:
         fail("a folder of other files: %s %s" % (p.stderr, os.listdir("other")))
     p = run(["trace", "-m", "--resume", "hydra.sweep.dir=nothing", "++x=1,2", "--", "/bin/true"], check_rc=2)
-    if "holds no sweep" not in p.stderr:
-        fail("--resume without a sweep: " + p.stderr)
+    if "holds no sweep" not in p.stderr or os.path.exists("nothing"):
+        fail("--resume without a sweep: %s (folder made: %s)" % (p.stderr, os.path.exists("nothing")))
     print("refusals: ok")
 
 
