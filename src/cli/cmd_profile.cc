@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "src/cli/cmd_multirun.h"
 #include "src/cli/diagnostics.h"
 #include "src/cli/parse_args.h"
 #include "src/cli/run_common.h"
@@ -33,6 +34,7 @@ using pipeline::StepStatus;
 
 struct ProfileArgs {
   ConfigArgs config;
+  SweepArgs sweep;
   std::vector<std::string> workload_argv;
   bool dry_run = false;
 };
@@ -152,8 +154,10 @@ int RunProfile(const Invocation& inv) {
   ProfileArgs args;
   app.add_flag("--dry-run", args.dry_run, "print the commands the run would execute, in order, and stop");
   AddConfigOptions(app, args.config);
+  AddSweepOptions(app, args.sweep);
   const std::vector<std::string> own = SplitWorkload(inv.args, args.workload_argv);
   if (auto stop = Parse(app, own)) return *stop;
+  if (args.config.multirun) return RunMultirun("profile", args.config, args.sweep, args.dry_run, args.workload_argv, inv);
   return Execute(args, inv);
 }
 

@@ -5,6 +5,7 @@
 
 #include <iostream>
 
+#include "src/cli/cmd_multirun.h"
 #include "src/cli/diagnostics.h"
 #include "src/cli/parse_args.h"
 #include "src/cli/run_common.h"
@@ -21,9 +22,14 @@ int RunTrace(const Invocation& inv) {
                "llm-perf-opt trace"};
   ConfigArgs config_args;
   std::vector<std::string> workload_argv;
+  SweepArgs sweep_args;
+  bool dry_run = false;
+  app.add_flag("--dry-run", dry_run, "print the run folder and the program (with -m: every point) and stop");
   AddConfigOptions(app, config_args);
+  AddSweepOptions(app, sweep_args);
   const std::vector<std::string> own = SplitWorkload(inv.args, workload_argv);
   if (auto stop = Parse(app, own)) return *stop;
+  if (config_args.multirun) return RunMultirun("trace", config_args, sweep_args, dry_run, workload_argv, inv);
 
   auto composed = ComposeFromArgs(config_args);
   if (!composed.ok()) return ReportError(composed.error());
@@ -43,6 +49,11 @@ int RunTrace(const Invocation& inv) {
     return ReportError(
         MakeError(ExitStatus::kNotBuilt, fmt::format("the bundled workload {} is not built", workload->argv[0]))
             .WithNote("build the workloads, or give your program with `trace -- CMD ARGS...`"));
+  }
+  if (dry_run) {
+    Out() << fmt::format("# llm-perf-opt trace --dry-run\n# run folder: {}\n{}\n", *dir,
+                         pipeline::ShellQuote(workload->argv));
+    return 0;
   }
   auto library = pipeline::FindTracerLibrary();
   if (!library.ok()) return ReportError(library.error());

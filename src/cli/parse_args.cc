@@ -10,6 +10,7 @@
 #include "src/cli/diagnostics.h"
 #include "src/config/node_path.h"
 #include "src/config/repository.h"
+#include "src/config/sweep.h"
 #include "src/config/yaml_io.h"
 #include "src/core/spellcheck.h"
 #include "src/core/version.h"
@@ -62,8 +63,8 @@ std::optional<Error> UnknownOption(const CLI::App& app, const std::vector<std::s
 }
 
 Error MultirunNotSupported() {
-  return MakeError(ExitStatus::kUsage, "-m/--multirun: sweeps are not supported yet")
-      .WithNote("run once per value instead, without -m")
+  return MakeError(ExitStatus::kUsage, "-m/--multirun: `config` prints one configuration, not a sweep")
+      .WithNote("to see every point of a sweep: profile -m OVERRIDES --cfg job (or trace -m), or --dry-run")
       .WithNote("a list value needs brackets, e.g. 'pipeline.ncu.ncu_cli.sections=[SpeedOfLight,Occupancy]'");
 }
 
@@ -84,7 +85,8 @@ std::vector<std::pair<std::string, std::vector<std::string>>> GroupsWithOptions(
 void AddConfigOptions(CLI::App& app, ConfigArgs& args) {
   app.add_option("--config-dir", args.config_dir, "a folder of your own configs, searched before the built-in conf/");
   app.add_option("--config-name", args.config_name, "the primary config (default: config)");
-  app.add_flag("--multirun,-m", args.multirun, "Hydra's sweep mode: not supported yet (exit 2)");
+  app.add_flag("--multirun,-m", args.multirun,
+               "Hydra's sweep mode (profile, trace): key=a,b, range(), choice(), glob(); one run per point");
   app.add_option("--cfg", args.cfg, "print the composed config (job, all) or its hydra part (hydra) and stop")
       ->check(CLI::IsMember({"job", "hydra", "all"}));
   app.add_flag("--info", args.info, "print the config search path, the config groups and the defaults, and stop");
@@ -112,8 +114,15 @@ std::optional<int> Parse(CLI::App& app, const std::vector<std::string>& args) {
 }
 
 Result<config::Composition> ComposeFromArgs(const ConfigArgs& args) {
-  // `key=a,b` sweeps are refused by the override parser, with the same words.
+  // profile and trace run -m themselves (cmd_multirun.cc); a sweep without -m is refused.
   if (args.multirun) return MultirunNotSupported();
+  for (const auto& text : args.overrides) {
+    if (config::LooksLikeSweep(text)) {
+      return MakeError(ExitStatus::kUsage, fmt::format("'{}' is a sweep: add -m/--multirun", text))
+          .WithNote("profile -m and trace -m run one point per value (docs/sweeps.md); `config` prints one config")
+          .WithNote("for a list value write [a,b]; for a string with commas, quote it: key='a,b'");
+    }
+  }
   config::ComposeRequest request;
   if (!args.config_dir.empty()) {
     std::error_code ec;

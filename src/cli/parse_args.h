@@ -16,7 +16,7 @@ struct ConfigArgs {
   std::string config_dir;
   std::string config_name = "config";
   std::vector<std::string> overrides;
-  // Hydra's own flags: -m/--multirun (refused: no sweeps yet), --cfg job|hydra|all
+  // Hydra's own flags: -m/--multirun (profile and trace: cmd_multirun.h), --cfg job|hydra|all
   // (print the composed config and stop), --info (search path and groups, stop).
   bool multirun = false;
   std::string cfg;
@@ -32,7 +32,8 @@ void AddConfigOptions(CLI::App& app, ConfigArgs& args);
 // with the nearest known one suggested.
 std::optional<int> Parse(CLI::App& app, const std::vector<std::string>& args);
 
-// Refuses -m (sweeps; the override parser refuses `key=a,b`), then composes.
+// Refuses -m and sweep overrides (profile and trace run those through
+// cmd_multirun.h first), then composes.
 Result<config::Composition> ComposeFromArgs(const ConfigArgs& args);
 
 // --cfg and --info: prints what they ask for and returns 0 (stop); nullopt

@@ -34,8 +34,8 @@ class ValueParser {
     if (!AtEnd()) {
       if (Peek() == ',') {
         return Fail(
-            "comma-separated values are a Hydra multirun sweep; sweeps are not supported yet: run once per "
-            "value, and write a list as [a,b] or quote the value");
+            "comma-separated values are a Hydra multirun sweep: add -m/--multirun (profile, trace) to run one "
+            "point per value, or write a list as [a,b] or quote the value");
       }
       return Fail(fmt::format("unexpected '{}' after the value", Peek()));
     }

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Loads a report.html or compare.html in headless Chromium through the DevTools protocol and checks it.
 
-    check_report.py --chromium /usr/bin/chromium --profile-dir DIR --screenshot OUT.png PAGE.html \
+    check_report.py --chromium /usr/bin/chromium --profile-dir DIR --screenshot OUT.png PAGE.html [--no-script] \
         [--chart regions --chart kernels ...] [--interact] [--compare TOTAL_NS]
 
 Fails (exit 1) on an uncaught exception, a console error or assert, or a log
@@ -241,6 +241,7 @@ def main():
     ap.add_argument("--screenshot")
     ap.add_argument("--chart", action="append", default=[])
     ap.add_argument("--interact", action="store_true")
+    ap.add_argument("--no-script", action="store_true", help="a page without script (sweep.html): none expected")
     ap.add_argument("--compare", type=float, metavar="TOTAL_NS",
                     help="compare.html: check the waterfall against this total change and the kernel table")
     ap.add_argument("--timing", action="store_true", help="report navigation-to-drawn time in ms")
@@ -268,12 +269,15 @@ def main():
         browser.pump(0.3)
         s = browser.evaluate(STRUCTURE)
         report["structure"] = s
-        if s["ready"] != "1":
+        if args.no_script:
+            if s["scripts"] != 0:
+                problems.append("%d script elements in a page without script (markup injected?)" % s["scripts"])
+        elif s["ready"] != "1":
             problems.append("the page script did not finish (data-ready unset)")
         for chart in args.chart:
             if chart not in s["charts"]:
                 problems.append("no data-chart=%r" % chart)
-        if s["scripts"] != 2:
+        if s["scripts"] != 2 and not args.no_script:
             problems.append("%d script elements, expected 2 (markup injected?)" % s["scripts"])
         if s["foreign"] or s["injected"]:
             problems.append("elements or script from the data: %s" % s)

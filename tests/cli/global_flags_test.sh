@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Command-line habits: --version/-V, --quiet/--verbose, doctor --json,
-# Hydra's -m/sweeps (exit 2, "not supported yet"), --cfg job, --info, config
+# Hydra's sweeps without -m (exit 2, naming -m), --cfg job, --info, config
 # groups in --help, and "did you mean" for an unknown option.
 set -euo pipefail
 bin=$(realpath "$1")
@@ -72,11 +72,12 @@ assert gpu and gpu[0]["ok"], gpu  # the fake nvidia-smi's H100
 assert d["verdicts"] and all(v in text for v in d["verdicts"])
 PY
 
-# Sweeps: exit 2 and "not supported yet", not a generic parse error.
+# A sweep without -m, and `config -m`: exit 2 naming -m, not a generic parse error
+# (profile -m and trace -m run sweeps: tests/cli/sweep_test.py).
 for args in "config pipeline.ncu.enable=true,false" "profile --dry-run pipeline.ncu.ncu_cli.replay_mode=kernel,range" \
-            "config -m" "trace --multirun hydra.run.dir=x -- /bin/true"; do
+            "config -m" "profile --dry-run pipeline.step_timeout_s=range(1,5)"; do
   run $args
-  [[ $rc -eq 2 ]] && grep -q "sweeps are not supported yet" err.txt || fail "sweep ($args): $rc $(cat err.txt)"
+  [[ $rc -eq 2 ]] && grep -q -- "-m" err.txt || fail "sweep ($args): $rc $(cat err.txt)"
 done
 run config 'pipeline.ncu.ncu_cli.sections=[SpeedOfLight,Occupancy]'
 [[ $rc -eq 0 ]] || fail "a bracketed list is not a sweep: $(cat err.txt)"
