@@ -478,3 +478,5 @@ Result<ReportSet> ReadReportSetJson(std::string_view text, const std::string& or
 
 }  // namespace report
 }  // namespace llmpo
+
+#include "src/report/partial_set_json.inc"
