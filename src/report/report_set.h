@@ -18,6 +18,7 @@
 #include "src/analysis/kernel_category.h"
 #include "src/analysis/launch_pairing.h"
 #include "src/analysis/metric_selection.h"
+#include "src/analysis/rank_stragglers.h"
 #include "src/analysis/region_combine.h"
 #include "src/analysis/trace_summary.h"
 #include "src/model/diagnostics.h"
@@ -92,6 +93,7 @@ struct ReportSet {
   PageModel page;              // report.html's choices of rows
   bool run_folder = false;     // stakeholder_summary.md and report.md are written
   const TraceOutputs* trace = nullptr;  // a traced run's trace/ files (owned by the trace job)
+  std::optional<analysis::Stragglers> stragglers;  // two or more ranks with regions (stragglers.md)
 };
 
 // Takes what was collected by value: the kernel table, the breakdown and the

@@ -215,6 +215,9 @@ LLMPO_JSON_FIELDS(RooflineSummary, precision, level, kernels, time_ns, achieved_
 LLMPO_JSON_FIELDS(RankSpread, quantity, min, median, max, min_process, max_process)
 LLMPO_JSON_FIELDS(StepSpread, step, ranks, min_cpu_ms, median_cpu_ms, max_cpu_ms, slowest_process)
 LLMPO_JSON_FIELDS(RankComparison, processes, quantities, steps)
+LLMPO_JSON_FIELDS(StragglerRow, region, quantity, ranks, slowest_rank, fastest_rank, slowest_ns, median_ns, fastest_ns,
+                  excess_ns, excess_pct)
+LLMPO_JSON_FIELDS(Stragglers, ranks, steps, regions)
 LLMPO_JSON_FIELDS(MetricSelection, sections, metrics)
 LLMPO_JSON_FIELDS(InstanceStats, count, min_ns, max_ns, total_ns, has_extremes)
 LLMPO_JSON_FIELDS(AlsoMeasured, quantity, input, ns)
@@ -383,6 +386,7 @@ Json SetJson(const ReportSet& set) {
   j["timeline"] = set.timeline;
   j["run"] = set.run;
   j["page"] = set.page;
+  j["stragglers"] = set.stragglers;  // 1.2
   return j;
 }
 
@@ -399,6 +403,7 @@ ReportSet ReadSet(const Json& j) {
   j.at("timeline").get_to(set.timeline);
   j.at("run").get_to(set.run);
   j.at("page").get_to(set.page);
+  if (const auto it = j.find("stragglers"); it != j.end()) it->get_to(set.stragglers);
   return set;
 }
 
