@@ -203,6 +203,13 @@ class RegionBuilder : public model::RecordSink {
   const RegionCapabilities& caps() const { return caps_; }
   std::map<Scope, RegionTree>& scopes() { return scopes_; }
   const std::map<Scope, RegionTree>& scopes() const { return scopes_; }
+  // A finished builder read back from a partial result (report/partial_set.h):
+  // its counts and capabilities; its trees go in through scopes().
+  void Restore(const RegionCapabilities& caps, bool saw_nvtx, std::uint64_t launches, std::uint64_t outside,
+               bool per_range, std::uint64_t folded) {
+    caps_ = caps, saw_nvtx_ = saw_nvtx, launches_ = launches, outside_ = outside;
+    launches_per_range_ = per_range, folded_ = folded;
+  }
 
  private:
   struct TimedRange {

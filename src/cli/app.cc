@@ -23,6 +23,7 @@ constexpr Subcommand kSubcommands[] = {
      RunImport},
     {"compare", "compare BASE NEW [MORE...] --out DIR",
      "compare runs or profiles: what changed, where, and whether it is beyond noise", RunCompare},
+    {"merge", "merge PARTIALS... --out DIR", "merge partial results (import --partial) into one report", RunMerge},
     {"config", "config [OVERRIDES...]", "print the composed, resolved configuration", RunConfig},
     {"doctor", "doctor [--json]", "check the GPU, driver, CUDA, ncu and nsys on this machine", RunDoctor},
     {"trace", "trace [OVERRIDES...] -- CMD...", "record an NVTX/CUDA timeline without nsys", RunTrace},

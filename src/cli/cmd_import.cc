@@ -8,6 +8,7 @@
 
 #include "src/cli/diagnostics.h"
 #include "src/cli/parse_args.h"
+#include "src/cli/partial_cli.h"
 #include "src/ingest/input_file.h"
 #include "src/pipeline/import_job.h"
 #include "src/cli/run_common.h"
@@ -16,6 +17,7 @@
 #include "src/pipeline/run_lock.h"
 
 namespace llmpo::cli {
+namespace fs = std::filesystem;
 namespace {
 
 // Rows or events lost to damaged input reach stderr too, not only the
@@ -65,7 +67,15 @@ int RunImport(const Invocation& inv) {
   app.add_option("inputs", inputs, "profiler output files");
   app.add_option("--capture", captures,
                  "REGION FILE: FILE is a capture of the NVTX region REGION alone (one ncu run per region); repeatable");
-  app.add_option("--out,-o", out, "output folder for kernels.md and kernels.json")->required();
+  app.add_option("--out,-o", out, "output folder for kernels.md and kernels.json (or --partial)");
+  std::string partial, job;
+  unsigned threads = 1;
+  app.add_option("--partial", partial,
+                 "write one partial result (OUT.json) instead of reports, for `merge` (docs/multirank.md)");
+  app.add_option("--job", job, "the job the partial belongs to: merge refuses partials of different jobs");
+  app.add_option("-j,--jobs", threads,
+                 "read the inputs with up to N threads, each input reduced to a summary before the next is opened")
+      ->check(CLI::PositiveNumber);
   app.add_option("--top", top, "kernels per table in kernels.md (kernels.json has all)")->check(CLI::PositiveNumber);
   ConfigArgs config;
   app.add_option("--config-dir", config.config_dir, "a folder of your own configs, searched before conf/");
@@ -93,7 +103,12 @@ int RunImport(const Invocation& inv) {
     return ReportError(MakeError(ExitStatus::kUsage, "import: no input files")
                            .WithNote("give profiler outputs as arguments, or --capture REGION FILE"));
   }
-  request.out_dir = out;
+  if (out.empty() == partial.empty()) {
+    return ReportError(MakeError(ExitStatus::kUsage, "import: give exactly one of --out DIR and --partial FILE")
+                           .WithNote("--out writes the reports; --partial writes a partial result for `merge`"));
+  }
+  request.out_dir = partial.empty() ? fs::path(out) : fs::path(partial).parent_path();
+  if (request.out_dir.empty()) request.out_dir = ".";
   request.top_k = top;
   request.regions = std::move(regions).value();
   // The preset's sections and metrics describe what `profile` collects; for
@@ -102,6 +117,13 @@ int RunImport(const Invocation& inv) {
     return o.find("ncu_cli.sections") != std::string::npos || o.find("ncu_cli.metrics") != std::string::npos;
   });
   if (!chose) request.regions.selection = {};
+  if (!partial.empty() || threads > 1) {
+    if (!captures.empty()) {
+      return ReportError(MakeError(ExitStatus::kUsage, "import: --capture does not go with --partial or -j")
+                             .WithNote("import region captures in one process, without them"));
+    }
+    return RunPooledImport(request, partial, job, threads);
+  }
   auto claimed = ClaimOutputFolder(out);
   if (!claimed.ok()) return ReportError(claimed.error());
   stop.Guarded([&] { lock = std::move(claimed).value(); });

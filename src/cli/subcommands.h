@@ -32,6 +32,7 @@ int RunImport(const Invocation& inv);
 int RunDoctor(const Invocation& inv);
 int RunTrace(const Invocation& inv);
 int RunCompare(const Invocation& inv);
+int RunMerge(const Invocation& inv);
 
 // Entry point: argv[0] excluded.
 int Main(const std::vector<std::string>& args);

@@ -102,8 +102,16 @@ void Collectors::EndInput(report::SourceInfo info) {
   sources_.push_back(std::move(info));
 }
 
+const std::vector<analysis::SourceRegions>& Collectors::FinishedRegionInputs() {
+  if (!builders_finished_) {
+    for (auto& b : builders_) b->Finish();
+  }
+  builders_finished_ = true;
+  return region_sources_;
+}
+
 report::Collected Collectors::Finish() {
-  for (auto& b : builders_) b->Finish();
+  FinishedRegionInputs();
   regions_ = analysis::CombineRegions(region_sources_);
   report::Collected c;
   c.sources = std::move(sources_);

@@ -50,6 +50,9 @@ class Collectors {
   // the pairing it points at stay here: keep this object while the result
   // is used.
   report::Collected Finish();
+  // Each input's region builder, finished but not combined (for a partial
+  // result, src/pipeline/partial_import.h); Finish() may follow.
+  const std::vector<analysis::SourceRegions>& FinishedRegionInputs();
 
  private:
   class Router;
@@ -68,6 +71,7 @@ class Collectors {
   model::Diagnostics region_diagnostics_;  // the region builders'
   model::GpuBreakdown breakdown_;
   std::vector<std::unique_ptr<analysis::RegionBuilder>> builders_;  // one per input
+  bool builders_finished_ = false;
   std::vector<analysis::SourceRegions> region_sources_;
   analysis::CombinedRegions regions_;
   std::vector<report::SourceInfo> sources_;

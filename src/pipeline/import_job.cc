@@ -190,6 +190,15 @@ report::ReportOptions ReportOptionsFor(const ImportRequest& request, const analy
 
 }  // namespace
 
+std::size_t ReadImportInputs(const ImportRequest& request, Collectors& collectors, std::vector<Error>& failures) {
+  return ReadInputs(request, collectors, failures);
+}
+
+report::ReportOptions ImportReportOptions(const ImportRequest& request,
+                                          const analysis::KernelCategorizer& categorizer) {
+  return ReportOptionsFor(request, categorizer);
+}
+
 Result<ImportOutcome> RunImport(const ImportRequest& request) {
   std::error_code ec;
   fs::create_directories(request.out_dir, ec);

@@ -57,4 +57,11 @@ struct ImportOutcome {
 // collect -> build the report set -> write the output table.
 Result<ImportOutcome> RunImport(const ImportRequest& request);
 
+// RunImport's steps, for the partial import and merge (partial_import.h):
+// every input of `request` into `collectors` (returns how many were read),
+// and the report options the request implies.
+class Collectors;
+std::size_t ReadImportInputs(const ImportRequest& request, Collectors& collectors, std::vector<Error>& failures);
+report::ReportOptions ImportReportOptions(const ImportRequest& request, const analysis::KernelCategorizer& categorizer);
+
 }  // namespace llmpo::pipeline

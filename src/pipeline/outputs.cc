@@ -6,6 +6,7 @@
 #include "src/pipeline/import_stop.h"
 #include "src/pipeline/output_folder.h"
 #include "src/report/gpu_breakdown_report.h"
+#include "src/report/stragglers_report.h"
 #include "src/report/html_report.h"
 #include "src/report/phases_report.h"
 #include "src/report/report_set_json.h"
@@ -67,6 +68,9 @@ void RunReport(const ReportSet& s, std::ostream& o) {
   Put(o, report::RunReportMarkdown(s.run));
   if (s.phases) Put(o, report::PhasesMarkdown(*s.phases));
 }
+bool HasStragglers(const ReportSet& s) { return s.stragglers.has_value(); }
+void StragglersMd(const ReportSet& s, std::ostream& o) { Put(o, report::StragglersMarkdown(*s.stragglers)); }
+void StragglersJson(const ReportSet& s, std::ostream& o) { Put(o, report::StragglersJson(*s.stragglers)); }
 void TraceNvtxSum(const ReportSet& s, std::ostream& o) { Put(o, report::NvtxSummaryCsv(s.trace->summaries)); }
 void TraceKernSum(const ReportSet& s, std::ostream& o) { Put(o, report::KernelSummaryCsv(s.trace->summaries)); }
 void TraceProjSum(const ReportSet& s, std::ostream& o) { Put(o, report::NvtxProjectionCsv(s.trace->summaries)); }
@@ -132,6 +136,8 @@ constexpr OutputRow kOutputs[] = {
     {"timeline durations with ncu metrics (JSON)", HasCombined, At<"kernels_combined.json">, CombinedJson},
     {"GPU breakdown per rank and device", HasBreakdown, At<"gpu_breakdown.md">, BreakdownMd},
     {"GPU breakdown (JSON)", HasBreakdown, At<"gpu_breakdown.json">, BreakdownJson},
+    {"stragglers: per step the slowest rank", HasStragglers, At<"stragglers.md">, StragglersMd},
+    {"stragglers (JSON)", HasStragglers, At<"stragglers.json">, StragglersJson},
     {"NVTX region report and per-region folders", HasRegions, RegionsPath, nullptr, RegionFiles},
     {"stakeholder summary of a run", IsRunFolder, At<"stakeholder_summary.md">, Summary},
     {"run report", IsRunFolder, At<"report.md">, RunReport},

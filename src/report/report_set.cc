@@ -191,6 +191,10 @@ ReportSet BuildReportSet(Collected collected, const ReportOptions& options) {
     set.gpu_breakdown = BuildGpuBreakdownReport(std::move(collected.gpu_breakdown), options.top_k);
   }
   set.regions = BuildRegions(collected, set.kernels, options);
+  if (collected.regions != nullptr) {
+    analysis::Stragglers stragglers = analysis::FindStragglers(*collected.regions, options.top_k);
+    if (stragglers.ranks >= 2) set.stragglers = std::move(stragglers);
+  }
   set.regions_subdir = options.regions_subdir;
   set.timeline = options.timeline ? options.timeline : std::move(collected.timeline);
   set.trace_json_link = options.trace_json_link;

@@ -20,6 +20,7 @@
 #include "src/analysis/launch_sequence.h"
 #include "src/analysis/metric_selection.h"
 #include "src/analysis/phases.h"
+#include "src/analysis/rank_stragglers.h"
 #include "src/analysis/region_combine.h"
 #include "src/analysis/trace_summary.h"
 #include "src/model/diagnostics.h"
@@ -100,6 +101,7 @@ struct ReportSet {
   // Kernel launch order per region and input (compare's alignment; in report_set.json only).
   std::vector<analysis::SourceSequences> launch_sequences;
   std::optional<analysis::PhaseReport> phases;  // LLM phases (report/phases_model.h); null: no steps, no graphs
+  std::optional<analysis::Stragglers> stragglers;  // two or more ranks with regions (stragglers.md)
 };
 
 // Takes what was collected by value: the kernel table, the breakdown and the

@@ -254,6 +254,9 @@ LLMPO_JSON_FIELDS(RooflineSummary, precision, level, kernels, time_ns, achieved_
 LLMPO_JSON_FIELDS(RankSpread, quantity, min, median, max, min_process, max_process)
 LLMPO_JSON_FIELDS(StepSpread, step, ranks, min_cpu_ms, median_cpu_ms, max_cpu_ms, slowest_process)
 LLMPO_JSON_FIELDS(RankComparison, processes, quantities, steps)
+LLMPO_JSON_FIELDS(StragglerRow, region, quantity, ranks, slowest_rank, fastest_rank, slowest_ns, median_ns, fastest_ns,
+                  excess_ns, excess_pct)
+LLMPO_JSON_FIELDS(Stragglers, ranks, steps, regions)
 LLMPO_JSON_FIELDS(MetricSelection, sections, metrics)
 LLMPO_JSON_FIELDS(InstanceStats, count, min_ns, max_ns, total_ns, has_extremes)
 LLMPO_JSON_FIELDS(AlsoMeasured, quantity, input, ns)
@@ -454,6 +457,7 @@ Json SetJson(const ReportSet& set) {
   j["page"] = set.page;
   j["launch_sequences"] = set.launch_sequences;  // added in 1.2.0
   j["phases"] = set.phases;  // 1.2.0
+  j["stragglers"] = set.stragglers;  // 1.2
   return j;
 }
 
@@ -472,6 +476,7 @@ ReportSet ReadSet(const Json& j) {
   j.at("page").get_to(set.page);
   if (const auto it = j.find("launch_sequences"); it != j.end()) it->get_to(set.launch_sequences);
   if (const auto it = j.find("phases"); it != j.end()) it->get_to(set.phases);  // 1.2.0: older files have none
+  if (const auto it = j.find("stragglers"); it != j.end()) it->get_to(set.stragglers);
   return set;
 }
 
@@ -551,3 +556,5 @@ Result<ReportSet> ReadReportSetJson(std::string_view text, const std::string& or
 
 }  // namespace report
 }  // namespace llmpo
+
+#include "src/report/partial_set_json.inc"

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Many rank files through one machine: wall time, CPU time and peak RSS
+(GNU time) of `import -j J` (each rank file reduced to its summary before
+the next is opened; docs/multirank.md) over the first N files of a
+generated set (gen_kineto_ranks.py), of the plain one-thread `import`, and
+of one single-rank trace of the same total bytes. Prints a Markdown table.
+
+    python3 bench/run_multirank_bench.py --bin build/release/llm-perf-opt \
+        --dir /tmp/mrb/r1024x10 --counts 128,512,1024 --jobs 1,2 [--plain] [--single FILE]
+"""
+
+import argparse
+import glob
+import os
+import shutil
+import subprocess
+import tempfile
+
+
+def measure(cmd, out):
+    shutil.rmtree(out, ignore_errors=True)
+    fmt = "%e %U %S %M"
+    r = subprocess.run(["/usr/bin/time", "-f", fmt, *cmd], capture_output=True, text=True)
+    if r.returncode not in (0,):
+        raise SystemExit(f"{cmd[:4]}... exited {r.returncode}: {r.stderr[-2000:]}")
+    wall, user, sys_, rss = r.stderr.strip().splitlines()[-1].split()
+    return float(wall), float(user) + float(sys_), int(rss) / 1024
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--dir", required=True)
+    ap.add_argument("--counts", default="")
+    ap.add_argument("--jobs", default="1,2")
+    ap.add_argument("--plain", action="store_true", help="also the plain import (one Collectors, no -j)")
+    ap.add_argument("--single", default="", help="a single-rank trace of the same bytes as the largest count")
+    args = ap.parse_args()
+    files = sorted(glob.glob(os.path.join(args.dir, "rank*.json")))
+    counts = [int(c) for c in args.counts.split(",")] if args.counts else [len(files)]
+    rows = []
+    scratch = tempfile.mkdtemp(prefix="llmpo-mrb-")
+    for n in counts:
+        chosen = files[:n]
+        size = sum(os.path.getsize(f) for f in chosen)
+        for j in [int(x) for x in args.jobs.split(",")]:
+            wall, cpu, rss = measure([args.bin, "-q", "import", "-j", str(j), *chosen, "--out", f"{scratch}/o"],
+                                     f"{scratch}/o")
+            rows.append((f"import -j {j}", n, size, wall, cpu, rss))
+        if args.plain:
+            wall, cpu, rss = measure([args.bin, "-q", "import", *chosen, "--out", f"{scratch}/o"], f"{scratch}/o")
+            rows.append(("import (plain)", n, size, wall, cpu, rss))
+    if args.single:
+        size = os.path.getsize(args.single)
+        wall, cpu, rss = measure([args.bin, "-q", "import", args.single, "--out", f"{scratch}/o"], f"{scratch}/o")
+        rows.append(("import, one single-rank file", 1, size, wall, cpu, rss))
+    shutil.rmtree(scratch, ignore_errors=True)
+    print("| command | rank files | total MB | wall s | CPU s | MB/s (wall) | peak RSS MiB |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name, n, size, wall, cpu, rss in rows:
+        print(f"| {name} | {n} | {size / 1e6:,.0f} | {wall:.1f} | {cpu:.1f} | {size / 1e6 / wall:,.0f} | {rss:,.0f} |")
+
+
+if __name__ == "__main__":
+    main()

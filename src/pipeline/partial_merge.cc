@@ -1,0 +1,292 @@
+#include "src/pipeline/partial_merge.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <unordered_map>
+#include <map>
+#include <optional>
+#include <set>
+#include <utility>
+
+#include "src/analysis/launch_overhead.h"
+#include "src/core/atomic_file.h"
+
+namespace llmpo::pipeline {
+namespace fs = std::filesystem;
+using report::PartialSet;
+
+namespace {
+
+Error Refuse(std::string message, std::string fix) {
+  return MakeError(ExitStatus::kInput, std::move(message)).WithNote(std::move(fix));
+}
+
+Status CheckSameJob(const std::vector<PartialFile>& parts) {
+  for (const PartialFile& p : parts) {
+    if (p.set.job == parts.front().set.job) continue;
+    return Refuse(fmt::format("{} belongs to job \"{}\" but {} to job \"{}\": partials of different jobs do not merge",
+                              parts.front().origin, parts.front().set.job, p.origin, p.set.job),
+                  "merge the partials of one job only (import --partial ... --job NAME names a partial's job)");
+  }
+  return OkStatus();
+}
+
+Status CheckInputsOnce(const std::vector<PartialFile>& parts) {
+  std::map<std::string, std::string> holder;  // input -> the partial holding it
+  for (const PartialFile& p : parts) {
+    for (const report::SourceInfo& s : p.set.sources) {
+      const auto [it, fresh] = holder.try_emplace(s.path, p.origin);
+      if (fresh) continue;
+      return Refuse(fmt::format("input {} is in both {} and {}", s.path, it->second, p.origin),
+                    "merge each input's partial once");
+    }
+  }
+  return OkStatus();
+}
+
+struct RankClaim {
+  std::string origin, source;
+};
+
+// Every input claims its ranks once and all agree on the world size.
+Status CheckRanks(const std::vector<PartialFile>& parts) {
+  std::map<std::int64_t, RankClaim> claims;
+  std::optional<std::pair<std::int64_t, RankClaim>> world;
+  for (const PartialFile& p : parts) {
+    for (const model::DeviceBreakdown& d : p.set.gpu_breakdown.devices) {
+      if (!d.rank) continue;
+      const RankClaim claim{p.origin, d.source};
+      const auto [it, fresh] = claims.try_emplace(*d.rank, claim);
+      if (!fresh && it->second.source != d.source) {
+        return Refuse(fmt::format("rank {} is claimed twice: by {} (in {}) and by {} (in {})", *d.rank,
+                                  it->second.source, it->second.origin, d.source, p.origin),
+                      "give each rank's trace once (two captures of one rank, or files of two runs?)");
+      }
+      if (!d.world_size) continue;
+      if (!world) world.emplace(*d.world_size, claim);
+      if (world->first == *d.world_size) continue;
+      return Refuse(fmt::format("{} (in {}) says the world size is {}, but {} (in {}) says {}", world->second.source,
+                                world->second.origin, world->first, d.source, p.origin, *d.world_size),
+                    "merge the ranks of one run of one job only");
+    }
+  }
+  return OkStatus();
+}
+
+// A summary row of `from` after the rows of `into`: as KernelAggregator
+// takes one from a later input (an API or operation already given is the
+// same measurement again; missing fields are filled in).
+void MergeSummaries(analysis::RuntimeSummaries& into, analysis::RuntimeSummaries& from) {
+  for (auto& api : from.api_calls) {
+    const bool have = std::any_of(into.api_calls.begin(), into.api_calls.end(),
+                                  [&](const auto& h) { return h.row.name == api.row.name; });
+    if (have) {
+      ++into.repeated_rows;
+    } else {
+      into.api_calls.push_back(std::move(api));
+    }
+  }
+  for (auto& op : from.gpu_ops) {
+    const auto have = std::find_if(into.gpu_ops.begin(), into.gpu_ops.end(),
+                                   [&](const auto& h) { return h.row.operation == op.row.operation; });
+    if (have == into.gpu_ops.end()) {
+      into.gpu_ops.push_back(std::move(op));
+      continue;
+    }
+    const bool adds_time = !have->row.time && op.row.time;
+    const bool adds_size = !have->row.total_bytes && op.row.total_bytes;
+    if (adds_time) have->row.time = op.row.time;
+    if (adds_size) {
+      have->row.total_bytes = op.row.total_bytes;
+      have->row.mean_bytes = op.row.mean_bytes;
+      have->row.max_bytes = op.row.max_bytes;
+    }
+    if (!adds_time && !adds_size) ++into.repeated_rows;
+  }
+}
+
+// Launch overhead rows: one per launch path and rank, the earlier input's
+// kept (KernelAggregator::runtime's rule, across partials).
+void MergeLaunchOverhead(analysis::RuntimeSummaries& into, analysis::RuntimeSummaries& from) {
+  using Kept = std::vector<std::pair<std::optional<std::int64_t>, model::LaunchOverheadFrom>>;
+  std::map<analysis::LaunchPath, Kept> kept;
+  for (const auto& r : into.launch_overhead) kept[analysis::PathOf(r.row)].emplace_back(r.row.process.rank, r.row.from);
+  for (auto& r : from.launch_overhead) {
+    const model::LaunchOverheadRow& row = r.row;
+    Kept& same_path = kept[analysis::PathOf(row)];
+    const auto earlier = std::find_if(same_path.begin(), same_path.end(), [&](const auto& k) {
+      return !k.first || !row.process.rank || *k.first == *row.process.rank;
+    });
+    if (earlier == same_path.end()) {
+      same_path.emplace_back(row.process.rank, row.from);
+      into.launch_overhead.push_back(std::move(r));
+    } else if (earlier->second == row.from && row.from == model::LaunchOverheadFrom::kKernExecSum) {
+      ++into.repeated_rows;
+    } else {
+      ++into.repeated_launch_paths;
+    }
+  }
+}
+
+template <typename T>
+void MoveAppend(std::vector<T>& into, std::vector<T>& from) {
+  into.insert(into.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+}
+
+// `from`'s phase input after `into`'s, its name and scope ids re-numbered
+// into `into`'s tables (first seen first, as one import numbers them).
+void AppendPhases(analysis::PhaseInput& into, analysis::PhaseInput& from) {
+  auto remap = [](std::vector<std::string>& table, const std::vector<std::string>& names) {
+    std::unordered_map<std::string, std::uint32_t> index;
+    for (std::size_t i = 0; i < table.size(); ++i) index.try_emplace(table[i], static_cast<std::uint32_t>(i));
+    std::vector<std::uint32_t> ids;
+    ids.reserve(names.size());
+    for (const auto& n : names) {
+      const auto [it, added] = index.try_emplace(n, static_cast<std::uint32_t>(table.size()));
+      if (added) table.push_back(n);
+      ids.push_back(it->second);
+    }
+    return ids;
+  };
+  const auto name_ids = remap(into.names, from.names);
+  const auto scope_ids = remap(into.scopes, from.scopes);
+  for (auto& k : from.kernels) {
+    k.name = name_ids[k.name], k.range = name_ids[k.range], k.scope = scope_ids[k.scope];
+    into.kernels.push_back(k);
+  }
+  for (auto& r : from.ranges) {
+    r.scope = scope_ids[r.scope];
+    into.ranges.push_back(std::move(r));
+  }
+}
+
+void Append(PartialSet& into, PartialSet& from) {
+  MoveAppend(into.sources, from.sources);
+  MoveAppend(into.kernels, from.kernels);
+  into.runtime.repeated_rows += from.runtime.repeated_rows;
+  into.runtime.repeated_launch_paths += from.runtime.repeated_launch_paths;
+  MergeSummaries(into.runtime, from.runtime);
+  MergeLaunchOverhead(into.runtime, from.runtime);
+  MoveAppend(into.gpu_busy, from.gpu_busy);
+  MoveAppend(into.gpu_breakdown.devices, from.gpu_breakdown.devices);
+  MoveAppend(into.gpu_breakdown.cpu_ops, from.gpu_breakdown.cpu_ops);
+  if (!into.timeline) into.timeline = std::move(from.timeline);
+  // A pattern is unused when no input of either matched it.
+  std::erase_if(into.unused_kernel_patterns, [&](const std::string& p) {
+    return std::find(from.unused_kernel_patterns.begin(), from.unused_kernel_patterns.end(), p) ==
+           from.unused_kernel_patterns.end();
+  });
+  into.diagnostics.Merge(from.diagnostics);
+  into.region_diagnostics.Merge(from.region_diagnostics);
+  MoveAppend(into.regions, from.regions);
+  MoveAppend(into.launch_sequences, from.launch_sequences);
+  AppendPhases(into.phases, from.phases);
+}
+
+// The orders one import gives (KernelAggregator::Sorted, GpuTimeline::Busy):
+// each partial's rows are already in it, so a stable sort by the inputs'
+// names is enough.
+void SortAsOneImport(PartialSet& set) {
+  std::stable_sort(set.kernels.begin(), set.kernels.end(), [](const auto& a, const auto& b) {
+    if (a.source != b.source) return a.source < b.source;
+    if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
+    return a.name < b.name;
+  });
+  std::stable_sort(set.gpu_busy.begin(), set.gpu_busy.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.source, a.device) < std::tie(b.source, b.device);
+  });
+}
+
+}  // namespace
+
+Result<PartialFile> ReadPartialFile(const fs::path& file) {
+  auto text = ReadWholeFile(file);
+  if (!text.ok()) {
+    return MakeError(ExitStatus::kInput, fmt::format("{}: cannot read the partial result: {}", file.string(),
+                                                     text.error().message));
+  }
+  ASSIGN_OR_RETURN(PartialSet set, report::ReadPartialSetJson(*text, file.string()));
+  return PartialFile{file.string(), std::move(set)};
+}
+
+Result<PartialSet> MergePartials(std::vector<PartialFile> parts) {
+  if (parts.empty()) return MakeError(ExitStatus::kUsage, "merge: no partial results");
+  RETURN_IF_ERROR(CheckSameJob(parts));
+  RETURN_IF_ERROR(CheckInputsOnce(parts));
+  RETURN_IF_ERROR(CheckRanks(parts));
+  PartialSet out = std::move(parts.front().set);
+  out.merged_from = {parts.front().origin};
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    Append(out, parts[i].set);
+    out.merged_from.push_back(parts[i].origin);
+  }
+  SortAsOneImport(out);
+  return out;
+}
+
+void NoteMissingRanks(PartialSet& set) {
+  std::optional<std::int64_t> world;
+  std::set<std::int64_t> ranks;
+  for (const model::DeviceBreakdown& d : set.gpu_breakdown.devices) {
+    if (d.rank) ranks.insert(*d.rank);
+    if (d.world_size) world = world ? std::max(*world, *d.world_size) : *d.world_size;
+  }
+  if (!world) return;
+  std::vector<std::int64_t> missing;
+  for (std::int64_t r = 0; r < *world && missing.size() <= 1000; ++r) {
+    if (!ranks.contains(r)) missing.push_back(r);
+  }
+  if (missing.empty()) return;
+  set.diagnostics.Add(model::Diag::rank_missing,
+                      fmt::format("{} of the {} rank(s) of the job's world size are in no input: rank(s) {}{}",
+                                  missing.size() > 1000 ? "over 1000" : std::to_string(missing.size()), *world,
+                                  fmt::join(missing.begin(), missing.begin() + std::min<std::size_t>(missing.size(), 20),
+                                            ", "),
+                                  missing.size() > 20 ? ", ..." : ""));
+}
+
+MergedCollection::MergedCollection(PartialSet set) : set_(std::move(set)) {
+  std::vector<analysis::SourceRegions> sources;
+  for (report::RegionInputPart& part : set_.regions) {
+    auto builder = std::make_unique<analysis::RegionBuilder>(part.source, filter_, builder_diagnostics_);
+    builder->Restore(part.caps, part.saw_nvtx, part.launches, part.outside, part.per_range, part.folded);
+    for (const report::RegionTreePart& tree : part.scopes) {
+      analysis::RegionTree& into = builder->scopes()[tree.scope];
+      // In their order, parents first: Ensure gives each its index again
+      // and lists it among its parent's children, in the same order.
+      for (const analysis::Region& r : tree.regions) {
+        analysis::Region& slot = into.Ensure(r);
+        std::vector<std::size_t> children = std::move(slot.children);
+        slot = r;
+        slot.children = std::move(children);
+      }
+      into.caps = tree.caps;
+    }
+    sources.push_back({builder.get(), part.family});
+    builders_.push_back(std::move(builder));
+  }
+  regions_ = analysis::CombineRegions(sources);
+}
+
+MergedCollection::~MergedCollection() = default;
+
+report::Collected MergedCollection::Take() {
+  report::Collected c;
+  c.sources = std::move(set_.sources);
+  c.kernels = std::move(set_.kernels);
+  c.runtime = std::move(set_.runtime);
+  c.gpu_busy = std::move(set_.gpu_busy);
+  c.gpu_breakdown = std::move(set_.gpu_breakdown);
+  c.timeline = std::move(set_.timeline);
+  c.regions = &regions_;
+  c.unused_kernel_patterns = std::move(set_.unused_kernel_patterns);
+  c.diagnostics = std::move(set_.diagnostics);
+  c.region_diagnostics = std::move(set_.region_diagnostics);
+  c.launch_sequences = std::move(set_.launch_sequences);
+  c.phases = std::move(set_.phases);
+  return c;
+}
+
+}  // namespace llmpo::pipeline

@@ -1,0 +1,16 @@
+// stragglers.md / stragglers.json: per step the slowest rank and by how
+// much it exceeds the median rank, then the regions with the largest such
+// excess (analysis/rank_stragglers.h). Written when two or more ranks have
+// regions (NVTX ranges, PyTorch annotations).
+#pragma once
+
+#include <string>
+
+#include "src/analysis/rank_stragglers.h"
+
+namespace llmpo::report {
+
+std::string StragglersMarkdown(const analysis::Stragglers& s);
+std::string StragglersJson(const analysis::Stragglers& s);
+
+}  // namespace llmpo::report
