@@ -60,11 +60,12 @@ class Collectors::RegionTag : public model::RecordSink {
 
 Result<std::unique_ptr<Collectors>> Collectors::Create(const RegionOptions& regions, bool pair_launches) {
   ASSIGN_OR_RETURN(analysis::KernelFilter filter, analysis::KernelFilter::Create(regions.kernels, regions.per_region));
-  return std::unique_ptr<Collectors>(new Collectors(std::move(filter), pair_launches));
+  ASSIGN_OR_RETURN(analysis::InstanceSuffix suffix, analysis::InstanceSuffix::Create(regions.instance_suffix));
+  return std::unique_ptr<Collectors>(new Collectors(std::move(filter), std::move(suffix), pair_launches));
 }
 
-Collectors::Collectors(analysis::KernelFilter filter, bool pair_launches)
-    : pair_launches_(pair_launches), filter_(std::move(filter)) {}
+Collectors::Collectors(analysis::KernelFilter filter, analysis::InstanceSuffix suffix, bool pair_launches)
+    : pair_launches_(pair_launches), filter_(std::move(filter)), suffix_(std::move(suffix)) {}
 
 Collectors::~Collectors() = default;
 
@@ -73,7 +74,7 @@ model::RecordSink& Collectors::BeginInput(const std::string& label, const std::s
   timeline_.SetSource(label);
   gpu_timeline_.SetSource(label);
   // One region builder per input: CombineRegions decides what adds up.
-  builders_.push_back(std::make_unique<analysis::RegionBuilder>(label, filter_, region_diagnostics_));
+  builders_.push_back(std::make_unique<analysis::RegionBuilder>(label, filter_, region_diagnostics_, suffix_));
   tag_.reset();
   tee_.reset();
   router_ = std::make_unique<Router>(*this);

@@ -52,7 +52,7 @@ class Collectors {
  private:
   class Router;
   class RegionTag;
-  Collectors(analysis::KernelFilter filter, bool pair_launches);
+  Collectors(analysis::KernelFilter filter, analysis::InstanceSuffix suffix, bool pair_launches);
 
   analysis::KernelAggregator aggregator_;
   analysis::GpuTimeline gpu_timeline_;    // GPU busy and idle per device
@@ -60,6 +60,7 @@ class Collectors {
   analysis::LaunchPairing pairing_;
   bool pair_launches_;
   analysis::KernelFilter filter_;
+  analysis::InstanceSuffix suffix_;  // pipeline.regions.instance_suffix
   model::Diagnostics diagnostics_;         // the importers'
   model::Diagnostics region_diagnostics_;  // the region builders'
   model::GpuBreakdown breakdown_;
