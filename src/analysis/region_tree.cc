@@ -483,8 +483,18 @@ void RegionBuilder::OnNvtxRange(const model::NvtxRange& range) {
     return;
   }
   timed_.push_back(TimedRange{TimedProcess(range.process), *range.global_tid, *range.start_ns, *range.end_ns,
-                              range.push_pop, range.end_unknown,
-                              model::NvtxFrame{range.domain, range.name, range.range_id}});
+                              range.push_pop, range.end_unknown, TimedName(range.domain, range.name)});
+}
+
+std::uint32_t RegionBuilder::TimedName(const std::string& domain, const std::string& name) {
+  if (last_timed_name_ < timed_names_.size() && timed_names_[last_timed_name_].name == name &&
+      timed_names_[last_timed_name_].domain == domain) {
+    return last_timed_name_;
+  }
+  std::string key = fmt::format("{}:{}{}", domain.size(), domain, name);
+  const auto [it, added] = timed_name_index_.try_emplace(std::move(key), static_cast<std::uint32_t>(timed_names_.size()));
+  if (added) timed_names_.push_back(model::NvtxFrame{domain, name, std::nullopt});
+  return last_timed_name_ = it->second;
 }
 
 // nvtx_sum gives CPU range time, nvtx_gpu_proj_sum the projection (and
@@ -609,12 +619,12 @@ void RegionBuilder::AddTimedRanges() {
         continue;
       }
       frames.clear();
-      for (const TimedRange* o : open) frames.push_back(o->frame);
-      frames.push_back(r.frame);
+      for (const TimedRange* o : open) frames.push_back(timed_names_[o->name]);
+      frames.push_back(timed_names_[r.name]);
       id = tree.Find(frames, frames.size() - 1, RegionKind::kPushPop);
       open.push_back(&r);
     } else {
-      id = tree.Find({r.frame}, 0, RegionKind::kStartEnd);
+      id = tree.Find({timed_names_[r.name]}, 0, RegionKind::kStartEnd);
     }
     Region& region = tree.regions()[id];
     region.inputs.insert(source_);
@@ -627,6 +637,8 @@ void RegionBuilder::AddTimedRanges() {
   timed_.shrink_to_fit();
   timed_processes_.clear();
   timed_process_index_.clear();
+  timed_names_.clear();
+  timed_name_index_.clear();
   last_timed_process_ = 0;
 }
 

@@ -252,8 +252,9 @@ class RegionBuilder : public model::RecordSink {
     std::int64_t start = 0, end = 0;
     bool push_pop = true;
     bool end_unknown = false;  // cut at the trace's end: nests, no CPU time
-    model::NvtxFrame frame;
+    std::uint32_t name = 0;    // index into timed_names_: a trace repeats few names many times
   };
+  std::uint32_t TimedName(const std::string& domain, const std::string& name);
   void AddKernelLaunch(RegionTree& tree, const model::LaunchRecord& launch);
   void AddRangeResult(RegionTree& tree, const model::LaunchRecord& launch);
   void Account(RegionTree& tree, std::size_t region_index, const model::LaunchRecord& launch, bool innermost);
@@ -274,6 +275,9 @@ class RegionBuilder : public model::RecordSink {
   std::vector<model::ProcessId> timed_processes_;  // the processes of timed_, each once
   std::map<model::ProcessId, std::uint32_t> timed_process_index_;
   std::uint32_t last_timed_process_ = 0;
+  std::vector<model::NvtxFrame> timed_names_;  // each (domain, name) once
+  std::unordered_map<std::string, std::uint32_t> timed_name_index_;
+  std::uint32_t last_timed_name_ = 0;
   std::uint32_t TimedProcess(const model::ProcessId& process);
   // KernelOf's cache: kernel names to small numbers, and (tree, region,
   // number) to the region's aggregate of that kernel.
