@@ -121,9 +121,10 @@ def kept_region_section(dest):
             end = next_boundary(text, at + 1)
             kept += "\n" + text[at:end + 1].rstrip("\n") + "\n"
     # Sections between markers, with the text that follows up to the next
-    # heading (run_ncu_rep_bench.py, run_kineto_bench.py).
+    # heading (run_ncu_rep_bench.py, run_kineto_bench.py, run_nsys_stats_bench.py).
     for begin, end_marker in (("<!-- ncu-rep bench -->", "<!-- /ncu-rep bench -->"),
-                              ("<!-- kineto-bench begin -->", "<!-- kineto-bench end -->")):
+                              ("<!-- kineto-bench begin -->", "<!-- kineto-bench end -->"),
+                              ("<!-- nsys-stats-bench begin -->", "<!-- nsys-stats-bench end -->")):
         at = text.find(begin)
         stop = text.find(end_marker, at + 1) if at >= 0 else -1
         if stop >= 0:

@@ -92,25 +92,96 @@ std::optional<InstanceStats> Region::Instances(std::string* of) const {
   return stats;
 }
 
-std::size_t RegionTree::Find(const std::vector<model::NvtxFrame>& frames, std::size_t depth, RegionKind kind) {
-  std::vector<std::string> path;
-  for (std::size_t i = 0; i <= depth; ++i) path.push_back(RegionLabel(frames[i]));
-  auto [it, inserted] = index_.try_emplace({kind, path}, regions_.size());
-  if (!inserted) return it->second;
-  Region r;
-  r.label = path.back();
-  r.name = frames[depth].name;
-  r.domain = frames[depth].domain;
-  r.kind = kind;
-  r.path = path;
-  r.depth = static_cast<int>(depth);
-  if (depth > 0) r.parent = Find(frames, depth - 1, kind);
-  const std::size_t id = regions_.size();  // Find above may have grown the vector
-  it = index_.find({kind, path});
-  it->second = id;
+std::size_t RegionTree::Find(const std::vector<model::NvtxFrame>& frames, std::size_t depth, RegionKind kind,
+                             StackRegions* levels) {
+  std::size_t id = kTop;
+  for (std::size_t d = 0; d <= depth; ++d) {
+    std::optional<std::int64_t> counter;
+    id = Child(id, kind, frames[d], &counter);
+    if (levels) {
+      levels->ids.push_back(id);
+      levels->counters.push_back(counter);
+    }
+  }
+  return id;
+}
+
+std::size_t RegionTree::Add(Region r) {
+  const std::size_t id = regions_.size();
+  index_.emplace(std::pair{r.kind, r.path}, id);
+  children_.emplace(ChildKey{r.parent.value_or(kTop), r.kind, r.label}, id);
   if (r.parent) regions_[*r.parent].children.push_back(id);
   regions_.push_back(std::move(r));
   return id;
+}
+
+// The child of `parent` that `frame` names: by its label, else, for a name
+// the instance suffix rule folds, the region of its folded label.
+std::size_t RegionTree::Child(std::size_t parent, RegionKind kind, const model::NvtxFrame& frame,
+                              std::optional<std::int64_t>* counter) {
+  ChildKey key{parent, kind, RegionLabel(frame)};
+  const auto split = suffix_.Fold(frame.name);
+  if (auto it = children_.find(key); it != children_.end()) {
+    const Region& r = regions_[it->second];
+    if (split && r.name != frame.name) *counter = split->number;  // a folded region
+    return it->second;
+  }
+  if (split) {
+    auto [it, added] = numbered_.try_emplace(
+        ChildKey{parent, kind, RegionLabel(model::NvtxFrame{frame.domain, split->folded, std::nullopt})},
+        Numbered{regions_.size(), split->number});
+    Numbered* numbered = &it->second;
+    if (!added && !numbered->blocked) {
+      if (!numbered->folded && split->number != numbered->first) {  // a second number: a counter
+        numbered->folded = FoldInto(numbered->id, split->folded, numbered->first);
+        numbered->blocked = !numbered->folded;
+      }
+      if (numbered->folded) {
+        *counter = split->number;
+        return numbered->id;
+      }
+    }
+  }
+  Region r;
+  r.label = std::move(key.label);
+  r.name = frame.name;
+  r.domain = frame.domain;
+  r.kind = kind;
+  if (parent != kTop) {
+    r.parent = parent;
+    r.path = regions_[parent].path;
+    r.depth = regions_[parent].depth + 1;
+  }
+  r.path.push_back(r.label);
+  return Add(std::move(r));
+}
+
+// The region of the first numbered name becomes the folded region: its label
+// and its subtree's paths change, its id stays (answers kept elsewhere hold).
+bool RegionTree::FoldInto(std::size_t id, const std::string& folded_name, std::int64_t first_number) {
+  Region& r = regions_[id];
+  const std::string label = RegionLabel(model::NvtxFrame{r.domain, folded_name, std::nullopt});
+  std::vector<std::string> path = r.path;
+  path.back() = label;
+  if (index_.count({r.kind, path}) > 0) return false;  // a region named so already: kept apart
+  children_.erase(ChildKey{r.parent.value_or(kTop), r.kind, r.label});
+  children_.emplace(ChildKey{r.parent.value_or(kTop), r.kind, label}, id);
+  r.name = folded_name;
+  r.label = label;
+  Repath(id, r.path.size() - 1, label);
+  // Its launches so far were one instance; inputs that number no instance
+  // (ncu) get the counter as the instance from now on.
+  if (r.instance_ns.empty() && r.instance_span.empty() && r.kernel_ns > 0) r.instance_ns[first_number] = r.kernel_ns;
+  known_stacks_.clear();  // their counters are stale
+  return true;
+}
+
+void RegionTree::Repath(std::size_t id, std::size_t level, const std::string& label) {
+  Region& r = regions_[id];
+  index_.erase({r.kind, r.path});
+  r.path[level] = label;
+  index_.emplace(std::pair{r.kind, r.path}, id);
+  for (std::size_t c : r.children) Repath(c, level, label);
 }
 
 namespace {
@@ -125,21 +196,30 @@ bool SameRegions(const std::vector<model::NvtxFrame>& a, const std::vector<model
   return true;
 }
 
+constexpr std::size_t kMaxKnownStacks = 4096;
+
 }  // namespace
 
-const std::vector<std::size_t>& RegionTree::StackIds(const std::vector<model::NvtxFrame>& stack) {
+const RegionTree::StackRegions& RegionTree::StackIds(const std::vector<model::NvtxFrame>& stack) {
   std::size_t hash = stack.size();
   for (const auto& f : stack) {
     hash = HashBytes(f.domain, HashBytes(f.name, hash));
   }
+  if (auto it = known_stacks_.find(hash); it != known_stacks_.end() && SameRegions(stack, it->second.stack)) {
+    return it->second.regions;
+  }
+  StackRegions answer;
+  if (!stack.empty()) Find(stack, stack.size() - 1, RegionKind::kPushPop, &answer);
+  // Find may have folded a name and cleared the known stacks: insert only now.
+  if (known_stacks_.size() >= kMaxKnownStacks) known_stacks_.clear();
   auto [it, added] = known_stacks_.try_emplace(hash);
-  KnownStack& known = it->second;
-  if (!added && SameRegions(stack, known.stack)) return known.ids;
-  std::vector<std::size_t>& ids = added ? known.ids : ids_;
-  ids.clear();
-  for (std::size_t d = 0; d < stack.size(); ++d) ids.push_back(Find(stack, d, RegionKind::kPushPop));
-  if (added) known.stack = stack;
-  return ids;
+  if (!added) {  // another stack with this hash is kept
+    answer_ = std::move(answer);
+    return answer_;
+  }
+  it->second.stack = stack;
+  it->second.regions = std::move(answer);
+  return it->second.regions;
 }
 
 std::optional<std::size_t> RegionTree::FindPath(RegionKind kind, const std::vector<std::string>& path) const {
@@ -149,23 +229,19 @@ std::optional<std::size_t> RegionTree::FindPath(RegionKind kind, const std::vect
 }
 
 Region& RegionTree::Ensure(const Region& other) {
-  auto [it, inserted] = index_.try_emplace({other.kind, other.path}, regions_.size());
-  if (inserted) {
-    Region r;
-    r.label = other.label;
-    r.name = other.name;
-    r.domain = other.domain;
-    r.kind = other.kind;
-    r.path = other.path;
-    r.depth = other.depth;
-    if (other.path.size() > 1) {
-      const std::vector<std::string> parent(other.path.begin(), other.path.end() - 1);
-      r.parent = index_.at({other.kind, parent});
-      regions_[*r.parent].children.push_back(regions_.size());
-    }
-    regions_.push_back(std::move(r));
+  if (auto it = index_.find({other.kind, other.path}); it != index_.end()) return regions_[it->second];
+  Region r;
+  r.label = other.label;
+  r.name = other.name;
+  r.domain = other.domain;
+  r.kind = other.kind;
+  r.path = other.path;
+  r.depth = other.depth;
+  if (other.path.size() > 1) {
+    const std::vector<std::string> parent(other.path.begin(), other.path.end() - 1);
+    r.parent = index_.at({other.kind, parent});
   }
-  return regions_[it->second];
+  return regions_[Add(std::move(r))];
 }
 
 namespace {
@@ -245,14 +321,17 @@ void RegionTree::Finish(const RegionCapabilities& with) {
   }
 }
 
-RegionBuilder::RegionBuilder(std::string source, const KernelFilter& filter, model::Diagnostics& diagnostics)
-    : source_(std::move(source)), filter_(filter), diagnostics_(diagnostics) {}
+RegionBuilder::RegionBuilder(std::string source, const KernelFilter& filter, model::Diagnostics& diagnostics,
+                             InstanceSuffix suffix)
+    : source_(std::move(source)), filter_(filter), diagnostics_(diagnostics), suffix_(std::move(suffix)) {}
 
 RegionTree& RegionBuilder::TreeFor(const model::ProcessId& process, const std::string& device) {
   // Launches come in runs of one scope: the last answer is kept (map nodes stay put).
   if (last_tree_ == nullptr || last_scope_.device != device || last_scope_.process != process) {
     last_scope_ = Scope{process, device};
-    last_tree_ = &scopes_[last_scope_];
+    auto [it, added] = scopes_.try_emplace(last_scope_);
+    if (added) it->second.set_instance_suffix(suffix_);
+    last_tree_ = &it->second;
   }
   return *last_tree_;
 }
@@ -332,21 +411,23 @@ void RegionBuilder::Account(RegionTree& tree, std::size_t region_index, const mo
 namespace {
 
 // Per numbered instance: GPU time of its kernels, and the span of its GPU work.
-void AddInstance(Region& region, const model::NvtxFrame& frame, const model::LaunchRecord& launch) {
-  if (!frame.instance) return;
-  if (region.last_instance != frame.instance) {
-    region.last_instance = frame.instance;
+// The instance is the source's (a range id), else the counter of a folded
+// numbered name.
+void AddInstance(Region& region, std::optional<std::int64_t> instance, const model::LaunchRecord& launch) {
+  if (!instance) return;
+  if (region.last_instance != instance) {
+    region.last_instance = instance;
     region.last_instance_ns = nullptr;
     region.last_instance_span = nullptr;
   }
   const bool kernel = launch.kind == model::LaunchKind::kKernel;
   if (kernel && launch.duration_ns) {
-    if (!region.last_instance_ns) region.last_instance_ns = &region.instance_ns[*frame.instance];
+    if (!region.last_instance_ns) region.last_instance_ns = &region.instance_ns[*instance];
     *region.last_instance_ns += *launch.duration_ns;
   }
   if (launch.start_ns && launch.end_ns) {
     if (!region.last_instance_span) {
-      auto [it, inserted] = region.instance_span.try_emplace(*frame.instance, *launch.start_ns, *launch.end_ns);
+      auto [it, inserted] = region.instance_span.try_emplace(*instance, *launch.start_ns, *launch.end_ns);
       region.last_instance_span = &it->second;
       if (inserted) return;
     }
@@ -360,16 +441,17 @@ void AddInstance(Region& region, const model::NvtxFrame& frame, const model::Lau
 
 void RegionBuilder::AddKernelLaunch(RegionTree& tree, const model::LaunchRecord& launch) {
   const auto& stack = launch.nvtx_stack;
-  const std::vector<std::size_t>& ids = tree.StackIds(stack);  // Account never calls Find
+  const RegionTree::StackRegions& levels = tree.StackIds(stack);  // Account never calls Find
   for (std::size_t d = 0; d < stack.size(); ++d) {
-    Account(tree, ids[d], launch, d + 1 == stack.size());
-    AddInstance(tree.regions()[ids[d]], stack[d], launch);
+    Account(tree, levels.ids[d], launch, d + 1 == stack.size());
+    AddInstance(tree.regions()[levels.ids[d]], stack[d].instance ? stack[d].instance : levels.counters[d], launch);
   }
   for (std::size_t i = 0; i < launch.nvtx_start_end.size(); ++i) {
     const std::vector<model::NvtxFrame> one{launch.nvtx_start_end[i]};
-    const std::size_t index = tree.Find(one, 0, RegionKind::kStartEnd);
+    RegionTree::StackRegions level;
+    const std::size_t index = tree.Find(one, 0, RegionKind::kStartEnd, &level);
     Account(tree, index, launch, true);
-    AddInstance(tree.regions()[index], one[0], launch);
+    AddInstance(tree.regions()[index], one[0].instance ? one[0].instance : level.counters[0], launch);
   }
 }
 
@@ -401,8 +483,18 @@ void RegionBuilder::OnNvtxRange(const model::NvtxRange& range) {
     return;
   }
   timed_.push_back(TimedRange{TimedProcess(range.process), *range.global_tid, *range.start_ns, *range.end_ns,
-                              range.push_pop, range.end_unknown,
-                              model::NvtxFrame{range.domain, range.name, range.range_id}});
+                              range.push_pop, range.end_unknown, TimedName(range.domain, range.name)});
+}
+
+std::uint32_t RegionBuilder::TimedName(const std::string& domain, const std::string& name) {
+  if (last_timed_name_ < timed_names_.size() && timed_names_[last_timed_name_].name == name &&
+      timed_names_[last_timed_name_].domain == domain) {
+    return last_timed_name_;
+  }
+  std::string key = fmt::format("{}:{}{}", domain.size(), domain, name);
+  const auto [it, added] = timed_name_index_.try_emplace(std::move(key), static_cast<std::uint32_t>(timed_names_.size()));
+  if (added) timed_names_.push_back(model::NvtxFrame{domain, name, std::nullopt});
+  return last_timed_name_ = it->second;
 }
 
 // nvtx_sum gives CPU range time, nvtx_gpu_proj_sum the projection (and
@@ -527,12 +619,12 @@ void RegionBuilder::AddTimedRanges() {
         continue;
       }
       frames.clear();
-      for (const TimedRange* o : open) frames.push_back(o->frame);
-      frames.push_back(r.frame);
+      for (const TimedRange* o : open) frames.push_back(timed_names_[o->name]);
+      frames.push_back(timed_names_[r.name]);
       id = tree.Find(frames, frames.size() - 1, RegionKind::kPushPop);
       open.push_back(&r);
     } else {
-      id = tree.Find({r.frame}, 0, RegionKind::kStartEnd);
+      id = tree.Find({timed_names_[r.name]}, 0, RegionKind::kStartEnd);
     }
     Region& region = tree.regions()[id];
     region.inputs.insert(source_);
@@ -545,6 +637,8 @@ void RegionBuilder::AddTimedRanges() {
   timed_.shrink_to_fit();
   timed_processes_.clear();
   timed_process_index_.clear();
+  timed_names_.clear();
+  timed_name_index_.clear();
   last_timed_process_ = 0;
 }
 

@@ -24,6 +24,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "src/analysis/instance_suffix.h"
 #include "src/analysis/kernel_aggregator.h"
 #include "src/analysis/kernel_filter.h"
 #include "src/core/hash.h"
@@ -139,10 +140,20 @@ struct Region {
 // One scope's regions (a process on a device), or an aggregate.
 class RegionTree {
  public:
-  std::size_t Find(const std::vector<model::NvtxFrame>& frames, std::size_t depth, RegionKind kind);
-  // The ids of every push/pop region of a stack, outermost first. Launches
-  // come in runs with the same stack, so the last answer is kept.
-  const std::vector<std::size_t>& StackIds(const std::vector<model::NvtxFrame>& stack);
+  // The region of each level, outermost first, and the level's counter: the
+  // number of a name the instance suffix rule folded ("decode step 12" in
+  // "decode step N"), nullopt elsewhere.
+  struct StackRegions {
+    std::vector<std::size_t> ids;
+    std::vector<std::optional<std::int64_t>> counters;
+  };
+  // The region of frames[0..depth], made (with its parents) if absent;
+  // `levels` gets every level's.
+  std::size_t Find(const std::vector<model::NvtxFrame>& frames, std::size_t depth, RegionKind kind,
+                   StackRegions* levels = nullptr);
+  // Find's levels for a whole push/pop stack. Launches come in runs with
+  // the same stack, so answers are kept.
+  const StackRegions& StackIds(const std::vector<model::NvtxFrame>& stack);
   std::vector<Region>& regions() { return regions_; }
   const std::vector<Region>& regions() const { return regions_; }
   std::optional<std::size_t> FindPath(RegionKind kind, const std::vector<std::string>& path) const;
@@ -158,19 +169,48 @@ class RegionTree {
   // exclusive values, sums of measured children, unknowns.
   void Finish(const RegionCapabilities& caps);
 
+  // The rule Find folds numbered names by (instance_suffix.h); none: no folding.
+  void set_instance_suffix(const InstanceSuffix& rule) { suffix_ = rule; }
+
   RegionCapabilities caps;
 
  private:
+  static constexpr std::size_t kTop = SIZE_MAX;  // the parent of top-level regions
+  std::size_t Child(std::size_t parent, RegionKind kind, const model::NvtxFrame& frame,
+                    std::optional<std::int64_t>* counter);
+  std::size_t Add(Region r);  // its parent, kind and path set; indexes it
+  bool FoldInto(std::size_t id, const std::string& folded_name, std::int64_t first_number);
+  void Repath(std::size_t id, std::size_t level, const std::string& label);
+
   std::vector<Region> regions_;
   std::map<std::pair<RegionKind, std::vector<std::string>>, std::size_t> index_;
+  struct ChildKey {
+    std::size_t parent;
+    RegionKind kind;
+    std::string label;
+    auto operator<=>(const ChildKey&) const = default;
+  };
+  std::map<ChildKey, std::size_t> children_;  // regions by parent and label
+  // Numbered names by parent and folded label: the first one's region and
+  // number, and whether a second number has folded them.
+  struct Numbered {
+    std::size_t id;
+    std::int64_t first;
+    bool folded = false;
+    bool blocked = false;  // the folded label is another region's: no folding
+  };
+  std::map<ChildKey, Numbered> numbered_;
+  InstanceSuffix suffix_;
   // StackIds' answers by a hash of the stack's domains and names (checked
-  // against the stack kept with them: a collision is only a miss).
+  // against the stack kept with them: a collision is only a miss). Cleared
+  // when a fold changes counters, and when it holds too many stacks (with
+  // numbered names each instance is a stack of its own).
   struct KnownStack {
     std::vector<model::NvtxFrame> stack;
-    std::vector<std::size_t> ids;
+    StackRegions regions;
   };
   std::unordered_map<std::size_t, KnownStack> known_stacks_;
-  std::vector<std::size_t> ids_;  // the answer when the stack is not kept
+  StackRegions answer_;  // the answer when the stack is not kept
 };
 
 struct Scope {
@@ -183,7 +223,8 @@ struct Scope {
 // One input's regions, scope by scope.
 class RegionBuilder : public model::RecordSink {
  public:
-  RegionBuilder(std::string source, const KernelFilter& filter, model::Diagnostics& diagnostics);
+  RegionBuilder(std::string source, const KernelFilter& filter, model::Diagnostics& diagnostics,
+                InstanceSuffix suffix = {});
 
   void OnLaunch(const model::LaunchRecord& launch) override;
   void OnKernelSummary(const model::KernelSummaryRow&) override {}
@@ -218,8 +259,9 @@ class RegionBuilder : public model::RecordSink {
     std::int64_t start = 0, end = 0;
     bool push_pop = true;
     bool end_unknown = false;  // cut at the trace's end: nests, no CPU time
-    model::NvtxFrame frame;
+    std::uint32_t name = 0;    // index into timed_names_: a trace repeats few names many times
   };
+  std::uint32_t TimedName(const std::string& domain, const std::string& name);
   void AddKernelLaunch(RegionTree& tree, const model::LaunchRecord& launch);
   void AddRangeResult(RegionTree& tree, const model::LaunchRecord& launch);
   void Account(RegionTree& tree, std::size_t region_index, const model::LaunchRecord& launch, bool innermost);
@@ -232,6 +274,7 @@ class RegionBuilder : public model::RecordSink {
   std::string source_;
   const KernelFilter& filter_;
   model::Diagnostics& diagnostics_;
+  InstanceSuffix suffix_;
   std::map<Scope, RegionTree> scopes_;
   RegionTree* last_tree_ = nullptr;  // TreeFor's last answer and its scope
   Scope last_scope_;
@@ -239,6 +282,9 @@ class RegionBuilder : public model::RecordSink {
   std::vector<model::ProcessId> timed_processes_;  // the processes of timed_, each once
   std::map<model::ProcessId, std::uint32_t> timed_process_index_;
   std::uint32_t last_timed_process_ = 0;
+  std::vector<model::NvtxFrame> timed_names_;  // each (domain, name) once
+  std::unordered_map<std::string, std::uint32_t> timed_name_index_;
+  std::uint32_t last_timed_name_ = 0;
   std::uint32_t TimedProcess(const model::ProcessId& process);
   // KernelOf's cache: kernel names to small numbers, and (tree, region,
   // number) to the region's aggregate of that kernel.

@@ -330,7 +330,9 @@ Result<std::map<std::int64_t, std::string>> DomainNames(sqlite3* db, const Impor
   return domains;
 }
 
-Status ImportNvtx(sqlite3* db, ImportContext& ctx, RangesByThread& ranges,
+// `ranges` (null: not needed) gets every range by thread, for attributing GPU
+// work through its launch call.
+Status ImportNvtx(sqlite3* db, ImportContext& ctx, RangesByThread* ranges,
                   const std::map<std::int64_t, std::string>& processes) {
   if (!HasTable(db, "NVTX_EVENTS")) return OkStatus();
   ASSIGN_OR_RETURN(auto domains, DomainNames(db, ctx));
@@ -358,8 +360,8 @@ Status ImportNvtx(sqlite3* db, ImportContext& ctx, RangesByThread& ranges,
       ctx.diagnostics.Add(model::Diag::nvtx_range_not_closed,
                           fmt::format("{}: NVTX range '{}' has no end (the program exited inside it)", ctx.source,
                                       model::Excerpt(range.name)));
-    } else if (range.start_ns && range.global_tid) {
-      ranges[*range.global_tid].push_back(
+    } else if (ranges != nullptr && range.start_ns && range.global_tid) {
+      (*ranges)[*range.global_tid].push_back(
           ThreadRange{*range.start_ns, *range.end_ns, range.push_pop,
                       model::NvtxFrame{range.domain, range.name, sqlite3_column_int64(s, 7)}});
     }
@@ -385,7 +387,10 @@ Status ImportNsysSqlite(const std::filesystem::path& file, ImportContext& ctx) {
   }
   RangesByThread ranges;
   const auto processes = ProcessNames(db.get());
-  RETURN_IF_ERROR(ImportNvtx(db.get(), ctx, ranges, processes));
+  // Without the CUDA API trace no launch can be attributed: the ranges go to
+  // the sinks only (their memory does not grow with the ranges then).
+  const bool attributable = HasTable(db.get(), "CUPTI_ACTIVITY_KIND_RUNTIME");
+  RETURN_IF_ERROR(ImportNvtx(db.get(), ctx, attributable ? &ranges : nullptr, processes));
   const RangesByThread* nvtx = HasTable(db.get(), "NVTX_EVENTS") ? &ranges : nullptr;
   RETURN_IF_ERROR(ImportKernels(db.get(), ctx, nvtx));
   RETURN_IF_ERROR(ImportGpuOps(db.get(), ctx, nvtx, processes, "CUPTI_ACTIVITY_KIND_MEMCPY"));

@@ -65,11 +65,14 @@ Result<std::unique_ptr<Collectors>> Collectors::Create(const RegionOptions& regi
   ASSIGN_OR_RETURN(analysis::KernelFilter filter, analysis::KernelFilter::Create(regions.kernels, regions.per_region));
   ASSIGN_OR_RETURN(analysis::StepNamer steps,
                    analysis::StepNamer::Create(regions.phases.prefill_patterns, regions.phases.decode_patterns));
-  return std::unique_ptr<Collectors>(new Collectors(std::move(filter), std::move(steps), pair_launches));
+  ASSIGN_OR_RETURN(analysis::InstanceSuffix suffix, analysis::InstanceSuffix::Create(regions.instance_suffix));
+  return std::unique_ptr<Collectors>(
+      new Collectors(std::move(filter), std::move(steps), std::move(suffix), pair_launches));
 }
 
-Collectors::Collectors(analysis::KernelFilter filter, analysis::StepNamer steps, bool pair_launches)
-    : phases_(std::move(steps)), pair_launches_(pair_launches), filter_(std::move(filter)) {}
+Collectors::Collectors(analysis::KernelFilter filter, analysis::StepNamer steps, analysis::InstanceSuffix suffix,
+                       bool pair_launches)
+    : phases_(std::move(steps)), pair_launches_(pair_launches), filter_(std::move(filter)), suffix_(std::move(suffix)) {}
 
 Collectors::~Collectors() = default;
 
@@ -80,7 +83,7 @@ model::RecordSink& Collectors::BeginInput(const std::string& label, const std::s
   sequences_.SetSource(label);
   phases_.SetSource(label);
   // One region builder per input: CombineRegions decides what adds up.
-  builders_.push_back(std::make_unique<analysis::RegionBuilder>(label, filter_, region_diagnostics_));
+  builders_.push_back(std::make_unique<analysis::RegionBuilder>(label, filter_, region_diagnostics_, suffix_));
   tag_.reset();
   tee_.reset();
   router_ = std::make_unique<Router>(*this);

@@ -57,7 +57,8 @@ class Collectors {
  private:
   class Router;
   class RegionTag;
-  Collectors(analysis::KernelFilter filter, analysis::StepNamer steps, bool pair_launches);
+  Collectors(analysis::KernelFilter filter, analysis::StepNamer steps, analysis::InstanceSuffix suffix,
+             bool pair_launches);
 
   analysis::KernelAggregator aggregator_;
   analysis::GpuTimeline gpu_timeline_;    // GPU busy and idle per device
@@ -67,6 +68,7 @@ class Collectors {
   analysis::PhaseCollector phases_;       // steps and timed kernels for the LLM phases
   bool pair_launches_;
   analysis::KernelFilter filter_;
+  analysis::InstanceSuffix suffix_;  // pipeline.regions.instance_suffix
   model::Diagnostics diagnostics_;         // the importers'
   model::Diagnostics region_diagnostics_;  // the region builders'
   model::GpuBreakdown breakdown_;

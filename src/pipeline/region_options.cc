@@ -75,6 +75,13 @@ Result<RegionOptions> RegionOptionsFromConfig(const Node& root) {
     }
     options.max_folders = static_cast<std::size_t>(max_folders->get<std::int64_t>());
   }
+  if (const Node* suffix = At(root, "pipeline.regions.instance_suffix"); suffix && !suffix->is_null()) {
+    if (!suffix->is_string()) return WrongType("pipeline.regions.instance_suffix", "a string (an RE2 pattern, or '')");
+    options.instance_suffix = suffix->get<std::string>();
+    // Checked here, so a bad pattern is a usage error before any import.
+    Result<analysis::InstanceSuffix> check = analysis::InstanceSuffix::Create(options.instance_suffix);
+    if (!check.ok()) return std::move(check).error();
+  }
   if (const Node* per_region = At(root, "pipeline.regions.kernels"); per_region && !per_region->is_null()) {
     if (!per_region->is_object()) return WrongType("pipeline.regions.kernels", "a mapping of region -> patterns");
     for (const auto& [region, value] : per_region->items()) {

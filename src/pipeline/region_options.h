@@ -5,6 +5,7 @@
 #include <string>
 
 #include "src/analysis/kernel_category.h"
+#include "src/analysis/instance_suffix.h"
 #include "src/analysis/kernel_filter.h"
 #include "src/analysis/metric_selection.h"
 #include "src/analysis/phases.h"
@@ -19,6 +20,7 @@ struct RegionOptions {
   analysis::MetricSelection selection;                     // pipeline.ncu.ncu_cli.sections / metrics
   bool aggregate = true;                                   // pipeline.regions.aggregate
   std::size_t max_folders = 1000;                          // pipeline.regions.max_folders
+  std::string instance_suffix = analysis::kDefaultInstanceSuffix;  // pipeline.regions.instance_suffix
   std::vector<analysis::CategoryRule> categories;          // analysis.kernel_categories, before the built-in table
   analysis::PhaseOptions phases;                           // analysis.phases, analysis.steady_state, model.tokens
 };

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "src/model/counter_suffix.h"
 #include "src/report/run_model.h"
 
 namespace llmpo::report {
@@ -140,12 +141,9 @@ std::string ComparePath(const std::vector<std::string>& labels, bool* numbered) 
   std::string out;
   for (const auto& label : labels) {
     if (!out.empty()) out += " / ";
-    const auto hash = label.rfind('#');
-    const bool digits = hash != std::string::npos && hash + 1 < label.size() &&
-                        std::all_of(label.begin() + static_cast<std::ptrdiff_t>(hash) + 1, label.end(),
-                                    [](unsigned char c) { return std::isdigit(c) != 0; });
-    if (digits) {
-      out += label.substr(0, hash) + "#N";
+    const auto number = model::FindTrailingNumber(label);
+    if (number && number->pos > 0 && label[number->pos - 1] == '#') {
+      out += label.substr(0, number->pos) + "N";
       if (numbered) *numbered = true;
     } else {
       out += label;

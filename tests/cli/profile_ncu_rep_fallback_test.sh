@@ -2,7 +2,7 @@
 # `profile` when ncu profiled but its CSV export failed: the reports are
 # built from the saved .ncu-rep, read natively (fake tools on PATH; the fake
 # ncu saves a copy of tests/fixtures/handmade/ncu_rep_small.ncu-rep, whose
-# kernels are kernel_0..2(float*) in the regions step > layer_0..2). `report`
+# kernels are kernel_0..2(float*) in the regions step > layer_0..2, one region layer_N with 3 instances by pipeline.regions.instance_suffix). `report`
 # on that run folder does the same.
 set -euo pipefail
 bin=$(realpath "$1")
@@ -26,7 +26,7 @@ for k in 'kernel_0(float*)' 'kernel_1(float*)' 'kernel_2(float*)'; do
   grep -qF "| $k |" run/kernels.md || fail "$k missing from kernels.md: $(cat run/kernels.md)"
 done
 grep -q 'Format: ncu-report' run/kernels.md || fail "kernels.md does not name the report as its source"
-grep -q '^  layer_1  GPU kernels 0.0702 ms' run/ncu/regions/report.md || fail "region tree: $(cat run/ncu/regions/report.md)"
+grep -q '^  layer_N  GPU kernels 0.1105 ms (excl. 0.1105), 3 launches' run/ncu/regions/report.md || fail "region tree: $(cat run/ncu/regions/report.md)"
 rm run/kernels.md
 "$bin" report run >report.txt 2>&1 || fail "report exited $?: $(cat report.txt)"
 grep -qF '| kernel_1(float*) |' run/kernels.md || fail "report did not rebuild kernels.md from the .ncu-rep"

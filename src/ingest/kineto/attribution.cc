@@ -12,6 +12,7 @@
 #include "src/ingest/kineto/id_table.h"
 #include "src/ingest/kineto/span_sweep.h"
 #include "src/ingest/kineto/trace_reader.h"
+#include "src/model/counter_suffix.h"
 
 namespace llmpo::ingest::kineto {
 namespace {
@@ -36,15 +37,7 @@ bool HasRealExternalIds(const TraceStore& store) {
   return false;
 }
 
-std::optional<std::int64_t> StepNumber(std::string_view name) {
-  if (!name.starts_with(kStepPrefix)) return std::nullopt;
-  std::int64_t n = 0;
-  for (char c : name.substr(kStepPrefix.size())) {
-    if (c < '0' || c > '9') return std::nullopt;
-    n = n * 10 + (c - '0');
-  }
-  return n;
-}
+std::optional<std::int64_t> StepNumber(std::string_view name) { return model::NumberAfter(name, kStepPrefix); }
 
 // ProfilerStep#7 is instance 7... of the region "ProfilerStep".
 std::string RegionName(const std::string& name) { return StepNumber(name) ? "ProfilerStep" : name; }

@@ -1,0 +1,170 @@
+// pipeline.regions.instance_suffix: numbered NVTX names folded into one
+// region with instances, and the numbers that are kept.
+#include "src/analysis/instance_suffix.h"
+
+#include <gtest/gtest.h>
+
+#include "src/analysis/region_combine.h"
+#include "src/analysis/region_tree.h"
+#include "src/model/counter_suffix.h"
+
+namespace llmpo::analysis {
+namespace {
+
+using model::LaunchRecord;
+using model::NvtxFrame;
+
+InstanceSuffix Default() { return InstanceSuffix::Create(kDefaultInstanceSuffix).value(); }
+
+LaunchRecord Launch(double ns, std::vector<std::string> stack) {
+  LaunchRecord l;
+  l.kernel_name = "k";
+  l.duration_ns = ns;
+  l.process.name = "p";
+  l.device = "0";
+  l.has_nvtx = true;
+  for (auto& name : stack) l.nvtx_stack.push_back(NvtxFrame{"", std::move(name), std::nullopt});
+  return l;
+}
+
+const Region* At(const RegionTree& tree, std::vector<std::string> path) {
+  for (const auto& r : tree.regions()) {
+    if (r.path == path) return &r;
+  }
+  return nullptr;
+}
+
+TEST(CounterSuffix, TrailingNumber) {
+  EXPECT_EQ(model::FindTrailingNumber("step 12")->value, 12);
+  EXPECT_EQ(model::FindTrailingNumber("step 12")->pos, 5u);
+  EXPECT_FALSE(model::FindTrailingNumber("step"));
+  EXPECT_FALSE(model::FindTrailingNumber("x1234567890123456789"));  // 19 digits: no counter
+  EXPECT_EQ(model::NumberAfter("ProfilerStep#7", "ProfilerStep#"), 7);
+  EXPECT_FALSE(model::NumberAfter("ProfilerStep#7a", "ProfilerStep#"));
+  EXPECT_FALSE(model::NumberAfter("ProfilerStep#", "ProfilerStep#"));
+}
+
+TEST(InstanceSuffix, DefaultRule) {
+  const InstanceSuffix rule = Default();
+  EXPECT_EQ(rule.Fold("decode step 12")->folded, "decode step N");
+  EXPECT_EQ(rule.Fold("decode step 12")->number, 12);
+  EXPECT_EQ(rule.Fold("layer_7")->folded, "layer_N");
+  EXPECT_EQ(rule.Fold("block-3")->folded, "block-N");
+  EXPECT_EQ(rule.Fold("ProfilerStep#4")->folded, "ProfilerStep#N");
+  EXPECT_FALSE(rule.Fold("conv2"));  // no separator: part of the name
+  EXPECT_FALSE(rule.Fold("fp8 gemm"));
+  EXPECT_FALSE(rule.Fold("v1.2"));
+  EXPECT_FALSE(rule.Fold("decode"));
+  EXPECT_FALSE(InstanceSuffix().Fold("layer_7"));
+  EXPECT_FALSE(InstanceSuffix::Create("").value().Fold("layer_7"));
+}
+
+TEST(InstanceSuffix, OtherPatternsAndRefusals) {
+  const InstanceSuffix rule = InstanceSuffix::Create("step([0-9]+)").value();
+  EXPECT_EQ(rule.Fold("step12")->folded, "stepN");
+  EXPECT_FALSE(rule.Fold("layer_7"));
+  // The group must be the digits only.
+  EXPECT_FALSE(InstanceSuffix::Create("(_[0-9]+)").value().Fold("layer_7"));
+  const auto bad = InstanceSuffix::Create("([0-9]+");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().kind, ExitStatus::kUsage);
+  const auto no_group = InstanceSuffix::Create("_[0-9]+");
+  ASSERT_FALSE(no_group.ok());
+  EXPECT_NE(no_group.error().message.find("no capture group"), std::string::npos);
+}
+
+TEST(InstanceSuffix, NumberedStepsAreOneRegionWithInstances) {
+  KernelFilter filter;
+  model::Diagnostics d;
+  RegionBuilder b("in", filter, d, Default());
+  for (int step = 0; step < 100; ++step) {
+    b.OnLaunch(Launch(10 + step, {"decode step " + std::to_string(step), "attn"}));
+    b.OnLaunch(Launch(5, {"decode step " + std::to_string(step), "mlp"}));
+  }
+  b.OnLaunch(Launch(3, {"decode step 0", "attn"}));  // the first number again, after folding
+  b.Finish();
+  const CombinedRegions c = CombineRegions({{&b, model::SourceFamily::kNcu}});
+  const RegionTree& t = c.aggregate;
+  EXPECT_EQ(t.regions().size(), 3u);
+  const Region* step = At(t, {"decode step N"});
+  const Region* attn = At(t, {"decode step N", "attn"});
+  ASSERT_TRUE(step && attn && At(t, {"decode step N", "mlp"}));
+  EXPECT_EQ(step->name, "decode step N");
+  EXPECT_EQ(step->launches, 201u);
+  EXPECT_DOUBLE_EQ(*step->total_ns, 100 * 10 + 99 * 100 / 2 + 100 * 5 + 3);
+  EXPECT_DOUBLE_EQ(*attn->total_ns, 100 * 10 + 99 * 100 / 2 + 3);
+  std::string of;
+  const auto instances = step->Instances(&of);
+  ASSERT_TRUE(instances);
+  EXPECT_EQ(of, "total_ms");
+  EXPECT_EQ(instances->count, 100u);
+  EXPECT_DOUBLE_EQ(instances->min_ns, 11 + 5);  // step 1 (step 0: 10 + 5, and 3 more later)
+  EXPECT_DOUBLE_EQ(instances->max_ns, 109 + 5);
+  EXPECT_DOUBLE_EQ(instances->total_ns, *step->total_ns);
+}
+
+TEST(InstanceSuffix, ANumberSeenOnceStays) {
+  KernelFilter filter;
+  model::Diagnostics d;
+  RegionBuilder b("in", filter, d, Default());
+  b.OnLaunch(Launch(1, {"resnet_50", "layer_1"}));
+  b.OnLaunch(Launch(1, {"resnet_50", "layer_1"}));
+  b.OnLaunch(Launch(1, {"other", "layer_2"}));  // another parent: not a second number of resnet_50's layer
+  b.Finish();
+  const CombinedRegions c = CombineRegions({{&b, model::SourceFamily::kNcu}});
+  EXPECT_TRUE(At(c.aggregate, {"resnet_50", "layer_1"}));
+  EXPECT_TRUE(At(c.aggregate, {"other", "layer_2"}));
+  EXPECT_EQ(c.aggregate.regions().size(), 4u);
+}
+
+TEST(InstanceSuffix, SubtreesFoldAndALiteralNameBlocks) {
+  KernelFilter filter;
+  model::Diagnostics d;
+  RegionBuilder b("in", filter, d, Default());
+  b.OnLaunch(Launch(1, {"step 1", "layer_1"}));
+  b.OnLaunch(Launch(2, {"step 1", "layer_2"}));
+  b.OnLaunch(Launch(4, {"step 2", "layer_1"}));
+  b.OnLaunch(Launch(8, {"run N", "x"}));
+  b.OnLaunch(Launch(16, {"run 1"}));
+  b.OnLaunch(Launch(32, {"run 2"}));  // "run N" exists: these stay apart
+  b.Finish();
+  const CombinedRegions c = CombineRegions({{&b, model::SourceFamily::kNcu}});
+  const RegionTree& t = c.aggregate;
+  ASSERT_TRUE(At(t, {"step N", "layer_N"}));
+  EXPECT_DOUBLE_EQ(*At(t, {"step N", "layer_N"})->total_ns, 7);
+  EXPECT_DOUBLE_EQ(*At(t, {"step N"})->total_ns, 7);
+  EXPECT_EQ(At(t, {"step 1"}), nullptr);
+  EXPECT_DOUBLE_EQ(*At(t, {"run N"})->total_ns, 8);
+  EXPECT_DOUBLE_EQ(*At(t, {"run 1"})->total_ns, 16);
+  EXPECT_DOUBLE_EQ(*At(t, {"run 2"})->total_ns, 32);
+}
+
+TEST(InstanceSuffix, TimelineRangesKeepTheirIds) {
+  KernelFilter filter;
+  model::Diagnostics d;
+  RegionBuilder b("in", filter, d, Default());
+  for (int i = 0; i < 3; ++i) {
+    model::NvtxRange r;
+    r.name = "decode step " + std::to_string(i);
+    r.process.name = "p";
+    r.global_tid = 1;
+    r.start_ns = 100 * i;
+    r.end_ns = 100 * i + 10 + i;
+    r.push_pop = true;
+    r.range_id = 50 + i;
+    b.OnNvtxRange(r);
+  }
+  b.Finish();
+  const CombinedRegions c = CombineRegions({{&b, model::SourceFamily::kTimeline}});
+  const Region* step = At(c.aggregate, {"decode step N"});
+  ASSERT_TRUE(step);
+  std::string of;
+  const auto instances = step->Instances(&of);
+  ASSERT_TRUE(instances);
+  EXPECT_EQ(of, "cpu_ms");
+  EXPECT_EQ(instances->count, 3u);
+  EXPECT_DOUBLE_EQ(*step->cpu_ns, 33);
+}
+
+}  // namespace
+}  // namespace llmpo::analysis
