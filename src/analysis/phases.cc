@@ -12,6 +12,12 @@
 #include "src/analysis/phase_graphs.h"
 
 namespace llmpo::analysis {
+
+std::string ShortScope(const std::string& scope) {
+  const std::size_t paren = scope.find(" (");
+  const std::size_t slash = scope.rfind('/', paren == std::string::npos ? scope.size() : paren);
+  return slash == std::string::npos ? scope : scope.substr(slash + 1);
+}
 namespace {
 
 constexpr std::size_t kTopKernels = 5;
@@ -96,7 +102,7 @@ Steps PickSteps(const PhaseInput& in, const PhaseOptions& options, PhaseReport& 
     if (s.prefill_tokens || s.decode_tokens) s.tokens_from = "annotation";
     if (!r->step.malformed.empty()) {
       diagnostics.Add(model::Diag::phase_counts_malformed,
-                      fmt::format("{}: step '{}': {}; its phase and token counts are left unknown", s.scope,
+                      fmt::format("{}: step '{}': {}; its phase and token counts are left unknown", ShortScope(s.scope),
                                   model::Excerpt(r->name), r->step.malformed));
     }
     if (s.phase == Phase::kPrefill && !s.prefill_tokens && options.prefill_tokens_per_step) {

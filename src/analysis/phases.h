@@ -32,6 +32,11 @@ struct PhaseOptions {
   std::optional<double> prefill_tokens_per_step, decode_tokens_per_step;
 };
 
+// A scope label ("/path/to/input (process)") with the input's folders left
+// out, for tables: a full path would be cut at a width that depends on where
+// the input lies.
+std::string ShortScope(const std::string& scope);
+
 // What the collector kept: each timed kernel and each step range.
 struct PhaseInput {
   struct Kernel {

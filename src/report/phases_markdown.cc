@@ -68,7 +68,7 @@ void StepTable(std::string& out, const analysis::PhaseReport& p) {
   out += "|---:|---|---|---|---|---|---:|---:|---:|---:|---:|---|\n";
   for (std::size_t i = 0; i < p.steps.size() && i < kMaxStepRows; ++i) {
     const auto& s = p.steps[i];
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", i, MdCell(s.scope, 60),
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", i, MdCell(analysis::ShortScope(s.scope), 60),
                        MdCell(s.name, 60), analysis::ToString(s.phase), Counts(s.prefill_requests, s.prefill_tokens),
                        Counts(s.decode_requests, s.decode_tokens), MsText(s.gpu_kernel_ns), MsText(s.gpu_span_ns),
                        MsText(s.gpu_idle_ns), s.kernels, s.graph_launches,
@@ -99,7 +99,7 @@ void GraphTable(std::string& out, const analysis::PhaseReport& p) {
     const std::string per = g.kernels_per_launch_min == g.kernels_per_launch_max
                                 ? std::to_string(g.kernels_per_launch_min)
                                 : fmt::format("{}-{}", g.kernels_per_launch_min, g.kernels_per_launch_max);
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", MdCell(g.first_kernel, 60), MdCell(g.scope, 60),
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", MdCell(g.first_kernel, 60), MdCell(analysis::ShortScope(g.scope), 60),
                        g.launches, per, MsText(g.gpu_kernel_ns), MsText(g.launch_call_ns), MdCell(ranges, 200));
   }
 }
