@@ -22,17 +22,16 @@ import subprocess
 import sys
 import tempfile
 
+import run_kineto_bench  # same folder: its GNU time wrapper
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BEGIN = "<!-- compare-bench begin -->"
 END = "<!-- compare-bench end -->"
 
 
 def timed(cmd):
-    out = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M"] + cmd, capture_output=True, text=True)
-    if out.returncode != 0:
-        sys.exit(f"failed: {' '.join(map(str, cmd))}\n{out.stderr[-2000:]}")
-    wall, user, system, rss_kib = out.stderr.strip().splitlines()[-1].split()
-    return float(wall), float(user) + float(system), int(rss_kib) / 1024.0
+    """Wall s, CPU s and peak RSS MiB of one command (run_kineto_bench's GNU time wrapper)."""
+    return run_kineto_bench.timed(cmd)[:3]
 
 
 def trace(scratch, mb, seed):
