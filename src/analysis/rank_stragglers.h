@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "src/analysis/region_combine.h"
+#include "src/model/gpu_breakdown.h"
 
 namespace llmpo::analysis {
 
@@ -24,16 +25,39 @@ struct StragglerRow {
   double slowest_ns = 0, median_ns = 0, fastest_ns = 0;
   double excess_ns = 0;              // slowest - median
   std::optional<double> excess_pct;  // of the median; none when the median is 0
+  std::vector<std::pair<std::int64_t, double>> per_rank_ns;  // (rank, value), rank order: steps only
+};
+
+// Per rank, its communication kernel time (NCCL and the like, the union of
+// their intervals, devices added) and how much it exceeds the rank with the
+// least: ranks move the same bytes in a collective, so the excess is time
+// spent waiting for later ranks (an upper bound: unequal work also shows).
+struct RankCollectives {
+  std::int64_t rank = 0;
+  double communication_ns = 0;
+  double beyond_least_ns = 0;
 };
 
 struct Stragglers {
   int ranks = 0;                      // ranks with regions
-  std::vector<StragglerRow> steps;    // in step order
+  std::vector<StragglerRow> steps;    // in step order, at most kMaxStepRows
+  std::size_t steps_omitted = 0;      // steps past kMaxStepRows
   std::vector<StragglerRow> regions;  // largest excess first, at most `top`
+  std::vector<RankCollectives> collectives;  // rank order; empty without communication on two ranks
 };
 
-// Empty (ranks < 2) unless two ranked scopes hold regions.
-Stragglers FindStragglers(const CombinedRegions& regions, std::size_t top);
+inline constexpr std::size_t kMaxStepRows = 1024;
+
+// Empty (ranks < 2) unless two ranked scopes hold regions. Steps are
+// top-level regions named as steps: one region per step ("step 3"), one
+// folded region of numbered steps ("step N", per number), and Kineto's
+// ProfilerStep#N from the GPU breakdown (none: no PyTorch trace), which also
+// gives the time in collectives.
+Stragglers FindStragglers(const CombinedRegions& regions, const model::GpuBreakdown* breakdown, std::size_t top);
+
+// Communication per rank from the GPU breakdown's devices (rank, union of
+// communication kernels); empty unless two ranks communicated.
+std::vector<RankCollectives> CollectiveWait(const model::GpuBreakdown& breakdown);
 
 // The step number a region name gives ("ProfilerStep#12", "step 3",
 // "step_3", "Step3"); none for another name.

@@ -46,6 +46,7 @@ void CopyQuantity(Region& to, const Region& from, Quantity q) {
       to.kernels = from.kernels;
       to.measured = from.measured;
       to.instance_ns = from.instance_ns;
+      to.number_gpu_ns = from.number_gpu_ns;
       to.range_metrics = from.range_metrics;
       break;
     case Quantity::kGpuOps:
@@ -61,6 +62,7 @@ void CopyQuantity(Region& to, const Region& from, Quantity q) {
       to.cpu_ns = from.cpu_ns;
       to.cpu_exclusive_ns = from.cpu_exclusive_ns;
       to.cpu_instances = from.cpu_instances;
+      to.number_cpu_ns = from.number_cpu_ns;
       break;
   }
 }

@@ -172,6 +172,10 @@ bool RegionTree::FoldInto(std::size_t id, const std::string& folded_name, std::i
   // Its launches so far were one instance; inputs that number no instance
   // (ncu) get the counter as the instance from now on.
   if (r.instance_ns.empty() && r.instance_span.empty() && r.kernel_ns > 0) r.instance_ns[first_number] = r.kernel_ns;
+  if (!r.parent) {  // the first instance, so far a region of its own
+    if (r.kernel_ns > 0) r.number_gpu_ns[first_number] = r.kernel_ns;
+    if (r.cpu_instances.count > 0) r.number_cpu_ns[first_number] = r.cpu_instances.total_ns;
+  }
   known_stacks_.clear();  // their counters are stale
   return true;
 }
@@ -268,6 +272,8 @@ void RegionTree::Merge(const Region& other) {
   r.inputs.insert(other.inputs.begin(), other.inputs.end());
   for (const auto& [name, k] : other.kernels) MergeKernel(r.kernels[name], k);
   for (const auto& [id, ns] : other.instance_ns) r.instance_ns[id] += ns;
+  for (const auto& [n, ns] : other.number_gpu_ns) r.number_gpu_ns[n] += ns;
+  for (const auto& [n, ns] : other.number_cpu_ns) r.number_cpu_ns[n] += ns;
   r.measured.Merge(other.measured);
   r.cpu_instances.Merge(other.cpu_instances);
   r.projected_stats.Merge(other.projected_stats);
@@ -437,6 +443,15 @@ void AddInstance(Region& region, std::optional<std::int64_t> instance, const mod
   }
 }
 
+// A top-level folded region: a selected kernel's time under its name's number.
+void AddNumbered(Region& region, std::optional<std::int64_t> counter, const model::LaunchRecord& launch,
+                 const KernelFilter& filter) {
+  if (counter && launch.kind == model::LaunchKind::kKernel && launch.duration_ns &&
+      filter.Selects(region.label, launch.kernel_name)) {
+    region.number_gpu_ns[*counter] += *launch.duration_ns;
+  }
+}
+
 }  // namespace
 
 void RegionBuilder::AddKernelLaunch(RegionTree& tree, const model::LaunchRecord& launch) {
@@ -446,12 +461,14 @@ void RegionBuilder::AddKernelLaunch(RegionTree& tree, const model::LaunchRecord&
     Account(tree, levels.ids[d], launch, d + 1 == stack.size());
     AddInstance(tree.regions()[levels.ids[d]], stack[d].instance ? stack[d].instance : levels.counters[d], launch);
   }
+  if (!stack.empty()) AddNumbered(tree.regions()[levels.ids[0]], levels.counters[0], launch, filter_);
   for (std::size_t i = 0; i < launch.nvtx_start_end.size(); ++i) {
     const std::vector<model::NvtxFrame> one{launch.nvtx_start_end[i]};
     RegionTree::StackRegions level;
     const std::size_t index = tree.Find(one, 0, RegionKind::kStartEnd, &level);
     Account(tree, index, launch, true);
     AddInstance(tree.regions()[index], one[0].instance ? one[0].instance : level.counters[0], launch);
+    AddNumbered(tree.regions()[index], level.counters[0], launch, filter_);
   }
 }
 
@@ -599,6 +616,7 @@ void RegionBuilder::AddTimedRanges() {
   });
   std::vector<const TimedRange*> open;
   std::vector<model::NvtxFrame> frames;
+  RegionTree::StackRegions levels;
   for (std::size_t k = 0; k < order.size(); ++k) {
     const TimedRange& r = timed_[order[k].index];
     if (k == 0 || order[k].process != order[k - 1].process || r.tid != order[k - 1].tid) open.clear();
@@ -607,6 +625,8 @@ void RegionBuilder::AddTimedRanges() {
     const auto& devs = devices[process];
     RegionTree& tree = TreeFor(process, devs.size() == 1 ? *devs.begin() : std::string());
     std::size_t id = 0;
+    levels.ids.clear();
+    levels.counters.clear();
     if (r.push_pop) {
       const auto contains = [&r](const TimedRange* o) {
         return o->start <= r.start && r.end <= o->end && !(o->end == r.start && o->start < r.start);
@@ -621,10 +641,10 @@ void RegionBuilder::AddTimedRanges() {
       frames.clear();
       for (const TimedRange* o : open) frames.push_back(timed_names_[o->name]);
       frames.push_back(timed_names_[r.name]);
-      id = tree.Find(frames, frames.size() - 1, RegionKind::kPushPop);
+      id = tree.Find(frames, frames.size() - 1, RegionKind::kPushPop, &levels);
       open.push_back(&r);
     } else {
-      id = tree.Find({timed_names_[r.name]}, 0, RegionKind::kStartEnd);
+      id = tree.Find({timed_names_[r.name]}, 0, RegionKind::kStartEnd, &levels);
     }
     Region& region = tree.regions()[id];
     region.inputs.insert(source_);
@@ -632,6 +652,9 @@ void RegionBuilder::AddTimedRanges() {
     // holds its launches, but has no CPU time: it is no instance of the CPU
     // range time (count, min, mean, max), and the importer counted it.
     if (!r.end_unknown) region.cpu_instances.Add(static_cast<double>(r.end - r.start));
+    if (!r.end_unknown && !region.parent && levels.counters.size() == 1 && levels.counters[0]) {
+      region.number_cpu_ns[*levels.counters[0]] += static_cast<double>(r.end - r.start);
+    }
   }
   timed_.clear();
   timed_.shrink_to_fit();

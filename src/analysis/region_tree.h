@@ -112,6 +112,10 @@ struct Region {
   std::optional<std::int64_t> last_instance;
   double* last_instance_ns = nullptr;
   std::pair<std::int64_t, std::int64_t>* last_instance_span = nullptr;
+  // Top-level regions of folded numbered names ("step N") only: per number
+  // its name carried, the GPU kernel time and CPU range time of that
+  // instance (stragglers compare ranks step by step).
+  std::map<std::int64_t, double> number_gpu_ns, number_cpu_ns;
   InstanceStats measured;         // range-replay results
   InstanceStats cpu_instances;    // CPU time per instance (timeline ranges, nvtx_sum)
   InstanceStats projected_stats;  // projection per instance (nvtx_gpu_proj_sum)

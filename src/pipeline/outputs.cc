@@ -81,7 +81,7 @@ void Html(const ReportSet& s, std::ostream& o) {
   const report::HtmlReportInput input{&s.run, &s.kernels, s.regions ? &*s.regions : nullptr,
                                       s.timeline ? &*s.timeline : nullptr, &s.page, s.trace_json_link,
                                       s.gpu_breakdown ? &*s.gpu_breakdown : nullptr,
-                                      s.phases ? &*s.phases : nullptr};
+                                      s.phases ? &*s.phases : nullptr, s.stragglers ? &*s.stragglers : nullptr};
   Put(o, report::HtmlReport(input));
 }
 

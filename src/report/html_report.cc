@@ -9,6 +9,7 @@
 #include "src/report/html_sections.h"
 #include "src/report/html_text.h"
 #include "src/report/phases_report.h"
+#include "src/report/stragglers_report.h"
 #include "src/report/text_format.h"
 
 namespace llmpo::report {
@@ -394,6 +395,7 @@ std::string OptionalLinks(const HtmlReportInput& in, bool ncu_rows) {
   if (ncu_rows) out += " <a href=\"#ncu-table\">Kernels under ncu</a>";
   if (in.gpu_breakdown != nullptr && !in.gpu_breakdown->breakdown.devices.empty())
     out += " <a href=\"#gpu-breakdown\">GPU breakdown</a>";
+  if (in.stragglers != nullptr) out += " <a href=\"#stragglers\">Stragglers</a>";
   return out;
 }
 
@@ -433,6 +435,7 @@ std::string HtmlReport(const HtmlReportInput& in) {
   if (in.phases) out += PhasesHtml(*in.phases);
   out += TimelineSection(in);
   out += GpuBreakdownSection(in.gpu_breakdown);
+  if (in.stragglers) out += StragglersHtml(*in.stragglers);
   out += TableSection("kernel-table", "Kernels",
                       kernels_omitted
                           ? fmt::format("Every input's kernels per process and device, largest total first; the {} "

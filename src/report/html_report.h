@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "src/analysis/rank_stragglers.h"
+
 #include "src/report/gpu_breakdown_report.h"
 #include "src/analysis/phases.h"
 #include "src/report/kernels_report.h"
@@ -26,6 +28,7 @@ struct HtmlReportInput {
   std::string trace_json;                      // link to the Chrome/Perfetto trace, relative to the page; "" when none
   const GpuBreakdownReport* gpu_breakdown = nullptr;  // null: no PyTorch trace with CPU ops
   const analysis::PhaseReport* phases = nullptr;  // null: no steps and no graph launches
+  const analysis::Stragglers* stragglers = nullptr;  // null: fewer than two ranks with regions
 };
 
 std::string HtmlReport(const HtmlReportInput& input);

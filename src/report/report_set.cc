@@ -192,7 +192,8 @@ ReportSet BuildReportSet(Collected collected, const ReportOptions& options) {
   }
   set.regions = BuildRegions(collected, set.kernels, options);
   if (collected.regions != nullptr) {
-    analysis::Stragglers stragglers = analysis::FindStragglers(*collected.regions, options.top_k);
+    analysis::Stragglers stragglers = analysis::FindStragglers(
+        *collected.regions, set.gpu_breakdown ? &set.gpu_breakdown->breakdown : nullptr, options.top_k);
     if (stragglers.ranks >= 2) set.stragglers = std::move(stragglers);
   }
   set.regions_subdir = options.regions_subdir;

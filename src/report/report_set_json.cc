@@ -254,9 +254,23 @@ LLMPO_JSON_FIELDS(RooflineSummary, precision, level, kernels, time_ns, achieved_
 LLMPO_JSON_FIELDS(RankSpread, quantity, min, median, max, min_process, max_process)
 LLMPO_JSON_FIELDS(StepSpread, step, ranks, min_cpu_ms, median_cpu_ms, max_cpu_ms, slowest_process)
 LLMPO_JSON_FIELDS(RankComparison, processes, quantities, steps)
-LLMPO_JSON_FIELDS(StragglerRow, region, quantity, ranks, slowest_rank, fastest_rank, slowest_ns, median_ns, fastest_ns,
-                  excess_ns, excess_pct)
-LLMPO_JSON_FIELDS(Stragglers, ranks, steps, regions)
+LLMPO_JSON_FIELDS_ADDED(StragglerRow, per_rank_ns, region, quantity, ranks, slowest_rank, fastest_rank, slowest_ns,
+                        median_ns, fastest_ns, excess_ns, excess_pct)  // 1.3
+LLMPO_JSON_FIELDS(RankCollectives, rank, communication_ns, beyond_least_ns)
+[[maybe_unused]] static void to_json(Json& j, const Stragglers& s) {
+  j["ranks"] = s.ranks;
+  j["steps"] = s.steps;
+  j["regions"] = s.regions;
+  j["steps_omitted"] = s.steps_omitted;  // 1.3
+  j["collectives"] = s.collectives;      // 1.3
+}
+[[maybe_unused]] static void from_json(const Json& j, Stragglers& s) {
+  j.at("ranks").get_to(s.ranks);
+  j.at("steps").get_to(s.steps);
+  j.at("regions").get_to(s.regions);
+  s.steps_omitted = j.value("steps_omitted", std::size_t{0});
+  if (const auto it = j.find("collectives"); it != j.end()) it->get_to(s.collectives);
+}
 LLMPO_JSON_FIELDS(MetricSelection, sections, metrics)
 LLMPO_JSON_FIELDS(InstanceStats, count, min_ns, max_ns, total_ns, has_extremes)
 LLMPO_JSON_FIELDS(AlsoMeasured, quantity, input, ns)

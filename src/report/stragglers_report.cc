@@ -2,11 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "src/report/json_writer.h"
 #include "src/report/text_format.h"
 
 namespace llmpo::report {
 namespace {
+
+constexpr std::size_t kMdStepRows = 32;
 
 std::string QuantityText(const std::string& q) { return q == "total" ? "GPU time" : "CPU range time"; }
 
@@ -37,9 +41,52 @@ void RowsJson(JsonWriter& w, std::string_view key, const std::vector<analysis::S
     w.Member("fastest_ms", r.fastest_ns / 1e6);
     w.Member("excess_ms", r.excess_ns / 1e6);
     w.Member("excess_pct", r.excess_pct);
+    if (!r.per_rank_ns.empty()) {
+      w.Key("per_rank_ms");
+      w.BeginObject();
+      for (const auto& [rank, ns] : r.per_rank_ns) w.Member(std::to_string(rank), ns / 1e6);
+      w.EndObject();
+    }
     w.EndObject();
   }
   w.EndArray();
+}
+
+// The steps table: every step when few, else the ones furthest over their median.
+void StepsMd(std::string& out, const analysis::Stragglers& s) {
+  out += "## Steps\n\n";
+  if (s.steps.empty()) {
+    out += "No top-level step region (ProfilerStep#N, \"step N\", or numbered steps folded into \"step N\") was run by "
+           "two or more ranks.\n\n";
+    return;
+  }
+  std::vector<analysis::StragglerRow> rows = s.steps;
+  const std::size_t all = rows.size() + s.steps_omitted;
+  if (rows.size() > kMdStepRows) {
+    std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.excess_ns > b.excess_ns; });
+    rows.resize(kMdStepRows);
+    out += fmt::format("{} steps; the {} with the largest excess over the median rank (every step: stragglers.json, "
+                       "report.html's heatmap).\n\n",
+                       all, kMdStepRows);
+  }
+  TableMd(out, rows, "step");
+  if (s.steps_omitted > 0) {
+    out += fmt::format("\n{} later steps are not compared (at most {} steps are kept).\n", s.steps_omitted,
+                       analysis::kMaxStepRows);
+  }
+  out += "\n";
+}
+
+void CollectivesMd(std::string& out, const std::vector<analysis::RankCollectives>& rows) {
+  if (rows.empty()) return;
+  out += "\n## Time in collectives\n\nPer rank, its communication kernel time (NCCL and the like; the union of their "
+         "intervals, devices added) and how much it exceeds the rank with the least. Ranks move the same bytes in a "
+         "collective, so the excess is mostly time spent waiting for later ranks (an upper bound: unequal "
+         "communication work shows here too). The rank with the least waited least: it arrived last.\n\n"
+         "| rank | communication ms | beyond the least ms |\n|---:|---:|---:|\n";
+  for (const auto& r : rows) {
+    out += fmt::format("| {} | {} | {} |\n", r.rank, MsText(r.communication_ns), MsText(r.beyond_least_ns));
+  }
 }
 
 }  // namespace
@@ -49,19 +96,14 @@ std::string StragglersMarkdown(const analysis::Stragglers& s) {
       "# Stragglers across {} ranks\n\nPer region that several ranks ran: the slowest rank, and how far it is above "
       "the median rank (a rank's devices added; GPU time where every rank has it, else CPU range time).\n\n",
       s.ranks);
-  out += "## Steps\n\n";
-  if (s.steps.empty()) {
-    out += "No top-level step region (ProfilerStep#N, \"step N\") was run by two or more ranks.\n\n";
-  } else {
-    TableMd(out, s.steps, "step");
-    out += "\n";
-  }
+  StepsMd(out, s);
   out += "## Regions with the largest excess over the median rank\n\n";
   if (s.regions.empty()) {
     out += "No other region was run by two or more ranks.\n";
   } else {
     TableMd(out, s.regions, "region");
   }
+  CollectivesMd(out, s.collectives);
   return out;
 }
 
@@ -69,10 +111,21 @@ std::string StragglersJson(const analysis::Stragglers& s) {
   std::string out;
   JsonWriter w(out);
   w.BeginObject();
-  w.Member("schema_version", "1.0.0");
+  w.Member("schema_version", "1.1.0");
   w.Member("ranks", s.ranks);
   RowsJson(w, "steps", s.steps);
+  w.Member("steps_omitted", s.steps_omitted);
   RowsJson(w, "regions", s.regions);
+  w.Key("collectives");
+  w.BeginArray();
+  for (const auto& r : s.collectives) {
+    w.BeginObject();
+    w.Member("rank", r.rank);
+    w.Member("communication_ms", r.communication_ns / 1e6);
+    w.Member("beyond_least_ms", r.beyond_least_ns / 1e6);
+    w.EndObject();
+  }
+  w.EndArray();
   w.EndObject();
   out += '\n';
   return out;

@@ -12,5 +12,8 @@ namespace llmpo::report {
 
 std::string StragglersMarkdown(const analysis::Stragglers& s);
 std::string StragglersJson(const analysis::Stragglers& s);
+// report.html's Stragglers section: the rank x step heatmap, the steps and
+// regions furthest over their median, time in collectives.
+std::string StragglersHtml(const analysis::Stragglers& s);
 
 }  // namespace llmpo::report

@@ -5,7 +5,9 @@
 #      file per rank, then `import -j 2` (and partial + merge) of the files;
 #   2. outside: `llm-perf-opt trace -- mpirun ...`, one run folder.
 # In 1, stragglers.json names rank 2 as the slowest of step 3 (import -j,
-# partial + merge and one import alike); in 2, each rank's trace carries its rank.
+# partial + merge and one import alike, steps folded or not), its per-rank
+# step times equal the trace files' and report.html's heatmap marks it; in 2,
+# each rank's trace carries its rank.
 #   mpirun_trace_test.sh BINARY RANK_PROGRAM TRACER_LIBRARY
 set -euo pipefail
 bin=$1
@@ -35,6 +37,9 @@ files=("$dir"/t/*.tsv)
 "$bin" -q import --partial "$dir/b.json" "${files[@]:2:2}" "${steps[@]}" || fail "partial b"
 "$bin" -q merge "$dir/a.json" "$dir/b.json" --out "$dir/m" || fail "merge exited $?"
 "$bin" -q import "$dir"/t/*.tsv --out "$dir/w" "${steps[@]}" || fail "import exited $?"
+# With numbered steps folded (the default): one region "step N", and the
+# straggler table still per step, from each instance's number.
+"$bin" -q import "$dir"/t/*.tsv --out "$dir/f" || fail "import (folded steps) exited $?"
 
 # 2. The launcher inside `trace`.
 "$bin" -q trace hydra.run.dir="$dir/run" -- "${mpi[@]}" "$program" --slow-ms 400 >"$dir/trace.out" 2>&1 ||
@@ -43,7 +48,7 @@ files=("$dir"/t/*.tsv)
 python3 - "$dir" <<'PY'
 import json, sys
 d = sys.argv[1]
-for out in ("o", "m", "w"):
+for out in ("o", "m", "w", "f"):
     s = json.load(open(f"{d}/{out}/stragglers.json"))
     assert s["ranks"] == 4, (out, s["ranks"])
     step3 = [r for r in s["steps"] if r["region"] == "step 3"]
@@ -57,6 +62,36 @@ for out in ("o", "m", "w"):
     print(f"ok: {out}: step 3's slowest rank is 2, {r['excess_ms']:.1f} ms over the median ({r['quantity']})")
 for out in ("o", "m", "w"):
     assert open(f"{d}/{out}/stragglers.md").read() == open(f"{d}/w/stragglers.md").read(), out
+# Every rank's CPU range time per step, read from the trace files themselves
+# (R records: pid, tid, depth, start, end, name; the P record's 6th field is
+# the rank), equals per_rank_ms, folded or not.
+import glob
+want = {}
+for f in glob.glob(f"{d}/t/*.tsv"):
+    lines = [l.rstrip("\n").split("\t") for l in open(f)]
+    rank = next(l[5] for l in lines if l[0] == "P")
+    for l in lines:
+        if l[0] == "R" and l[3] == "0" and l[6].startswith("step "):
+            want.setdefault(l[6], {})[rank] = (int(l[5]) - int(l[4])) / 1e6
+assert sorted(want) == ["step 0", "step 1", "step 2", "step 3"], sorted(want)
+for out in ("w", "f"):
+    got = {r["region"]: r["per_rank_ms"] for r in json.load(open(f"{d}/{out}/stragglers.json"))["steps"]}
+    assert sorted(got) == sorted(want), (out, sorted(got))
+    for step, ranks in want.items():
+        assert sorted(got[step]) == sorted(ranks), (out, step, got[step])
+        for rank, ms in ranks.items():
+            assert abs(got[step][rank] - ms) < 1e-6, (out, step, rank, got[step][rank], ms)
+print("ok: per-rank step times equal the trace files' step ranges, steps folded or not")
+# report.html's heatmap: a cell per rank and step; rank 2's step 3 is the
+# longest cell and full red (50 % or more over its step's median).
+html = open(f"{d}/f/report.html").read()
+import re
+cells = re.findall(r'<rect class="cell" data-rank="(\d+)" data-step="([^"]+)" data-ms="([^"]+)"[^>]*fill="#([0-9a-f]{6})"', html)
+assert len(cells) == 16, len(cells)
+longest = max(cells, key=lambda c: float(c[2]))
+assert longest[:2] == ("2", "step 3") and longest[3] == "ff0000", longest
+assert abs(float(longest[2]) - want["step 3"]["2"]) < 1e-5, longest
+print("ok: report.html heatmap has 16 cells; rank 2, step 3 is full red")
 # trace -- mpirun: one trace per rank in the run folder, each header naming
 # its host and rank (P record: pid, exe, clock, host, rank). Its straggler
 # table is not checked: in one of several runs on a loaded machine the last

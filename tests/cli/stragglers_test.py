@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Stragglers of the 8-rank DLRM archive (../shared/fixtures; skipped when
+absent), recomputed here from the archive's rank files:
+
+- the ProfilerStep#N row: per rank, its GPU time = the kernels whose launch
+  call (the cuda_runtime event of the same correlation id) started while the
+  rank's ProfilerStep#N annotation ran, on any thread of the process; the
+  slowest and fastest ranks and the median follow;
+- time in collectives: per rank, the union of its communication kernels'
+  intervals (HTA's rule: the name starts with nccl, hip or hccl, or contains
+  ncclKernel), and its excess over the rank with the least;
+- report.html: a heatmap cell per rank for the step, and the collectives table.
+"""
+import io
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+BIN = sys.argv[1]
+SHARED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "fixtures")
+PATH = os.path.join(SHARED, "kineto", "param-dlrm-8ranks.tar.gz")
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def union_us(spans):
+    busy, end = 0, None
+    for s, t in sorted(spans):
+        if end is None or s > end:
+            busy += t - s
+            end = t
+        elif t > end:
+            busy += t - end
+            end = t
+    return busy
+
+
+def communication(name):
+    return name.startswith(("nccl", "hip", "hccl")) or "ncclKernel" in name
+
+
+def per_rank(events):
+    """(step name, step GPU ms, communication ms) of one rank file."""
+    steps = [e for e in events if e.get("cat") == "user_annotation" and e["name"].startswith("ProfilerStep#")]
+    assert len(steps) == 1, [e["name"] for e in steps]
+    step = steps[0]
+    calls = {e["args"]["correlation"]: e for e in events if e.get("cat") == "cuda_runtime" and "correlation" in e.get("args", {})}
+    kernels = [e for e in events if e.get("cat") == "kernel"]
+    in_step = 0
+    for k in kernels:
+        call = calls.get(k["args"].get("correlation"))
+        if call and call["pid"] == step["pid"] and step["ts"] <= call["ts"] <= step["ts"] + step["dur"]:
+            in_step += k["dur"]
+    comm = union_us([(k["ts"], k["ts"] + k["dur"]) for k in kernels if communication(k["name"])])
+    return step["name"], in_step / 1e3, comm / 1e3
+
+
+def main():
+    if not os.path.exists(PATH):
+        print("skip: no", PATH)
+        return 77
+    want = {}
+    with tarfile.open(PATH) as tar:
+        for m in tar.getmembers():
+            if m.name.endswith(".json"):
+                doc = json.load(io.TextIOWrapper(tar.extractfile(m)))
+                want[doc["distributedInfo"]["rank"]] = per_rank(doc["traceEvents"])
+    check(sorted(want) == list(range(8)), f"8 ranks: {sorted(want)}")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "o")
+        subprocess.run([BIN, "-q", "import", PATH, "--out", out], check=True)
+        s = json.load(open(os.path.join(out, "stragglers.json")))
+        page = open(os.path.join(out, "report.html")).read()
+        md = open(os.path.join(out, "stragglers.md")).read()
+    name = want[0][0]
+    check(all(w[0] == name for w in want.values()), "every rank ran the same step")
+    rows = [r for r in s["steps"] if r["region"] == name]
+    check(len(rows) == 1, f"one {name} row: {[r['region'] for r in s['steps']]}")
+    if rows:
+        row = rows[0]
+        gpu = {r: w[1] for r, w in want.items()}
+        check(row["quantity"] == "total", "the step row measures GPU time")
+        for r, ms in gpu.items():
+            check(abs(row["per_rank_ms"][str(r)] - ms) < 1e-6, f"rank {r}: {row['per_rank_ms'][str(r)]} == {ms} ms")
+        slowest = max(gpu, key=gpu.get)
+        check(row["slowest_rank"] == slowest, f"slowest rank {row['slowest_rank']} == {slowest}")
+        check(row["fastest_rank"] == min(gpu, key=gpu.get), "fastest rank")
+        check(abs(row["median_ms"] - statistics.median(gpu.values())) < 1e-6, "median over ranks")
+        print(f"ok: {name}: slowest rank {slowest}, {gpu[slowest]:.3f} ms against a median of "
+              f"{statistics.median(gpu.values()):.3f} ms")
+    comm = {r: w[2] for r, w in want.items()}
+    least = min(comm.values())
+    got = {c["rank"]: c for c in s["collectives"]}
+    check(sorted(got) == sorted(comm), f"collectives for every rank: {sorted(got)}")
+    for r, ms in comm.items():
+        if r in got:
+            check(abs(got[r]["communication_ms"] - ms) < 1e-6, f"rank {r} communication {got[r]['communication_ms']} == {ms}")
+            check(abs(got[r]["beyond_least_ms"] - (ms - least)) < 1e-6, f"rank {r} beyond the least")
+    print("ok: communication per rank: " + ", ".join(f"{r}: {comm[r]:.3f}" for r in sorted(comm)) + " ms")
+    check("## Time in collectives" in md, "stragglers.md has the collectives section")
+    cells = re.findall(r'<rect class="cell" data-rank="(\d+)" data-step="([^"]+)"', page)
+    check(sorted(int(r) for r, _ in cells) == list(range(8)) and {st for _, st in cells} == {name},
+          f"report.html: one heatmap cell per rank for {name}: {cells}")
+    check('id="collectives"' in page and 'href="#stragglers"' in page, "report.html: collectives table and nav link")
+    if failures:
+        print(f"{len(failures)} failure(s)")
+        return 1
+    print("ok: DLRM stragglers and collectives equal the independent computation")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
