@@ -147,7 +147,9 @@ std::string ExpandRank(const std::string& text, const RankIdentity& who) {
 }
 
 std::string RankRecordJson(const RankRecord& r) {
-  Json j = {{"step", r.step},
+  Json j = {{"schema", "llm-perf-opt.rank"},
+            {"schema_version", "1.0.0"},
+            {"step", r.step},
             {"rank", Opt(r.who.rank)},
             {"rank_from", Text(r.who.rank_from)},
             {"local_rank", Opt(r.who.local_rank)},
