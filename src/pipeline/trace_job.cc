@@ -83,7 +83,9 @@ ProfileOutcome RunTrace(RunFolder& run, const std::vector<std::string>& workload
                         const RegionOptions& regions, const ExecuteOptions& options,
                         const std::optional<LaunchSplit>& launch) {
   CommandContext ctx;
-  ctx.run_dir = run.dir();
+  std::error_code ec;
+  // ranks may start in another folder (srun --chdir, a remote node's home): absolute names
+  ctx.run_dir = launch ? fs::absolute(run.dir(), ec) : run.dir();
   ctx.workload = workload;
   ctx.tracer_library = library;
   ctx.launch = launch;
