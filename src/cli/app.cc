@@ -196,6 +196,8 @@ int UnknownSubcommand(const std::string& name) {
 std::span<const Subcommand> AllSubcommands() { return kSubcommands; }
 
 int Main(const std::vector<std::string>& all_args) {
+  // The per-rank wrapper: its arguments are passed on untouched.
+  if (!all_args.empty() && all_args[0] == "rank-exec") return RunRankExec({all_args.begin() + 1, all_args.end()});
   // --quiet and --verbose, anywhere before `--` (what follows is the workload's).
   std::vector<std::string> args;
   bool quiet = false, verbose = false, version = false, workload = false;

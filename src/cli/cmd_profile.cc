@@ -18,6 +18,7 @@
 #include "src/pipeline/environment.h"
 #include "src/pipeline/mfu_options.h"
 #include "src/pipeline/profile_job.h"
+#include "src/pipeline/rank_plan.h"
 #include "src/pipeline/region_options.h"
 #include "src/pipeline/run_folder.h"
 #include "src/pipeline/trace_job.h"
@@ -91,6 +92,12 @@ int Execute(const ProfileArgs& args, const Invocation& inv) {
   ctx.tracer_library = tracer.ok() ? *tracer : std::filesystem::path("<libllmpo_tracer.so: not built>");
   auto profiling = pipeline::ReadProfileOptions(config);
   if (!profiling.ok()) return ReportError(profiling.error());
+  // A launcher in the command (pipeline.launcher): the tools go inside it, one output per rank.
+  auto launch = pipeline::LaunchOf(workload->argv, workload->bundled, *profiling);
+  if (!launch.ok()) return ReportError(launch.error());
+  ctx.launch = *launch;
+  ctx.self = pipeline::SelfExecutable();
+  if (ctx.launch && !ctx.launch->note.empty()) Verbose() << fmt::format("{}: {}\n", kToolName, ctx.launch->note);
   // The installed ncu/nsys, probed once: the commands are built for them.
   const pipeline::InstalledTools tools =
       pipeline::ProbeTools(pipeline::SystemRunner(), profiling->ncu.enable, profiling->nsys.enable);

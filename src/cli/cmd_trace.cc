@@ -12,6 +12,7 @@
 #include "src/cli/subcommands.h"
 #include "src/core/version.h"
 #include "src/pipeline/commands.h"
+#include "src/pipeline/rank_plan.h"
 #include "src/pipeline/region_options.h"
 #include "src/pipeline/trace_job.h"
 
@@ -50,9 +51,18 @@ int RunTrace(const Invocation& inv) {
         MakeError(ExitStatus::kNotBuilt, fmt::format("the bundled workload {} is not built", workload->argv[0]))
             .WithNote("build the workloads, or give your program with `trace -- CMD ARGS...`"));
   }
+  auto profiling = pipeline::ReadProfileOptions(config);
+  if (!profiling.ok()) return ReportError(profiling.error());
+  auto launch = pipeline::LaunchOf(workload->argv, workload->bundled, *profiling);
+  if (!launch.ok()) return ReportError(launch.error());
   if (dry_run) {
     Out() << fmt::format("# llm-perf-opt trace --dry-run\n# run folder: {}\n{}\n", *dir,
                          pipeline::ShellQuote(workload->argv));
+    if (*launch) {
+      Out() << fmt::format("# under {}: the tracer goes inside it, one trace per rank (docs/multirank.md){}\n",
+                           pipeline::ToString((*launch)->innermost()),
+                           (*launch)->note.empty() ? "" : "; " + (*launch)->note);
+    }
     return 0;
   }
   auto library = pipeline::FindTracerLibrary();
@@ -61,8 +71,11 @@ int RunTrace(const Invocation& inv) {
   Verbose() << fmt::format("{}: tracer library: {}\n", kToolName, library->string());
   auto regions = pipeline::RegionOptionsFromConfig(config);
   if (!regions.ok()) return ReportError(regions.error());
-  auto profiling = pipeline::ReadProfileOptions(config);
-  if (!profiling.ok()) return ReportError(profiling.error());
+  if (*launch) {
+    Verbose() << fmt::format("{}: launcher: {}; the tracer goes inside it, one trace per rank{}\n", kToolName,
+                             pipeline::ToString((*launch)->innermost()),
+                             (*launch)->note.empty() ? "" : "; " + (*launch)->note);
+  }
 
   auto run = ClaimRunFolder(*composed, *dir, inv.command_line);
   if (!run.ok()) return ReportError(run.error());
@@ -71,7 +84,7 @@ int RunTrace(const Invocation& inv) {
   options.step_timeout_s = profiling->step_timeout_s;
   options.progress = ProgressFile();
   options.progress_terminal = options.progress != nullptr && isatty(STDERR_FILENO) != 0;
-  const auto outcome = pipeline::RunTrace(*run, workload->argv, *library, *regions, options);
+  const auto outcome = pipeline::RunTrace(*run, workload->argv, *library, *regions, options, *launch);
   if (auto s = run->WriteManifest(outcome.status, outcome.reason); !s.ok()) return ReportError(s.error());
   PrintSummary(*run, outcome.status);
   if (outcome.exit != ExitStatus::kOk) {

@@ -33,6 +33,8 @@ int RunDoctor(const Invocation& inv);
 int RunTrace(const Invocation& inv);
 int RunCompare(const Invocation& inv);
 int RunMerge(const Invocation& inv);
+// Internal: the per-rank wrapper profile/trace put under a launcher (not in the table).
+int RunRankExec(const std::vector<std::string>& args);
 
 // Entry point: argv[0] excluded.
 int Main(const std::vector<std::string>& args);

@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 #include <re2/re2.h>
 
+#include "src/pipeline/rank_plan.h"
+
 namespace llmpo::pipeline {
 namespace fs = std::filesystem;
 
@@ -22,7 +24,7 @@ void AddNvtx(const NcuOptions& o, Argv& argv) {
   for (const auto& e : o.nvtx_exclude) argv.insert(argv.end(), {"--nvtx-exclude", e});
 }
 
-fs::path NcuReportBase(const CommandContext& ctx) { return ctx.run_dir / "ncu" / "profile"; }
+fs::path NcuReportBase(const CommandContext& ctx) { return ctx.run_dir / "ncu" / ("profile" + ctx.output_suffix); }
 
 const InstalledTools& Tools(const CommandContext& ctx) {
   static const InstalledTools kNewest;
@@ -109,7 +111,7 @@ Argv BuildNsysCommand(const NsysOptions& o, const CommandContext& ctx) {
     argv.push_back("--env-var=NSYS_NVTX_PROFILER_REGISTER_ONLY=0");
   }
   if (o.cuda_graph_trace) argv.push_back("--cuda-graph-trace=" + *o.cuda_graph_trace);
-  argv.push_back("--output=" + (ctx.run_dir / "nsys" / "run").string());
+  argv.push_back("--output=" + (ctx.run_dir / "nsys" / ("run" + ctx.output_suffix)).string());
   argv.push_back("--force-overwrite=true");
   argv.insert(argv.end(), ctx.workload.begin(), ctx.workload.end());
   return argv;
@@ -135,7 +137,7 @@ PlannedCommand BuildTraceCommand(const CommandContext& ctx) {
                         ctx.workload,
                         "",
                         {"NVTX_INJECTION64_PATH=" + lib, "CUDA_INJECTION64_PATH=" + lib,
-                         "LLMPO_TRACE_FILE=" + (ctx.run_dir / "trace" / "trace.%p.tsv").string()}};
+                         "LLMPO_TRACE_FILE=" + (ctx.run_dir / "trace" / ("trace" + ctx.output_suffix + ".%p.tsv")).string()}};
 }
 
 Argv CommandLine(const PlannedCommand& cmd) {
@@ -176,6 +178,7 @@ std::string KernelNamesRegex(const std::vector<std::string>& names) {
 }
 
 std::vector<PlannedCommand> PlanProfile(const ProfileOptions& o, const CommandContext& ctx_in) {
+  if (ctx_in.launch) return PlanUnderLauncher(o, ctx_in);  // top_kernels is refused there (ReadProfileOptions)
   CommandContext ctx = ctx_in;
   if (o.ncu.top_kernels > 0 && !ctx.kernel_regex) {
     ctx.kernel_regex = fmt::format("<the top {} kernels by GPU time in {}>", o.ncu.top_kernels,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "src/core/result.h"
+#include "src/pipeline/launcher.h"
 #include "src/pipeline/profile_options.h"
 #include "src/pipeline/tool_probe.h"
 
@@ -22,6 +23,7 @@ struct PlannedCommand {
   Argv argv;
   std::string stdout_to;              // a file (relative to the run folder) that receives stdout, or ""
   std::vector<std::string> env = {};  // "NAME=VALUE" set for the program only (the tracer's injection)
+  bool per_rank = false;  // the tool runs inside a launcher, once per rank (rank_plan.h); records in ranks/
 };
 
 // The command as it can be typed (cmd.txt, --dry-run, run.json): argv, after
@@ -35,6 +37,11 @@ struct CommandContext {
   std::filesystem::path tracer_library;         // libllmpo_tracer.so, for pipeline.trace.enable
   std::optional<std::string> kernel_name_base;  // overrides the config's with kernel_regex (tracer: mangled)
   const InstalledTools* tools = nullptr;        // the probed ncu/nsys (null: the newest grammar)
+  std::string output_suffix;                    // after the output names (".rank{rank}" under a launcher)
+  // The workload's launcher (pipeline.launcher): every tool then runs inside
+  // it, once per rank, through `SELF rank-exec` (rank_plan.h).
+  std::optional<LaunchSplit> launch;
+  std::filesystem::path self;  // this program, for rank-exec
 };
 
 // `ncu ... WORKLOAD`, writing ncu/<name>.ncu-rep.

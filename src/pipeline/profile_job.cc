@@ -16,6 +16,7 @@
 #include "src/pipeline/nsys_agent.h"
 #include "src/pipeline/process.h"
 #include "src/pipeline/progress.h"
+#include "src/pipeline/rank_plan.h"
 #include "src/pipeline/run_reports.h"
 #include "src/pipeline/step_outputs.h"
 #include "src/pipeline/tool_version.h"
@@ -91,8 +92,11 @@ class Executor {
         Skip(cmd, why, tool);
         continue;
       }
-      for (const PlannedCommand& one : PerNumberedReport(cmd)) {  // repeat:N: one per numbered report
-        RunOne(one, tool);
+      for (const PlannedCommand& per_rank : PerRankReports(cmd, run_.dir())) {  // one per rank report
+        for (const PlannedCommand& one : PerNumberedReport(per_rank)) {  // repeat:N, ranks: one per nsys report
+          RunOne(one, tool);
+          if (stop_.stopped()) break;
+        }
         if (stop_.stopped()) break;
       }
       if (stop_.stopped()) {
@@ -139,7 +143,8 @@ class Executor {
   std::string Blocker(const PlannedCommand& cmd, const std::string& tool, const Workload& workload) {
     if (failed_tools_.count(tool)) return fmt::format("not run: an earlier {} step did not complete", tool);
     if (tool == "trace") {
-      const std::string lib = EnvValue(cmd.env, "NVTX_INJECTION64_PATH");
+      // under a launcher, the variables are rank-exec's --env arguments
+      const std::string lib = EnvValue(cmd.per_rank ? cmd.argv : cmd.env, "NVTX_INJECTION64_PATH");
       if (!fs::exists(lib)) {
         Fail(ExitStatus::kNotBuilt, "the tracer library is not built");
         failed_tools_.insert(tool);
@@ -194,6 +199,7 @@ class Executor {
       // An agent nsys left behind (a failure, a timeout, an interrupt) is stopped.
       const bool agent_left = cmd.step == "nsys" && StopNsysAgents(result->pid) > 0;
       Judge(step, cmd, tool, *result, run_.dir() / out, run_.dir() / err);
+      if (cmd.per_rank && step.status != StepStatus::kInterrupted) JudgeRanks(step, cmd, *result);
       if (agent_left) step.reason += (step.reason.empty() ? "" : "; ") + std::string("nsys left its agent process "
                                      "(nsys --start-agent) running; it was stopped");
       if (retry) step.reason += (step.reason.empty() ? "" : "; ") + std::string("the first try ended \"End of file\" "
@@ -229,7 +235,9 @@ class Executor {
     } else if (result.exit_code != 0 && !NormalEnding(cmd, result.exit_code)) {
       step.reason = FailureReason(cmd, tool, result.exit_code, out, err);
       if (std::string too_old = tool == "trace" ? "" : TooOld(tool); !too_old.empty()) step.reason += "; " + too_old;
-    } else if (std::string problem = tool == "trace" ? "" : StepOutputProblem(cmd, run_.dir(), out, err);
+    } else if (std::string problem = tool == "trace" ? ""
+                                     : cmd.per_rank  ? PerRankOutputProblem(cmd, run_.dir())
+                                                     : StepOutputProblem(cmd, run_.dir(), out, err);
                !problem.empty()) {
       step.reason = fmt::format("{}; see {}/{}.stderr.log", problem, tool, cmd.step);
       Fail(ExitStatus::kToolFailed, step.reason);
@@ -241,7 +249,23 @@ class Executor {
       return;
     }
     Fail(ExitStatus::kToolFailed, step.reason);
-    failed_tools_.insert(tool);
+    // Under a launcher, what the other ranks made is still post-processed.
+    if (!cmd.per_rank || !PerRankOutputProblem(cmd, run_.dir()).empty()) failed_tools_.insert(tool);
+  }
+
+  // A per-rank step (rank_plan.h): the ranks' records say which rank failed
+  // or hung, which never started, which were claimed twice.
+  void JudgeRanks(StepRecord& step, const PlannedCommand& cmd, const ProcessResult& result) {
+    const RankOutcome ranks = pipeline::JudgeRanks(run_.dir(), cmd, result.timed_out);
+    if (ranks.problems.empty()) return;
+    step.reason += (step.reason.empty() ? "" : "; ") + ranks.problems + " (" + ranks.summary + ")";
+    if (step.status == StepStatus::kOk) {
+      step.status = StepStatus::kFailed;
+      succeeded_.erase(cmd.step);
+      Fail(ExitStatus::kToolFailed, step.reason);
+    } else if (outcome_.reason.starts_with(cmd.step)) {
+      outcome_.reason = step.reason;
+    }
   }
 
   // The tracer's traces, read once right after its run (the top kernels and

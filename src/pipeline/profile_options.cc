@@ -164,6 +164,31 @@ Result<double> StepTimeout(const Node& c) {
   return n->get<double>();
 }
 
+const std::array<std::string, 5> kLaunchers = {"auto", "none", "torchrun", "mpirun", "srun"};
+
+// pipeline.ncu.ranks: a list of ranks, one rank, or "all" (null: all).
+Result<std::optional<std::vector<std::int64_t>>> NcuRanks(const Node& c) {
+  const Node* n = At(c, "pipeline.ncu.ranks");
+  using Ranks = std::optional<std::vector<std::int64_t>>;
+  if (n == nullptr) return Ranks(std::vector<std::int64_t>{0});
+  if (n->is_null() || (n->is_string() && n->get<std::string>() == "all")) return Ranks();
+  std::vector<std::int64_t> ranks;
+  for (const Node& item : n->is_array() ? *n : Node::array({*n})) {
+    if (!item.is_number_integer() || item.get<std::int64_t>() < 0) {
+      return MakeError(ExitStatus::kUsage,
+                       fmt::format("pipeline.ncu.ranks={} is not valid: it must be a list of ranks or all",
+                                   n->is_primitive() ? config::ScalarToText(*n) : n->dump()))
+          .WithNote("e.g. pipeline.ncu.ranks=[0] (the default), pipeline.ncu.ranks=[0,4] or pipeline.ncu.ranks=all");
+    }
+    ranks.push_back(item.get<std::int64_t>());
+  }
+  if (ranks.empty()) {
+    return MakeError(ExitStatus::kUsage, "pipeline.ncu.ranks=[] names no rank")
+        .WithNote("name at least one, e.g. pipeline.ncu.ranks=[0], or disable ncu (pipeline.ncu.enable=false)");
+  }
+  return Ranks(std::move(ranks));
+}
+
 Status CheckNsys(const Node& c) {
   RETURN_IF_ERROR(CheckChoice(c, "pipeline.nsys.capture_range", kCaptureRanges));
   const std::string capture = Text(c, "pipeline.nsys.capture_range").value_or("none");
@@ -250,6 +275,9 @@ Result<ProfileOptions> ReadProfileOptions(const Node& c) {
   o.ncu = ReadNcu(c);
   o.ncu.top_kernels = top;
   if (o.ncu.enable) RETURN_IF_ERROR(CheckNcuChoices(c));
+  RETURN_IF_ERROR(CheckChoice(c, "pipeline.launcher", kLaunchers));
+  o.launcher = Text(c, "pipeline.launcher").value_or("auto");
+  ASSIGN_OR_RETURN(o.ncu.ranks, NcuRanks(c));
   return o;
 }
 

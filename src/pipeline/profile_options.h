@@ -5,6 +5,7 @@
 // outside its choices is a usage error naming the key, with the fix.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,9 @@ struct NcuOptions {
   std::vector<std::string> sections, metrics;
   std::vector<std::string> nvtx_include, nvtx_exclude;  // ncu expressions (NvtxExpressions)
   bool force_overwrite = true;
+  // pipeline.ncu.ranks: under a launcher, the ranks ncu profiles (the others
+  // run unprofiled); nullopt: every rank ("all").
+  std::optional<std::vector<std::int64_t>> ranks = std::vector<std::int64_t>{0};
 };
 
 // pipeline.nsys.
@@ -41,6 +45,7 @@ struct ProfileOptions {
   NcuOptions ncu;
   double step_timeout_s = 0;       // 0: no limit
   bool cuda_profiler_api = false;  // pipeline.workload.cuda_profiler_api
+  std::string launcher = "auto";   // pipeline.launcher: auto, none, torchrun, mpirun, srun
 };
 
 Result<ProfileOptions> ReadProfileOptions(const config::Node& config);

@@ -79,6 +79,11 @@ Result<std::vector<std::string>> BuildRunReports(const fs::path& run_dir, const 
   // The CSV export when it was made, else the saved report itself (read
   // natively: a run folder copied to a machine without ncu, or an export
   // step that failed).
+  // Under a launcher: one export per profiled rank (ncu-export-details.rankN).
+  for (const ManifestStep& step : manifest.steps) {
+    if (step.status != StepStatus::kOk || !step.name.starts_with("ncu-export-details.rank")) continue;
+    request.inputs.push_back(run_dir / "ncu" / ("details" + step.name.substr(18) + ".csv"));
+  }
   if (manifest.Succeeded("ncu-export-details")) {
     request.inputs.push_back(run_dir / "ncu" / "details.csv");
   } else if (std::error_code ec;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <tuple>
 
 namespace llmpo::pipeline {
 namespace fs = std::filesystem;
@@ -76,19 +77,24 @@ std::string StatsProblem(const PlannedCommand& cmd, const fs::path& out, const f
   return prefix.empty() || NonEmptyFile(csv) ? "" : fmt::format("nsys stats wrote no {}", fs::path(csv).filename().string());
 }
 
-// The numbered reports of `base` (run.3.nsys-rep, ...), by number.
-std::vector<std::pair<int, fs::path>> Numbered(const fs::path& base) {
-  std::vector<std::pair<int, fs::path>> found;
+// The numbered reports of `base` (run.3.nsys-rep, ...; run.rank3.nsys-rep
+// from the ranks of a launcher), by number, each with its label ("3", "rank3").
+std::vector<std::pair<std::string, fs::path>> Numbered(const fs::path& base) {
+  std::vector<std::tuple<bool, int, std::string, fs::path>> found;
   for (const fs::path& report : NsysReports(base)) {
     const std::string middle = report.filename().string().substr(base.filename().string().size() + 1);
-    const std::string number = middle.substr(0, middle.find('.'));
-    if (!number.empty() && number.size() < 6 && number.find_first_not_of("0123456789") == std::string::npos &&
-        middle == number + ".nsys-rep") {
-      found.emplace_back(std::stoi(number), report);
+    const std::string label = middle.substr(0, middle.find('.'));
+    const bool rank = label.starts_with("rank");
+    const std::string number = rank ? label.substr(4) : label;
+    if (!number.empty() && number.size() < 7 && number.find_first_not_of("0123456789") == std::string::npos &&
+        middle == label + ".nsys-rep") {
+      found.emplace_back(rank, std::stoi(number), label, report);
     }
   }
   std::sort(found.begin(), found.end());
-  return found;
+  std::vector<std::pair<std::string, fs::path>> out;
+  for (const auto& [rank, n, label, report] : found) out.emplace_back(label, report);
+  return out;
 }
 
 }  // namespace

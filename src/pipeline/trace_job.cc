@@ -10,6 +10,7 @@
 #include "src/ingest/llmpo_trace.h"
 #include "src/pipeline/commands.h"
 #include "src/pipeline/outputs.h"
+#include "src/pipeline/rank_plan.h"
 #include "src/pipeline/workload.h"
 
 namespace llmpo::pipeline {
@@ -79,12 +80,20 @@ Result<std::vector<std::string>> WriteTraceFiles(const fs::path& run_dir, const 
 }
 
 ProfileOutcome RunTrace(RunFolder& run, const std::vector<std::string>& workload, const fs::path& library,
-                        const RegionOptions& regions, const ExecuteOptions& options) {
+                        const RegionOptions& regions, const ExecuteOptions& options,
+                        const std::optional<LaunchSplit>& launch) {
   CommandContext ctx;
-  ctx.run_dir = run.dir();
+  std::error_code ec;
+  // ranks may start in another folder (srun --chdir, a remote node's home): absolute names
+  ctx.run_dir = launch ? fs::absolute(run.dir(), ec) : run.dir();
   ctx.workload = workload;
   ctx.tracer_library = library;
-  const std::vector<PlannedCommand> plan = {BuildTraceCommand(ctx)};
+  ctx.launch = launch;
+  ctx.self = SelfExecutable();
+  ProfileOptions tracer_only;
+  tracer_only.trace = true;
+  const std::vector<PlannedCommand> plan =
+      launch ? PlanUnderLauncher(tracer_only, ctx) : std::vector<PlannedCommand>{BuildTraceCommand(ctx)};
   return ExecuteProfile(run, plan, Workload{workload, false, true}, regions, options);
 }
 

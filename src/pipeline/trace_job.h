@@ -24,8 +24,11 @@ Result<std::filesystem::path> FindTracerLibrary();
 
 // Runs `workload` with the tracer (step "trace", outputs in trace/), then the
 // trace files (step "trace-summaries") and the reports (step "report").
+// Under a launcher (`launch`), the tracer goes inside it, one trace per rank
+// (rank_plan.h).
 ProfileOutcome RunTrace(RunFolder& run, const std::vector<std::string>& workload, const std::filesystem::path& library,
-                        const RegionOptions& regions, const ExecuteOptions& options);
+                        const RegionOptions& regions, const ExecuteOptions& options,
+                        const std::optional<LaunchSplit>& launch = std::nullopt);
 
 // Every trace/trace.*.tsv of a run folder, read once, and their summaries.
 // An input error when there is none.
