@@ -18,27 +18,49 @@ FindingKey KeyOf(const model::Finding& f, const std::string& shape, std::size_t 
   return {f.rule, f.section, f.type, f.speedup_kind, shape, occurrence};
 }
 
-// The kernel's findings by key (index into `into`), built once per call: a
-// result with 100,000 rule messages costs a lookup each, not a walk of all.
+bool SameKey(const model::Finding& a, const std::string& a_shape, const model::Finding& b,
+             const std::string& b_shape) {
+  return a.type == b.type && a.speedup_kind == b.speedup_kind && a.rule == b.rule && a.section == b.section &&
+         a_shape == b_shape;
+}
+
+// Up to this many findings a linear search beats building a map of copied
+// keys (the common case: a kernel has a few rule results per launch).
+constexpr std::size_t kLinearFindings = 64;
+
+// The kernel's findings by key (index into `into`): a walk while they are
+// few, a map of keys once they are many (a result with 100,000 rule messages
+// costs a lookup each, not a walk of all). Either way the first finding of a
+// key is the one found.
 class FindingIndex {
  public:
-  explicit FindingIndex(std::vector<KernelFinding>& into) : into_(into) {
-    for (std::size_t i = 0; i < into.size(); ++i) {
-      index_.try_emplace(KeyOf(into[i].finding, into[i].shape, into[i].occurrence), i);
-    }
-  }
+  explicit FindingIndex(std::vector<KernelFinding>& into) : into_(into) {}
   KernelFinding* Existing(const model::Finding& f, const std::string& shape, std::size_t occurrence) {
+    if (!indexed_ && into_.size() > kLinearFindings) Build();
+    if (!indexed_) {
+      for (KernelFinding& k : into_) {
+        if (k.occurrence == occurrence && SameKey(k.finding, k.shape, f, shape)) return &k;
+      }
+      return nullptr;
+    }
     const auto it = index_.find(KeyOf(f, shape, occurrence));
     return it == index_.end() ? nullptr : &into_[it->second];
   }
   KernelFinding& Add(KernelFinding k) {
-    index_.try_emplace(KeyOf(k.finding, k.shape, k.occurrence), into_.size());
+    if (indexed_) index_.try_emplace(KeyOf(k.finding, k.shape, k.occurrence), into_.size());
     return into_.emplace_back(std::move(k));
   }
 
  private:
+  void Build() {
+    for (std::size_t i = 0; i < into_.size(); ++i) {
+      index_.try_emplace(KeyOf(into_[i].finding, into_[i].shape, into_[i].occurrence), i);
+    }
+    indexed_ = true;
+  }
   std::vector<KernelFinding>& into_;
   std::map<FindingKey, std::size_t> index_;
+  bool indexed_ = false;
 };
 
 // Keeps the message of the larger speedup.
@@ -74,16 +96,25 @@ std::optional<double> KernelFinding::MeanSpeedupPct() const {
 
 void AddFindings(std::vector<KernelFinding>& into, const std::vector<model::Finding>& launch_findings,
                  std::optional<double> duration_ns) {
+  std::vector<std::string> shapes;
+  shapes.reserve(launch_findings.size());
   std::map<std::tuple<std::string, std::string, model::FindingType, std::optional<model::SpeedupKind>, std::string>,
            std::size_t>
-      seen;
+      seen;  // only for launches with many findings
+  const bool few = launch_findings.size() <= kLinearFindings;
   FindingIndex index(into);
-  for (const auto& f : launch_findings) {
-    std::string shape = MessageShape(f.message);
-    const std::size_t occurrence = seen[{f.rule, f.section, f.type, f.speedup_kind, shape}]++;
+  for (std::size_t i = 0; i < launch_findings.size(); ++i) {
+    const model::Finding& f = launch_findings[i];
+    const std::string& shape = shapes.emplace_back(MessageShape(f.message));
+    std::size_t occurrence = 0;  // earlier findings of this launch with the same key
+    if (few) {
+      for (std::size_t j = 0; j < i; ++j) occurrence += SameKey(launch_findings[j], shapes[j], f, shape) ? 1 : 0;
+    } else {
+      occurrence = seen[{f.rule, f.section, f.type, f.speedup_kind, shape}]++;
+    }
     KernelFinding* existing = index.Existing(f, shape, occurrence);
     if (existing != nullptr) TakeMessage(*existing, f);
-    KernelFinding& k = existing != nullptr ? *existing : index.Add(KernelFinding{f, std::move(shape), occurrence});
+    KernelFinding& k = existing != nullptr ? *existing : index.Add(KernelFinding{f, shape, occurrence});
     ++k.launches;
     if (!f.speedup_pct) continue;
     ++k.speedup_values;

@@ -27,7 +27,8 @@ void PhaseCollector::OnLaunch(const model::LaunchRecord& l) {
   k.range = l.nvtx_stack.empty() ? 0 : Name(l.nvtx_stack.back().name);
   k.scope = Scope(l.process);
   const std::string_view call = l.launch_call_name;
-  k.graph = call.starts_with("cudaGraphLaunch") || call.starts_with("cuGraphLaunch");
+  k.graph = call.starts_with("cudaGraphLaunch") || call.starts_with("cuGraphLaunch") || l.graph_node_id.has_value();
+  k.graph_id = l.graph_id;
   in_.kernels.push_back(k);
 }
 

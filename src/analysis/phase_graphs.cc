@@ -14,7 +14,12 @@ struct Launch {
   std::optional<double> call_ns;
   std::uint32_t range = 0;
   std::uint32_t step = kNoPhaseStep;
+  std::optional<std::int64_t> graph_id;
 };
+
+// What makes launches one graph: the input, and its graph id where it
+// records one, else the kernel sequence.
+using GraphKey = std::tuple<std::uint32_t, std::optional<std::int64_t>, std::vector<std::uint32_t>>;
 
 }  // namespace
 
@@ -31,22 +36,25 @@ std::vector<GraphRow> GraphLaunches(const PhaseInput& in, const std::vector<std:
     if (k.call_start && k.call_end) l.call_ns = static_cast<double>(*k.call_end - *k.call_start);
     l.range = k.range;
     l.step = step_of[i];
+    if (k.graph_id) l.graph_id = k.graph_id;
   }
-  // A graph: one input's launches of the same kernel sequence.
-  std::map<std::pair<std::uint32_t, std::vector<std::uint32_t>>, GraphRow> graphs;
+  std::map<GraphKey, GraphRow> graphs;
   std::map<std::pair<const GraphRow*, std::uint32_t>, GraphRange> ranges;
   bool call_known = true;
   for (auto& [key, l] : launches) {
     std::sort(l.kernels.begin(), l.kernels.end());
     std::vector<std::uint32_t> sequence;
     for (const auto& [start, name] : l.kernels) sequence.push_back(name);
-    GraphRow& g = graphs[{l.scope, sequence}];
     const std::uint64_t n = sequence.size();
+    GraphRow& g = l.graph_id ? graphs[GraphKey{l.scope, l.graph_id, {}}] : graphs[GraphKey{l.scope, {}, sequence}];
     if (g.launches == 0) {
       g.scope = in.scopes[l.scope];
+      g.graph_id = l.graph_id;
       g.first_kernel = in.names[sequence.front()];
       g.kernels_per_launch_min = g.kernels_per_launch_max = n;
     }
+    g.kernels_per_launch_min = std::min(g.kernels_per_launch_min, n);
+    g.kernels_per_launch_max = std::max(g.kernels_per_launch_max, n);
     ++g.launches;
     g.kernels += n;
     g.gpu_kernel_ns += l.gpu_ns;

@@ -1,7 +1,8 @@
 // CUDA graph launches of a timeline (analysis/phases.h): the kernels that
 // share a graph launch call's correlation id are one launch, attributed to
-// the NVTX range and step of that call; launches with the same kernel
-// sequence in one input are one graph.
+// the NVTX range and step of that call; launches with the same graph id
+// (where the input records one) or else the same kernel sequence in one
+// input are one graph.
 #pragma once
 
 #include <cstdint>

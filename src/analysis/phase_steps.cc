@@ -67,6 +67,9 @@ struct StepNamer::Impl {
   RE2 workload_decode{R"(decode(?:[ _#-]*step)?(?:[ _#-]*\d+)?)"};
   RE2 llm_step{R"(step_\d+)"};
   RE2 profiler{R"(ProfilerStep(?:#\d+)?)"};
+  // SGLang's step span (model_runner.py, _build_step_span_name):
+  // "step[EXTEND bs=B toks=T]", else "step[MODE bs=B]".
+  RE2 sglang{R"(step\[([A-Z_0-9]+) bs=([^ \]]*)(?: toks=([^ \]]*))?\])"};
 
   static bool Any(const std::vector<std::unique_ptr<RE2>>& set, std::string_view name) {
     for (const auto& re : set) {
@@ -96,6 +99,33 @@ struct StepNamer::Impl {
       return step;
     }
     step.phase = PhaseOf(*step.prefill_requests, *step.decode_requests);
+    return step;
+  }
+
+  // EXTEND: B prefill requests of T new tokens; DECODE: B requests of one
+  // token each; MIXED: chunked prefill with decode, counts not named;
+  // SPLIT_PREFILL: prefill, tokens not named; any other mode (IDLE,
+  // TARGET_VERIFY, DRAFT_EXTEND, ...): phase unknown.
+  StepName Sglang(const std::string& mode, const std::string& bs, const std::string& toks) const {
+    StepName step{StepScheme::kSglang};
+    const std::optional<std::int64_t> requests = Count(bs);
+    const std::optional<std::int64_t> tokens = toks.empty() ? std::nullopt : Count(toks);
+    if (!requests || (!toks.empty() && !tokens) || (mode == "EXTEND" && !tokens)) {
+      step.malformed = "not step[MODE bs=B] / step[EXTEND bs=B toks=T] with whole numbers";
+      return step;
+    }
+    if (mode == "EXTEND") {
+      step.phase = Phase::kPrefill;
+      step.prefill_requests = requests, step.prefill_tokens = tokens;
+    } else if (mode == "DECODE") {
+      step.phase = Phase::kDecode;
+      step.decode_requests = requests, step.decode_tokens = requests;
+    } else if (mode == "MIXED") {
+      step.phase = Phase::kMixed;
+    } else if (mode == "SPLIT_PREFILL") {
+      step.phase = Phase::kPrefill;
+      step.prefill_requests = requests;
+    }
     return step;
   }
 };
@@ -133,6 +163,10 @@ std::optional<StepName> StepNamer::Classify(std::string_view domain, std::string
                                                            : Phase::kDecode};
   }
   if (name.starts_with(kVllmPrefix)) return s.Vllm(name);
+  if (name.starts_with("step[")) {
+    std::string mode, bs, toks;
+    if (RE2::FullMatch(name, s.sglang, &mode, &bs, &toks)) return s.Sglang(mode, bs, toks);
+  }
   if (name == "forward_extend") return StepName{StepScheme::kSglang, Phase::kPrefill};
   if (name == "forward_decode") return StepName{StepScheme::kSglang, Phase::kDecode};
   if (name == "forward_mixed") return StepName{StepScheme::kSglang, Phase::kMixed};

@@ -10,8 +10,11 @@
 //   vllm     execute_context_R(T)_generation_M(K): R prefill requests of T
 //            tokens, M decode requests of K tokens (vLLM's profiler
 //            annotation); counts that do not parse: unknown, and said
-//   sglang   forward_extend / forward_decode / forward_mixed (SGLang's
-//            forward modes EXTEND, DECODE, MIXED)
+//   sglang   SGLang's step span "step[EXTEND bs=B toks=T]" (prefill, B
+//            requests, T tokens), "step[DECODE bs=B]" (decode, B requests of
+//            one token), "step[MIXED bs=B]" (mixed, counts unknown), other
+//            modes (IDLE, TARGET_VERIFY, ...): unknown; and the names
+//            forward_extend / forward_decode / forward_mixed
 //   workload prefill, decode (optionally "step" and a number: "decode step
 //            12", "prefill_3"), and step_N in the domain LLM (tiny_llm)
 //   vllm_step execute_model: a step, phase unknown

@@ -10,6 +10,7 @@
 
 #include "src/analysis/median.h"
 #include "src/analysis/phase_graphs.h"
+#include "src/analysis/phase_utilization.h"
 
 namespace llmpo::analysis {
 
@@ -317,6 +318,7 @@ PhaseReport AnalyzePhases(const PhaseInput& in, const PhaseOptions& options, con
       options.steady_state ? "left out of the per-phase numbers (analysis.steady_state=off keeps them)"
                            : "kept (analysis.steady_state=off)");
   Summarize(in, step_of, steps, options, categorizer, bound_of, report);
+  AddPhaseUtilization(steps.steps, options, report.phases);
   report.graphs = GraphLaunches(in, step_of, steps.steps);
   report.steps = std::move(steps.steps);
   return report;

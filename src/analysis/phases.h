@@ -25,11 +25,18 @@ namespace llmpo::analysis {
 
 // analysis.phases.{prefill,decode}, analysis.steady_state,
 // model.tokens.{prefill,decode} (tokens one prefill / decode step
-// processes, used when the step's name gives none).
+// processes, used when the step's name gives none), and the model work for
+// MFU / MBU per phase (analysis/phase_utilization.h).
 struct PhaseOptions {
   std::vector<std::string> prefill_patterns, decode_patterns;
   bool steady_state = true;
   std::optional<double> prefill_tokens_per_step, decode_tokens_per_step;
+  // model.flops_per_token.{prefill,decode}: model FLOPs per token the phase
+  // processes; model.bytes_per_step.{prefill,decode,mixed}: bytes one step
+  // reads from GPU memory (weights + KV cache).
+  std::optional<double> prefill_flops_per_token, decode_flops_per_token;
+  std::optional<double> prefill_bytes_per_step, decode_bytes_per_step, mixed_bytes_per_step;
+  std::optional<double> peak_tflops, peak_gbps;  // pipeline.mfu.peak_tflops, pipeline.mfu.peak_bandwidth_gbps
 };
 
 // A scope label ("/path/to/input (process)") with the input's folders left
@@ -46,7 +53,8 @@ struct PhaseInput {
     std::uint32_t name = 0;   // into names
     std::uint32_t range = 0;  // innermost NVTX range at the launch, into names (0: none)
     std::uint32_t scope = 0;  // into scopes
-    bool graph = false;       // launched by cudaGraphLaunch / cuGraphLaunch
+    bool graph = false;       // launched by cudaGraphLaunch / cuGraphLaunch, or a graph node
+    std::optional<std::int64_t> graph_id;  // the input's graph id (nsys SQLite node tracing); null: unknown
   };
   struct Range {
     std::string name;
@@ -103,6 +111,15 @@ struct PhaseKernel {
   std::uint64_t launches = 0;
 };
 
+// MFU and MBU of a phase: the model's work in its counted steps over the
+// phase's GPU kernel time, as a share of the GPU's peak. Null with the reason
+// in *_missing when an input is unknown.
+struct PhaseUtilization {
+  std::optional<double> model_flops, achieved_tflops, mfu_pct;
+  std::optional<double> model_bytes, achieved_gbps, mbu_pct;
+  std::string mfu_missing, mbu_missing;
+};
+
 struct PhaseSummary {
   Phase phase = Phase::kUnknown;
   std::size_t steps = 0, warmup_steps = 0;  // steps counted / found to be warm-up (left out unless steady_state is off)
@@ -118,6 +135,7 @@ struct PhaseSummary {
   std::size_t steps_with_tokens = 0;
   std::optional<double> gpu_ns_per_token;
   std::string tokens_from;
+  PhaseUtilization utilization;
 };
 
 // Decode steps grouped by their decode tokens (the batch size).
@@ -136,10 +154,12 @@ struct GraphRange {
   double gpu_kernel_ns = 0;
 };
 
-// Launches of one graph: same input and the same kernel sequence (Kineto
-// and our traces record no graph id).
+// Launches of one graph: same input and the same graph id where the input
+// records one (nsys SQLite), else the same kernel sequence (Kineto and our
+// traces record no graph id).
 struct GraphRow {
   std::string scope, first_kernel;
+  std::optional<std::int64_t> graph_id;
   std::uint64_t launches = 0, kernels = 0;
   std::uint64_t kernels_per_launch_min = 0, kernels_per_launch_max = 0;
   double gpu_kernel_ns = 0;

@@ -151,13 +151,30 @@ std::string LaunchCallJoin(std::string_view op, bool by_call) {
       op, by_call ? " ORDER BY r.globalTid, r.start" : "");
 }
 
-std::string KernelQuery(bool with_runtime, bool by_call) {
+// Whether `table` has `column` (the export's schema grows between releases).
+bool HasColumn(sqlite3* db, const char* table, const char* column) {
+  sqlite3_stmt* raw = nullptr;
+  sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", -1, &raw, nullptr);
+  Stmt stmt(raw);
+  if (!stmt) return false;
+  sqlite3_bind_text(raw, 1, table, -1, SQLITE_STATIC);
+  sqlite3_bind_text(raw, 2, column, -1, SQLITE_STATIC);
+  return sqlite3_step(raw) == SQLITE_ROW;
+}
+
+// Columns 13, 14: the graph and graph node of a kernel (2023+ exports have
+// graphNodeId, later ones graphId too; both null unless nsys traced graphs
+// node by node).
+std::string KernelQuery(sqlite3* db, bool with_runtime, bool by_call) {
   const std::string runtime = with_runtime ? "r.globalTid, r.start" : "NULL, NULL";
   const std::string call = with_runtime ? "r.end, r.nameId" : "NULL, NULL";
+  const char* kernels = "CUPTI_ACTIVITY_KIND_KERNEL";
+  const std::string graph = std::string(HasColumn(db, kernels, "graphId") ? "k.graphId" : "NULL") + ", " +
+                            (HasColumn(db, kernels, "graphNodeId") ? "k.graphNodeId" : "NULL");
   std::string sql =
       "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, k.globalPid, "
       "k.demangledName, k.rowid, " +
-      runtime + ", k.shortName, " + call + " FROM CUPTI_ACTIVITY_KIND_KERNEL k ";
+      runtime + ", k.shortName, " + call + ", " + graph + " FROM CUPTI_ACTIVITY_KIND_KERNEL k ";
   if (with_runtime) sql += LaunchCallJoin("k", by_call);
   return sql;
 }
@@ -202,7 +219,7 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const RangesByThread* rang
   // Kernels come from a few processes: the identity is looked up once per run of rows.
   std::optional<std::int64_t> label_pid;
   model::ProcessId label;
-  ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, KernelQuery(has_runtime, with_runtime), ctx));
+  ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, KernelQuery(db, has_runtime, with_runtime), ctx));
   ASSIGN_OR_RETURN(StringIds strings, StringIds::Open(db, ctx));
   static const RangesByThread kNoRanges;
   RangeSweep sweep(ranges != nullptr ? *ranges : kNoRanges);
@@ -227,6 +244,8 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const RangesByThread* rang
     if (auto dev = Int(s, 2)) launch.device = std::to_string(*dev);
     launch.stream = Int(s, 3);
     launch.correlation_id = Int(s, 4);
+    launch.graph_id = Int(s, 13);
+    launch.graph_node_id = Int(s, 14);
     if (const auto pid = Int(s, 5); pid != label_pid || !label.Known()) {
       label_pid = pid;
       label = ProcessOf(pid, processes);

@@ -83,6 +83,9 @@ struct LaunchRecord {
   std::optional<std::int64_t> launch_call_end_ns;
   std::string launch_call_name;  // "cudaLaunchKernel" (nsys' version suffix "_v7000" dropped)
   std::string launch_thread;     // the launching thread's id as text (a TID)
+  // The CUDA graph and graph node a kernel ran as (nsys SQLite traced with
+  // --cuda-graph-trace=node: graphId, graphNodeId); null when unknown.
+  std::optional<std::int64_t> graph_id, graph_node_id;
 };
 
 // A GPU as the profiler described it (ncu's device attributes). Each

@@ -37,6 +37,27 @@ Result<std::optional<double>> Tokens(const Node& root, const std::string& key) {
   return std::optional<double>(static_cast<double>(node->get<std::int64_t>()));
 }
 
+// A positive amount of model work (FLOPs, bytes) or a peak; null when unset.
+Result<std::optional<double>> Positive(const Node& root, const std::string& key, std::string_view what) {
+  const Node* node = At(root, key);
+  if (node == nullptr || node->is_null()) return std::optional<double>();
+  if (!node->is_number() || node->get<double>() <= 0) return WrongType(key, what);
+  return std::optional<double>(node->get<double>());
+}
+
+Status ModelWork(const Node& root, analysis::PhaseOptions& o) {
+  constexpr std::string_view kFlops = "a positive number of model FLOPs per token (forward: about 2 x active parameters)";
+  constexpr std::string_view kBytes = "a positive number of bytes one step reads from GPU memory (weights + KV cache)";
+  ASSIGN_OR_RETURN(o.prefill_flops_per_token, Positive(root, "model.flops_per_token.prefill", kFlops));
+  ASSIGN_OR_RETURN(o.decode_flops_per_token, Positive(root, "model.flops_per_token.decode", kFlops));
+  ASSIGN_OR_RETURN(o.prefill_bytes_per_step, Positive(root, "model.bytes_per_step.prefill", kBytes));
+  ASSIGN_OR_RETURN(o.decode_bytes_per_step, Positive(root, "model.bytes_per_step.decode", kBytes));
+  ASSIGN_OR_RETURN(o.mixed_bytes_per_step, Positive(root, "model.bytes_per_step.mixed", kBytes));
+  ASSIGN_OR_RETURN(o.peak_tflops, Positive(root, "pipeline.mfu.peak_tflops", "a positive number"));
+  ASSIGN_OR_RETURN(o.peak_gbps, Positive(root, "pipeline.mfu.peak_bandwidth_gbps", "a positive number"));
+  return OkStatus();
+}
+
 }  // namespace
 
 Result<analysis::PhaseOptions> PhaseOptionsFromConfig(const Node& root) {
@@ -58,6 +79,7 @@ Result<analysis::PhaseOptions> PhaseOptionsFromConfig(const Node& root) {
   }
   ASSIGN_OR_RETURN(options.prefill_tokens_per_step, Tokens(root, "model.tokens.prefill"));
   ASSIGN_OR_RETURN(options.decode_tokens_per_step, Tokens(root, "model.tokens.decode"));
+  RETURN_IF_ERROR(ModelWork(root, options));
   return options;
 }
 

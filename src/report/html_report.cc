@@ -393,6 +393,7 @@ std::string DataQuality(const HtmlReportInput& in) {
 std::string OptionalLinks(const HtmlReportInput& in, bool ncu_rows) {
   std::string out;
   if (ncu_rows) out += " <a href=\"#ncu-table\">Kernels under ncu</a>";
+  if (in.phases) out += " <a href=\"#phases\">Phases</a>";
   if (in.gpu_breakdown != nullptr && !in.gpu_breakdown->breakdown.devices.empty())
     out += " <a href=\"#gpu-breakdown\">GPU breakdown</a>";
   if (in.stragglers != nullptr) out += " <a href=\"#stragglers\">Stragglers</a>";

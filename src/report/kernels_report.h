@@ -21,7 +21,7 @@
 
 namespace llmpo::report {
 
-inline constexpr const char* kKernelsSchemaVersion = "1.3.0";
+inline constexpr const char* kKernelsSchemaVersion = "1.4.0";
 
 struct SourceInfo {
   std::string path;

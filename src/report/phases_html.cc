@@ -68,6 +68,31 @@ std::string CostTable(const analysis::PhaseReport& p) {
   return out + "</tbody></table>\n";
 }
 
+std::string UtilizationTable(const analysis::PhaseReport& p) {
+  auto num = [](const std::optional<double>& v, double scale) {
+    return v ? fmt::format("{:.4g}", *v / scale) : std::string("n/a");
+  };
+  auto pct = [](const std::optional<double>& v, const std::string& missing) {
+    return v ? fmt::format("{:.2f} %", *v) : "n/a (" + HtmlText(missing) + ")";
+  };
+  std::string out =
+      "<table class=\"plain\" id=\"phase-utilization\"><thead><tr><th>Phase</th><th>Model GFLOP</th>"
+      "<th>Achieved TFLOP/s</th><th>MFU</th><th>Model GB read</th><th>Achieved GB/s</th><th>MBU</th></tr></thead>"
+      "<tbody>\n";
+  for (const auto& s : p.phases) {
+    const auto& u = s.utilization;
+    out += fmt::format(
+        "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td><td>{}</td></tr>\n",
+        analysis::ToString(s.phase), num(u.model_flops, 1e9), num(u.achieved_tflops, 1), pct(u.mfu_pct, u.mfu_missing),
+        num(u.model_bytes, 1e9), num(u.achieved_gbps, 1), pct(u.mbu_pct, u.mbu_missing));
+  }
+  return out +
+         "</tbody></table>\n<p class=\"note\">MFU: tokens x model.flops_per_token / GPU kernel time / "
+         "pipeline.mfu.peak_tflops. MBU: model.bytes_per_step x steps / GPU kernel time / "
+         "pipeline.mfu.peak_bandwidth_gbps. Counted steps only.</p>\n";
+}
+
 std::string StepSeries(const analysis::PhaseReport& p) {
   const std::size_t n = std::min(p.steps.size(), kMaxSeriesSteps);
   double top = 0;
@@ -112,7 +137,8 @@ std::string GraphTable(const analysis::PhaseReport& p) {
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}-{}</td><td class=\"num\">{}</td>"
         "<td class=\"num\">{}</td><td>{}</td></tr>\n",
-        HtmlShort(g.first_kernel, 80), HtmlText(g.scope), g.launches, g.kernels_per_launch_min,
+        HtmlShort(g.graph_id ? fmt::format("graph {}: {}", *g.graph_id, g.first_kernel) : g.first_kernel, 80),
+        HtmlText(g.scope), g.launches, g.kernels_per_launch_min,
         g.kernels_per_launch_max, MsText(g.gpu_kernel_ns), MsText(g.launch_call_ns), HtmlText(ranges));
   }
   return out + "</tbody></table>\n";
@@ -127,6 +153,7 @@ std::string PhasesHtml(const analysis::PhaseReport& p) {
     out += "<p class=\"note\">" + HtmlText(p.warmup_rule) + ".</p>\n";
     out += "<h3>GPU kernel time by phase</h3>\n" + SplitBar(p);
     out += "<h3>Cost per token</h3>\n" + CostTable(p);
+    if (PhaseUtilizationConfigured(p)) out += "<h3>MFU and MBU per phase</h3>\n" + UtilizationTable(p);
     out += "<h3>GPU kernel time per step</h3>\n" + StepSeries(p);
   }
   if (!p.graphs.empty()) out += "<h3>CUDA graphs</h3>\n" + GraphTable(p);

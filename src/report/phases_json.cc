@@ -51,6 +51,18 @@ void Summary(JsonWriter& w, const analysis::PhaseSummary& s) {
     w.EndObject();
   }
   w.EndArray();
+  const auto& u = s.utilization;  // kernels.json 1.4.0
+  w.Key("utilization");
+  w.BeginObject();
+  w.Member("model_flops", u.model_flops);
+  w.Member("achieved_tflops", u.achieved_tflops);
+  w.Member("mfu_pct", u.mfu_pct);
+  w.Member("mfu_missing", NonEmpty(u.mfu_missing));
+  w.Member("model_bytes", u.model_bytes);
+  w.Member("achieved_gbps", u.achieved_gbps);
+  w.Member("mbu_pct", u.mbu_pct);
+  w.Member("mbu_missing", NonEmpty(u.mbu_missing));
+  w.EndObject();
   w.EndObject();
 }
 
@@ -80,6 +92,7 @@ void Step(JsonWriter& w, const analysis::PhaseStep& s) {
 void Graph(JsonWriter& w, const analysis::GraphRow& g) {
   w.BeginObject();
   w.Member("input", g.scope);
+  w.Member("graph_id", g.graph_id);  // 1.4.0: the input's graph id (nsys SQLite), null when it records none
   w.Member("first_kernel", g.first_kernel);
   w.Member("launches", g.launches);
   w.Member("kernels", g.kernels);

@@ -31,6 +31,33 @@ void PhaseTable(std::string& out, const analysis::PhaseReport& p) {
   }
 }
 
+std::string Pct(const std::optional<double>& pct, const std::string& missing) {
+  return pct ? fmt::format("{:.2f} %", *pct) : fmt::format("n/a ({})", missing);
+}
+
+// MFU / MBU per phase (analysis/phase_utilization.h): only when the config
+// gives the model's work for some phase.
+void UtilizationTable(std::string& out, const analysis::PhaseReport& p) {
+  if (!PhaseUtilizationConfigured(p)) return;
+  out +=
+      "\n### MFU and MBU per phase\n\nMFU = model FLOPs of the counted steps (tokens x model.flops_per_token) / "
+      "the phase's GPU kernel time / pipeline.mfu.peak_tflops. MBU = model.bytes_per_step x counted steps / the "
+      "phase's GPU kernel time / pipeline.mfu.peak_bandwidth_gbps. Kernel time leaves out the gaps between "
+      "kernels, so both are upper bounds of wall-clock utilisation.\n\n";
+  out +=
+      "| phase | model GFLOP | achieved TFLOP/s | MFU | model GB read | achieved GB/s | MBU |\n"
+      "|---|---:|---:|---|---:|---:|---|\n";
+  auto num = [](const std::optional<double>& v, double scale) {
+    return v ? fmt::format("{:.4g}", *v / scale) : std::string("n/a");
+  };
+  for (const auto& s : p.phases) {
+    const auto& u = s.utilization;
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", analysis::ToString(s.phase), num(u.model_flops, 1e9),
+                       num(u.achieved_tflops, 1), MdCell(Pct(u.mfu_pct, u.mfu_missing)), num(u.model_bytes, 1e9),
+                       num(u.achieved_gbps, 1), MdCell(Pct(u.mbu_pct, u.mbu_missing)));
+  }
+}
+
 void TopKernels(std::string& out, const analysis::PhaseReport& p) {
   for (const auto& s : p.phases) {
     if (s.top_kernels.empty()) continue;
@@ -83,7 +110,8 @@ void GraphTable(std::string& out, const analysis::PhaseReport& p) {
   if (p.graphs.empty()) return;
   out +=
       "\n### CUDA graphs\n\nKernels of a graph launch count in the NVTX range and step of the launch call. "
-      "A graph: one input's launches of the same kernel sequence.\n\n";
+      "A graph: one input's launches with the same graph id where the input records one (nsys SQLite), else of "
+      "the same kernel sequence.\n\n";
   out +=
       "| graph (first kernel) | input | launches | kernels per launch | GPU kernel time (ms) | launch calls (ms, "
       "once per launch) | ranges of the launches (launches, kernels) |\n|---|---|---:|---:|---:|---:|---|\n";
@@ -99,12 +127,20 @@ void GraphTable(std::string& out, const analysis::PhaseReport& p) {
     const std::string per = g.kernels_per_launch_min == g.kernels_per_launch_max
                                 ? std::to_string(g.kernels_per_launch_min)
                                 : fmt::format("{}-{}", g.kernels_per_launch_min, g.kernels_per_launch_max);
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", MdCell(g.first_kernel, 60), MdCell(analysis::ShortScope(g.scope), 60),
+    const std::string graph = g.graph_id ? fmt::format("graph {}: {}", *g.graph_id, g.first_kernel) : g.first_kernel;
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", MdCell(graph, 60), MdCell(analysis::ShortScope(g.scope), 60),
                        g.launches, per, MsText(g.gpu_kernel_ns), MsText(g.launch_call_ns), MdCell(ranges, 200));
   }
 }
 
 }  // namespace
+
+bool PhaseUtilizationConfigured(const analysis::PhaseReport& p) {
+  for (const auto& s : p.phases) {
+    if (s.utilization.model_flops || s.utilization.model_bytes) return true;
+  }
+  return false;
+}
 
 std::string WarmupText(const analysis::PhaseSummary& s, bool steady) {
   if (s.warmup_steps == 0) return "0";
@@ -123,6 +159,7 @@ std::string PhasesMarkdown(const analysis::PhaseReport& p) {
         "step's GPU span (first kernel start to last kernel end) minus the union of its kernels. Tokens come from "
         "the step's annotation or model.tokens.*; unknown stays n/a.\n\n";
     PhaseTable(out, p);
+    UtilizationTable(out, p);
     TopKernels(out, p);
     DecodeBatches(out, p);
     StepTable(out, p);
@@ -140,6 +177,8 @@ std::string PhasesSummaryMarkdown(const analysis::PhaseReport& p) {
         "- {}: {:.1f} % of step GPU time over {} step(s){}", analysis::ToString(s.phase), s.share_pct, s.steps,
         s.warmup_steps > 0 && p.steady_state ? fmt::format(" ({} warm-up step(s) left out)", s.warmup_steps) : "");
     if (s.gpu_ns_per_token) out += fmt::format("; {:.3f} us of GPU time per token", *s.gpu_ns_per_token / 1e3);
+    if (s.utilization.mfu_pct) out += fmt::format("; MFU {:.2f} %", *s.utilization.mfu_pct);
+    if (s.utilization.mbu_pct) out += fmt::format("; MBU {:.2f} %", *s.utilization.mbu_pct);
     out += "\n";
   }
   if (!p.graphs.empty()) {

@@ -18,6 +18,9 @@ std::string PhasesSummaryMarkdown(const analysis::PhaseReport& phases);
 // The section's value ("phases": {...}) at the writer's place.
 void WritePhasesJson(JsonWriter& w, const analysis::PhaseReport& phases);
 std::string PhasesHtml(const analysis::PhaseReport& phases);
+// Whether the config gave model work (FLOPs or bytes) for some phase: the
+// MFU / MBU table is shown then.
+bool PhaseUtilizationConfigured(const analysis::PhaseReport& phases);
 // A phase's warm-up steps: "0", or "N (left out)" / "N (kept)" (analysis.steady_state=off).
 std::string WarmupText(const analysis::PhaseSummary& s, bool steady);
 

@@ -311,12 +311,17 @@ LLMPO_JSON_FIELDS(PhaseStep, scope, name, phase, scheme, prefill_requests, prefi
                   decode_tokens, tokens_from, cpu_start_ns, cpu_end_ns, gpu_kernel_ns, kernels, graph_launches,
                   gpu_span_ns, gpu_idle_ns, ttft_gpu_ns, warmup, warmup_reason)
 LLMPO_JSON_FIELDS(PhaseKernel, name, category, bound, gpu_ns, launches)
-LLMPO_JSON_FIELDS(PhaseSummary, phase, steps, warmup_steps, gpu_kernel_ns, gpu_idle_ns, share_pct, mean_step_gpu_ns,
-                  top_kernels, categories, tokens, steps_with_tokens, gpu_ns_per_token, tokens_from)
+LLMPO_JSON_FIELDS(PhaseUtilization, model_flops, achieved_tflops, mfu_pct, model_bytes, achieved_gbps, mbu_pct,
+                  mfu_missing, mbu_missing)
+// utilization: 1.3.0
+LLMPO_JSON_FIELDS_ADDED(PhaseSummary, utilization, phase, steps, warmup_steps, gpu_kernel_ns, gpu_idle_ns, share_pct,
+                        mean_step_gpu_ns, top_kernels, categories, tokens, steps_with_tokens, gpu_ns_per_token,
+                        tokens_from)
 LLMPO_JSON_FIELDS(DecodeBatch, tokens_per_step, steps, mean_step_gpu_ns, gpu_ns_per_token)
 LLMPO_JSON_FIELDS(GraphRange, range, phase, in_step, launches, kernels, gpu_kernel_ns)
-LLMPO_JSON_FIELDS(GraphRow, scope, first_kernel, launches, kernels, kernels_per_launch_min, kernels_per_launch_max,
-                  gpu_kernel_ns, launch_call_ns, ranges)
+// graph_id: 1.3.0
+LLMPO_JSON_FIELDS_ADDED(GraphRow, graph_id, scope, first_kernel, launches, kernels, kernels_per_launch_min,
+                        kernels_per_launch_max, gpu_kernel_ns, launch_call_ns, ranges)
 LLMPO_JSON_FIELDS(PhaseReport, schemes, steps, phases, decode_batches, steady_state, warmup_rule,
                   kernels_outside_steps, gpu_ns_outside_steps, graphs, notes)
 

@@ -4,6 +4,8 @@
 // to the launch call's range.
 #include "src/analysis/phases.h"
 
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 namespace llmpo::analysis {
@@ -59,6 +61,36 @@ TEST(StepNames, OtherSchemes) {
   EXPECT_EQ(s.scheme, StepScheme::kProfiler);
   EXPECT_EQ(s.phase, Phase::kUnknown);
   EXPECT_FALSE(namer.Classify("", "attention").has_value());
+}
+
+// The names SGLang's model runner gives its step spans
+// (_build_step_span_name in python/sglang/srt/model_executor/model_runner.py).
+TEST(StepNames, SglangStepSpans) {
+  const StepNamer namer;
+  StepName s = Must(namer.Classify("", "step[EXTEND bs=3 toks=512]"));
+  EXPECT_EQ(s.scheme, StepScheme::kSglang);
+  EXPECT_EQ(s.phase, Phase::kPrefill);
+  EXPECT_EQ(s.prefill_requests, 3);
+  EXPECT_EQ(s.prefill_tokens, 512);
+  s = Must(namer.Classify("", "step[DECODE bs=32]"));
+  EXPECT_EQ(s.phase, Phase::kDecode);
+  EXPECT_EQ(s.decode_requests, 32);
+  EXPECT_EQ(s.decode_tokens, 32);  // one token per request
+  s = Must(namer.Classify("", "step[MIXED bs=9]"));
+  EXPECT_EQ(s.phase, Phase::kMixed);
+  EXPECT_FALSE(s.prefill_tokens.has_value());  // the span does not split the batch
+  for (const char* other : {"step[IDLE bs=0]", "step[TARGET_VERIFY bs=4]", "step[DRAFT_EXTEND bs=4]"}) {
+    s = Must(namer.Classify("", other));
+    EXPECT_EQ(s.scheme, StepScheme::kSglang) << other;
+    EXPECT_EQ(s.phase, Phase::kUnknown) << other;  // never guessed
+    EXPECT_TRUE(s.malformed.empty()) << other;
+  }
+  for (const char* bad : {"step[EXTEND bs=3]", "step[DECODE bs=x]", "step[EXTEND bs=1 toks=9x]"}) {
+    s = Must(namer.Classify("", bad));
+    EXPECT_EQ(s.phase, Phase::kUnknown) << bad;
+    EXPECT_FALSE(s.malformed.empty()) << bad;
+  }
+  EXPECT_FALSE(namer.Classify("", "step[decode]").has_value());
 }
 
 TEST(StepNames, ConfigPatternsFirst) {
@@ -236,6 +268,99 @@ TEST(Phases, GraphKernelsCountAtTheLaunch) {
   EXPECT_EQ(r.graphs[0].ranges[0].range, "decode");
   EXPECT_EQ(r.graphs[0].ranges[0].phase, Phase::kDecode);
   EXPECT_EQ(r.steps[1].graph_launches, 2u);
+}
+
+// nsys SQLite records graph ids: launches are one graph by id, not by
+// their kernel sequence.
+TEST(Phases, GraphIdsDecideTheGraph) {
+  HandRun run;
+  run.Step("decode", 0, 100);
+  run.Kernel(10, 1000, 1100, "a", 7, "decode");  // graph 1, 2 kernels
+  run.Kernel(10, 1100, 1200, "b", 7, "decode");
+  run.Kernel(20, 1300, 1400, "a", 8, "decode");  // graph 1 again, 1 kernel (a conditional node skipped)
+  run.Kernel(30, 1500, 1600, "a", 9, "decode");  // graph 2, the same kernel sequence as the launch before
+  for (auto& k : run.in.kernels) k.graph_id = *k.correlation == 9 ? 2 : 1;
+  model::Diagnostics d;
+  const PhaseReport r = run.Analyze({}, d);
+  ASSERT_EQ(r.graphs.size(), 2u);
+  EXPECT_EQ(r.graphs[0].graph_id, 1);
+  EXPECT_EQ(r.graphs[0].launches, 2u);
+  EXPECT_EQ(r.graphs[0].kernels_per_launch_min, 1u);
+  EXPECT_EQ(r.graphs[0].kernels_per_launch_max, 2u);
+  EXPECT_DOUBLE_EQ(r.graphs[0].gpu_kernel_ns, 300);
+  EXPECT_EQ(r.graphs[1].graph_id, 2);
+  EXPECT_EQ(r.graphs[1].launches, 1u);
+}
+
+// MFU / MBU per phase on hand-made numbers: a 7B-parameter model
+// (2 x 7e9 FLOPs per token), 14 GB of weights read per decode step.
+TEST(Phases, MfuAndMbuPerPhase) {
+  HandRun run;
+  run.Step("execute_context_1(512)_generation_0(0)", 0, 100);
+  for (int i = 0; i < 3; ++i) run.Step("execute_context_0(0)_generation_2(2)", 200 + 100 * i, 290 + 100 * i);
+  run.Step("execute_context_1(10)_generation_2(2)", 600, 700);
+  run.Kernel(10, 1'000'000, 11'000'000, "gemm_p");  // prefill: 10 ms
+  for (int i = 0; i < 3; ++i) {
+    const std::int64_t t0 = 20'000'000 + 10'000'000LL * i;
+    run.Kernel(210 + 100 * i, t0, t0 + 5'000'000, "gemv_d");  // each decode step: 5 ms
+  }
+  run.Kernel(610, 60'000'000, 62'000'000, "gemm_m");  // the mixed step: 2 ms
+  PhaseOptions o;
+  o.prefill_flops_per_token = o.decode_flops_per_token = 1.4e10;
+  o.decode_bytes_per_step = 1.4e10;
+  o.peak_tflops = 989;
+  o.peak_gbps = 3350;
+  model::Diagnostics d;
+  PhaseReport r = run.Analyze(o, d);
+  const PhaseSummary* prefill = Of(r, Phase::kPrefill);
+  const PhaseSummary* decode = Of(r, Phase::kDecode);
+  const PhaseSummary* mixed = Of(r, Phase::kMixed);
+  ASSERT_TRUE(prefill && decode && mixed);
+  // Prefill: 512 tokens x 1.4e10 FLOPs in 10 ms.
+  const double prefill_tflops = 512 * 1.4e10 / 10e-3 / 1e12;  // 716.8
+  EXPECT_DOUBLE_EQ(*prefill->utilization.model_flops, 512 * 1.4e10);
+  EXPECT_NEAR(*prefill->utilization.achieved_tflops, prefill_tflops, 1e-9);
+  EXPECT_NEAR(*prefill->utilization.mfu_pct, 100 * prefill_tflops / 989, 1e-9);
+  EXPECT_FALSE(prefill->utilization.mbu_pct.has_value());  // no model.bytes_per_step.prefill: null, not 0
+  EXPECT_EQ(prefill->utilization.mbu_missing, "model.bytes_per_step.prefill is not set");
+  // Decode: 3 steps x 2 tokens, 15 ms; 3 x 14 GB read.
+  EXPECT_NEAR(*decode->utilization.mfu_pct, 100 * (6 * 1.4e10 / 15e-3 / 1e12) / 989, 1e-9);
+  EXPECT_NEAR(*decode->utilization.achieved_gbps, 3 * 1.4e10 / 15e-3 / 1e9, 1e-9);  // 2800 GB/s
+  EXPECT_NEAR(*decode->utilization.mbu_pct, 100 * 2800.0 / 3350, 1e-9);
+  // Mixed: 10 prefill + 2 decode tokens in 2 ms; no bytes for mixed steps.
+  EXPECT_DOUBLE_EQ(*mixed->utilization.model_flops, 12 * 1.4e10);
+  EXPECT_NEAR(*mixed->utilization.achieved_tflops, 12 * 1.4e10 / 2e-3 / 1e12, 1e-9);
+  EXPECT_FALSE(mixed->utilization.model_bytes.has_value());
+  // Without peaks the rates stay, the shares are null with the key named.
+  o.peak_tflops.reset();
+  r = run.Analyze(o, d);
+  prefill = Of(r, Phase::kPrefill);
+  EXPECT_NEAR(*prefill->utilization.achieved_tflops, prefill_tflops, 1e-9);
+  EXPECT_FALSE(prefill->utilization.mfu_pct.has_value());
+  EXPECT_EQ(prefill->utilization.mfu_missing, "pipeline.mfu.peak_tflops is not set");
+}
+
+TEST(Phases, MfuIsNullWhenTokensOrPhaseAreUnknown) {
+  HandRun run;
+  run.Step("decode", 0, 100);  // no count in the name, none in the config
+  run.Kernel(10, 1000, 2000, "gemv");
+  PhaseOptions o;
+  o.decode_flops_per_token = 1e9;
+  o.peak_tflops = 100;
+  model::Diagnostics d;
+  PhaseReport r = run.Analyze(o, d);
+  const PhaseSummary* decode = Of(r, Phase::kDecode);
+  ASSERT_TRUE(decode);
+  EXPECT_FALSE(decode->utilization.model_flops.has_value());
+  EXPECT_FALSE(decode->utilization.mfu_pct.has_value());
+  EXPECT_EQ(decode->utilization.mfu_missing, "a counted step has no decode token count");
+  HandRun unknown;
+  unknown.Step("ProfilerStep#1", 0, 1000);
+  unknown.Kernel(10, 1000, 2000, "gemv");
+  r = unknown.Analyze(o, d);
+  ASSERT_EQ(r.phases.size(), 1u);
+  EXPECT_FALSE(r.phases[0].utilization.mfu_pct.has_value());
+  EXPECT_EQ(r.phases[0].utilization.mfu_missing, "the steps' phase is unknown");
 }
 
 }  // namespace
