@@ -6,10 +6,11 @@
 #include "src/pipeline/import_stop.h"
 #include "src/pipeline/output_folder.h"
 #include "src/report/gpu_breakdown_report.h"
-#include "src/report/stragglers_report.h"
 #include "src/report/html_report.h"
 #include "src/report/phases_report.h"
+#include "src/report/rank_vs_median.h"
 #include "src/report/report_set_json.h"
+#include "src/report/stragglers_report.h"
 #include "src/report/trace_report.h"
 
 namespace llmpo::pipeline {
@@ -71,6 +72,11 @@ void RunReport(const ReportSet& s, std::ostream& o) {
 bool HasStragglers(const ReportSet& s) { return s.stragglers.has_value(); }
 void StragglersMd(const ReportSet& s, std::ostream& o) { Put(o, report::StragglersMarkdown(*s.stragglers)); }
 void StragglersJson(const ReportSet& s, std::ostream& o) { Put(o, report::StragglersJson(*s.stragglers)); }
+bool HasRankKernels(const ReportSet& s) { return report::HasRanksWithKernels(s); }
+void RankVsMedianMd(const ReportSet& s, std::ostream& o) {
+  Put(o, report::RankVsMedianMarkdown(*report::RankVsMedian(s)));
+}
+void RankVsMedianJson(const ReportSet& s, std::ostream& o) { Put(o, report::CompareJson(*report::RankVsMedian(s))); }
 void TraceNvtxSum(const ReportSet& s, std::ostream& o) { Put(o, report::NvtxSummaryCsv(s.trace->summaries)); }
 void TraceKernSum(const ReportSet& s, std::ostream& o) { Put(o, report::KernelSummaryCsv(s.trace->summaries)); }
 void TraceProjSum(const ReportSet& s, std::ostream& o) { Put(o, report::NvtxProjectionCsv(s.trace->summaries)); }
@@ -138,6 +144,10 @@ constexpr OutputRow kOutputs[] = {
     {"GPU breakdown (JSON)", HasBreakdown, At<"gpu_breakdown.json">, BreakdownJson},
     {"stragglers: per step the slowest rank", HasStragglers, At<"stragglers.md">, StragglersMd},
     {"stragglers (JSON)", HasStragglers, At<"stragglers.json">, StragglersJson},
+    {"the rank with the most GPU kernel time against the median rank", HasRankKernels, At<"rank_vs_median.md">,
+     RankVsMedianMd},
+    {"the rank against the median rank (JSON, compare.json's schema)", HasRankKernels, At<"rank_vs_median.json">,
+     RankVsMedianJson},
     {"NVTX region report and per-region folders", HasRegions, RegionsPath, nullptr, RegionFiles},
     {"stakeholder summary of a run", IsRunFolder, At<"stakeholder_summary.md">, Summary},
     {"run report", IsRunFolder, At<"report.md">, RunReport},

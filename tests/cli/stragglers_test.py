@@ -9,7 +9,10 @@ absent), recomputed here from the archive's rank files:
 - time in collectives: per rank, the union of its communication kernels'
   intervals (HTA's rule: the name starts with nccl, hip or hccl, or contains
   ncclKernel), and its excess over the rank with the least;
-- report.html: a heatmap cell per rank for the step, and the collectives table.
+- report.html: a heatmap cell per rank for the step, and the collectives table;
+- rank_vs_median.json: the rank with the most kernel time (kernel durations
+  summed per rank file) against the median rank (the lower middle of the
+  sorted sums), with both totals.
 """
 import io
 import json
@@ -62,7 +65,7 @@ def per_rank(events):
         if call and call["pid"] == step["pid"] and step["ts"] <= call["ts"] <= step["ts"] + step["dur"]:
             in_step += k["dur"]
     comm = union_us([(k["ts"], k["ts"] + k["dur"]) for k in kernels if communication(k["name"])])
-    return step["name"], in_step / 1e3, comm / 1e3
+    return step["name"], in_step / 1e3, comm / 1e3, sum(k["dur"] for k in kernels) / 1e3
 
 
 def main():
@@ -82,6 +85,7 @@ def main():
         s = json.load(open(os.path.join(out, "stragglers.json")))
         page = open(os.path.join(out, "report.html")).read()
         md = open(os.path.join(out, "stragglers.md")).read()
+        vs = json.load(open(os.path.join(out, "rank_vs_median.json")))
     name = want[0][0]
     check(all(w[0] == name for w in want.values()), "every rank ran the same step")
     rows = [r for r in s["steps"] if r["region"] == name]
@@ -112,6 +116,15 @@ def main():
     check(sorted(int(r) for r, _ in cells) == list(range(8)) and {st for _, st in cells} == {name},
           f"report.html: one heatmap cell per rank for {name}: {cells}")
     check('id="collectives"' in page and 'href="#stragglers"' in page, "report.html: collectives table and nav link")
+    total = {r: w[3] for r, w in want.items()}
+    ordered = sorted(total, key=lambda r: (total[r], r))
+    median, slowest = ordered[(len(ordered) - 1) // 2], ordered[-1]
+    check(vs["sides"][0].startswith(f"rank {median} ") and vs["sides"][1].startswith(f"rank {slowest} "),
+          f"rank_vs_median: rank {slowest} against rank {median}: {vs['sides']}")
+    t = vs["comparisons"][0]["total"]
+    check(abs(t["base_ns"] / 1e6 - total[median]) < 1e-6 and abs(t["new_ns"] / 1e6 - total[slowest]) < 1e-6,
+          f"rank_vs_median totals {t['base_ns']}, {t['new_ns']} ns == {total[median]}, {total[slowest]} ms")
+    print(f"ok: rank_vs_median: rank {slowest} ({total[slowest]:.3f} ms) against rank {median} ({total[median]:.3f} ms)")
     if failures:
         print(f"{len(failures)} failure(s)")
         return 1
