@@ -83,6 +83,18 @@ struct LaunchRecord {
   std::optional<std::int64_t> launch_call_end_ns;
   std::string launch_call_name;  // "cudaLaunchKernel" (nsys' version suffix "_v7000" dropped)
   std::string launch_thread;     // the launching thread's id as text (a TID)
+  // A copy's memory kinds, "Pageable -> Device" (source -> destination, as
+  // the profiler names them); empty when unknown or not a copy.
+  std::string copy_memory;
+};
+
+// A CPU operation of a timeline long enough to starve the GPU (a PyTorch
+// cpu_op of kCpuOpMinNs or more; docs/analysis.md "cpu_op_starving").
+inline constexpr std::int64_t kCpuOpMinNs = 1'000'000;
+struct CpuOp {
+  std::string name;
+  ProcessId process;
+  std::int64_t start_ns = 0, end_ns = 0;
 };
 
 // A GPU as the profiler described it (ncu's device attributes). Each
