@@ -17,13 +17,18 @@ std::string LaunchesOf(const analysis::KernelFinding& f, const analysis::KernelA
   return fmt::format("({} of {} launches) ", f.launches, k.calls);
 }
 
-// A kernel's OPT findings, the largest mean estimated speedup first (none last).
+// A kernel's OPT findings: global estimates (of the kernel's run time) before
+// local ones (of one unit's efficiency: not comparable), each the largest
+// mean estimated speedup first; none last.
 std::vector<const analysis::KernelFinding*> OptFindings(const analysis::KernelAggregate& k) {
   std::vector<const analysis::KernelFinding*> out;
   for (const auto& f : k.findings) {
     if (f.finding.type == model::FindingType::kOptimization) out.push_back(&f);
   }
   std::stable_sort(out.begin(), out.end(), [](const auto* a, const auto* b) {
+    const bool ga = a->finding.speedup_kind == model::SpeedupKind::kGlobal;
+    const bool gb = b->finding.speedup_kind == model::SpeedupKind::kGlobal;
+    if (ga != gb) return ga;
     const auto x = a->MeanSpeedupPct(), y = b->MeanSpeedupPct();
     if (x.has_value() != y.has_value()) return x.has_value();
     return x && *x > *y;
@@ -70,8 +75,8 @@ void FindingsTable(std::string& out, const std::vector<const analysis::KernelAgg
   }
   if (rows.empty()) return;
   out += fmt::format(
-      "\n### ncu findings (OPT)\n\nncu's rule results, at most {} per kernel (the largest estimated speedups; "
-      "kernels.json lists them all); estimated speedup in %: global = of the kernel's run time, local = of one "
+      "\n### ncu findings (OPT)\n\nncu's rule results, at most {} per kernel (global estimates first, the largest "
+      "first; kernels.json lists them all); estimated speedup in %: global = of the kernel's run time, local = of one "
       "unit's efficiency. Speedups of one kernel overlap: never add them. Each rule text is printed once, below.\n\n"
       "| # | Kernel | Rule | Speedup % | Kind | Text |\n|---:|---|---|---:|---|---|\n",
       kMaxOptRowsPerKernel);
