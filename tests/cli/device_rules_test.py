@@ -10,6 +10,9 @@ recomputed here from the file itself (json, sqlite3), never from our output:
 - the HTA CUDA-graphs trace: pageable copies (45 HtoD + 30 DtoH by name);
 - the streamSimple nsys export: the split with launch calls joined from
   CUPTI_ACTIVITY_KIND_RUNTIME by correlation id;
+- the same export with two copies added (pageable and pinned, by the
+  export's own ENUM_CUDA_MEM_KIND ids): their kinds, pageable_copies and
+  copy_not_overlapped;
 - the same export without its RUNTIME table (a GPU-only export, made here
   in a temporary copy): the rules that need CPU data are named as not
   evaluated, none of them reported as "not found".
@@ -180,6 +183,40 @@ def stream_simple(tmp):
     compare_facts("streamSimple", device["facts"], device, want)
     print("streamSimple: idle %.6f ms = host wait %.6f + kernel wait %.6f + other %.6f" % (
         want["idle_ns"] / 1e6, want["host_wait_ns"] / 1e6, want["kernel_wait_ns"] / 1e6, want["other_wait_ns"] / 1e6))
+    # Copies with memory kinds: the same file with a CUPTI_ACTIVITY_KIND_MEMCPY table added (the fixture has
+    # none), its kinds decoded here by the export's own ENUM_CUDA_MEM_KIND table.
+    with_copies = os.path.join(tmp, "with-copies.sqlite")
+    shutil.copy(path, with_copies)
+    os.chmod(with_copies, 0o644)
+    db = sqlite3.connect(with_copies)
+    kinds = {label: i for i, label in db.execute("SELECT id, label FROM ENUM_CUDA_MEM_KIND")}
+    end, device, pid = db.execute("SELECT MAX(end), deviceId, globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchone()
+    db.execute("CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER, end INTEGER, deviceId INTEGER, "
+               "contextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER, bytes INTEGER, "
+               "copyKind INTEGER, srcKind INTEGER, dstKind INTEGER)")
+    copies = [(end + 1000, end + 1001000, kinds["Pageable"], kinds["Device"]),
+              (end + 2000000, end + 2500000, kinds["Pinned"], kinds["Device"])]
+    for i, (s, e, src, dst) in enumerate(copies):
+        db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (?, ?, ?, 1, 7, ?, ?, 4096, 1, ?, ?)",
+                   (s, e, device, 900000 + i, pid, src, dst))
+    db.commit()
+    rows = [(s, e, c, True, False, False) for s, e, c in rows]
+    label = {i: name for name, i in kinds.items()}
+    rows += [(s, e, None, False, True, "Pageable" in (label[src], label[dst])) for s, e, src, dst in copies]
+    db.close()
+    kernels, report_set = imported(tmp, "with-copies", with_copies)
+    want = split(rows)
+    device = report_set["kernels"]["gpu_busy"][0]
+    compare_facts("streamSimple with copies", device["facts"], device, want)
+    check(device["facts"]["copies_with_memory"] == 2, "streamSimple with copies: both copies have memory kinds")
+    pageable = finding(kernels, "pageable_copies", device["device"])
+    fires = want["pageable_copy_ns"] >= 0.01 * want["span_ns"]
+    check((pageable is not None) == fires, "streamSimple with copies: pageable_copies fires iff >= 1 % of the span")
+    copy_only = finding(kernels, "copy_not_overlapped", device["device"])
+    check((copy_only is not None) == (want["copy_only_ns"] >= 0.05 * want["span_ns"]),
+          "streamSimple with copies: copy_not_overlapped fires iff >= 5 % of the span")
+    print("streamSimple with copies: pageable %d copy %.3f ms of a %.3f ms span; copy-only %.3f ms" % (
+        want["pageable_copies"], want["pageable_copy_ns"] / 1e6, want["span_ns"] / 1e6, want["copy_only_ns"] / 1e6))
     # A GPU-only export: the same file without its CUDA API table.
     gpu_only = os.path.join(tmp, "gpu-only.sqlite")
     shutil.copy(path, gpu_only)
