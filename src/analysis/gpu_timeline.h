@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "src/analysis/device_waits.h"
 #include "src/analysis/interval_union.h"
 #include "src/model/sink.h"
 
@@ -30,7 +31,12 @@ struct DeviceBusy {
   std::optional<double> idle_ns;   // span - busy
   std::optional<double> idle_pct;  // of the span; null when the span is 0
   std::string missing;             // why busy and idle are unknown
+  TimelineFacts facts;             // what the timeline rules read beyond busy and idle
 };
+
+// A CPU op or range of kCpuOpMinNs or more whose device stayed idle through
+// at least this share of it in one stretch starves the GPU.
+inline constexpr double kStarvedMinPct = 50;
 
 class GpuTimeline : public model::RecordSink {
  public:
@@ -40,6 +46,10 @@ class GpuTimeline : public model::RecordSink {
   }
   void OnLaunch(const model::LaunchRecord& launch) override;
   void OnKernelSummary(const model::KernelSummaryRow&) override {}
+  // Long CPU ops (Kineto) and CPU ranges (NVTX, our tracer, annotations) of
+  // kCpuOpMinNs or more, for cpu_op_starving.
+  void OnCpuOp(const model::CpuOp& op) override;
+  void OnNvtxRange(const model::NvtxRange& range) override;
 
   // Per (source, device), in that order.
   std::vector<DeviceBusy> Busy() const;
@@ -49,7 +59,15 @@ class GpuTimeline : public model::RecordSink {
     IntervalUnion busy;
     std::int64_t first = 0, last = 0;
     std::uint64_t kernels = 0, copies = 0;
+    mutable DeviceWaits waits;  // drained once, by Busy()
   };
+  struct CpuRange {
+    std::string name;
+    std::int64_t start, end;
+  };
+  void AddCpuRange(const std::string& name, std::int64_t start, std::int64_t end);
+  void MatchCpuRanges(const std::vector<CpuRange>& ranges, const DeviceWaits& waits, TimelineFacts& facts) const;
+  std::map<std::string, std::vector<CpuRange>> cpu_ranges_;  // per source, at most kMaxCpuRanges each
   std::string source_;
   Track* last_track_ = nullptr;  // the last launch's track (map nodes stay put) and its device
   std::string last_device_;

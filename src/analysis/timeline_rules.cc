@@ -1,5 +1,7 @@
 #include "src/analysis/timeline_rules.h"
 
+#include "src/analysis/timeline_device_rules.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -221,6 +223,7 @@ TimelineRulesResult EvaluateTimelineRules(const TimelineEvidence& evidence) {
     GpuIdle(evidence, out);
     LaunchBound(evidence, out);
     RankStraggler(evidence, out);
+    EvaluateDeviceRules(evidence, out);
   }
   SyncCalls(evidence, out);
   StartupCost(evidence, out);

@@ -78,6 +78,15 @@ bool HasTable(sqlite3* db, const char* table) {
   return sqlite3_step(raw) == SQLITE_ROW;
 }
 
+bool HasColumn(sqlite3* db, const char* table, const char* column) {
+  sqlite3_stmt* raw = nullptr;
+  sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", -1, &raw, nullptr);
+  Stmt stmt(raw);
+  sqlite3_bind_text(raw, 1, table, -1, SQLITE_STATIC);
+  sqlite3_bind_text(raw, 2, column, -1, SQLITE_STATIC);
+  return sqlite3_step(raw) == SQLITE_ROW;
+}
+
 std::optional<std::int64_t> Int(sqlite3_stmt* s, int col) {
   if (sqlite3_column_type(s, col) == SQLITE_NULL) return std::nullopt;
   return sqlite3_column_int64(s, col);
@@ -274,10 +283,17 @@ Status ImportGpuOps(sqlite3* db, ImportContext& ctx, const RangesByThread* range
   if (!HasTable(db, table)) return OkStatus();
   const bool memset = std::string_view(table).ends_with("MEMSET");
   const bool with_runtime = ranges != nullptr && HasTable(db, "CUPTI_ACTIVITY_KIND_RUNTIME");
+  // A copy's memory kinds, decoded by the export's own enum table (its ids differ between versions).
+  const bool kinds = !memset && HasTable(db, "ENUM_CUDA_MEM_KIND") && HasColumn(db, table, "srcKind") &&
+                     HasColumn(db, table, "dstKind");
   std::string sql = fmt::format(
-      "SELECT m.start, m.end, m.deviceId, m.streamId, m.correlationId, m.globalPid, m.rowid, {} "
+      "SELECT m.start, m.end, m.deviceId, m.streamId, m.correlationId, m.globalPid, m.rowid, {}, {} "
       "FROM {} m ",
-      with_runtime ? "r.globalTid, r.start" : "NULL, NULL", table);
+      with_runtime ? "r.globalTid, r.start" : "NULL, NULL",
+      kinds ? "COALESCE(sk.label, sk.name), COALESCE(dk.label, dk.name)" : "NULL, NULL", table);
+  if (kinds) {
+    sql += "LEFT JOIN ENUM_CUDA_MEM_KIND sk ON sk.id = m.srcKind LEFT JOIN ENUM_CUDA_MEM_KIND dk ON dk.id = m.dstKind ";
+  }
   if (with_runtime) sql += LaunchCallJoin("m", true);
   ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, sql, ctx));
   static const RangesByThread kNoRanges;
@@ -303,6 +319,8 @@ Status ImportGpuOps(sqlite3* db, ImportContext& ctx, const RangesByThread* range
     op.correlation_id = Int(s, 4);
     op.process = ProcessOf(Int(s, 5), processes);
     op.has_nvtx = with_runtime;
+    if (kinds && sqlite3_column_type(s, 9) != SQLITE_NULL && sqlite3_column_type(s, 10) != SQLITE_NULL)
+      op.copy_memory = Text(s, 9) + " -> " + Text(s, 10);
     op.global_tid = Int(s, 7);
     if (with_runtime && op.global_tid) sweep.Attribute(*op.global_tid, Int(s, 8).value_or(0), op);
     ctx.sink.OnLaunch(op);

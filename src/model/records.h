@@ -86,6 +86,18 @@ struct LaunchRecord {
   // The CUDA graph and graph node a kernel ran as (nsys SQLite traced with
   // --cuda-graph-trace=node: graphId, graphNodeId); null when unknown.
   std::optional<std::int64_t> graph_id, graph_node_id;
+  // A copy's memory kinds, "Pageable -> Device" (source -> destination, as
+  // the profiler names them); empty when unknown or not a copy.
+  std::string copy_memory;
+};
+
+// A CPU operation of a timeline long enough to starve the GPU (a PyTorch
+// cpu_op of kCpuOpMinNs or more; docs/analysis.md "cpu_op_starving").
+inline constexpr std::int64_t kCpuOpMinNs = 1'000'000;
+struct CpuOp {
+  std::string name;
+  ProcessId process;
+  std::int64_t start_ns = 0, end_ns = 0;
 };
 
 // A GPU as the profiler described it (ncu's device attributes). Each

@@ -21,6 +21,7 @@ class RecordSink {
   }
   virtual void OnKernelSummary(const KernelSummaryRow& row) = 0;
   virtual void OnNvtxRange(const NvtxRange& /*range*/) {}
+  virtual void OnCpuOp(const CpuOp& /*op*/) {}
   virtual void OnNvtxKernelRow(const NvtxKernelRow& /*row*/) {}
   virtual void OnApiSummary(const ApiSummaryRow& /*row*/) {}
   virtual void OnGpuOpSummary(const GpuOpSummaryRow& /*row*/) {}

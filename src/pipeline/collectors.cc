@@ -19,7 +19,11 @@ class Collectors::Router : public model::RecordSink {
     c_.sequences_.OnLaunch(l);
     c_.phases_.OnLaunch(l);
   }
-  void OnNvtxRange(const model::NvtxRange& r) override { c_.phases_.OnNvtxRange(r); }
+  void OnNvtxRange(const model::NvtxRange& r) override {
+    c_.phases_.OnNvtxRange(r);
+    c_.gpu_timeline_.OnNvtxRange(r);
+  }
+  void OnCpuOp(const model::CpuOp& op) override { c_.gpu_timeline_.OnCpuOp(op); }
   void OnKernelSummary(const model::KernelSummaryRow& r) override { c_.aggregator_.OnKernelSummary(r); }
   void OnApiSummary(const model::ApiSummaryRow& r) override { c_.aggregator_.OnApiSummary(r); }
   void OnGpuOpSummary(const model::GpuOpSummaryRow& r) override { c_.aggregator_.OnGpuOpSummary(r); }
@@ -49,6 +53,7 @@ class Collectors::RegionTag : public model::RecordSink {
   }
   void OnKernelSummary(const model::KernelSummaryRow& row) override { next_.OnKernelSummary(row); }
   void OnNvtxRange(const model::NvtxRange& range) override { next_.OnNvtxRange(range); }
+  void OnCpuOp(const model::CpuOp& op) override { next_.OnCpuOp(op); }
   void OnNvtxKernelRow(const model::NvtxKernelRow& row) override { next_.OnNvtxKernelRow(row); }
   void OnApiSummary(const model::ApiSummaryRow& row) override { next_.OnApiSummary(row); }
   void OnGpuOpSummary(const model::GpuOpSummaryRow& row) override { next_.OnGpuOpSummary(row); }

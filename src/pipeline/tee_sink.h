@@ -37,6 +37,7 @@ class TeeSink : public model::RecordSink {
     first_.OnNvtxKernelRow(r);
     second_.OnNvtxKernelRow(r);
   }
+  void OnCpuOp(const model::CpuOp& op) override { first_.OnCpuOp(op); }
   void OnApiSummary(const model::ApiSummaryRow& r) override { first_.OnApiSummary(r); }
   void OnGpuOpSummary(const model::GpuOpSummaryRow& r) override { first_.OnGpuOpSummary(r); }
   void OnLaunchOverhead(const model::LaunchOverheadRow& r) override { first_.OnLaunchOverhead(r); }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 
+#include "src/report/category_colour.h"
 #include "src/report/html_report.h"
 #include "src/report/html_text.h"
 #include "src/report/text_format.h"
@@ -183,7 +184,7 @@ std::string KernelBarsSvg(const std::vector<TopKernel>& top) {
         "<title>{}\nGPU kernel time: {} ms ({} of the run's GPU kernel time)\ncalls: {}\nmean: {} ms\n"
         "bound: {}\ncategory: {}</title></g>\n",
         kLabelWidth, y + 15, HtmlShort(k.name, 52), kBarX, y + 2, w, kRowHeight - 4,
-        top[i].category.empty() ? std::string("#5b8ff9") : NameColour(top[i].category), kBarX + w + 4, y + 15,
+        top[i].category.empty() ? std::string("#5b8ff9") : CategoryColour(top[i].category), kBarX + w + 4, y + 15,
         MsText(k.total_ns), k.calls, MsText(k.MeanNs()),
         top[i].category.empty() ? std::string() : " · " + HtmlText(top[i].category), HtmlText(k.name),
         MsText(k.total_ns), Percent(top[i].share_pct), k.calls, MsText(k.MeanNs()), HtmlText(top[i].bound),

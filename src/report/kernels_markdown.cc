@@ -4,6 +4,7 @@
 #include <array>
 #include <optional>
 
+#include "src/report/findings_markdown.h"
 #include "src/report/kernels_report.h"
 #include "src/report/text_format.h"
 
@@ -147,32 +148,6 @@ void RooflineTable(std::string& out, const KernelsReport& report,
       "\n### Roofline\n\nAchieved work (GFLOP/s; tensor: Gop/s), arithmetic intensity and ridge (FLOP/byte), "
       "% of the roof at that intensity.\n\n| # | Kernel | Precision | Level | Achieved | Intensity | Ridge | % of "
       "roof | Missing |\n|---:|---|---|---|---:|---:|---:|---:|---|\n";
-  out += rows;
-}
-
-// "(1 of 2 launches) " where the kernel's launches did not all give the finding.
-std::string LaunchesOf(const analysis::KernelFinding& f, const analysis::KernelAggregate& k) {
-  if (f.launches >= k.calls) return "";
-  return fmt::format("({} of {} launches) ", f.launches, k.calls);
-}
-
-void FindingsTable(std::string& out, const std::vector<const analysis::KernelAggregate*>& kernels, std::size_t top_k) {
-  std::string rows;
-  for (std::size_t i = 0; i < kernels.size() && i < top_k; ++i) {
-    for (const auto& f : kernels[i]->findings) {
-      if (f.finding.type != model::FindingType::kOptimization) continue;
-      const auto pct = f.MeanSpeedupPct();
-      rows += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", i + 1, MdCell(kernels[i]->name, 60), f.finding.rule,
-                          model::ToString(f.finding.type), pct ? fmt::format("{:.3g}", *pct) : "n/a",
-                          f.finding.speedup_kind ? model::ToString(*f.finding.speedup_kind) : "",
-                          LaunchesOf(f, *kernels[i]) + MdCell(f.finding.message, 200));
-    }
-  }
-  if (rows.empty()) return;
-  out +=
-      "\n### ncu findings (OPT)\n\nncu's rule results; estimated speedup in %: global = of the kernel's run time, "
-      "local = of one unit's efficiency. Speedups of one kernel overlap: never add them.\n\n| # | Kernel | Rule | "
-      "Type | Speedup % | Kind | Message |\n|---:|---|---|---|---:|---|---|\n";
   out += rows;
 }
 

@@ -2,6 +2,7 @@
 // render RankedActions (src/report/ranked_actions.cc decides).
 #include <fmt/format.h>
 
+#include "src/report/html_links.h"
 #include "src/report/html_text.h"
 #include "src/report/json_writer.h"
 #include "src/report/ranked_actions.h"
@@ -73,7 +74,7 @@ std::string RankedActionsHtml(const RankedActions& r, const std::vector<std::str
         "<li data-kind=\"{}\"><b title=\"{}\">{}</b> ({}; {}): {}.<br>{}<br><span class=\"note\">Evidence: "
         "{}</span></li>\n",
         a.kind, HtmlText(a.what), HtmlShort(a.what, 120), HtmlText(a.where),
-        HtmlText(a.rule.empty() ? a.basis : a.basis + ", ncu rule " + a.rule), saving, HtmlText(a.message),
+        HtmlText(a.rule.empty() ? a.basis : a.basis + ", ncu rule " + a.rule), saving, HtmlTextWithLinks(a.message),
         HtmlText(a.evidence));
   }
   out += "</ol>\n";

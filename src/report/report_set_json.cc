@@ -244,7 +244,12 @@ template <typename Row>
 }
 
 LLMPO_JSON_FIELDS(RuntimeSummaries, api_calls, gpu_ops, launch_overhead, repeated_rows, repeated_launch_paths)
-LLMPO_JSON_FIELDS(DeviceBusy, source, device, kernels, copies, span_ns, busy_ns, idle_ns, idle_pct, missing)
+// The timeline rules' device facts (1.3.0).
+LLMPO_JSON_FIELDS(TimelineFacts, gaps, host_wait_ns, kernel_wait_ns, other_wait_ns, unclassified_wait_ns,
+                  with_launch_call, kernel_busy_ns, copy_only_ns, copy_ns, copies_with_memory, pageable_copies,
+                  pageable_copy_ns, cpu_ranges, starving_op, starving_op_ns, starving_idle_ns, missing)
+LLMPO_JSON_FIELDS_ADDED(DeviceBusy, facts, source, device, kernels, copies, span_ns, busy_ns, idle_ns, idle_pct,
+                        missing)
 LLMPO_JSON_FIELDS(RegionKernel, region, kernel, by_launch)
 LLMPO_JSON_FIELDS(Bound, cls, unit, sm_pct, memory_pct, waves_per_sm, reason)
 LLMPO_JSON_FIELDS(RooflineLevel, level, achieved_bytes_per_s, peak_bytes_per_s, intensity, ridge, pct_of_roof, missing)

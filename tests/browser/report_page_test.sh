@@ -63,6 +63,9 @@ rep="$src/../shared/fixtures/ncu-rep/cuda-mlp-inference-2024.2-full.ncu-rep"
 if [[ -f $rep ]]; then
   "$bin" import "$rep" --out ncurep >/dev/null 2>&1 || fail "import the .ncu-rep"
   page_check ncu-rep ncurep/report.html --chart actions --section ncu-table --ncu-table
+  # ncu's rule texts carry web addresses: links in the ranked list, opening a new tab.
+  grep -q '<a href="https://[^"]*" target="_blank" rel="noopener noreferrer">' ncurep/report.html ||
+    fail "ncu-rep: no link in the rule texts"
 else
   echo "ncu-rep: skipped (no ../shared/fixtures)"
 fi
@@ -72,5 +75,15 @@ if [[ -f $dlrm ]]; then
   page_check dlrm dlrm/report.html --chart actions --chart timeline --section gpu-breakdown --interact
 else
   echo "dlrm: skipped (no ../shared/fixtures)"
+fi
+# 6. A timeline's per-device rules in the ranked list (the vLLM eager trace, when present).
+vllm="$src/../shared/fixtures/kineto/tracelens-b200-vllm-eager-rank0.json.gz"
+if [[ -f $vllm ]]; then
+  "$bin" import "$vllm" --out vllm >/dev/null 2>&1 || fail "import the vLLM trace"
+  page_check vllm vllm/report.html --chart actions --chart timeline --interact
+  grep -q '<li data-kind="timeline"><b title="idle_host_wait">' vllm/report.html ||
+    fail "vllm: idle_host_wait not in the ranked list"
+else
+  echo "vllm: skipped (no ../shared/fixtures)"
 fi
 echo "browser checks passed"

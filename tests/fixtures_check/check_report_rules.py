@@ -406,8 +406,24 @@ def check_findings_by_message(binary, fixtures, tmp):
             if not close(f["speedup_pct"], want, 1e-9):
                 problems.append(f"{key[0]} '{key[1][:40]}': speedup {f['speedup_pct']}, expected {want}")
     md = (tmp / "details" / "kernels.md").read_text()
-    if "(1 of 2 launches) Memory is more heavily utilized" not in md and kernel["calls"] == 2:
-        problems.append("kernels.md does not say the SOLBottleneck memory message is of 1 of 2 launches")
+    # kernels.md shows at most 3 OPT rows per kernel; a row says "(k of n launches) [Tn]" and text Tn is
+    # printed once below the table. Every fused_moe row shown must give its finding's launches (from the CSV).
+    texts = dict(re.findall(r"^- \*\*(T\d+)\*\* \([^)]*\): (.*)$", md, re.M))
+    rows = re.findall(r"^\| 1 \| fused_moe_kernel \| (\w+) \|[^\n]*\| ((?:\(\d+ of \d+ launches\) )?)\[(T\d+)\] \|$", md,
+                      re.M)
+    if not rows:
+        problems.append("kernels.md shows no OPT row of fused_moe")
+    for rule, note, text in rows:
+        finding = next((f for f in kernel["findings"] if f["rule"] == rule and f["type"] == "OPT"
+                        and texts.get(text, "").startswith(f["message"][:60])), None)
+        if finding is None:
+            problems.append(f"kernels.md row {rule} [{text}] matches no finding of kernels.json")
+            continue
+        want = "" if finding["launches"] >= kernel["calls"] else f"({finding['launches']} of {kernel['calls']} launches) "
+        if note != want:
+            problems.append(f"kernels.md row {rule}: '{note}', expected '{want}'")
+    partial = sum(1 for f in kernel["findings"] if f["launches"] < kernel["calls"])
+    print(f"  fused_moe: {len(rows)} OPT rows in kernels.md; {partial} findings of fewer than all launches in JSON")
     print(f"  fused_moe: {len(expected)} SOLBottleneck/WorkloadImbalance messages over {kernel['calls']} launches")
     return problems
 

@@ -93,6 +93,7 @@ class Emitter {
     std::map<std::int32_t, model::DeviceBreakdown> devices;
     std::thread breakdown([&] { devices = ComputeBreakdown(launches); });
     AttributeAndEmit(launches);
+    EmitLongCpuOps();
     breakdown.join();
     EmitBreakdown(std::move(devices));
   }
@@ -318,6 +319,21 @@ class Emitter {
     r.launch_call_end_ns.reset();
     r.launch_call_name.clear();
     r.launch_thread.clear();
+    r.copy_memory.clear();
+    if (op.kind == GpuOpKind::kMemcpy) {  // "Memcpy HtoD (Pageable -> Device)": the kinds in parentheses
+      const std::string& name = s_.names[op.name];
+      const auto open = name.rfind('('), close = name.rfind(')');
+      if (open != std::string::npos && close != std::string::npos && close > open)
+        r.copy_memory.assign(name, open + 1, close - open - 1);
+    }
+  }
+
+  // CPU ops long enough to starve the GPU (cpu_op_starving), for the GPU timeline.
+  void EmitLongCpuOps() const {
+    for (const CpuSpan& op : s_.cpu_ops) {
+      if (op.dur_missing || op.end - op.start < model::kCpuOpMinNs) continue;
+      ctx_.sink.OnCpuOp({s_.names[op.name], process_, op.start + base_, op.end + base_});
+    }
   }
 
   // The runtime / driver call that launched a kernel (launch overhead).
