@@ -78,15 +78,6 @@ bool HasTable(sqlite3* db, const char* table) {
   return sqlite3_step(raw) == SQLITE_ROW;
 }
 
-bool HasColumn(sqlite3* db, const char* table, const char* column) {
-  sqlite3_stmt* raw = nullptr;
-  sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", -1, &raw, nullptr);
-  Stmt stmt(raw);
-  sqlite3_bind_text(raw, 1, table, -1, SQLITE_STATIC);
-  sqlite3_bind_text(raw, 2, column, -1, SQLITE_STATIC);
-  return sqlite3_step(raw) == SQLITE_ROW;
-}
-
 std::optional<std::int64_t> Int(sqlite3_stmt* s, int col) {
   if (sqlite3_column_type(s, col) == SQLITE_NULL) return std::nullopt;
   return sqlite3_column_int64(s, col);
