@@ -73,7 +73,7 @@ int MergeRanks(const pipeline::ImportRequest& request, const MpiImportOptions& o
   if (!merged.ok()) return ReportError(merged.error());
   std::size_t bad = 0;
   for (const auto& s : merged->sources) bad += s.ok() ? 0 : 1;
-  Out() << fmt::format("imported {} of {} input(s) on {} rank(s) ({} from {}{}): {} kernel row(s)\n",
+  Out() << fmt::format("imported {} of {} input(s) on {} rank(s) (ranks from {}/{}{}): {} kernel row(s)\n",
                        merged->sources.size() - bad, merged->sources.size(), who.size, who.rank_from, who.size_from,
                        who.job.empty() ? "" : fmt::format(", job {} from {}", who.job, who.job_from),
                        merged->kernels.size());

@@ -16,6 +16,7 @@ import filecmp
 import glob
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -61,7 +62,7 @@ def same_folders(a, b):
 def check_identity(files, d, name, ranks):
     run([BIN, "import", *files, "--out", f"{d}/{name}-whole"])
     r = mpirun(ranks, "import", "--mpi", *files, "--out", f"{d}/{name}-mpi")
-    assert f"on {ranks} rank(s) (OMPI_COMM_WORLD_RANK from OMPI_COMM_WORLD_SIZE" in r.stdout, r.stdout
+    assert f"on {ranks} rank(s) (ranks from OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE, job " in r.stdout, r.stdout
     for rank in range(1, ranks):
         assert f"rank {rank} of {ranks}: imported" in r.stdout, r.stdout
     n = same_folders(f"{d}/{name}-whole", f"{d}/{name}-mpi")
@@ -101,13 +102,14 @@ def bad_cases(d, files):
     same_folders(f"{d}/bad-pooled", f"{d}/bad-mpi")
     # A rank that fails (two of its files claim one rank): its failure file
     # stops rank 0's wait, rank 0 names it and writes nothing.
-    dup = f"{d}/again-rank1.json"
-    shutil.copyfile(files[1], dup)
+    dup = f"{d}/again-rank1.json"  # not byte-identical: identical contents are read once (input_dedupe.h)
+    pathlib.Path(dup).write_text(pathlib.Path(files[1]).read_text() + "\n")
     r = mpirun(3, "import", "--mpi", files[0], files[2], files[1], dup, files[3], "--out", f"{d}/dup-mpi", ok=False)
     assert r.returncode == 3, (r.returncode, r.stderr)
     assert "rank 1 of 3 failed" in r.stderr and "rank 1 is claimed twice" in r.stderr, r.stderr
-    assert not os.path.exists(f"{d}/dup-mpi/kernels.json") and not os.path.exists(f"{d}/dup-mpi/.mpi-partials"), \
-        os.listdir(f"{d}/dup-mpi")
+    left = sorted(str(p.relative_to(f"{d}/dup-mpi")) for p in pathlib.Path(f"{d}/dup-mpi").rglob("*") if p.is_file())
+    # Rank 2 may have written its partial after rank 0 stopped: that is all there may be.
+    assert not left or (len(left) == 1 and re.fullmatch(r"\.mpi-partials/job-[^/]+/rank-2\.json", left[0])), left
     # Rank 1 of 2 alone (the variables as mpirun sets them): it writes its
     # partial and exits 0; rank 0 then finds it and merges.
     env1 = bare_env(OMPI_COMM_WORLD_RANK="1", OMPI_COMM_WORLD_SIZE="2", PMIX_NAMESPACE="test-job")
