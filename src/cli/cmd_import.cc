@@ -8,6 +8,7 @@
 
 #include "src/cli/diagnostics.h"
 #include "src/cli/parse_args.h"
+#include "src/cli/mpi_import.h"
 #include "src/cli/partial_cli.h"
 #include "src/ingest/input_file.h"
 #include "src/pipeline/import_job.h"
@@ -76,6 +77,15 @@ int RunImport(const Invocation& inv) {
   app.add_option("-j,--jobs", threads,
                  "read the inputs with up to N threads, each input reduced to a summary before the next is opened")
       ->check(CLI::PositiveNumber);
+  bool mpi = false;
+  double mpi_timeout = 3600;
+  app.add_flag("--mpi", mpi,
+               "one rank of an MPI job (mpirun -np K llm-perf-opt import --mpi FILES... --out DIR): each rank "
+               "imports its share of the files, rank 0 merges them into DIR (docs/multirank.md)");
+  app.add_option("--mpi-timeout", mpi_timeout,
+                 "with --mpi: seconds rank 0 waits for the other ranks' partials once its own share is done "
+                 "(default 3600)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--top", top, "kernels per table in kernels.md (kernels.json has all)")->check(CLI::PositiveNumber);
   ConfigArgs config;
   app.add_option("--config-dir", config.config_dir, "a folder of your own configs, searched before conf/");
@@ -103,6 +113,11 @@ int RunImport(const Invocation& inv) {
     return ReportError(MakeError(ExitStatus::kUsage, "import: no input files")
                            .WithNote("give profiler outputs as arguments, or --capture REGION FILE"));
   }
+  if (mpi && (out.empty() || !partial.empty() || !captures.empty())) {
+    return ReportError(MakeError(ExitStatus::kUsage, "import --mpi: give --out DIR, without --partial or --capture")
+                           .WithNote("rank 0 writes the reports into DIR; the ranks' partials are kept inside it "
+                                     "until the merge"));
+  }
   if (out.empty() == partial.empty()) {
     return ReportError(MakeError(ExitStatus::kUsage, "import: give exactly one of --out DIR and --partial FILE")
                            .WithNote("--out writes the reports; --partial writes a partial result for `merge`"));
@@ -117,6 +132,7 @@ int RunImport(const Invocation& inv) {
     return o.find("ncu_cli.sections") != std::string::npos || o.find("ncu_cli.metrics") != std::string::npos;
   });
   if (!chose) request.regions.selection = {};
+  if (mpi) return RunMpiImport(request, MpiImportOptions{job, threads, mpi_timeout});
   if (!partial.empty() || threads > 1) {
     if (!captures.empty()) {
       return ReportError(MakeError(ExitStatus::kUsage, "import: --capture does not go with --partial or -j")

@@ -2,7 +2,8 @@
 # The tracer under Open MPI's mpirun, no GPU: four ranks of nvtx_rank_steps
 # (rank 2 spins 400 ms instead of 5 in step 3), traced two ways:
 #   1. inside the launcher: mpirun passes the tracer to each rank, one trace
-#      file per rank, then `import -j 2` (and partial + merge) of the files;
+#      file per rank, then `import -j 2` (and partial + merge) of the files,
+#      and `import --mpi` on 3 ranks (byte for byte the one import's reports);
 #   2. outside: `llm-perf-opt trace -- mpirun ...`, one run folder.
 # In 1, stragglers.json names rank 2 as the slowest of step 3 (import -j,
 # partial + merge and one import alike, steps folded or not), its per-rank
@@ -37,6 +38,10 @@ files=("$dir"/t/*.tsv)
 "$bin" -q import --partial "$dir/b.json" "${files[@]:2:2}" "${steps[@]}" || fail "partial b"
 "$bin" -q merge "$dir/a.json" "$dir/b.json" --out "$dir/m" || fail "merge exited $?"
 "$bin" -q import "$dir"/t/*.tsv --out "$dir/w" "${steps[@]}" || fail "import exited $?"
+# The same files on 3 MPI ranks (import --mpi): the one import's reports, byte for byte.
+mpirun --allow-run-as-root --oversubscribe -np 3 "$bin" -q import --mpi "$dir"/t/*.tsv --out "$dir/mp" "${steps[@]}" \
+  >"$dir/mpi-import.out" 2>&1 || fail "import --mpi exited $?: $(tail -5 "$dir/mpi-import.out")"
+diff -r "$dir/w" "$dir/mp" >&2 || fail "import --mpi differs from one import"
 # With numbered steps folded (the default): one region "step N", and the
 # straggler table still per step, from each instance's number.
 "$bin" -q import "$dir"/t/*.tsv --out "$dir/f" || fail "import (folded steps) exited $?"
