@@ -66,12 +66,15 @@ TEST(RunStepTest, TimeoutStopsTheWholeGroup) {
   // A grandchild in the background: SIGTERM to the group must end it too.
   const auto pid_file = dir.path() / "grandchild.pid";
   StepSpec spec = Shell(dir, "sleep 30 & echo $! > '" + pid_file.string() + "'; sleep 30; wait");
-  spec.timeout_s = 0.3;
+  // Long enough for a shell on a loaded machine to start the grandchild and
+  // write its pid before the timeout (0.3 s was not, under load).
+  spec.timeout_s = 2.0;
   auto result = RunStep(spec);
   ASSERT_TRUE(result.ok());
   EXPECT_TRUE(result->timed_out);
   EXPECT_EQ(result->exit_code, 128 + SIGTERM);
-  EXPECT_LT(result->duration_s, 5.0);
+  EXPECT_LT(result->duration_s, 15.0);
+  ASSERT_FALSE(Slurp(pid_file).empty()) << "the shell wrote no grandchild pid before the timeout";
   const pid_t grandchild = std::stoi(Slurp(pid_file));
   bool gone = false;
   for (int i = 0; i < 100 && !gone; ++i) {
