@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "src/report/html_text.h"
+#include "src/report/source_labels.h"
 #include "src/report/text_format.h"
 
 namespace llmpo::report {
@@ -121,6 +122,7 @@ std::string CpuOpsTable(const GpuBreakdownReport& r) {
 }  // namespace
 
 ordered_json NcuKernelTableData(const KernelsReport& k, const PageModel& page) {
+  const auto labels = SourceLabels(k.sources);
   ordered_json rows = ordered_json::array();
   for (const std::size_t index : page.kernel_rows) {
     const KernelRow& row = k.kernels[index];
@@ -129,7 +131,7 @@ ordered_json NcuKernelTableData(const KernelsReport& k, const PageModel& page) {
     rows.push_back(
         ordered_json::array({row.name, row.insight->category, std::string(analysis::ToString(b.cls)), Opt(b.sm_pct),
                              Opt(b.memory_pct), Opt(row.FirstValue(analysis::kAchievedOccupancyPct)),
-                             Opt(b.waves_per_sm, 100), TopFinding(row), b.reason, row.calls, row.source}));
+                             Opt(b.waves_per_sm, 100), TopFinding(row), b.reason, row.calls, LabelOf(labels, row.source)}));
   }
   if (rows.empty()) return nullptr;
   return ordered_json{

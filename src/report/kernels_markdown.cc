@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <optional>
+#include <set>
 
 #include "src/report/findings_markdown.h"
 #include "src/report/kernels_report.h"
+#include "src/report/source_labels.h"
 #include "src/report/text_format.h"
 
 namespace llmpo::report {
@@ -177,7 +180,8 @@ void DevicesMd(std::string& out, const std::vector<model::DeviceInfo>& devices) 
   out += "\n";
 }
 
-void SourceSection(std::string& out, const SourceInfo& source, const KernelsReport& report, std::size_t top_k) {
+void SourceSection(std::string& out, const SourceInfo& source, const std::string& label, const KernelsReport& report,
+                   std::size_t top_k) {
   std::vector<const analysis::KernelAggregate*> kernels;
   double total = 0;
   std::uint64_t calls = 0, timed = 0;
@@ -193,17 +197,17 @@ void SourceSection(std::string& out, const SourceInfo& source, const KernelsRepo
   if (timed > 0 && timed < calls) kernel_time += fmt::format(" ({} of {} launches timed)", timed, calls);
   const auto note = report.source_notes.find(source.path);
   if (kernels.empty() && note != report.source_notes.end() && source.ok()) {
-    out += fmt::format("\n## {}\n\nFormat: {}. {}\n", MdCell(source.path, 200), source.format, note->second);
+    out += fmt::format("\n## {}\n\nFormat: {}. {}\n", MdCell(label, 200), source.format, note->second);
     return;
   }
   if (kernels.empty() && source.ok()) {  // a summary or export without kernels: no empty counts
-    out += fmt::format("\n## {}\n\nFormat: {}. No kernel records in this input.\n", MdCell(source.path, 200),
+    out += fmt::format("\n## {}\n\nFormat: {}. No kernel records in this input.\n", MdCell(label, 200),
                        source.format);
     if (!source.devices.empty()) out += "\n";
     DevicesMd(out, source.devices);
     return;
   }
-  out += fmt::format("\n## {}\n\nFormat: {}. Kernels: {}; launches: {}; GPU kernel time: {}.", MdCell(source.path, 200),
+  out += fmt::format("\n## {}\n\nFormat: {}. Kernels: {}; launches: {}; GPU kernel time: {}.", MdCell(label, 200),
                      source.format, kernels.size(), calls, kernel_time);
   if (kernels.size() > top_k) out += fmt::format(" Top {} shown; kernels.json has all.", top_k);
   out += "\n\n";
@@ -265,7 +269,21 @@ void RuntimeSections(std::string& out, const analysis::RuntimeSummaries& r, std:
   if (!r.launch_overhead.empty()) LaunchOverheadMd(out, r.launch_overhead, top_k);
 }
 
-void BusyMd(std::string& out, const std::vector<analysis::DeviceBusy>& busy) {
+// Each input's full path, once; the sections and tables below use the label.
+void SourcesMd(std::string& out, const std::vector<SourceInfo>& sources,
+               const std::map<std::string, std::string>& labels) {
+  if (sources.empty()) return;
+  out += "\n## Sources\n\nThe sections and tables below name each input by its label.\n\n| Input | Path | Format |\n"
+         "|---|---|---|\n";
+  std::set<std::string> listed;
+  for (const auto& s : sources) {
+    if (!listed.insert(s.path).second) continue;
+    out += fmt::format("| {} | {} | {} |\n", MdCell(LabelOf(labels, s.path), 200), MdCell(s.path, 1000), s.format);
+  }
+}
+
+void BusyMd(std::string& out, const std::vector<analysis::DeviceBusy>& busy,
+            const std::map<std::string, std::string>& labels) {
   if (busy.empty()) return;
   out +=
       "\n## GPU busy and idle time (timelines)\n\nBusy: the union of kernel and copy intervals on the device; span: "
@@ -273,7 +291,7 @@ void BusyMd(std::string& out, const std::vector<analysis::DeviceBusy>& busy) {
       "Idle (ms) | Idle % |\n|---|---|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& b : busy) {
     out += fmt::format(
-        "| {} | {} | {} | {} | {} | {} | {} | {} |\n", MdCell(b.source, 80), MdCell(b.device, 40), b.kernels, b.copies,
+        "| {} | {} | {} | {} | {} | {} | {} | {} |\n", MdCell(LabelOf(labels, b.source), 80), MdCell(b.device, 40), b.kernels, b.copies,
         MsText(b.span_ns), MsText(b.busy_ns), MsText(b.idle_ns),
         b.idle_pct ? fmt::format("{:.1f}", *b.idle_pct) : "n/a" + (b.missing.empty() ? "" : " (" + b.missing + ")"));
   }
@@ -283,9 +301,11 @@ void BusyMd(std::string& out, const std::vector<analysis::DeviceBusy>& busy) {
 
 std::string KernelsMarkdown(const KernelsReport& report, std::size_t top_k) {
   std::string out = "# Kernel Summary\n\nTimes in milliseconds. Per input: kernels by total GPU time, largest first.\n";
-  for (const auto& source : report.sources) SourceSection(out, source, report, top_k);
+  const auto labels = SourceLabels(report.sources);
+  SourcesMd(out, report.sources, labels);
+  for (const auto& source : report.sources) SourceSection(out, source, LabelOf(labels, source.path), report, top_k);
   RuntimeSections(out, report.runtime, top_k);
-  BusyMd(out, report.gpu_busy);
+  BusyMd(out, report.gpu_busy, labels);
   RegionKernelsMd(out, report.region_kernels, top_k);
   RankedActionsMd(out, report.ranked);
   DataQualityMd(out, report.diagnostics);
