@@ -8,6 +8,7 @@
 
 #include "src/report/findings_markdown.h"
 #include "src/report/kernels_report.h"
+#include "src/report/md_table.h"
 #include "src/report/source_labels.h"
 #include "src/report/text_format.h"
 
@@ -31,17 +32,24 @@ std::optional<double> FindMetric(const analysis::KernelAggregate& k, const KeyMe
 }
 
 void KernelTable(std::string& out, const std::vector<const analysis::KernelAggregate*>& kernels, std::size_t top_k) {
-  out += "| # | Kernel | Calls | Total (ms) | Mean (ms) | Min (ms) | Max (ms) | Device | Process |\n";
-  out += "|---:|---|---:|---:|---:|---:|---:|---|---|\n";
+  MdTable table({{"#", true, true},
+                 {"Kernel", false, true},
+                 {"Calls", true, true},
+                 {"Total (ms)", true},
+                 {"Mean (ms)", true},
+                 {"Min (ms)", true},
+                 {"Max (ms)", true},
+                 {"Device"},
+                 {"Process"}});
   for (std::size_t i = 0; i < kernels.size() && i < top_k; ++i) {
     const auto& k = *kernels[i];
     const bool timed = k.timed_calls > 0;
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", i + 1, MdCell(k.name), k.calls,
-                       timed ? MsText(k.total_ns) : "n/a", timed ? MsText(k.MeanNs()) : "n/a",
-                       k.min_ns ? MsText(*k.min_ns) : "n/a", k.max_ns ? MsText(*k.max_ns) : "n/a",
-                       k.device.empty() ? "n/a" : MdCell(k.device, 40),
-                       k.process.Known() ? MdCell(k.process.Label(), 40) : "n/a");
+    table.Row({std::to_string(i + 1), MdCell(k.name), std::to_string(k.calls), timed ? MsText(k.total_ns) : "n/a",
+               timed ? MsText(k.MeanNs()) : "n/a", k.min_ns ? MsText(*k.min_ns) : "n/a",
+               k.max_ns ? MsText(*k.max_ns) : "n/a", k.device.empty() ? "n/a" : MdCell(k.device, 40),
+               k.process.Known() ? MdCell(k.process.Label(), 40) : "n/a"});
   }
+  out += table.Render();
 }
 
 void KeyMetricsTable(std::string& out, const std::vector<const analysis::KernelAggregate*>& kernels,
@@ -118,16 +126,24 @@ void AnalysisTable(std::string& out, const KernelsReport& report,
   }
   out +=
       "\n### Category and bound class\n\nBound class as ncu's SOLBottleneck rule decides it (docs/analysis.md): "
-      "SM and memory throughput, % of peak.\n\n| # | Kernel | Category | Bound | SM % | Memory % | Busiest "
-      "memory | Why |\n|---:|---|---|---|---:|---:|---|---|\n";
+      "SM and memory throughput, % of peak.\n\n";
+  MdTable table({{"#", true, true},
+                 {"Kernel", false, true},
+                 {"Category", false, true},
+                 {"Bound"},
+                 {"SM %", true},
+                 {"Memory %", true},
+                 {"Busiest memory"},
+                 {"Why"}});
   for (std::size_t i = 0; i < kernels.size() && i < top_k; ++i) {
     const KernelInsight* in = InsightOf(report, kernels[i]);
     if (in == nullptr) continue;
     const auto& b = in->bound;
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", i + 1, MdCell(kernels[i]->name, 80), in->category,
-                       analysis::ToString(b.cls), PctText(b.sm_pct), PctText(b.memory_pct),
-                       b.unit.empty() ? "n/a" : b.unit, MdCell(b.reason, 160));
+    table.Row({std::to_string(i + 1), MdCell(kernels[i]->name, 80), in->category,
+               std::string(analysis::ToString(b.cls)), PctText(b.sm_pct), PctText(b.memory_pct),
+               b.unit.empty() ? "n/a" : b.unit, MdCell(b.reason, 160)});
   }
+  out += table.Render();
 }
 
 void RooflineTable(std::string& out, const KernelsReport& report,
