@@ -196,6 +196,22 @@ void CpuOpsJson(JsonWriter& w, const model::GpuBreakdown& b) {
   w.EndArray();
 }
 
+// One line per kernel the breakdown classes differently from kernels.md.
+void ClassDifferencesMd(const GpuBreakdownReport& r, std::string& md) {
+  if (r.class_differences.empty()) return;
+  md += fmt::format(
+      "\n## Kernels classed differently from kernels.md\n\nThis breakdown classes kernels by HTA's name rule "
+      "(so its numbers compare with HTA's); kernels.md's categories use pattern rules (docs/analysis.md). {} "
+      "kernel name(s) fall in a different class:\n\n",
+      r.class_differences_total);
+  for (const auto& d : r.class_differences) {
+    md += fmt::format("- `{}`: kernels.md {}, here {}: {}.\n", MdCell(d.name, 100), d.category, d.klass, d.why);
+  }
+  if (r.class_differences_total > r.class_differences.size()) {
+    md += fmt::format("- and {} more.\n", r.class_differences_total - r.class_differences.size());
+  }
+}
+
 }  // namespace
 
 std::string GpuBreakdownMarkdown(const GpuBreakdownReport& report) {
@@ -209,6 +225,7 @@ std::string GpuBreakdownMarkdown(const GpuBreakdownReport& report) {
   LaunchesMd(report.breakdown, md);
   RanksMd(report.ranks, md);
   CpuOpsMd(report, md);
+  ClassDifferencesMd(report, md);
   return md;
 }
 
