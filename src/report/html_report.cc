@@ -7,6 +7,7 @@
 #include "src/report/html_assets.h"
 #include "src/report/html_charts.h"
 #include "src/report/html_sections.h"
+#include "src/report/html_table_columns.h"
 #include "src/report/html_text.h"
 #include "src/report/phases_report.h"
 #include "src/report/source_labels.h"
@@ -434,6 +435,7 @@ std::string HtmlReport(const HtmlReportInput& in) {
                     {"regions", RegionTable(in.regions, in.page->region_rows, regions_omitted)},
                     {"timeline", TimelineData(in.timeline)},
                     {"ncu", NcuKernelTableData(*in.kernels, *in.page)}};
+  for (const char* table : {"kernels", "regions", "ncu"}) DropUnknownColumns(data[table]);
   const std::string name = HtmlText(in.run->run.run_name);
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"

@@ -8,7 +8,11 @@ namespace {
 
 std::vector<SourceInfo> Sources(std::initializer_list<const char*> paths) {
   std::vector<SourceInfo> out;
-  for (const char* p : paths) out.push_back(SourceInfo{p, "x", std::nullopt});
+  for (const char* p : paths) {
+    SourceInfo s;
+    s.path = p;
+    out.push_back(s);
+  }
   return out;
 }
 
