@@ -34,10 +34,14 @@ KernelClass ClassifyKernelName(std::string_view n) {
 
 std::string_view ToString(KernelClass c) {
   switch (c) {
-    case KernelClass::kCommunication: return "communication";
-    case KernelClass::kMemory: return "memory";
-    case KernelClass::kComputation: return "computation";
-    case KernelClass::kOther: return "other";
+    case KernelClass::kCommunication:
+      return "communication";
+    case KernelClass::kMemory:
+      return "memory";
+    case KernelClass::kComputation:
+      return "computation";
+    case KernelClass::kOther:
+      return "other";
   }
   return "other";
 }

@@ -34,7 +34,8 @@ std::map<std::string, std::string> TraceLabels(const model::GpuBreakdown& b, std
   }
   auto labels = SourceLabels(traces);
   md += "## Sources\n\n| input | trace |\n|---|---|\n";
-  for (const auto& s : traces) md += fmt::format("| {} | {} |\n", MdCell(LabelOf(labels, s.path), 200), MdCell(s.path, 1000));
+  for (const auto& s : traces)
+    md += fmt::format("| {} | {} |\n", MdCell(LabelOf(labels, s.path), 200), MdCell(s.path, 1000));
   md += "\n";
   return labels;
 }
@@ -48,9 +49,9 @@ void TemporalMd(const model::GpuBreakdown& b, std::string& md) {
   md += "|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& d : b.devices) {
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} |\n",
-                      MdCell(LabelOf(labels, d.source), 200), d.process,
-                      d.device, d.kernels, Ms(d.kernel_ns), Ms(d.span_ns), Ms(d.busy_ns), Pct(d.idle_ns, d.span_ns),
-                      Pct(d.classes.computation_ns, d.span_ns), Pct(d.busy_ns - d.classes.computation_ns, d.span_ns));
+                      MdCell(LabelOf(labels, d.source), 200), d.process, d.device, d.kernels, Ms(d.kernel_ns),
+                      Ms(d.span_ns), Ms(d.busy_ns), Pct(d.idle_ns, d.span_ns), Pct(d.classes.computation_ns, d.span_ns),
+                      Pct(d.busy_ns - d.classes.computation_ns, d.span_ns));
   }
 }
 

@@ -128,10 +128,10 @@ ordered_json NcuKernelTableData(const KernelsReport& k, const PageModel& page) {
     const KernelRow& row = k.kernels[index];
     if (!HasNcuData(row) || !row.insight) continue;
     const auto& b = row.insight->bound;
-    rows.push_back(
-        ordered_json::array({row.name, row.insight->category, std::string(analysis::ToString(b.cls)), Opt(b.sm_pct),
-                             Opt(b.memory_pct), Opt(row.FirstValue(analysis::kAchievedOccupancyPct)),
-                             Opt(b.waves_per_sm, 100), TopFinding(row), b.reason, row.calls, LabelOf(labels, row.source)}));
+    rows.push_back(ordered_json::array({row.name, row.insight->category, std::string(analysis::ToString(b.cls)),
+                                        Opt(b.sm_pct), Opt(b.memory_pct),
+                                        Opt(row.FirstValue(analysis::kAchievedOccupancyPct)), Opt(b.waves_per_sm, 100),
+                                        TopFinding(row), b.reason, row.calls, LabelOf(labels, row.source)}));
   }
   if (rows.empty()) return nullptr;
   return ordered_json{

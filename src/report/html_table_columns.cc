@@ -29,7 +29,8 @@ void DropUnknownColumns(nlohmann::ordered_json& table) {
   }
   if (!any) return;
   nlohmann::ordered_json kept = nlohmann::ordered_json::array(), left_out = nlohmann::ordered_json::array();
-  for (std::size_t c = 0; c < columns.size(); ++c) (drop[c] ? left_out.push_back(columns[c]["label"]) : kept.push_back(columns[c]));
+  for (std::size_t c = 0; c < columns.size(); ++c)
+    (drop[c] ? left_out.push_back(columns[c]["label"]) : kept.push_back(columns[c]));
   for (auto& row : rows) {
     nlohmann::ordered_json cells = nlohmann::ordered_json::array();
     for (std::size_t c = 0; c < row.size(); ++c) {

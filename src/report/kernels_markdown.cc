@@ -217,8 +217,7 @@ void SourceSection(std::string& out, const SourceInfo& source, const std::string
     return;
   }
   if (kernels.empty() && source.ok()) {  // a summary or export without kernels: no empty counts
-    out += fmt::format("\n## {}\n\nFormat: {}. No kernel records in this input.\n", MdCell(label, 200),
-                       source.format);
+    out += fmt::format("\n## {}\n\nFormat: {}. No kernel records in this input.\n", MdCell(label, 200), source.format);
     if (!source.devices.empty()) out += "\n";
     DevicesMd(out, source.devices);
     return;
@@ -289,8 +288,9 @@ void RuntimeSections(std::string& out, const analysis::RuntimeSummaries& r, std:
 void SourcesMd(std::string& out, const std::vector<SourceInfo>& sources,
                const std::map<std::string, std::string>& labels) {
   if (sources.empty()) return;
-  out += "\n## Sources\n\nThe sections and tables below name each input by its label.\n\n| Input | Path | Format |\n"
-         "|---|---|---|\n";
+  out +=
+      "\n## Sources\n\nThe sections and tables below name each input by its label.\n\n| Input | Path | Format |\n"
+      "|---|---|---|\n";
   std::set<std::string> listed;
   for (const auto& s : sources) {
     if (!listed.insert(s.path).second) continue;
@@ -307,8 +307,8 @@ void BusyMd(std::string& out, const std::vector<analysis::DeviceBusy>& busy,
       "Idle (ms) | Idle % |\n|---|---|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& b : busy) {
     out += fmt::format(
-        "| {} | {} | {} | {} | {} | {} | {} | {} |\n", MdCell(LabelOf(labels, b.source), 80), MdCell(b.device, 40), b.kernels, b.copies,
-        MsText(b.span_ns), MsText(b.busy_ns), MsText(b.idle_ns),
+        "| {} | {} | {} | {} | {} | {} | {} | {} |\n", MdCell(LabelOf(labels, b.source), 80), MdCell(b.device, 40),
+        b.kernels, b.copies, MsText(b.span_ns), MsText(b.busy_ns), MsText(b.idle_ns),
         b.idle_pct ? fmt::format("{:.1f}", *b.idle_pct) : "n/a" + (b.missing.empty() ? "" : " (" + b.missing + ")"));
   }
 }

@@ -23,8 +23,7 @@ TEST(SourceLabels, DistinctFileNamesAreTheFileName) {
 }
 
 TEST(SourceLabels, ASharedFileNameTakesTheParentFolder) {
-  const auto labels =
-      SourceLabels(Sources({"/data/run1/trace.json", "/data/run2/trace.json", "/data/run2/other.csv"}));
+  const auto labels = SourceLabels(Sources({"/data/run1/trace.json", "/data/run2/trace.json", "/data/run2/other.csv"}));
   EXPECT_EQ(labels.at("/data/run1/trace.json"), "run1/trace.json");
   EXPECT_EQ(labels.at("/data/run2/trace.json"), "run2/trace.json");
   EXPECT_EQ(labels.at("/data/run2/other.csv"), "other.csv");
