@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "src/report/json_process.h"
 #include "src/report/json_writer.h"
+#include "src/report/source_labels.h"
 #include "src/report/text_format.h"
 
 namespace llmpo::report {
@@ -19,16 +21,37 @@ double Pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole 
 std::string Ms(double ns) { return fmt::format("{:.3f}", ns / kNsPerMs); }
 std::string Us(double ns) { return fmt::format("{:.3f}", ns / 1000.0); }
 
+// Each trace's full name once; the tables name it by its label (the file name,
+// with parent folders only where two traces share one).
+std::map<std::string, std::string> TraceLabels(const model::GpuBreakdown& b, std::string& md) {
+  std::vector<SourceInfo> traces;
+  std::set<std::string> seen;
+  for (const auto& d : b.devices) {
+    if (!seen.insert(d.source).second) continue;
+    SourceInfo s;
+    s.path = d.source;
+    traces.push_back(s);
+  }
+  auto labels = SourceLabels(traces);
+  md += "## Sources\n\n| input | trace |\n|---|---|\n";
+  for (const auto& s : traces)
+    md += fmt::format("| {} | {} |\n", MdCell(LabelOf(labels, s.path), 200), MdCell(s.path, 1000));
+  md += "\n";
+  return labels;
+}
+
 void TemporalMd(const model::GpuBreakdown& b, std::string& md) {
+  const auto labels = TraceLabels(b, md);
   md += "## Temporal breakdown\n\n";
   md +=
       "| input | process | device | kernels | kernel ms | span ms | busy ms | idle % | computation % | non-computation "
       "% |\n";
   md += "|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& d : b.devices) {
-    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} |\n", d.source, d.process,
-                      d.device, d.kernels, Ms(d.kernel_ns), Ms(d.span_ns), Ms(d.busy_ns), Pct(d.idle_ns, d.span_ns),
-                      Pct(d.classes.computation_ns, d.span_ns), Pct(d.busy_ns - d.classes.computation_ns, d.span_ns));
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} |\n",
+                      MdCell(LabelOf(labels, d.source), 200), d.process, d.device, d.kernels, Ms(d.kernel_ns),
+                      Ms(d.span_ns), Ms(d.busy_ns), Pct(d.idle_ns, d.span_ns), Pct(d.classes.computation_ns, d.span_ns),
+                      Pct(d.busy_ns - d.classes.computation_ns, d.span_ns));
   }
 }
 
@@ -196,6 +219,22 @@ void CpuOpsJson(JsonWriter& w, const model::GpuBreakdown& b) {
   w.EndArray();
 }
 
+// One line per kernel the breakdown classes differently from kernels.md.
+void ClassDifferencesMd(const GpuBreakdownReport& r, std::string& md) {
+  if (r.class_differences.empty()) return;
+  md += fmt::format(
+      "\n## Kernels classed differently from kernels.md\n\nThis breakdown classes kernels by HTA's name rule "
+      "(so its numbers compare with HTA's); kernels.md's categories use pattern rules (docs/analysis.md). {} "
+      "kernel name(s) fall in a different class:\n\n",
+      r.class_differences_total);
+  for (const auto& d : r.class_differences) {
+    md += fmt::format("- `{}`: kernels.md {}, here {}: {}.\n", MdCell(d.name, 100), d.category, d.klass, d.why);
+  }
+  if (r.class_differences_total > r.class_differences.size()) {
+    md += fmt::format("- and {} more.\n", r.class_differences_total - r.class_differences.size());
+  }
+}
+
 }  // namespace
 
 std::string GpuBreakdownMarkdown(const GpuBreakdownReport& report) {
@@ -209,6 +248,7 @@ std::string GpuBreakdownMarkdown(const GpuBreakdownReport& report) {
   LaunchesMd(report.breakdown, md);
   RanksMd(report.ranks, md);
   CpuOpsMd(report, md);
+  ClassDifferencesMd(report, md);
   return md;
 }
 

@@ -22,7 +22,23 @@ struct GpuBreakdownReport {
   // GPU time first) and how many have GPU time; the JSON lists every op.
   std::vector<std::size_t> top_cpu_ops;
   std::size_t cpu_ops_with_gpu = 0;
+  // Kernels whose kernels.md category (pattern rules) and breakdown class
+  // (HTA's name rule) tell different stories, with why; at most
+  // kMaxClassDifferences, of class_differences_total (breakdown_classes.cc).
+  struct ClassDifference {
+    std::string name;
+    std::string category;  // kernels.md
+    std::string klass;     // this breakdown
+    std::string why;
+  };
+  std::vector<ClassDifference> class_differences;
+  std::size_t class_differences_total = 0;
 };
+
+inline constexpr std::size_t kMaxClassDifferences = 10;
+struct KernelsReport;
+// Fills class_differences from the kernels of the PyTorch (Kineto) inputs.
+void FindClassDifferences(GpuBreakdownReport& report, const KernelsReport& kernels);
 
 std::string GpuBreakdownMarkdown(const GpuBreakdownReport& report);
 std::string GpuBreakdownJson(const GpuBreakdownReport& report);

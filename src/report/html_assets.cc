@@ -146,6 +146,12 @@ constexpr std::string_view kTableScript = R"JS(
     thead.appendChild(head);
     table.appendChild(thead);
     table.appendChild(body);
+    if (spec.left_out && spec.left_out.length) {
+      var note = document.createElement('p');
+      note.className = 'note';
+      note.textContent = 'Left out, unknown for every row here: ' + spec.left_out.join(', ') + '.';
+      table.parentNode.after(note);
+    }
     var input = document.querySelector('input[data-filter-for="' + table.id + '"]');
     if (input) input.addEventListener('input', function () { filter = input.value.toLowerCase(); render(); });
     render();

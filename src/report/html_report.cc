@@ -7,8 +7,10 @@
 #include "src/report/html_assets.h"
 #include "src/report/html_charts.h"
 #include "src/report/html_sections.h"
+#include "src/report/html_table_columns.h"
 #include "src/report/html_text.h"
 #include "src/report/phases_report.h"
+#include "src/report/source_labels.h"
 #include "src/report/stragglers_report.h"
 #include "src/report/text_format.h"
 
@@ -25,6 +27,11 @@ ordered_json Ms(const std::optional<double>& ns) {
 std::string Pct(double v) { return fmt::format("{:.1f} %", v); }
 
 std::string Absent(std::string_view text) { return fmt::format("<p class=\"absent\">{}</p>\n", text); }
+
+// An input as tables name it: its label (the sources list has the path).
+std::string Label(const HtmlReportInput& in, const std::string& path) {
+  return LabelOf(SourceLabels(in.kernels->sources), path);
+}
 
 std::string Tile(std::string_view value, std::string_view label) {
   return fmt::format("<div class=\"tile\"><div class=\"value\">{}</div><div class=\"label\">{}</div></div>\n", value,
@@ -45,7 +52,7 @@ std::string DeviceIdleTile(const std::vector<analysis::DeviceBusy>& devices) {
               fmt::format("GPU idle per device, of each device's own span ({} devices; table below)", devices.size()));
 }
 
-std::string DeviceBusyTable(const std::vector<analysis::DeviceBusy>& devices) {
+std::string DeviceBusyTable(const HtmlReportInput& in, const std::vector<analysis::DeviceBusy>& devices) {
   std::string out =
       "<h3>GPU busy and idle per device</h3><table class=\"plain\"><thead><tr><th>Input</th><th>Device</th>"
       "<th>Span (ms)</th><th>Busy (ms)</th><th>Idle (ms)</th><th>Idle</th></tr></thead><tbody>\n";
@@ -53,7 +60,7 @@ std::string DeviceBusyTable(const std::vector<analysis::DeviceBusy>& devices) {
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
         "<td class=\"num\">{}</td></tr>\n",
-        HtmlText(d.source), HtmlText(d.device), MsText(d.span_ns), d.busy_ns ? MsText(*d.busy_ns) : "n/a",
+        HtmlText(Label(in, d.source)), HtmlText(d.device), MsText(d.span_ns), d.busy_ns ? MsText(*d.busy_ns) : "n/a",
         d.idle_ns ? MsText(*d.idle_ns) : "n/a", d.idle_pct ? Pct(*d.idle_pct) : "n/a");
   }
   return out + "</tbody></table>\n";
@@ -66,7 +73,7 @@ std::string Tiles(const HtmlReportInput& in) {
   std::string out = "<div class=\"tiles\">\n";
   out += Tile(run.times_from.empty() ? "n/a" : MsText(run.gpu_kernel_ns) + " ms",
               run.times_from.empty() ? "GPU kernel time: no kernel durations in these inputs"
-                                     : "GPU kernel time, from " + HtmlText(run.times_from));
+                                     : "GPU kernel time, from " + HtmlText(Label(in, run.times_from)));
   // Without an input with kernels the counts are unknown, not 0 (a region
   // report from nvtx_kern_sum can still show kernels per range).
   const bool kernels_known = !run.times_from.empty();
@@ -161,10 +168,24 @@ std::string CategoryTable(const RunModel& run) {
   return out + "</tbody></table>\n";
 }
 
+// Each input's full path, once; tables elsewhere name it by its label.
+std::string SourcesTable(const HtmlReportInput& in) {
+  const auto labels = SourceLabels(in.kernels->sources);
+  std::string out =
+      "<h3>Sources</h3><table class=\"plain\" id=\"sources\"><thead><tr><th>Input</th><th>Path</th><th>Format</th>"
+      "<th>Status</th></tr></thead><tbody>\n";
+  for (const auto& s : in.kernels->sources) {
+    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", HtmlText(LabelOf(labels, s.path)),
+                       HtmlText(s.path), HtmlText(s.format), HtmlText(s.StatusText()));
+  }
+  return out + "</tbody></table>\n";
+}
+
 std::string Overview(const HtmlReportInput& in) {
   std::string out = "<section id=\"overview\"><h2>Overview: where the time goes</h2>\n";
+  out += SourcesTable(in);
   out += Tiles(in);
-  if (SeveralDevices(in)) out += DeviceBusyTable(in.kernels->gpu_busy);
+  if (SeveralDevices(in)) out += DeviceBusyTable(in, in.kernels->gpu_busy);
   out += "<h3>Top-level regions</h3>\n" + TopRegions(*in.run, *in.page);
   out += "<h3>Time per kernel category</h3>\n" + CategoryTable(*in.run);
   out += Mfu(*in.run);
@@ -220,7 +241,7 @@ std::string KernelsSection(const HtmlReportInput& in) {
     out += fmt::format(
         "<p class=\"note\">The {} kernels with the most GPU kernel time in {}, merged over processes and devices. "
         "Colours are kernel categories (the overview's table).</p>\n",
-        in.run->top_kernels.size(), HtmlText(in.run->times_from));
+        in.run->top_kernels.size(), HtmlText(Label(in, in.run->times_from)));
     out += KernelBarsSvg(in.run->top_kernels);
   }
   out += "<h3>Roofline</h3>\n";
@@ -260,7 +281,7 @@ std::string TimelineSection(const HtmlReportInput& in) {
     out += fmt::format(
         "<p class=\"note\">GPU busy time per stream, from {}, in {} bins of {} ms (darker: busier; times from the "
         "first bin's start); hover a bin for its numbers.</p>\n",
-        HtmlText(in.timeline->source), in.timeline->bins, MsText(in.timeline->bin_ns));
+        HtmlText(Label(in, in.timeline->source)), in.timeline->bins, MsText(in.timeline->bin_ns));
     out += TimelineSvg(*in.timeline);
     out += RowsLeftOut(*in.timeline);
   }
@@ -288,6 +309,7 @@ ordered_json Column(std::string_view key, std::string_view label, std::string_vi
 
 // The kernel table's rows, as PageModel::kernel_rows lists them.
 ordered_json KernelTable(const KernelsReport& k, const PageModel& page) {
+  const auto labels = SourceLabels(k.sources);
   ordered_json rows = ordered_json::array();
   for (const std::size_t index : page.kernel_rows) {
     const analysis::KernelAggregate* kernel = &k.kernels[index];
@@ -295,7 +317,7 @@ ordered_json KernelTable(const KernelsReport& k, const PageModel& page) {
         {kernel->name, kernel->calls,
          kernel->timed_calls ? ordered_json(kernel->total_ns / 1e6) : ordered_json(nullptr),
          kernel->timed_calls ? ordered_json(kernel->MeanNs() / 1e6) : ordered_json(nullptr), Ms(kernel->min_ns),
-         Ms(kernel->max_ns), kernel->device, kernel->process.Label(), kernel->source}));
+         Ms(kernel->max_ns), kernel->device, kernel->process.Label(), LabelOf(labels, kernel->source)}));
   }
   return ordered_json{
       {"columns",
@@ -362,12 +384,6 @@ ordered_json TimelineData(const TimelineOverview* t) {
 std::string DataQuality(const HtmlReportInput& in) {
   const model::Diagnostics& d = in.regions ? in.regions->diagnostics : in.kernels->diagnostics;
   std::string out = "<section id=\"data-quality\"><h2>Data quality</h2>\n";
-  out += "<table class=\"plain\"><thead><tr><th>Input</th><th>Format</th><th>Status</th></tr></thead><tbody>\n";
-  for (const auto& s : in.kernels->sources) {
-    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n", HtmlText(s.path), HtmlText(s.format),
-                       HtmlText(s.StatusText()));
-  }
-  out += "</tbody></table>\n";
   out += fmt::format("<p>Rows read: {}. Rows skipped: {}.</p>\n", d.rows_read(), d.rows_skipped());
   if (!d.entries().empty()) {
     out +=
@@ -419,6 +435,7 @@ std::string HtmlReport(const HtmlReportInput& in) {
                     {"regions", RegionTable(in.regions, in.page->region_rows, regions_omitted)},
                     {"timeline", TimelineData(in.timeline)},
                     {"ncu", NcuKernelTableData(*in.kernels, *in.page)}};
+  for (const char* table : {"kernels", "regions", "ncu"}) DropUnknownColumns(data[table]);
   const std::string name = HtmlText(in.run->run.run_name);
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"

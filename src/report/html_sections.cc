@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "src/report/html_text.h"
+#include "src/report/source_labels.h"
 #include "src/report/text_format.h"
 
 namespace llmpo::report {
@@ -121,15 +122,16 @@ std::string CpuOpsTable(const GpuBreakdownReport& r) {
 }  // namespace
 
 ordered_json NcuKernelTableData(const KernelsReport& k, const PageModel& page) {
+  const auto labels = SourceLabels(k.sources);
   ordered_json rows = ordered_json::array();
   for (const std::size_t index : page.kernel_rows) {
     const KernelRow& row = k.kernels[index];
     if (!HasNcuData(row) || !row.insight) continue;
     const auto& b = row.insight->bound;
-    rows.push_back(
-        ordered_json::array({row.name, row.insight->category, std::string(analysis::ToString(b.cls)), Opt(b.sm_pct),
-                             Opt(b.memory_pct), Opt(row.FirstValue(analysis::kAchievedOccupancyPct)),
-                             Opt(b.waves_per_sm, 100), TopFinding(row), b.reason, row.calls, row.source}));
+    rows.push_back(ordered_json::array({row.name, row.insight->category, std::string(analysis::ToString(b.cls)),
+                                        Opt(b.sm_pct), Opt(b.memory_pct),
+                                        Opt(row.FirstValue(analysis::kAchievedOccupancyPct)), Opt(b.waves_per_sm, 100),
+                                        TopFinding(row), b.reason, row.calls, LabelOf(labels, row.source)}));
   }
   if (rows.empty()) return nullptr;
   return ordered_json{
@@ -153,6 +155,24 @@ std::string NcuKernelSection(bool has_rows) {
          "<div class=\"scroll\"><table class=\"data\" id=\"ncu-table-t\" data-table=\"ncu\"></table></div></section>\n";
 }
 
+// The kernels HTA's rule classes differently from the kernels table's category.
+std::string ClassDifferencesList(const GpuBreakdownReport& r) {
+  if (r.class_differences.empty()) return "";
+  std::string out = fmt::format(
+      "<h3>Kernels classed differently from the kernel categories</h3>\n<p class=\"note\">This breakdown keeps "
+      "HTA's name rule; the categories elsewhere on this page use pattern rules. {} kernel name(s) differ:</p>\n"
+      "<ul id=\"class-differences\">\n",
+      r.class_differences_total);
+  for (const auto& d : r.class_differences) {
+    out += fmt::format("<li><code>{}</code>: category {}, here {}: {}.</li>\n", HtmlShort(d.name, 120),
+                       HtmlText(d.category), HtmlText(d.klass), HtmlText(d.why));
+  }
+  if (r.class_differences_total > r.class_differences.size()) {
+    out += fmt::format("<li>and {} more</li>\n", r.class_differences_total - r.class_differences.size());
+  }
+  return out + "</ul>\n";
+}
+
 std::string GpuBreakdownSection(const GpuBreakdownReport* r) {
   if (r == nullptr || r->breakdown.devices.empty()) return "";
   std::string out = "<section id=\"gpu-breakdown\"><h2>GPU breakdown per rank and device</h2>\n";
@@ -164,6 +184,7 @@ std::string GpuBreakdownSection(const GpuBreakdownReport* r) {
   out += LaunchTable(r->breakdown);
   out += RanksTable(r->ranks);
   out += CpuOpsTable(*r);
+  out += ClassDifferencesList(*r);
   return out + "</section>\n";
 }
 

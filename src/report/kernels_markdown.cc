@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <optional>
+#include <set>
 
 #include "src/report/findings_markdown.h"
 #include "src/report/kernels_report.h"
+#include "src/report/md_table.h"
+#include "src/report/source_labels.h"
 #include "src/report/text_format.h"
 
 namespace llmpo::report {
@@ -28,17 +32,24 @@ std::optional<double> FindMetric(const analysis::KernelAggregate& k, const KeyMe
 }
 
 void KernelTable(std::string& out, const std::vector<const analysis::KernelAggregate*>& kernels, std::size_t top_k) {
-  out += "| # | Kernel | Calls | Total (ms) | Mean (ms) | Min (ms) | Max (ms) | Device | Process |\n";
-  out += "|---:|---|---:|---:|---:|---:|---:|---|---|\n";
+  MdTable table({{"#", true, true},
+                 {"Kernel", false, true},
+                 {"Calls", true, true},
+                 {"Total (ms)", true},
+                 {"Mean (ms)", true},
+                 {"Min (ms)", true},
+                 {"Max (ms)", true},
+                 {"Device"},
+                 {"Process"}});
   for (std::size_t i = 0; i < kernels.size() && i < top_k; ++i) {
     const auto& k = *kernels[i];
     const bool timed = k.timed_calls > 0;
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", i + 1, MdCell(k.name), k.calls,
-                       timed ? MsText(k.total_ns) : "n/a", timed ? MsText(k.MeanNs()) : "n/a",
-                       k.min_ns ? MsText(*k.min_ns) : "n/a", k.max_ns ? MsText(*k.max_ns) : "n/a",
-                       k.device.empty() ? "n/a" : MdCell(k.device, 40),
-                       k.process.Known() ? MdCell(k.process.Label(), 40) : "n/a");
+    table.Row({std::to_string(i + 1), MdCell(k.name), std::to_string(k.calls), timed ? MsText(k.total_ns) : "n/a",
+               timed ? MsText(k.MeanNs()) : "n/a", k.min_ns ? MsText(*k.min_ns) : "n/a",
+               k.max_ns ? MsText(*k.max_ns) : "n/a", k.device.empty() ? "n/a" : MdCell(k.device, 40),
+               k.process.Known() ? MdCell(k.process.Label(), 40) : "n/a"});
   }
+  out += table.Render();
 }
 
 void KeyMetricsTable(std::string& out, const std::vector<const analysis::KernelAggregate*>& kernels,
@@ -115,16 +126,24 @@ void AnalysisTable(std::string& out, const KernelsReport& report,
   }
   out +=
       "\n### Category and bound class\n\nBound class as ncu's SOLBottleneck rule decides it (docs/analysis.md): "
-      "SM and memory throughput, % of peak.\n\n| # | Kernel | Category | Bound | SM % | Memory % | Busiest "
-      "memory | Why |\n|---:|---|---|---|---:|---:|---|---|\n";
+      "SM and memory throughput, % of peak.\n\n";
+  MdTable table({{"#", true, true},
+                 {"Kernel", false, true},
+                 {"Category", false, true},
+                 {"Bound"},
+                 {"SM %", true},
+                 {"Memory %", true},
+                 {"Busiest memory"},
+                 {"Why"}});
   for (std::size_t i = 0; i < kernels.size() && i < top_k; ++i) {
     const KernelInsight* in = InsightOf(report, kernels[i]);
     if (in == nullptr) continue;
     const auto& b = in->bound;
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", i + 1, MdCell(kernels[i]->name, 80), in->category,
-                       analysis::ToString(b.cls), PctText(b.sm_pct), PctText(b.memory_pct),
-                       b.unit.empty() ? "n/a" : b.unit, MdCell(b.reason, 160));
+    table.Row({std::to_string(i + 1), MdCell(kernels[i]->name, 80), in->category,
+               std::string(analysis::ToString(b.cls)), PctText(b.sm_pct), PctText(b.memory_pct),
+               b.unit.empty() ? "n/a" : b.unit, MdCell(b.reason, 160)});
   }
+  out += table.Render();
 }
 
 void RooflineTable(std::string& out, const KernelsReport& report,
@@ -177,7 +196,8 @@ void DevicesMd(std::string& out, const std::vector<model::DeviceInfo>& devices) 
   out += "\n";
 }
 
-void SourceSection(std::string& out, const SourceInfo& source, const KernelsReport& report, std::size_t top_k) {
+void SourceSection(std::string& out, const SourceInfo& source, const std::string& label, const KernelsReport& report,
+                   std::size_t top_k) {
   std::vector<const analysis::KernelAggregate*> kernels;
   double total = 0;
   std::uint64_t calls = 0, timed = 0;
@@ -193,17 +213,16 @@ void SourceSection(std::string& out, const SourceInfo& source, const KernelsRepo
   if (timed > 0 && timed < calls) kernel_time += fmt::format(" ({} of {} launches timed)", timed, calls);
   const auto note = report.source_notes.find(source.path);
   if (kernels.empty() && note != report.source_notes.end() && source.ok()) {
-    out += fmt::format("\n## {}\n\nFormat: {}. {}\n", MdCell(source.path, 200), source.format, note->second);
+    out += fmt::format("\n## {}\n\nFormat: {}. {}\n", MdCell(label, 200), source.format, note->second);
     return;
   }
   if (kernels.empty() && source.ok()) {  // a summary or export without kernels: no empty counts
-    out += fmt::format("\n## {}\n\nFormat: {}. No kernel records in this input.\n", MdCell(source.path, 200),
-                       source.format);
+    out += fmt::format("\n## {}\n\nFormat: {}. No kernel records in this input.\n", MdCell(label, 200), source.format);
     if (!source.devices.empty()) out += "\n";
     DevicesMd(out, source.devices);
     return;
   }
-  out += fmt::format("\n## {}\n\nFormat: {}. Kernels: {}; launches: {}; GPU kernel time: {}.", MdCell(source.path, 200),
+  out += fmt::format("\n## {}\n\nFormat: {}. Kernels: {}; launches: {}; GPU kernel time: {}.", MdCell(label, 200),
                      source.format, kernels.size(), calls, kernel_time);
   if (kernels.size() > top_k) out += fmt::format(" Top {} shown; kernels.json has all.", top_k);
   out += "\n\n";
@@ -265,7 +284,22 @@ void RuntimeSections(std::string& out, const analysis::RuntimeSummaries& r, std:
   if (!r.launch_overhead.empty()) LaunchOverheadMd(out, r.launch_overhead, top_k);
 }
 
-void BusyMd(std::string& out, const std::vector<analysis::DeviceBusy>& busy) {
+// Each input's full path, once; the sections and tables below use the label.
+void SourcesMd(std::string& out, const std::vector<SourceInfo>& sources,
+               const std::map<std::string, std::string>& labels) {
+  if (sources.empty()) return;
+  out +=
+      "\n## Sources\n\nThe sections and tables below name each input by its label.\n\n| Input | Path | Format |\n"
+      "|---|---|---|\n";
+  std::set<std::string> listed;
+  for (const auto& s : sources) {
+    if (!listed.insert(s.path).second) continue;
+    out += fmt::format("| {} | {} | {} |\n", MdCell(LabelOf(labels, s.path), 200), MdCell(s.path, 1000), s.format);
+  }
+}
+
+void BusyMd(std::string& out, const std::vector<analysis::DeviceBusy>& busy,
+            const std::map<std::string, std::string>& labels) {
   if (busy.empty()) return;
   out +=
       "\n## GPU busy and idle time (timelines)\n\nBusy: the union of kernel and copy intervals on the device; span: "
@@ -273,8 +307,8 @@ void BusyMd(std::string& out, const std::vector<analysis::DeviceBusy>& busy) {
       "Idle (ms) | Idle % |\n|---|---|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& b : busy) {
     out += fmt::format(
-        "| {} | {} | {} | {} | {} | {} | {} | {} |\n", MdCell(b.source, 80), MdCell(b.device, 40), b.kernels, b.copies,
-        MsText(b.span_ns), MsText(b.busy_ns), MsText(b.idle_ns),
+        "| {} | {} | {} | {} | {} | {} | {} | {} |\n", MdCell(LabelOf(labels, b.source), 80), MdCell(b.device, 40),
+        b.kernels, b.copies, MsText(b.span_ns), MsText(b.busy_ns), MsText(b.idle_ns),
         b.idle_pct ? fmt::format("{:.1f}", *b.idle_pct) : "n/a" + (b.missing.empty() ? "" : " (" + b.missing + ")"));
   }
 }
@@ -283,9 +317,11 @@ void BusyMd(std::string& out, const std::vector<analysis::DeviceBusy>& busy) {
 
 std::string KernelsMarkdown(const KernelsReport& report, std::size_t top_k) {
   std::string out = "# Kernel Summary\n\nTimes in milliseconds. Per input: kernels by total GPU time, largest first.\n";
-  for (const auto& source : report.sources) SourceSection(out, source, report, top_k);
+  const auto labels = SourceLabels(report.sources);
+  SourcesMd(out, report.sources, labels);
+  for (const auto& source : report.sources) SourceSection(out, source, LabelOf(labels, source.path), report, top_k);
   RuntimeSections(out, report.runtime, top_k);
-  BusyMd(out, report.gpu_busy);
+  BusyMd(out, report.gpu_busy, labels);
   RegionKernelsMd(out, report.region_kernels, top_k);
   RankedActionsMd(out, report.ranked);
   DataQualityMd(out, report.diagnostics);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <ostream>
 
+#include "src/report/md_table.h"
 #include "src/report/regions_report.h"
 #include "src/report/text_format.h"
 
@@ -186,15 +187,20 @@ void WriteRegionsMarkdown(const RegionsReport& report, std::ostream& stream) {
     out += fmt::format("\n## Scope: process {}, device {}\n\n",
                        MdCell(scope.process.Known() ? scope.process.Label() : "?"),
                        MdCell(scope.device.empty() ? "?" : scope.device));
-    out +=
-        "| Region | Depth | GPU kernel time (ms) | Exclusive (ms) | Copies (ms) | GPU projection (ms) | CPU range time "
-        "(ms) | Launches |\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
+    MdTable table({{"Region", false, true},
+                   {"Depth", true, true},
+                   {"GPU kernel time (ms)", true},
+                   {"Exclusive (ms)", true},
+                   {"Copies (ms)", true},
+                   {"GPU projection (ms)", true},
+                   {"CPU range time (ms)", true},
+                   {"Launches", true}});
     for (const auto& e : scope.regions) {
       const Region& r = *e.region;
-      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", MdCell(JoinPath(r.path)), r.depth,
-                         MsText(r.total_ns), MsText(r.exclusive_ns), MsText(r.gpu_ops_ns), MsText(r.projected_ns),
-                         MsText(r.cpu_ns), CountText(r.KnownLaunches()));
+      table.Row({MdCell(JoinPath(r.path)), std::to_string(r.depth), MsText(r.total_ns), MsText(r.exclusive_ns),
+                 MsText(r.gpu_ops_ns), MsText(r.projected_ns), MsText(r.cpu_ns), CountText(r.KnownLaunches())});
     }
+    out += table.Render();
     flush();
     if (!report.aggregate) {
       for (const auto& e : scope.regions) {

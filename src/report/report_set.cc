@@ -189,6 +189,7 @@ ReportSet BuildReportSet(Collected collected, const ReportOptions& options) {
   set.combined = BuildCombined(set.kernels, collected.pairing, *options.categorizer);
   if (!collected.gpu_breakdown.devices.empty() || !collected.gpu_breakdown.cpu_ops.empty()) {
     set.gpu_breakdown = BuildGpuBreakdownReport(std::move(collected.gpu_breakdown), options.top_k);
+    FindClassDifferences(*set.gpu_breakdown, set.kernels);
   }
   set.regions = BuildRegions(collected, set.kernels, options);
   if (collected.regions != nullptr) {

@@ -349,7 +349,9 @@ LLMPO_JSON_FIELDS(RankedAction, kind, what, where, basis, rule, saving_ns, savin
 LLMPO_JSON_FIELDS(RankedActions, times_from, base, base_ns, devices, items, notes, why_no_kernel_actions)
 LLMPO_JSON_FIELDS_ADDED2(KernelsReport, timeline_rules, ranked, sources, kernels, runtime, times_from, actions, why_no_actions,
                         source_notes, gpu_busy, region_kernels, diagnostics)
-LLMPO_JSON_FIELDS(GpuBreakdownReport, breakdown, ranks, top_cpu_ops, cpu_ops_with_gpu)
+LLMPO_JSON_FIELDS(GpuBreakdownReport::ClassDifference, name, category, klass, why)
+LLMPO_JSON_FIELDS_ADDED2(GpuBreakdownReport, class_differences, class_differences_total, breakdown, ranks, top_cpu_ops,
+                         cpu_ops_with_gpu)
 LLMPO_JSON_FIELDS(TimelineRow, label, busy_ns, busy_total_ns)
 // rows_left_out only when rows were left out, so a timeline with every row
 // reads and writes as before it existed.

@@ -17,6 +17,7 @@ import gzip
 import io
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -99,13 +100,14 @@ def dlrm(tmp):
     if not os.path.exists(path):
         return print("skip: no", path)
     w, md, page = imported(tmp, "dlrm", path)
-    spans_ms, idle_ms, busy_ms, device_of = [], [], [], []
+    spans_ms, idle_ms, busy_ms, device_of, names = [], [], [], [], set()
     with tarfile.open(path) as tar:
         for m in tar.getmembers():
             if not m.name.endswith(".json"):
                 continue
             events = json.load(io.TextIOWrapper(tar.extractfile(m)))["traceEvents"]
             spans = gpu_spans(events)
+            names.update(e["name"] for e in events if e.get("ph") == "X" and e.get("cat") == "kernel")
             device_of.append(next(e["args"]["device"] for e in events if e.get("cat") == "kernel"))
             span = max(t for _, t in spans) - min(s for s, _ in spans)
             spans_ms.append(span / 1e3)
@@ -136,6 +138,20 @@ def dlrm(tmp):
     common("DLRM", w, md, page)
     check('id="gpu-breakdown"' in page and "Where each GPU's time goes" in page, "DLRM: page has the breakdown")
     check(page.count("<tr><td>rank ") >= 8, "DLRM: the breakdown lists each rank")
+    # The page's tiles: idle per device as the range of the ranks' own shares
+    # (never one share of a union over devices), and distinct kernel names
+    # counted as names, not rank x name rows.
+    shares = [100 * i / s for i, s in zip(idle_ms, spans_ms)]
+    tile = re.search(r'<div class="value">([0-9.]+) to ([0-9.]+) %</div><div class="label">GPU idle per device', page)
+    check(tile is not None, "DLRM: the page has a per-device idle tile")
+    if tile:
+        low, high = float(tile.group(1)), float(tile.group(2))
+        check(abs(low - min(shares)) <= 0.051 and abs(high - max(shares)) <= 0.051,
+              f"DLRM: idle tile {low} to {high} % == ranks' {min(shares):.2f} to {max(shares):.2f} %")
+    distinct = re.search(r'<div class="value">([0-9]+)</div><div class="label">distinct kernels', page)
+    check(distinct is not None and int(distinct.group(1)) == len(names),
+          f"DLRM: distinct kernels tile {distinct and distinct.group(1)} == {len(names)} names")
+    print("DLRM page: idle %.1f to %.1f %%, %d distinct kernel names" % (min(shares), max(shares), len(names)))
 
 
 def stream_simple(tmp):

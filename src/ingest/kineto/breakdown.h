@@ -9,13 +9,12 @@
 #include <vector>
 
 #include "src/model/gpu_breakdown.h"
+#include "src/model/hta_kernel_class.h"
 
 namespace llmpo::ingest::kineto {
 
-// HTA's kernel types (hta/common/types.py), tested in this order on the
-// whole name.
-enum class KernelClass { kCommunication, kMemory, kComputation, kOther };
-KernelClass ClassifyKernelName(std::string_view name);
+using model::ClassifyKernelName;  // HTA's kernel types (src/model/hta_kernel_class.h)
+using model::KernelClass;
 
 using Interval = std::pair<std::int64_t, std::int64_t>;
 
