@@ -24,27 +24,10 @@ import sys
 import tarfile
 import tempfile
 
+from checks import check, failures, union_length as union_ns
+
 BIN = sys.argv[1]
 SHARED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "fixtures")
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def union_ns(spans):
-    busy, end = 0, None
-    for s, t in sorted(spans):
-        if end is None or s > end:
-            busy += t - s
-            end = t
-        elif t > end:
-            busy += t - end
-            end = t
-    return busy
 
 
 def imported(tmp, name, path):

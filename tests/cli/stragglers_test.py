@@ -24,28 +24,11 @@ import sys
 import tarfile
 import tempfile
 
+from checks import check, failures, union_length as union_us
+
 BIN = sys.argv[1]
 SHARED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "fixtures")
 PATH = os.path.join(SHARED, "kineto", "param-dlrm-8ranks.tar.gz")
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def union_us(spans):
-    busy, end = 0, None
-    for s, t in sorted(spans):
-        if end is None or s > end:
-            busy += t - s
-            end = t
-        elif t > end:
-            busy += t - end
-            end = t
-    return busy
 
 
 def communication(name):
