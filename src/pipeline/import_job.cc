@@ -199,15 +199,19 @@ report::ReportOptions ImportReportOptions(const ImportRequest& request,
   return ReportOptionsFor(request, categorizer);
 }
 
-Result<ImportOutcome> RunImport(const ImportRequest& request) {
+Status PrepareOutputFolder(const ImportRequest& request) {
   std::error_code ec;
   fs::create_directories(request.out_dir, ec);
   if (ec) {
     return MakeError(ExitStatus::kFailure,
                      fmt::format("cannot create output folder '{}': {}", request.out_dir.string(), ec.message()));
   }
-  // What an import killed half-way left (callers hold the folder's lock).
   RemoveOutputLeftovers(request.out_dir, request.regions_subdir);
+  return OkStatus();
+}
+
+Result<ImportOutcome> RunImport(const ImportRequest& request) {
+  RETURN_IF_ERROR(PrepareOutputFolder(request));
   ASSIGN_OR_RETURN(analysis::KernelCategorizer categorizer,
                    analysis::KernelCategorizer::Create(request.regions.categories));
   const bool pair = request.inputs.size() > 1 && TimelineAndNcuPossible(request.inputs);

@@ -63,5 +63,8 @@ Result<ImportOutcome> RunImport(const ImportRequest& request);
 class Collectors;
 std::size_t ReadImportInputs(const ImportRequest& request, Collectors& collectors, std::vector<Error>& failures);
 report::ReportOptions ImportReportOptions(const ImportRequest& request, const analysis::KernelCategorizer& categorizer);
+// Makes the output folder and removes what an import killed half-way left
+// there (callers hold the folder's lock): the start of every import.
+Status PrepareOutputFolder(const ImportRequest& request);
 
 }  // namespace llmpo::pipeline

@@ -106,13 +106,7 @@ Result<PartialImport> CollectPartial(const ImportRequest& request, const std::st
 }
 
 Result<std::vector<std::string>> WritePartialReports(PartialSet set, const ImportRequest& request) {
-  std::error_code ec;
-  fs::create_directories(request.out_dir, ec);
-  if (ec) {
-    return MakeError(ExitStatus::kFailure,
-                     fmt::format("cannot create output folder '{}': {}", request.out_dir.string(), ec.message()));
-  }
-  RemoveOutputLeftovers(request.out_dir, request.regions_subdir);
+  RETURN_IF_ERROR(PrepareOutputFolder(request));
   ASSIGN_OR_RETURN(analysis::KernelCategorizer categorizer,
                    analysis::KernelCategorizer::Create(request.regions.categories));
   NoteMissingRanks(set);
