@@ -14,6 +14,13 @@ with the column sets of the 2023.x exports (docs "C.6"):
                                             plus one 75 DomainCreate
   PROCESSES(globalPid, pid, name)
   META_DATA_EXPORT(name, value)
+  CUPTI_ACTIVITY_KIND_RUNTIME(start, end, eventClass, globalTid,
+      correlationId, nameId, returnValue, callchainId)
+                                            with --runtime only: one
+                                            cudaLaunchKernel_v7000 call per
+                                            kernel, on the NVTX thread, just
+                                            before its kernel, so kernels can
+                                            be attributed to ranges
 
 The timeline models LLM decode steps: each step is a push/pop range holding
 one range per layer, each holding an "attention" and an "mlp" range, and the
@@ -60,6 +67,13 @@ CREATE TABLE NVTX_EVENTS (
 CREATE TABLE PROCESSES (globalPid INTEGER, pid INTEGER, name TEXT);
 CREATE TABLE META_DATA_EXPORT (name TEXT NOT NULL, value TEXT);
 """
+RUNTIME_SCHEMA = """
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (
+    start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL, globalTid INTEGER,
+    correlationId INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, callchainId INTEGER
+);
+"""
+RUNTIME_EVENT_CLASS = 0  # as the 2023.x exports write it for CUDA runtime calls
 
 # (demangled template, short name, mangled prefix, part) -- part says in
 # which range of a layer the kernel runs ("attn", "mlp") or "step" for the
@@ -130,9 +144,12 @@ def build_strings(rng):
     return strings, kernels, layer_ids, attn_id, mlp_id
 
 
-def generate(out, n_kernels, n_ranges, seed=SEED):
+def generate(out, n_kernels, n_ranges, seed=SEED, runtime=False):
     rng = random.Random(seed)
     strings, kernels, layer_ids, attn_id, mlp_id = build_strings(rng)
+    launch_name_id = len(strings)
+    if runtime:  # appended last, so an export without the table keeps every other string's id
+        strings.append("cudaLaunchKernel_v7000")
     pid = 2381764
     global_pid = (1 << 48) | (pid << 24)  # hwId/vmId bits | PID << 24
     tid = global_pid | (pid & 0xFFFFFF)
@@ -147,7 +164,7 @@ def generate(out, n_kernels, n_ranges, seed=SEED):
     db = sqlite3.connect(tmp)
     db.execute("PRAGMA journal_mode=OFF")
     db.execute("PRAGMA synchronous=OFF")
-    db.executescript(SCHEMA)
+    db.executescript(SCHEMA + (RUNTIME_SCHEMA if runtime else ""))
     db.executemany("INSERT INTO StringIds VALUES (?, ?)", enumerate(strings))
     db.executemany("INSERT INTO PROCESSES VALUES (?, ?, ?)", [
         (global_pid, pid, "python3"), ((1 << 48) | (2381700 << 24), 2381700, "sh"),
@@ -157,6 +174,7 @@ def generate(out, n_kernels, n_ranges, seed=SEED):
         ("EXPORT_PRODUCT_VERSION", "2023.3.1.92"), ("EXPORT_GENERATOR", "llm-perf-opt bench/gen_nsys_sqlite.py")])
 
     kernel_rows = []
+    runtime_rows = []
     nvtx_rows = [(1_000_000, None, DOMAIN_CREATE, None, None, None, "sglang", tid, None, None, 1) + (None,) * 8]
     t = 2_000_000_000  # ns since session start
     corr = 1000
@@ -185,6 +203,8 @@ def generate(out, n_kernels, n_ranges, seed=SEED):
             grid_id += 1
             kernel_rows.append((t, t + dur, 0, 1, 7 if part != "step" else 13, corr, global_pid, did, sid, mid,
                                 3, 0, regs, grid, 1, 1, block, 1, 1, 0, 0, 0, 0, grid_id, 0, None, 0))
+            if runtime:  # the launch call ends before its kernel starts, inside the same ranges
+                runtime_rows.append((t - 1200, t - 200, RUNTIME_EVENT_CLASS, tid, corr, launch_name_id, 0, None))
             if first is None:
                 first = t
             t += dur
@@ -218,7 +238,9 @@ def generate(out, n_kernels, n_ranges, seed=SEED):
             db.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (" + ",".join("?" * 27) + ")",
                            kernel_rows)
             kernel_rows.clear()
+            insert_runtime(db, runtime_rows)
     db.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (" + ",".join("?" * 27) + ")", kernel_rows)
+    insert_runtime(db, runtime_rows)
     # nsys writes rows in start order; push/pop ranges are recorded at pop
     # time, so sort to look like an export
     nvtx_rows.sort(key=lambda r: (r[0], -(r[1] or 0)))
@@ -230,14 +252,21 @@ def generate(out, n_kernels, n_ranges, seed=SEED):
     os.replace(tmp, out)
 
 
+def insert_runtime(db, rows):
+    if rows:
+        db.executemany("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        rows.clear()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernels", type=int, default=1_000_000, help="rows in CUPTI_ACTIVITY_KIND_KERNEL")
     ap.add_argument("--ranges", type=int, default=100_000, help="push/pop ranges in NVTX_EVENTS")
     ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--runtime", action="store_true", help="also a CUDA API table: every kernel's launch call")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
-    generate(a.out, a.kernels, a.ranges, a.seed)
+    generate(a.out, a.kernels, a.ranges, a.seed, a.runtime)
     size = os.path.getsize(a.out)
     print(f"wrote {a.out}: {a.kernels} kernels, {a.ranges} NVTX ranges, {size:,} bytes ({size / 1e6:.1f} MB)",
           file=sys.stderr)
