@@ -6,7 +6,8 @@
 // DIR/STEP.rankN.json (docs/multirank.md):
 //   rank-exec --record DIR --step STEP --profiler-args N [--ranks all|0,2]
 //             [--env NAME=VALUE]... -- PROFILER_ARGS... PROGRAM...
-// "{rank}" in the first N arguments and in --env values becomes the rank.
+// "{rank}" in the first N arguments and in --env values becomes the rank,
+// "{ncu_peers}" in them the number of ranks profiled (ncu's lockstep).
 // Exits as the program did (128+signal when a signal ended it).
 #include <fcntl.h>
 #include <signal.h>
@@ -154,7 +155,8 @@ int RunRankExec(const std::vector<std::string>& args) {
   WriteRecord(file, r);
   std::vector<std::string> argv, env;
   for (std::size_t i = r.profiled ? 0 : a.profiler_args; i < a.argv.size(); ++i) {
-    argv.push_back(i < a.profiler_args ? pipeline::ExpandRank(a.argv[i], r.who) : a.argv[i]);
+    argv.push_back(i < a.profiler_args ? pipeline::ExpandNcuPeers(pipeline::ExpandRank(a.argv[i], r.who), a.ranks, r.who)
+                                       : a.argv[i]);
   }
   if (r.profiled) {
     for (const auto& e : a.env) env.push_back(pipeline::ExpandRank(e, r.who));

@@ -189,6 +189,17 @@ Result<std::optional<std::vector<std::int64_t>>> NcuRanks(const Node& c) {
   return Ranks(std::move(ranks));
 }
 
+// pipeline.ncu.lockstep: true, false or auto (null: auto).
+Result<std::optional<bool>> NcuLockstepChoice(const Node& c) {
+  const Node* n = At(c, "pipeline.ncu.lockstep");
+  if (n == nullptr || n->is_null() || (n->is_string() && n->get<std::string>() == "auto")) return std::optional<bool>();
+  if (n->is_boolean()) return std::optional<bool>(n->get<bool>());
+  return MakeError(ExitStatus::kUsage,
+                   fmt::format("pipeline.ncu.lockstep={} is not valid: it must be true, false or auto",
+                               n->is_primitive() ? config::ScalarToText(*n) : n->dump()))
+      .WithNote("auto (the default) turns it on when pipeline.ncu.ranks names more than one rank");
+}
+
 Status CheckNsys(const Node& c) {
   RETURN_IF_ERROR(CheckChoice(c, "pipeline.nsys.capture_range", kCaptureRanges));
   const std::string capture = Text(c, "pipeline.nsys.capture_range").value_or("none");
@@ -278,7 +289,11 @@ Result<ProfileOptions> ReadProfileOptions(const Node& c) {
   RETURN_IF_ERROR(CheckChoice(c, "pipeline.launcher", kLaunchers));
   o.launcher = Text(c, "pipeline.launcher").value_or("auto");
   ASSIGN_OR_RETURN(o.ncu.ranks, NcuRanks(c));
+  ASSIGN_OR_RETURN(o.ncu.lockstep, NcuLockstepChoice(c));
+  o.ncu.communicator_host = Text(c, "pipeline.ncu.communicator_host");
   return o;
 }
+
+bool NcuLockstep(const NcuOptions& ncu) { return ncu.lockstep.value_or(!ncu.ranks || ncu.ranks->size() > 1); }
 
 }  // namespace llmpo::pipeline

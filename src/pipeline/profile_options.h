@@ -29,7 +29,16 @@ struct NcuOptions {
   // pipeline.ncu.ranks: under a launcher, the ranks ncu profiles (the others
   // run unprofiled); nullopt: every rank ("all").
   std::optional<std::vector<std::int64_t>> ranks = std::vector<std::int64_t>{0};
+  // pipeline.ncu.lockstep: under a launcher, every profiled rank's ncu joins
+  // ncu's TCP communicator and launches kernels in lockstep, so collectives
+  // (NCCL) cannot hang on a rank that ncu holds back; nullopt ("auto"): on
+  // when more than one rank is profiled.
+  std::optional<bool> lockstep;
+  std::optional<std::string> communicator_host;  // pipeline.ncu.communicator_host (several nodes)
 };
+
+// Whether the ncu command under a launcher gets the lockstep options.
+bool NcuLockstep(const NcuOptions& ncu);
 
 // pipeline.nsys.
 struct NsysOptions {

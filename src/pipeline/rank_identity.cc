@@ -146,6 +146,12 @@ std::string ExpandRank(const std::string& text, const RankIdentity& who) {
   return out;
 }
 
+std::string ExpandNcuPeers(const std::string& text, const std::string& ranks, const RankIdentity& who) {
+  if (text != kNcuPeers) return text;
+  if (ranks != "all") return std::to_string(std::count(ranks.begin(), ranks.end(), ',') + 1);
+  return std::to_string(who.world_size.value_or(1));
+}
+
 std::string RankRecordJson(const RankRecord& r) {
   Json j = {{"schema", "llm-perf-opt.rank"},
             {"schema_version", "1.0.0"},

@@ -42,6 +42,13 @@ RankIdentity IdentityFromEnv(const GetEnv& getenv, const std::string& host);
 // there is none).
 std::string ExpandRank(const std::string& text, const RankIdentity& who);
 
+// The placeholder for the number of ranks ncu profiles (its TCP
+// communicator's peers), and its value: the ranks of `ranks` ("0,2"), or
+// the world size for "all" (1 when no variable gave one: ncu then waits for
+// no peer).
+inline constexpr const char* kNcuPeers = "{ncu_peers}";
+std::string ExpandNcuPeers(const std::string& text, const std::string& ranks, const RankIdentity& who);
+
 // How a rank's run ended, as rank-exec records it.
 struct RankRecord {
   RankIdentity who;

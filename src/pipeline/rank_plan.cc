@@ -28,6 +28,16 @@ PlannedCommand Wrap(const std::string& step, const Argv& tool, const std::vector
   return cmd;
 }
 
+// ncu's TCP communicator for the profiled ranks; rank-exec fills in their
+// number ({ncu_peers}: the ranks listed, or the world size for "all").
+void AddLockstep(const NcuOptions& o, const CommandContext& ctx, Argv& ncu) {
+  // An installed ncu without the communicator was refused (lockstep=true) or noted (auto) before this.
+  if (!NcuLockstep(o) || (ctx.tools != nullptr && !NcuHasOption(*ctx.tools, "--communicator"))) return;
+  ncu.insert(ncu.end(), {"--communicator", "tcp", "--communicator-tcp-num-peers", std::string(kNcuPeers),
+                         "--lockstep-kernel-launch"});
+  if (o.communicator_host) ncu.insert(ncu.end(), {"--communicator-tcp-hostname", *o.communicator_host});
+}
+
 std::string RankList(const std::optional<std::vector<std::int64_t>>& ranks) {
   return ranks ? fmt::format("{}", fmt::join(*ranks, ",")) : "all";
 }
@@ -94,7 +104,9 @@ std::vector<PlannedCommand> PlanUnderLauncher(const ProfileOptions& o, const Com
     for (auto& cmd : BuildNsysPostprocessing(ctx_in)) plan.push_back(std::move(cmd));
   }
   if (o.ncu.enable) {
-    plan.push_back(Wrap("ncu", BuildNcuCommand(o.ncu, tool_ctx), {}, RankList(o.ncu.ranks), ctx_in));
+    Argv ncu = BuildNcuCommand(o.ncu, tool_ctx);
+    AddLockstep(o.ncu, tool_ctx, ncu);
+    plan.push_back(Wrap("ncu", ncu, {}, RankList(o.ncu.ranks), ctx_in));
     // Once per rank report (PerRankReports): "{rank}" stays until then.
     for (auto cmd : BuildNcuExports(o.ncu, tool_ctx)) {
       cmd.stdout_to = Replace(cmd.stdout_to, ".csv", std::string(kRankSuffix) + ".csv");

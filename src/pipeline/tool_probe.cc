@@ -169,6 +169,14 @@ std::vector<Error> CheckInstalledTools(const ProfileOptions& o, const InstalledT
     refused.push_back(
         Refusal(ncu, "--graph-profiling", key + "graph_profiling", kNcuAppRange, key + "graph_profiling=null"));
   }
+  if (o.ncu.lockstep.value_or(false) && !NcuHasOption(tools, "--communicator")) {
+    refused.push_back(MakeError(ExitStatus::kToolMissing,
+                                fmt::format("{} has no --communicator option (ncu --help does not list it), which "
+                                            "pipeline.ncu.lockstep=true needs",
+                                            Installed(ncu)))
+                          .WithNote("fix: install a newer Nsight Compute, or profile one rank "
+                                    "(pipeline.ncu.ranks=[0], pipeline.ncu.lockstep=auto)"));
+  }
   return refused;
 }
 
@@ -180,6 +188,11 @@ std::vector<std::string> AdaptationNotes(const ProfileOptions& o, const Installe
       notes.push_back(fmt::format("section {} left out: {} does not list it (ncu --list-sections)", s,
                                   Installed(*tools.ncu)));
     }
+  }
+  if (!o.ncu.lockstep && NcuLockstep(o.ncu) && !NcuHasOption(tools, "--communicator")) {
+    notes.push_back(fmt::format("lockstep left out: {} has no --communicator; under a launcher the profiled ranks "
+                                "run without it, and NCCL collectives may hang (pipeline.ncu.ranks=[0] avoids it)",
+                                Installed(*tools.ncu)));
   }
   for (const auto& m : o.ncu.metrics) {
     if (!NcuKeepsMetric(tools, o.ncu, m)) {

@@ -193,6 +193,61 @@ TEST(PerRankPlan, NsysAndNcuGoInsideTheLauncherNamedByRank) {
   EXPECT_FALSE(by_step.at("nsys-export").per_rank);
 }
 
+// Where `part` occurs in `whole` as a contiguous run.
+bool Contains(const Args& whole, const Args& part) {
+  return std::search(whole.begin(), whole.end(), part.begin(), part.end()) != whole.end();
+}
+
+TEST(PerRankPlan, NcuOnSeveralRanksRunsInLockstep) {
+  const Args lockstep = {"--communicator", "tcp", "--communicator-tcp-num-peers", "{ncu_peers}",
+                         "--lockstep-kernel-launch"};
+  auto ncu_tool = [](const ProfileOptions& o) {
+    for (const auto& cmd : PlanProfile(o, LaunchContext("/runs/r1"))) {
+      if (cmd.step == "ncu") return AfterDashes(cmd.argv);
+    }
+    return Args{};
+  };
+  ProfileOptions o;
+  o.ncu.enable = true;
+  EXPECT_FALSE(Contains(ncu_tool(o), {"--communicator"})) << "the default, rank 0 alone";
+  o.ncu.ranks = std::vector<std::int64_t>{0, 2};
+  const Args two = ncu_tool(o);
+  EXPECT_TRUE(Contains(two, lockstep));
+  EXPECT_EQ(Args(two.end() - 3, two.end()), (Args{"./app", "--steps", "3"})) << "before the program";
+  o.ncu.communicator_host = "node1";
+  EXPECT_TRUE(Contains(ncu_tool(o), {"--lockstep-kernel-launch", "--communicator-tcp-hostname", "node1"}));
+  o.ncu.lockstep = false;
+  EXPECT_FALSE(Contains(ncu_tool(o), {"--communicator"}));
+  o.ncu.lockstep = true;
+  o.ncu.ranks = std::vector<std::int64_t>{3};
+  EXPECT_TRUE(Contains(ncu_tool(o), lockstep)) << "asked for explicitly";
+}
+
+TEST(PerRankPlan, LockstepSettingIsTrueFalseOrAuto) {
+  auto read = [](const char* json) { return ReadProfileOptions(config::Node::parse(json)); };
+  auto o = read(R"({"pipeline": {"ncu": {"lockstep": "auto", "communicator_host": "n1"}}})");
+  ASSERT_TRUE(o.ok());
+  EXPECT_FALSE(o->ncu.lockstep.has_value());
+  EXPECT_EQ(o->ncu.communicator_host, "n1");
+  o = read(R"({"pipeline": {"ncu": {"lockstep": false}}})");
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->ncu.lockstep, false);
+  o = read(R"({"pipeline": {"ncu": {"lockstep": "yes"}}})");
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.error().kind, ExitStatus::kUsage);
+  EXPECT_NE(o.error().message.find("pipeline.ncu.lockstep=yes is not valid"), std::string::npos) << o.error().message;
+}
+
+TEST(PerRankPlan, RankExecCountsTheLockstepPeers) {
+  RankIdentity who;
+  who.rank = 2;
+  EXPECT_EQ(ExpandNcuPeers("{ncu_peers}", "0,2,5", who), "3");
+  EXPECT_EQ(ExpandNcuPeers("{ncu_peers}", "all", who), "1") << "no world size: no peer to wait for";
+  who.world_size = 8;
+  EXPECT_EQ(ExpandNcuPeers("{ncu_peers}", "all", who), "8");
+  EXPECT_EQ(ExpandNcuPeers("--lockstep-kernel-launch", "all", who), "--lockstep-kernel-launch");
+}
+
 TEST(PerRankPlan, TheTracerGetsItsVariablesInsideEachRank) {
   ProfileOptions o;
   o.trace = true;

@@ -89,6 +89,25 @@ TEST(ToolProbe, RefusesWhatNcu2022CannotDoNamingTheVersion) {
   EXPECT_TRUE(CheckInstalledTools(o, InstalledTools{}).empty()) << "nothing probed: nothing refused";
 }
 
+TEST(ToolProbe, LockstepNeedsTheCommunicatorOption) {
+  ProfileOptions o;
+  o.ncu.enable = true;
+  o.ncu.ranks = std::nullopt;  // all ranks: lockstep is on by default
+  EXPECT_TRUE(CheckInstalledTools(o, Ncu2022()).empty()) << "auto: left out with a note, not refused";
+  const auto notes = AdaptationNotes(o, Ncu2022());
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0].rfind("lockstep left out: ncu 2022.3 has no --communicator", 0), 0u) << notes[0];
+  o.ncu.lockstep = true;
+  const auto refused = CheckInstalledTools(o, Ncu2022());
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_EQ(refused[0].kind, ExitStatus::kToolMissing);
+  EXPECT_NE(refused[0].message.find("pipeline.ncu.lockstep=true"), std::string::npos) << refused[0].message;
+  EXPECT_TRUE(AdaptationNotes(o, Ncu2022()).empty()) << "refused, so no note";
+  o.ncu.ranks = std::vector<std::int64_t>{0};
+  o.ncu.lockstep = std::nullopt;
+  EXPECT_TRUE(AdaptationNotes(o, Ncu2022()).empty()) << "one rank: no lockstep wanted";
+}
+
 TEST(ToolProbe, RunJsonRecordsTheVersionsTheCommandsWereBuiltFor) {
   testing::TempDir tmp;
   auto run = RunFolder::Create(tmp.path() / "run", {"llm-perf-opt", "profile"});
