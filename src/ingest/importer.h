@@ -53,6 +53,10 @@ InputFormat DetectFormat(std::string_view head, const std::filesystem::path& fil
 Status ImportNcuCsv(std::istream& in, ImportContext& ctx);  // details, raw and summary pages
 Status ImportNsysStatsCsv(std::istream& in, ImportContext& ctx);
 Status ImportNsysSqlite(const std::filesystem::path& file, ImportContext& ctx);
+// Where SQLite puts the temporary files of large sorts and automatic indexes
+// (unlinked as soon as they are opened): `dir`, the output folder, instead of
+// /var/tmp. Process-wide; set before any SQLite import runs.
+void UseSqliteScratchDir(const std::filesystem::path& dir);
 Status ImportNcuReport(const std::filesystem::path& file, ImportContext& ctx);  // ncu_rep/import.cc
 Status ImportKinetoTrace(const std::filesystem::path& file, ImportContext& ctx);
 // A Kineto trace's first bytes (plain, gzip, or a tar of traces).

@@ -291,6 +291,7 @@ Status ImportFile(const fs::path& file, const InputOptions& options, ImportConte
   const Importer* ignored = nullptr;
   const Importer** used = format_used != nullptr ? format_used : &ignored;
   RETURN_IF_ERROR(CheckInputFile(file));
+  if (!options.scratch_dir.empty()) UseSqliteScratchDir(options.scratch_dir);
   ASSIGN_OR_RETURN(std::string head, ReadHead(file));
   const TextEncoding encoding = DetectEncoding(head);
   if (encoding == TextEncoding::kPlain) return ImportDetected(file, file, head, options, ctx, used);

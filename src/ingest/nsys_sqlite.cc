@@ -10,6 +10,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <unordered_map>
 
@@ -400,6 +401,17 @@ Status ImportNvtx(sqlite3* db, ImportContext& ctx, RangesByThread* ranges,
 }
 
 }  // namespace
+
+void UseSqliteScratchDir(const std::filesystem::path& dir) {
+  // sqlite3_temp_directory is a global that must not change while a
+  // connection uses it: set it once per folder, under a lock (import -j).
+  static std::mutex lock;
+  const std::lock_guard<std::mutex> hold(lock);
+  if (sqlite3_temp_directory != nullptr && dir == sqlite3_temp_directory) return;
+  char* old = sqlite3_temp_directory;
+  sqlite3_temp_directory = sqlite3_mprintf("%s", dir.c_str());
+  sqlite3_free(old);
+}
 
 Status ImportNsysSqlite(const std::filesystem::path& file, ImportContext& ctx) {
   sqlite3* raw = nullptr;
