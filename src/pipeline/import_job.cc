@@ -15,6 +15,7 @@
 #include "src/pipeline/input_dedupe.h"
 #include "src/pipeline/outputs.h"
 #include "src/pipeline/process.h"
+#include "src/pipeline/rank_tag_sink.h"
 #include "src/pipeline/step_outputs.h"
 #include "src/pipeline/tool_probe.h"
 
@@ -149,8 +150,12 @@ std::size_t ReadInputs(const ImportRequest& request, Collectors& collectors, std
   for (const auto& file : inputs) {
     report::SourceInfo info{LabelFor(request, file), "unknown", std::nullopt};
     const auto capture = request.capture_regions.find(file.string());
-    model::RecordSink& sink =
+    model::RecordSink& input_sink =
         collectors.BeginInput(info.path, capture != request.capture_regions.end() ? capture->second : "");
+    const auto rank = request.input_ranks.find(file.string());
+    std::optional<RankTagSink> tagged;
+    if (rank != request.input_ranks.end()) tagged.emplace(input_sink, rank->second);
+    model::RecordSink& sink = tagged ? static_cast<model::RecordSink&>(*tagged) : input_sink;
     ingest::ImportContext ctx{info.path, sink, collectors.diagnostics()};
     ctx.read_ahead = read_ahead;
     if (FromPreloadedTrace(request, file, ctx, info)) {

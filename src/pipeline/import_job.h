@@ -40,6 +40,10 @@ struct ImportRequest {
   std::optional<report::RunContext> html_run;
   std::optional<report::TimelineOverview> timeline;
   std::string trace_json_link;
+  // Inputs whose data names no rank but whose run does (a profile run's
+  // per-rank nsys/ncu exports): path -> the launcher's rank, given to every
+  // record without one.
+  std::map<std::string, std::int64_t> input_ranks;
   // A traced run's traces and summaries: its trace/ files are written too.
   const report::TraceOutputs* trace = nullptr;
 };

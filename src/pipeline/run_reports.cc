@@ -58,6 +58,18 @@ Result<report::RunContext> ReadRunContext(const fs::path& run_dir, const RunMani
 
 }  // namespace
 
+// The launcher rank of a per-rank export step ("nsys-export.rank3",
+// "ncu-export-details.rank3"); none for other steps.
+std::optional<std::int64_t> StepRank(const std::string& step) {
+  const auto at = step.rfind(".rank");
+  if (at == std::string::npos) return std::nullopt;
+  const std::string digits = step.substr(at + 5);
+  if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) {
+    return std::nullopt;
+  }
+  return std::stoll(digits);
+}
+
 Result<RegionOptions> RunRegionOptions(const fs::path& run_dir) {
   ASSIGN_OR_RETURN(std::string text, ReadRunFile(run_dir / "config.yaml"));
   ASSIGN_OR_RETURN(config::Node config, config::LoadYaml(text, (run_dir / "config.yaml").string()));
@@ -75,6 +87,7 @@ Result<std::vector<std::string>> BuildRunReports(const fs::path& run_dir, const 
     const std::string output = ArgValue(step.argv, "--output");
     // by its name in this folder: a run folder may have moved since
     request.inputs.push_back(run_dir / "nsys" / (output.empty() ? fs::path("run.sqlite") : fs::path(output).filename()));
+    if (const auto rank = StepRank(step.name)) request.input_ranks[request.inputs.back().string()] = *rank;
   }
   // The CSV export when it was made, else the saved report itself (read
   // natively: a run folder copied to a machine without ncu, or an export
@@ -83,6 +96,7 @@ Result<std::vector<std::string>> BuildRunReports(const fs::path& run_dir, const 
   for (const ManifestStep& step : manifest.steps) {
     if (step.status != StepStatus::kOk || !step.name.starts_with("ncu-export-details.rank")) continue;
     request.inputs.push_back(run_dir / "ncu" / ("details" + step.name.substr(18) + ".csv"));
+    if (const auto rank = StepRank(step.name)) request.input_ranks[request.inputs.back().string()] = *rank;
   }
   if (manifest.Succeeded("ncu-export-details")) {
     request.inputs.push_back(run_dir / "ncu" / "details.csv");

@@ -118,7 +118,14 @@ profiled = [l for l in log if l.startswith("ncu ") and "--export" in l]
 assert len(profiled) == 1 and "ncu/profile.rank1 " in profiled[0] + " ", profiled
 recs = {json.load(open(f"{run}/ranks/ncu.rank{r}.json"))["profiled"] for r in (0, 1)}
 assert recs == {True, False}, recs
-print("ok: profile -- mpirun: nsys/run.rank{0,1}, each exported; ncu on rank 1 only (rank 0 unprofiled)")
+# Each rank's export carries its launcher rank into the reports (the fake
+# export makes rank N's sgemm N ms longer): per-rank scopes, not one process.
+kernels = json.load(open(f"{run}/kernels.json"))["kernels"]
+sgemm = {k["source"]: (k["process"], k["total_ms"]) for k in kernels if k["name"] == "volta_sgemm_128x64_nn"}
+assert sgemm == {"nsys/run.rank0.sqlite": ("rank 0", 1.0), "nsys/run.rank1.sqlite": ("rank 1", 2.0)}, sgemm
+assert {k["process"] for k in kernels if k["source"] == "ncu/details.rank1.csv"} == {"rank 1"}, kernels
+print("ok: profile -- mpirun: nsys/run.rank{0,1}, each exported; ncu on rank 1 only (rank 0 unprofiled); "
+      "every report row names its rank")
 PY
 else
   echo "skip 2-4: mpirun (Debian's openmpi-bin, in scripts/setup.sh) is not installed"
