@@ -6,7 +6,6 @@
 #include <cctype>
 #include <optional>
 
-#include "src/analysis/median.h"
 #include "src/core/hash.h"
 
 namespace llmpo::analysis {
@@ -17,16 +16,6 @@ std::optional<double> Mean(double sum, std::size_t n) {
   return sum / static_cast<double>(n);
 }
 
-double Sum(const std::vector<std::int64_t>& v) {
-  double sum = 0;
-  for (auto x : v) sum += static_cast<double>(x);
-  return sum;
-}
-
-std::optional<double> Max(const std::vector<std::int64_t>& v) {
-  if (v.empty()) return std::nullopt;
-  return static_cast<double>(*std::max_element(v.begin(), v.end()));
-}
 
 }  // namespace
 
@@ -59,8 +48,8 @@ void LaunchOverheadBuilder::Add(const model::LaunchRecord& launch) {
   }
   if (!hit) by_hash_.insert_or_assign(hash, it);
   Samples& s = it->second;
-  s.api_ns.push_back(call_end - call_start);
-  if (*launch.start_ns >= call_end) s.queue_ns.push_back(*launch.start_ns - call_end);
+  s.api_ns.Add(call_end - call_start);
+  if (*launch.start_ns >= call_end) s.queue_ns.Add(*launch.start_ns - call_end);
   s.kernel_sum_ns += static_cast<double>(*launch.end_ns - *launch.start_ns);
   s.total_sum_ns += static_cast<double>(std::max(call_end, *launch.end_ns) - call_start);
 }
@@ -74,12 +63,12 @@ std::vector<model::LaunchOverheadRow> LaunchOverheadBuilder::Rows() const {
     row.from = model::LaunchOverheadFrom::kTimeline;
     row.count = static_cast<std::int64_t>(s.api_ns.size());
     row.queue_count = static_cast<std::int64_t>(s.queue_ns.size());
-    row.api_mean_ns = Mean(Sum(s.api_ns), s.api_ns.size());
-    row.api_median_ns = Median(s.api_ns);
-    row.api_max_ns = Max(s.api_ns);
-    row.queue_mean_ns = Mean(Sum(s.queue_ns), s.queue_ns.size());
-    row.queue_median_ns = Median(s.queue_ns);
-    row.queue_max_ns = Max(s.queue_ns);
+    row.api_mean_ns = Mean(s.api_ns.sum(), s.api_ns.size());
+    row.api_median_ns = s.api_ns.Median();
+    row.api_max_ns = s.api_ns.Max();
+    row.queue_mean_ns = Mean(s.queue_ns.sum(), s.queue_ns.size());
+    row.queue_median_ns = s.queue_ns.Median();
+    row.queue_max_ns = s.queue_ns.Max();
     row.kernel_mean_ns = Mean(s.kernel_sum_ns, s.api_ns.size());
     row.total_mean_ns = Mean(s.total_sum_ns, s.api_ns.size());
     rows.push_back(std::move(row));

@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "src/analysis/counted_samples.h"
 #include "src/model/records.h"
 
 namespace llmpo::analysis {
@@ -32,8 +33,8 @@ class LaunchOverheadBuilder {
 
  private:
   struct Samples {
-    std::vector<std::int64_t> api_ns;    // every launch
-    std::vector<std::int64_t> queue_ns;  // launches whose kernel started at or after the call returned
+    CountedSamples api_ns;    // every launch
+    CountedSamples queue_ns;  // launches whose kernel started at or after the call returned
     double kernel_sum_ns = 0;
     double total_sum_ns = 0;
   };
