@@ -141,6 +141,81 @@ class StringIds {
   std::unordered_map<std::int64_t, std::optional<std::string>> memo_;
 };
 
+// The NVTX ranges of every thread read in (thread, start) order, alongside
+// GPU operations read in (launching thread, call time) order: only the
+// ranges open at the current launch are held, so memory does not grow with
+// the number of ranges. Attributes as RangeSweep does (nsys' projection
+// rule: the ranges open on the launching thread when the call started).
+class RangeCursor {
+ public:
+  static Result<RangeCursor> Open(sqlite3* db, const ImportContext& ctx,
+                                  const std::map<std::int64_t, std::string>& domains) {
+    ASSIGN_OR_RETURN(Stmt stmt, Prepare(db,
+                                        fmt::format("SELECT n.start, n.end, n.eventType, COALESCE(n.text, t.value), "
+                                                    "n.globalTid, n.domainId, n.rowid FROM NVTX_EVENTS n "
+                                                    "LEFT JOIN StringIds t ON t.id = n.textId "
+                                                    "WHERE n.eventType IN ({}, {}) AND n.start IS NOT NULL AND "
+                                                    "n.end IS NOT NULL AND n.globalTid IS NOT NULL "
+                                                    "ORDER BY n.globalTid, n.start, n.rowid",
+                                                    kPushPopRange, kStartEndRange),
+                                        ctx));
+    RangeCursor cursor(std::move(stmt), domains);
+    cursor.Next();
+    return cursor;
+  }
+
+  void Attribute(std::int64_t tid, std::int64_t t, model::LaunchRecord& launch) {
+    if (tid != tid_) {
+      tid_ = tid;
+      active_.clear();
+      while (row_ && row_tid_ < tid) Next();
+    }
+    while (row_ && row_tid_ == tid && row_->start <= t) {
+      active_.push_back(std::move(*row_));
+      Next();
+    }
+    std::erase_if(active_, [t](const ThreadRange& r) { return r.end < t; });
+    for (const ThreadRange& r : active_) {
+      auto& frames = r.push_pop ? launch.nvtx_stack : launch.nvtx_start_end;
+      // Beyond the depth cap the outermost frames are enough: the region builder folds the rest.
+      if (frames.size() <= model::kMaxNvtxDepth) frames.push_back(r.frame);
+    }
+  }
+
+  // SQLite's code when reading the ranges failed (SQLITE_DONE: read to the end or still reading).
+  int status() const { return status_; }
+
+ private:
+  RangeCursor(Stmt stmt, const std::map<std::int64_t, std::string>& domains)
+      : stmt_(std::move(stmt)), domains_(&domains) {}
+
+  void Next() {
+    row_.reset();
+    sqlite3_stmt* s = stmt_.get();
+    const int rc = sqlite3_step(s);
+    if (rc != SQLITE_ROW) {
+      if (rc != SQLITE_DONE) status_ = rc;
+      return;
+    }
+    std::string domain;
+    if (auto id = Int(s, 5); id && *id != 0) {
+      if (auto it = domains_->find(*id); it != domains_->end()) domain = it->second;
+    }
+    row_tid_ = sqlite3_column_int64(s, 4);
+    row_ = ThreadRange{sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),
+                       sqlite3_column_int(s, 2) == kPushPopRange,
+                       model::NvtxFrame{std::move(domain), Text(s, 3), sqlite3_column_int64(s, 6)}};
+  }
+
+  Stmt stmt_;
+  const std::map<std::int64_t, std::string>* domains_;
+  std::optional<ThreadRange> row_;
+  std::int64_t row_tid_ = 0;
+  int status_ = SQLITE_DONE;
+  std::int64_t tid_ = INT64_MIN;
+  std::vector<ThreadRange> active_;  // by start: outer push/pop ranges first
+};
+
 // The API call that launched a GPU operation (alias `op`): same correlation
 // id, same process. For range attribution the rows are ordered by launching
 // thread and call time, as RangeSweep needs them; otherwise they keep the
@@ -198,7 +273,9 @@ void SetLaunchCall(sqlite3_stmt* s, StringIds& strings, model::LaunchRecord& lau
   if (const std::string* name = strings.Find(Int(s, 12))) launch.launch_call_name = ApiName(*name);
 }
 
-Status ImportKernels(sqlite3* db, ImportContext& ctx, const RangesByThread* ranges) {
+// `domains`: the NVTX domains by id when the export has NVTX ranges (null:
+// it has none), for attributing kernels to the ranges open at their launch.
+Status ImportKernels(sqlite3* db, ImportContext& ctx, const std::map<std::int64_t, std::string>* domains) {
   if (!HasTable(db, "CUPTI_ACTIVITY_KIND_KERNEL")) {
     ctx.diagnostics.Note(
         fmt::format("{}: no CUPTI_ACTIVITY_KIND_KERNEL table: nsys recorded no kernels "
@@ -209,8 +286,8 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const RangesByThread* rang
   // The launch calls are joined whenever nsys traced them (launch overhead);
   // kernels are attributed to ranges only when there are ranges.
   const bool has_runtime = HasTable(db, "CUPTI_ACTIVITY_KIND_RUNTIME");
-  const bool with_runtime = ranges != nullptr && has_runtime;
-  if (ranges != nullptr && !with_runtime) {
+  const bool with_runtime = domains != nullptr && has_runtime;
+  if (domains != nullptr && !with_runtime) {
     ctx.diagnostics.Note(
         fmt::format("{}: NVTX ranges but no CUDA API trace (CUPTI_ACTIVITY_KIND_RUNTIME): kernels "
                     "cannot be attributed to ranges",
@@ -222,8 +299,10 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const RangesByThread* rang
   model::ProcessId label;
   ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, KernelQuery(db, has_runtime, with_runtime), ctx));
   ASSIGN_OR_RETURN(StringIds strings, StringIds::Open(db, ctx));
-  static const RangesByThread kNoRanges;
-  RangeSweep sweep(ranges != nullptr ? *ranges : kNoRanges);
+  std::optional<RangeCursor> sweep;
+  if (with_runtime) {
+    ASSIGN_OR_RETURN(sweep, RangeCursor::Open(db, ctx, *domains));
+  }
   sqlite3_stmt* s = stmt.get();
   int rc = 0;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -256,7 +335,7 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const RangesByThread* rang
     launch.global_tid = Int(s, 8);
     SetLaunchCall(s, strings, launch);
     if (with_runtime && launch.global_tid) {
-      sweep.Attribute(*launch.global_tid, Int(s, 9).value_or(0), launch);
+      sweep->Attribute(*launch.global_tid, Int(s, 9).value_or(0), launch);
     } else if (with_runtime) {
       ctx.diagnostics.Add(model::Diag::kernel_without_launch_call,
                           fmt::format("{}: kernel row {} has no matching CUDA API call; it is outside every range",
@@ -265,16 +344,17 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const RangesByThread* rang
     ctx.sink.OnLaunch(launch);
   }
   if (rc != SQLITE_DONE) return SqlError(ctx, db, "reading kernels failed");
+  if (sweep && sweep->status() != SQLITE_DONE) return SqlError(ctx, db, "reading NVTX ranges failed");
   return OkStatus();
 }
 
 // Copies and memsets: not kernels, but GPU work of the ranges that launched
 // them (gpu_ops_ms), attributed like kernels.
-Status ImportGpuOps(sqlite3* db, ImportContext& ctx, const RangesByThread* ranges,
+Status ImportGpuOps(sqlite3* db, ImportContext& ctx, const std::map<std::int64_t, std::string>* domains,
                     const std::map<std::int64_t, std::string>& processes, const char* table) {
   if (!HasTable(db, table)) return OkStatus();
   const bool memset = std::string_view(table).ends_with("MEMSET");
-  const bool with_runtime = ranges != nullptr && HasTable(db, "CUPTI_ACTIVITY_KIND_RUNTIME");
+  const bool with_runtime = domains != nullptr && HasTable(db, "CUPTI_ACTIVITY_KIND_RUNTIME");
   // A copy's memory kinds, decoded by the export's own enum table (its ids differ between versions).
   const bool kinds = !memset && HasTable(db, "ENUM_CUDA_MEM_KIND") && HasColumn(db, table, "srcKind") &&
                      HasColumn(db, table, "dstKind");
@@ -288,8 +368,10 @@ Status ImportGpuOps(sqlite3* db, ImportContext& ctx, const RangesByThread* range
   }
   if (with_runtime) sql += LaunchCallJoin("m", true);
   ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, sql, ctx));
-  static const RangesByThread kNoRanges;
-  RangeSweep sweep(ranges != nullptr ? *ranges : kNoRanges);
+  std::optional<RangeCursor> sweep;
+  if (with_runtime) {
+    ASSIGN_OR_RETURN(sweep, RangeCursor::Open(db, ctx, *domains));
+  }
   sqlite3_stmt* s = stmt.get();
   int rc = 0;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -314,10 +396,11 @@ Status ImportGpuOps(sqlite3* db, ImportContext& ctx, const RangesByThread* range
     if (kinds && sqlite3_column_type(s, 9) != SQLITE_NULL && sqlite3_column_type(s, 10) != SQLITE_NULL)
       op.copy_memory = Text(s, 9) + " -> " + Text(s, 10);
     op.global_tid = Int(s, 7);
-    if (with_runtime && op.global_tid) sweep.Attribute(*op.global_tid, Int(s, 8).value_or(0), op);
+    if (with_runtime && op.global_tid) sweep->Attribute(*op.global_tid, Int(s, 8).value_or(0), op);
     ctx.sink.OnLaunch(op);
   }
   if (rc != SQLITE_DONE) return SqlError(ctx, db, fmt::format("reading {} failed", table));
+  if (sweep && sweep->status() != SQLITE_DONE) return SqlError(ctx, db, "reading NVTX ranges failed");
   return OkStatus();
 }
 
@@ -359,12 +442,8 @@ Result<std::map<std::int64_t, std::string>> DomainNames(sqlite3* db, const Impor
   return domains;
 }
 
-// `ranges` (null: not needed) gets every range by thread, for attributing GPU
-// work through its launch call.
-Status ImportNvtx(sqlite3* db, ImportContext& ctx, RangesByThread* ranges,
+Status ImportNvtx(sqlite3* db, ImportContext& ctx, std::map<std::int64_t, std::string>& domains,
                   const std::map<std::int64_t, std::string>& processes) {
-  if (!HasTable(db, "NVTX_EVENTS")) return OkStatus();
-  ASSIGN_OR_RETURN(auto domains, DomainNames(db, ctx));
   ASSIGN_OR_RETURN(Stmt stmt, Prepare(db,
                                       fmt::format("SELECT n.start, n.end, n.eventType, n.rangeId, "
                                                   "COALESCE(n.text, t.value), n.globalTid, n.domainId, n.rowid "
@@ -389,10 +468,6 @@ Status ImportNvtx(sqlite3* db, ImportContext& ctx, RangesByThread* ranges,
       ctx.diagnostics.Add(model::Diag::nvtx_range_not_closed,
                           fmt::format("{}: NVTX range '{}' has no end (the program exited inside it)", ctx.source,
                                       model::Excerpt(range.name)));
-    } else if (ranges != nullptr && range.start_ns && range.global_tid) {
-      (*ranges)[*range.global_tid].push_back(
-          ThreadRange{*range.start_ns, *range.end_ns, range.push_pop,
-                      model::NvtxFrame{range.domain, range.name, sqlite3_column_int64(s, 7)}});
     }
     ctx.sink.OnNvtxRange(range);
   }
@@ -425,13 +500,15 @@ Status ImportNsysSqlite(const std::filesystem::path& file, ImportContext& ctx) {
                                                      ctx.source))
         .WithNote("export one with: nsys export --type sqlite REPORT.nsys-rep");
   }
-  RangesByThread ranges;
   const auto processes = ProcessNames(db.get());
-  // Without the CUDA API trace no launch can be attributed: the ranges go to
-  // the sinks only (their memory does not grow with the ranges then).
-  const bool attributable = HasTable(db.get(), "CUPTI_ACTIVITY_KIND_RUNTIME");
-  RETURN_IF_ERROR(ImportNvtx(db.get(), ctx, attributable ? &ranges : nullptr, processes));
-  const RangesByThread* nvtx = HasTable(db.get(), "NVTX_EVENTS") ? &ranges : nullptr;
+  // The ranges go to the sinks in start order; launches are attributed to
+  // them by a second, per-thread pass beside each GPU table (RangeCursor).
+  std::optional<std::map<std::int64_t, std::string>> domains;
+  if (HasTable(db.get(), "NVTX_EVENTS")) {
+    ASSIGN_OR_RETURN(domains, DomainNames(db.get(), ctx));
+    RETURN_IF_ERROR(ImportNvtx(db.get(), ctx, *domains, processes));
+  }
+  const std::map<std::int64_t, std::string>* nvtx = domains ? &*domains : nullptr;
   RETURN_IF_ERROR(ImportKernels(db.get(), ctx, nvtx));
   RETURN_IF_ERROR(ImportGpuOps(db.get(), ctx, nvtx, processes, "CUPTI_ACTIVITY_KIND_MEMCPY"));
   RETURN_IF_ERROR(ImportGpuOps(db.get(), ctx, nvtx, processes, "CUPTI_ACTIVITY_KIND_MEMSET"));
