@@ -50,7 +50,7 @@ PartialSet ToPartial(Collectors& collectors, const std::string& job) {
   p.diagnostics = std::move(c.diagnostics);
   p.region_diagnostics = std::move(c.region_diagnostics);
   p.launch_sequences = std::move(c.launch_sequences);
-  p.phases = std::move(c.phases);
+  p.phases = analysis::DigestPhaseKernels(std::move(c.phases));  // one entry per step, not per launch
   return p;
 }
 

@@ -166,6 +166,14 @@ void AppendPhases(analysis::PhaseInput& into, analysis::PhaseInput& from) {
     r.scope = scope_ids[r.scope];
     into.ranges.push_back(std::move(r));
   }
+  for (auto& d : from.digest.steps) {
+    d.scope = scope_ids[d.scope], d.autotune = name_ids[d.autotune];
+    for (auto& n : d.names) n.name = name_ids[n.name];
+    into.digest.steps.push_back(std::move(d));
+  }
+  into.digest.outside += from.digest.outside;
+  into.digest.without_call += from.digest.without_call;
+  into.digest.outside_ns += from.digest.outside_ns;
 }
 
 void Append(PartialSet& into, PartialSet& from) {
