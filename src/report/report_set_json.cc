@@ -466,25 +466,45 @@ Json OptionalJson(const std::optional<T>& value, Write write) {
   return value ? write(*value) : Json(nullptr);
 }
 
-Json SetJson(const ReportSet& set) {
-  Json j;
-  j["schema_version"] = kReportSetSchemaVersion;
-  j["tool"] = {{"name", kToolName}, {"version", kToolVersion}};
-  j["top_k"] = set.top_k;
-  j["run_folder"] = set.run_folder;
-  j["regions_subdir"] = set.regions_subdir;
-  j["trace_json_link"] = set.trace_json_link;
-  j["kernels"] = set.kernels;
-  j["combined"] = set.combined;
-  j["gpu_breakdown"] = set.gpu_breakdown;
-  j["regions"] = OptionalJson(set.regions, RegionsJson);
-  j["timeline"] = set.timeline;
-  j["run"] = set.run;
-  j["page"] = set.page;
-  j["launch_sequences"] = set.launch_sequences;  // added in 1.2.0
-  j["phases"] = set.phases;  // 1.2.0
-  j["stragglers"] = set.stragglers;  // 1.2
-  return j;
+// report_set.json one top-level member at a time: each member's document
+// is built, written and freed before the next, so a report of many ranks
+// never holds the whole document (the bytes are dump(2)'s: JsonFileText).
+class MemberWriter {
+ public:
+  explicit MemberWriter(std::string& out) : out_(out) {}
+  void operator()(std::string_view key, const Json& value) {
+    out_ += first_ ? "{\n  \"" : ",\n  \"";
+    first_ = false;
+    out_ += key;
+    out_ += "\": ";
+    nlohmann::detail::serializer<Json> dump(nlohmann::detail::output_adapter<char, std::string>(out_), ' ',
+                                            Json::error_handler_t::replace);
+    dump.dump(value, true, false, 2, 2);
+  }
+  void Finish() { out_ += first_ ? "{}\n" : "\n}\n"; }
+
+ private:
+  std::string& out_;
+  bool first_ = true;
+};
+
+void WriteSetJson(const ReportSet& set, MemberWriter& member) {
+  member("schema_version", kReportSetSchemaVersion);
+  member("tool", {{"name", kToolName}, {"version", kToolVersion}});
+  member("top_k", set.top_k);
+  member("run_folder", set.run_folder);
+  member("regions_subdir", set.regions_subdir);
+  member("trace_json_link", set.trace_json_link);
+  member("kernels", set.kernels);
+  member("combined", set.combined);
+  member("gpu_breakdown", set.gpu_breakdown);
+  member("regions", OptionalJson(set.regions, RegionsJson));
+  member("timeline", set.timeline);
+  member("run", set.run);
+  member("page", set.page);
+  member("launch_sequences", set.launch_sequences);  // added in 1.2.0
+  member("phases", set.phases);  // 1.2.0
+  member("stragglers", set.stragglers);  // 1.2
 }
 
 ReportSet ReadSet(const Json& j) {
@@ -560,7 +580,11 @@ Status CheckVersion(const Json& j, const std::string& origin) {
 
 std::string ReportSetJson(const ReportSet& set) {
   // Invalid UTF-8 becomes U+FFFD, as in every other JSON output.
-  return JsonFileText(SetJson(set));
+  std::string out;
+  MemberWriter member(out);
+  WriteSetJson(set, member);
+  member.Finish();
+  return out;
 }
 
 Result<ReportSet> ReadReportSetJson(std::string_view text, const std::string& origin) {
