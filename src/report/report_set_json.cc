@@ -473,17 +473,59 @@ class MemberWriter {
  public:
   explicit MemberWriter(std::string& out) : out_(out) {}
   void operator()(std::string_view key, const Json& value) {
-    out_ += first_ ? "{\n  \"" : ",\n  \"";
-    first_ = false;
-    out_ += key;
-    out_ += "\": ";
-    nlohmann::detail::serializer<Json> dump(nlohmann::detail::output_adapter<char, std::string>(out_), ' ',
-                                            Json::error_handler_t::replace);
-    dump.dump(value, true, false, 2, 2);
+    Key(key);
+    Dump(out_, value, 2);
+  }
+  // A member that is an array: one element's document at a time.
+  template <typename T>
+  void Array(std::string_view key, const std::vector<T>& items) {
+    if (items.empty()) return (*this)(key, Json::array());
+    Key(key);
+    ArrayBody(out_, items, 2);
+  }
+  // The phases, their steps (one per rank and step) one at a time: the
+  // rest is dumped with an empty "steps", which is then filled in.
+  void Phases(const std::optional<analysis::PhaseReport>& phases) {
+    if (!phases || phases->steps.empty()) return (*this)("phases", phases);
+    analysis::PhaseReport rest = *phases;
+    rest.steps.clear();
+    std::string head;
+    Dump(head, rest, 2);
+    const std::string empty = "\n    \"steps\": []";
+    const std::size_t at = head.find(empty);
+    if (at == std::string::npos) return (*this)("phases", phases);
+    Key("phases");
+    out_.append(head, 0, at + empty.size() - 2);
+    ArrayBody(out_, phases->steps, 4);
+    out_.append(head, at + empty.size(), std::string::npos);
   }
   void Finish() { out_ += first_ ? "{}\n" : "\n}\n"; }
 
  private:
+  void Key(std::string_view key) {
+    out_ += first_ ? "{\n  \"" : ",\n  \"";
+    first_ = false;
+    out_ += key;
+    out_ += "\": ";
+  }
+  static void Dump(std::string& out, const Json& value, unsigned indent) {
+    nlohmann::detail::serializer<Json> dump(nlohmann::detail::output_adapter<char, std::string>(out), ' ',
+                                            Json::error_handler_t::replace);
+    dump.dump(value, true, false, 2, indent);
+  }
+  // dump(2)'s spelling of a non-empty array whose bracket sits at `indent`.
+  template <typename T>
+  static void ArrayBody(std::string& out, const std::vector<T>& items, unsigned indent) {
+    out += "[\n";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      out.append(indent + 2, ' ');
+      Dump(out, Json(items[i]), indent + 2);
+      out += i + 1 < items.size() ? ",\n" : "\n";
+    }
+    out.append(indent, ' ');
+    out += ']';
+  }
+
   std::string& out_;
   bool first_ = true;
 };
@@ -502,8 +544,8 @@ void WriteSetJson(const ReportSet& set, MemberWriter& member) {
   member("timeline", set.timeline);
   member("run", set.run);
   member("page", set.page);
-  member("launch_sequences", set.launch_sequences);  // added in 1.2.0
-  member("phases", set.phases);  // 1.2.0
+  member.Array("launch_sequences", set.launch_sequences);  // added in 1.2.0
+  member.Phases(set.phases);  // 1.2.0
   member("stragglers", set.stragglers);  // 1.2
 }
 
