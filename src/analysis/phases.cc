@@ -137,12 +137,27 @@ std::uint32_t StepAt(const Steps& steps, std::uint32_t scope, std::int64_t t) {
   return kNoStep;
 }
 
+// The step of a digest entry (PhaseInput::StepKernels); kNoStep when the
+// steps do not match it.
+std::uint32_t DigestStep(const Steps& steps, const PhaseInput::StepKernels& d) {
+  if (d.scope >= steps.by_scope.size() || d.step >= steps.by_scope[d.scope].size()) return kNoStep;
+  return steps.by_scope[d.scope][d.step];
+}
+
+void SetSpan(PhaseStep& s, std::int64_t lo, std::int64_t hi, double busy_ns) {
+  s.gpu_span_ns = static_cast<double>(hi - lo);
+  s.gpu_idle_ns = static_cast<double>(hi - lo) - busy_ns;
+  if (s.phase == Phase::kPrefill && s.prefill_requests == 1) s.ttft_gpu_ns = s.gpu_span_ns;
+}
+
 // Each kernel's step; each step's kernel time, span and idle.
 std::vector<std::uint32_t> AttributeKernels(const PhaseInput& in, Steps& steps, PhaseReport& report) {
   std::vector<std::uint32_t> step_of(in.kernels.size(), kNoStep);
   std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> busy(steps.steps.size());
   std::map<std::pair<std::uint32_t, std::int64_t>, std::uint32_t> graph_launch_step;
-  std::uint64_t without_call = 0;
+  std::uint64_t without_call = in.digest.without_call;
+  report.kernels_outside_steps += in.digest.outside;
+  report.gpu_ns_outside_steps += in.digest.outside_ns;
   for (std::size_t i = 0; i < in.kernels.size(); ++i) {
     const auto& k = in.kernels[i];
     const double ns = static_cast<double>(k.end - k.start);
@@ -166,10 +181,15 @@ std::vector<std::uint32_t> AttributeKernels(const PhaseInput& in, Steps& steps, 
     if (busy[id].empty()) continue;
     std::int64_t lo = busy[id].front().first, hi = busy[id].front().second;
     for (const auto& [a, b] : busy[id]) lo = std::min(lo, a), hi = std::max(hi, b);
-    steps.steps[id].gpu_span_ns = static_cast<double>(hi - lo);
-    steps.steps[id].gpu_idle_ns = static_cast<double>(hi - lo) - UnionNs(busy[id]);
+    SetSpan(steps.steps[id], lo, hi, UnionNs(busy[id]));
+  }
+  for (const PhaseInput::StepKernels& d : in.digest.steps) {  // a step is digested whole or not at all
+    const std::uint32_t id = DigestStep(steps, d);
+    if (id == kNoStep) continue;
     PhaseStep& s = steps.steps[id];
-    if (s.phase == Phase::kPrefill && s.prefill_requests == 1) s.ttft_gpu_ns = s.gpu_span_ns;
+    s.gpu_kernel_ns += d.gpu_ns;
+    s.kernels += d.kernels;
+    SetSpan(s, d.first_start, d.last_end, d.busy_ns);
   }
   if (without_call > 0 && !steps.steps.empty()) {
     report.notes.push_back(fmt::format(
@@ -185,6 +205,12 @@ void MarkWarmup(const PhaseInput& in, const std::vector<std::uint32_t>& step_of,
     if (step_of[i] == kNoStep || !IsAutotuneKernel(in.names[in.kernels[i].name])) continue;
     PhaseStep& s = steps.steps[step_of[i]];
     if (!s.warmup) s.warmup = true, s.warmup_reason = fmt::format("ran '{}'", in.names[in.kernels[i].name]);
+  }
+  for (const PhaseInput::StepKernels& d : in.digest.steps) {
+    const std::uint32_t id = DigestStep(steps, d);
+    if (id == kNoStep || d.autotune == 0) continue;
+    PhaseStep& s = steps.steps[id];
+    if (!s.warmup) s.warmup = true, s.warmup_reason = fmt::format("ran '{}'", in.names[d.autotune]);
   }
   for (const auto& ids : steps.by_scope) {
     for (Phase phase : {Phase::kPrefill, Phase::kDecode, Phase::kMixed, Phase::kUnknown}) {
@@ -266,6 +292,15 @@ void Summarize(const PhaseInput& in, const std::vector<std::uint32_t>& step_of, 
     n.first += static_cast<double>(in.kernels[i].end - in.kernels[i].start);
     ++n.second;
   }
+  for (const PhaseInput::StepKernels& d : in.digest.steps) {
+    const std::uint32_t id = DigestStep(steps, d);
+    if (id == kNoStep || !Counted(steps.steps[id], options)) continue;
+    for (const auto& k : d.names) {
+      auto& n = by_name[static_cast<std::size_t>(steps.steps[id].phase)][k.name];
+      n.first += k.gpu_ns;
+      n.second += k.launches;
+    }
+  }
   double total = 0;
   for (const auto& s : sums) total += s.gpu_kernel_ns;
   for (std::size_t p = 0; p < 4; ++p) {
@@ -322,6 +357,51 @@ PhaseReport AnalyzePhases(const PhaseInput& in, const PhaseOptions& options, con
   report.graphs = GraphLaunches(in, step_of, steps.steps);
   report.steps = std::move(steps.steps);
   return report;
+}
+
+PhaseInput DigestPhaseKernels(PhaseInput in) {
+  const bool graphs = std::any_of(in.kernels.begin(), in.kernels.end(), [](const auto& k) { return k.graph; });
+  if (graphs || in.kernels.empty()) return in;
+  PhaseReport unused_report;
+  model::Diagnostics unused_diagnostics;  // PickSteps' notes come again when the report is built
+  const Steps steps = PickSteps(in, PhaseOptions{}, unused_report, unused_diagnostics);
+  std::vector<std::optional<PhaseInput::StepKernels>> digests(steps.steps.size());
+  std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> busy(steps.steps.size());
+  std::vector<std::map<std::uint32_t, PhaseInput::StepKernels::Name>> names(steps.steps.size());
+  for (std::uint32_t scope = 0; scope < steps.by_scope.size(); ++scope) {
+    for (std::uint32_t n = 0; n < steps.by_scope[scope].size(); ++n) {
+      PhaseInput::StepKernels d;
+      d.scope = scope, d.step = n;
+      digests[steps.by_scope[scope][n]] = d;
+    }
+  }
+  for (const auto& k : in.kernels) {
+    const double ns = static_cast<double>(k.end - k.start);
+    const std::uint32_t id = k.call_start ? StepAt(steps, k.scope, *k.call_start) : kNoStep;
+    if (id == kNoStep) {
+      ++in.digest.outside;
+      in.digest.without_call += k.call_start ? 0 : 1;
+      in.digest.outside_ns += ns;
+      continue;
+    }
+    PhaseInput::StepKernels& d = *digests[id];
+    if (d.kernels == 0) d.first_start = k.start, d.last_end = k.end;
+    d.first_start = std::min(d.first_start, k.start), d.last_end = std::max(d.last_end, k.end);
+    d.gpu_ns += ns;
+    ++d.kernels;
+    if (d.autotune == 0 && IsAutotuneKernel(in.names[k.name])) d.autotune = k.name;
+    busy[id].emplace_back(k.start, k.end);
+    auto& name = names[id][k.name];
+    name.name = k.name, name.gpu_ns += ns, ++name.launches;
+  }
+  for (std::size_t id = 0; id < digests.size(); ++id) {
+    if (digests[id]->kernels == 0) continue;
+    digests[id]->busy_ns = UnionNs(busy[id]);
+    for (const auto& [n, name] : names[id]) digests[id]->names.push_back(name);
+    in.digest.steps.push_back(std::move(*digests[id]));
+  }
+  in.kernels = {};
+  return in;
 }
 
 }  // namespace llmpo::analysis

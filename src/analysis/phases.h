@@ -62,11 +62,40 @@ struct PhaseInput {
     std::uint32_t scope = 0;
     StepName step;
   };
+  // Kernels already reduced per step (DigestPhaseKernels): what the
+  // analysis needs of them, without one entry per launch.
+  struct StepKernels {
+    struct Name {
+      std::uint32_t name = 0;
+      double gpu_ns = 0;
+      std::uint64_t launches = 0;
+    };
+    std::uint32_t scope = 0;
+    std::uint32_t step = 0;  // its index among its scope's steps, by start
+    double gpu_ns = 0;
+    std::uint64_t kernels = 0;
+    std::int64_t first_start = 0, last_end = 0;
+    double busy_ns = 0;          // the union of its kernels
+    std::uint32_t autotune = 0;  // the first autotuning kernel's name (0: none)
+    std::vector<Name> names;     // GPU time and launches per kernel name
+  };
+  struct Digest {
+    std::vector<StepKernels> steps;
+    std::uint64_t outside = 0, without_call = 0;  // kernels in no step; of them, without a launch call
+    double outside_ns = 0;
+  };
   std::vector<std::string> names{""};  // names[0]: no name
   std::vector<std::string> scopes;     // an input, and its process where it has several
   std::vector<Kernel> kernels;
   std::vector<Range> ranges;
+  Digest digest;
 };
+
+// `in` with its kernels reduced per step (PhaseInput::Digest): AnalyzePhases
+// reports the same from it, and it no longer grows with the launches (a
+// pooled import keeps one per rank). An input with CUDA graph launches is
+// returned as it is: graphs need each kernel.
+PhaseInput DigestPhaseKernels(PhaseInput in);
 
 class PhaseCollector : public model::RecordSink {
  public:

@@ -38,13 +38,15 @@ int RunMerge(const Invocation& inv) {
   }
   auto request = RequestFromConfig(config, top);
   if (!request.ok()) return ReportError(request.error());
-  std::vector<pipeline::PartialFile> parts;
+  // One partial read at a time, merged and dropped before the next.
+  pipeline::PartialMerger merger;
   for (const auto& file : partials) {
     auto read = pipeline::ReadPartialFile(file);
     if (!read.ok()) return ReportError(read.error());
-    parts.push_back(std::move(read).value());
+    const Status added = merger.Add(std::move(read).value());
+    if (!added.ok()) return ReportError(added.error());
   }
-  auto merged = pipeline::MergePartials(std::move(parts));
+  auto merged = merger.Finish();
   if (!merged.ok()) return ReportError(merged.error());
   Out() << fmt::format("merged {} partial(s): {} input(s)\n", partials.size(), merged->sources.size());
   WarnFailedInputs(*merged);

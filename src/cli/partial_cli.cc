@@ -68,8 +68,8 @@ void WarnDataLoss(const model::Diagnostics& diagnostics) {
 int WriteReportsFromPartial(report::PartialSet set, const pipeline::ImportRequest& request) {
   auto claimed = ClaimOutputFolder(request.out_dir.string());
   if (!claimed.ok()) return ReportError(claimed.error());
-  report::PartialSet shown = set;  // for the warnings, with the missing ranks noted as in the reports
-  pipeline::NoteMissingRanks(shown);
+  model::Diagnostics shown = set.diagnostics;  // for the warnings, with the missing ranks noted as in the reports
+  pipeline::NoteMissingRanks(set.gpu_breakdown, shown);
   auto written = pipeline::WritePartialReports(std::move(set), request);
   if (!written.ok()) return ReportError(written.error());
   std::size_t region_files = 0;
@@ -84,7 +84,7 @@ int WriteReportsFromPartial(report::PartialSet set, const pipeline::ImportReques
   if (region_files > 0) {
     Out() << fmt::format("wrote {} per-region file(s) under {}/regions/\n", region_files, request.out_dir.string());
   }
-  WarnDataLoss(shown.diagnostics);
+  WarnDataLoss(shown);
   return 0;
 }
 

@@ -82,7 +82,7 @@ void TraceKernSum(const ReportSet& s, std::ostream& o) { Put(o, report::KernelSu
 void TraceProjSum(const ReportSet& s, std::ostream& o) { Put(o, report::NvtxProjectionCsv(s.trace->summaries)); }
 void TraceJson(const ReportSet& s, std::ostream& o) { report::WriteChromeTrace(o, s.trace->traces); }
 void TraceQuality(const ReportSet& s, std::ostream& o) { Put(o, report::TraceDataQualityText(s.trace->diagnostics)); }
-void SetJson(const ReportSet& s, std::ostream& o) { Put(o, report::ReportSetJson(s)); }
+void SetJson(const ReportSet& s, std::ostream& o) { report::WriteReportSetJson(s, o); }
 void Html(const ReportSet& s, std::ostream& o) {
   const report::HtmlReportInput input{&s.run, &s.kernels, s.regions ? &*s.regions : nullptr,
                                       s.timeline ? &*s.timeline : nullptr, &s.page, s.trace_json_link,

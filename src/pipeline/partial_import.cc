@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <set>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -48,7 +50,7 @@ PartialSet ToPartial(Collectors& collectors, const std::string& job) {
   p.diagnostics = std::move(c.diagnostics);
   p.region_diagnostics = std::move(c.region_diagnostics);
   p.launch_sequences = std::move(c.launch_sequences);
-  p.phases = std::move(c.phases);
+  p.phases = analysis::DigestPhaseKernels(std::move(c.phases));  // one entry per step, not per launch
   return p;
 }
 
@@ -72,6 +74,53 @@ void CollectOne(const ImportRequest& request, const fs::path& file, const std::s
 
 }  // namespace
 
+namespace {
+
+// The pool's shared state: inputs are handed out in order, and each one's
+// partial is merged as soon as those before it are, then dropped. A thread
+// waits before taking an input more than `window` ahead of the merge, so at
+// most that many partials wait at once whatever the number of inputs.
+class OrderedFold {
+ public:
+  OrderedFold(std::size_t inputs, std::size_t window) : slots_(inputs), window_(window) {}
+
+  // The next input to read, or nullopt when none is left.
+  std::optional<std::size_t> Take() {
+    std::unique_lock lock(mutex_);
+    if (next_ >= slots_.size()) return std::nullopt;
+    ready_.wait(lock, [&] { return next_ < merged_ + window_; });
+    return next_++;
+  }
+
+  void Done(std::size_t i, Slot slot) {
+    std::lock_guard lock(mutex_);
+    slots_[i] = std::move(slot);
+    done_.insert(i);
+    for (; done_.contains(merged_); ++merged_) {
+      done_.erase(merged_);
+      Slot& s = slots_[merged_];
+      for (Error& e : s.failures) failures_.push_back(std::move(e));
+      if (s.part) (void)merger_.Add(std::move(*s.part));  // Finish returns the first refusal
+      s = Slot{};
+    }
+    ready_.notify_all();
+  }
+
+  PartialMerger& merger() { return merger_; }
+  std::vector<Error>& failures() { return failures_; }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::vector<Slot> slots_;
+  std::set<std::size_t> done_;
+  std::size_t next_ = 0, merged_ = 0, window_;
+  PartialMerger merger_;
+  std::vector<Error> failures_;
+};
+
+}  // namespace
+
 Result<PartialImport> CollectPartial(const ImportRequest& request, const std::string& job, unsigned threads) {
   {
     auto probe = Collectors::Create(request.regions, false);  // a bad filter, said once
@@ -79,28 +128,27 @@ Result<PartialImport> CollectPartial(const ImportRequest& request, const std::st
   }
   model::Diagnostics dedupe;
   const std::vector<fs::path> inputs = UniqueInputs(request.inputs, dedupe);
-  std::vector<Slot> slots(inputs.size());
-  std::atomic<std::size_t> next{0};
+  const unsigned n = std::clamp<unsigned>(threads, 1, std::max<std::size_t>(inputs.size(), 1));
+  OrderedFold fold(inputs.size(), 2 * std::size_t{n});
+  PartialSet head;  // what the dedupe said comes first, as in one import
+  head.job = job;
+  head.diagnostics = std::move(dedupe);
+  (void)fold.merger().Add({"(inputs)", std::move(head)});
   const auto work = [&] {
-    for (std::size_t i = next++; i < inputs.size(); i = next++) CollectOne(request, inputs[i], job, slots[i]);
+    while (const auto i = fold.Take()) {
+      Slot slot;
+      CollectOne(request, inputs[*i], job, slot);
+      fold.Done(*i, std::move(slot));
+    }
   };
   std::vector<std::thread> pool;
-  const unsigned n = std::clamp<unsigned>(threads, 1, std::max<std::size_t>(inputs.size(), 1));
   for (unsigned t = 1; t < n; ++t) pool.emplace_back(work);
   work();
   for (auto& t : pool) t.join();
   PartialImport out;
   out.inputs = inputs.size();
-  std::vector<PartialFile> parts;
-  PartialSet head;  // what the dedupe said comes first, as in one import
-  head.job = job;
-  head.diagnostics = std::move(dedupe);
-  parts.push_back({"(inputs)", std::move(head)});
-  for (Slot& s : slots) {
-    for (Error& e : s.failures) out.failures.push_back(std::move(e));
-    if (s.part) parts.push_back(std::move(*s.part));
-  }
-  ASSIGN_OR_RETURN(out.set, MergePartials(std::move(parts)));
+  out.failures = std::move(fold.failures());
+  ASSIGN_OR_RETURN(out.set, fold.merger().Finish());
   out.set.merged_from.clear();  // made from inputs, not from partial files
   return out;
 }

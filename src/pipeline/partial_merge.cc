@@ -23,38 +23,42 @@ Error Refuse(std::string message, std::string fix) {
   return MakeError(ExitStatus::kInput, std::move(message)).WithNote(std::move(fix));
 }
 
-Status CheckSameJob(const std::vector<PartialFile>& parts) {
-  for (const PartialFile& p : parts) {
-    if (p.set.job == parts.front().set.job) continue;
+struct RankClaim {
+  std::string origin, source;
+};
+
+}  // namespace
+
+// What the parts before the next one hold, for its checks.
+struct PartialMerger::Checks {
+  bool seen_first = false;
+  std::string first_job, first_origin;  // the first part's
+  std::map<std::string, std::string> holder;        // input -> the partial holding it
+  std::map<std::int64_t, RankClaim> claims;
+  std::optional<std::pair<std::int64_t, RankClaim>> world;
+
+  Status SameJob(const PartialFile& p) {
+    if (!seen_first) {
+      seen_first = true, first_job = p.set.job, first_origin = p.origin;
+    }
+    if (p.set.job == first_job) return OkStatus();
     return Refuse(fmt::format("{} belongs to job \"{}\" but {} to job \"{}\": partials of different jobs do not merge",
-                              parts.front().origin, parts.front().set.job, p.origin, p.set.job),
+                              first_origin, first_job, p.origin, p.set.job),
                   "merge the partials of one job only (import --partial ... --job NAME names a partial's job)");
   }
-  return OkStatus();
-}
 
-Status CheckInputsOnce(const std::vector<PartialFile>& parts) {
-  std::map<std::string, std::string> holder;  // input -> the partial holding it
-  for (const PartialFile& p : parts) {
+  Status InputsOnce(const PartialFile& p) {
     for (const report::SourceInfo& s : p.set.sources) {
       const auto [it, fresh] = holder.try_emplace(s.path, p.origin);
       if (fresh) continue;
       return Refuse(fmt::format("input {} is in both {} and {}", s.path, it->second, p.origin),
                     "merge each input's partial once");
     }
+    return OkStatus();
   }
-  return OkStatus();
-}
 
-struct RankClaim {
-  std::string origin, source;
-};
-
-// Every input claims its ranks once and all agree on the world size.
-Status CheckRanks(const std::vector<PartialFile>& parts) {
-  std::map<std::int64_t, RankClaim> claims;
-  std::optional<std::pair<std::int64_t, RankClaim>> world;
-  for (const PartialFile& p : parts) {
+  // Every input claims its ranks once and all agree on the world size.
+  Status Ranks(const PartialFile& p) {
     for (const model::DeviceBreakdown& d : p.set.gpu_breakdown.devices) {
       if (!d.rank) continue;
       const RankClaim claim{p.origin, d.source};
@@ -71,9 +75,11 @@ Status CheckRanks(const std::vector<PartialFile>& parts) {
                                 world->second.origin, world->first, d.source, p.origin, *d.world_size),
                     "merge the ranks of one run of one job only");
     }
+    return OkStatus();
   }
-  return OkStatus();
-}
+};
+
+namespace {
 
 // A summary row of `from` after the rows of `into`: as KernelAggregator
 // takes one from a later input (an API or operation already given is the
@@ -160,6 +166,14 @@ void AppendPhases(analysis::PhaseInput& into, analysis::PhaseInput& from) {
     r.scope = scope_ids[r.scope];
     into.ranges.push_back(std::move(r));
   }
+  for (auto& d : from.digest.steps) {
+    d.scope = scope_ids[d.scope], d.autotune = name_ids[d.autotune];
+    for (auto& n : d.names) n.name = name_ids[n.name];
+    into.digest.steps.push_back(std::move(d));
+  }
+  into.digest.outside += from.digest.outside;
+  into.digest.without_call += from.digest.without_call;
+  into.digest.outside_ns += from.digest.outside_ns;
 }
 
 void Append(PartialSet& into, PartialSet& from) {
@@ -213,9 +227,12 @@ Result<PartialFile> ReadPartialFile(const fs::path& file) {
 
 Result<PartialSet> MergePartials(std::vector<PartialFile> parts) {
   if (parts.empty()) return MakeError(ExitStatus::kUsage, "merge: no partial results");
-  RETURN_IF_ERROR(CheckSameJob(parts));
-  RETURN_IF_ERROR(CheckInputsOnce(parts));
-  RETURN_IF_ERROR(CheckRanks(parts));
+  // Every part's job first, then its inputs, then its ranks: the first
+  // refusal of each kind over all parts.
+  PartialMerger::Checks checks;
+  for (const PartialFile& p : parts) RETURN_IF_ERROR(checks.SameJob(p));
+  for (const PartialFile& p : parts) RETURN_IF_ERROR(checks.InputsOnce(p));
+  for (const PartialFile& p : parts) RETURN_IF_ERROR(checks.Ranks(p));
   PartialSet out = std::move(parts.front().set);
   out.merged_from = {parts.front().origin};
   for (std::size_t i = 1; i < parts.size(); ++i) {
@@ -226,10 +243,43 @@ Result<PartialSet> MergePartials(std::vector<PartialFile> parts) {
   return out;
 }
 
-void NoteMissingRanks(PartialSet& set) {
+PartialMerger::PartialMerger() : checks_(std::make_unique<Checks>()) {}
+PartialMerger::~PartialMerger() = default;
+
+Status PartialMerger::Add(PartialFile part) {
+  if (refused_) return *refused_;
+  Status checked = checks_->SameJob(part);
+  if (checked.ok()) checked = checks_->InputsOnce(part);
+  if (checked.ok()) checked = checks_->Ranks(part);
+  if (!checked.ok()) {
+    refused_ = checked.error();
+    return checked;
+  }
+  if (!out_) {
+    out_ = std::move(part.set);
+    out_->merged_from = {part.origin};
+    return OkStatus();
+  }
+  Append(*out_, part.set);
+  out_->merged_from.push_back(std::move(part.origin));
+  return OkStatus();
+}
+
+Result<PartialSet> PartialMerger::Finish() {
+  if (refused_) return *refused_;
+  if (!out_) return MakeError(ExitStatus::kUsage, "merge: no partial results");
+  PartialSet out = std::move(*out_);
+  out_.reset();
+  SortAsOneImport(out);
+  return out;
+}
+
+void NoteMissingRanks(PartialSet& set) { NoteMissingRanks(set.gpu_breakdown, set.diagnostics); }
+
+void NoteMissingRanks(const model::GpuBreakdown& breakdown, model::Diagnostics& diagnostics) {
   std::optional<std::int64_t> world;
   std::set<std::int64_t> ranks;
-  for (const model::DeviceBreakdown& d : set.gpu_breakdown.devices) {
+  for (const model::DeviceBreakdown& d : breakdown.devices) {
     if (d.rank) ranks.insert(*d.rank);
     if (d.world_size) world = world ? std::max(*world, *d.world_size) : *d.world_size;
   }
@@ -239,7 +289,7 @@ void NoteMissingRanks(PartialSet& set) {
     if (!ranks.contains(r)) missing.push_back(r);
   }
   if (missing.empty()) return;
-  set.diagnostics.Add(model::Diag::rank_missing,
+  diagnostics.Add(model::Diag::rank_missing,
                       fmt::format("{} of the {} rank(s) of the job's world size are in no input: rank(s) {}{}",
                                   missing.size() > 1000 ? "over 1000" : std::to_string(missing.size()), *world,
                                   fmt::join(missing.begin(), missing.begin() + std::min<std::size_t>(missing.size(), 20),
@@ -252,18 +302,19 @@ MergedCollection::MergedCollection(PartialSet set) : set_(std::move(set)) {
   for (report::RegionInputPart& part : set_.regions) {
     auto builder = std::make_unique<analysis::RegionBuilder>(part.source, filter_, builder_diagnostics_);
     builder->Restore(part.caps, part.saw_nvtx, part.launches, part.outside, part.per_range, part.folded);
-    for (const report::RegionTreePart& tree : part.scopes) {
+    for (report::RegionTreePart& tree : part.scopes) {
       analysis::RegionTree& into = builder->scopes()[tree.scope];
       // In their order, parents first: Ensure gives each its index again
       // and lists it among its parent's children, in the same order.
-      for (const analysis::Region& r : tree.regions) {
+      for (analysis::Region& r : tree.regions) {
         analysis::Region& slot = into.Ensure(r);
         std::vector<std::size_t> children = std::move(slot.children);
-        slot = r;
+        slot = std::move(r);
         slot.children = std::move(children);
       }
       into.caps = tree.caps;
     }
+    part.scopes = {};  // moved into the builder
     sources.push_back({builder.get(), part.family});
     builders_.push_back(std::move(builder));
   }

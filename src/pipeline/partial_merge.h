@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,9 +29,31 @@ Result<PartialFile> ReadPartialFile(const std::filesystem::path& file);
 // claimed by two inputs, ranks that disagree on the world size.
 Result<report::PartialSet> MergePartials(std::vector<PartialFile> parts);
 
+// MergePartials one part at a time: each part is checked against those
+// before it and appended, so a caller can drop it at once (memory then
+// grows with what the merged partial keeps, not with the parts read).
+// The first refusal is returned by Add and again by Finish.
+class PartialMerger {
+ public:
+  PartialMerger();
+  ~PartialMerger();
+  PartialMerger(const PartialMerger&) = delete;
+  PartialMerger& operator=(const PartialMerger&) = delete;
+  Status Add(PartialFile part);
+  Result<report::PartialSet> Finish();  // once; in one import's order
+
+  struct Checks;  // what the parts before hold (partial_merge.cc)
+
+ private:
+  std::unique_ptr<Checks> checks_;
+  std::optional<report::PartialSet> out_;
+  std::optional<Error> refused_;
+};
+
 // The ranks below the world size that no input holds, as a rank_missing
 // diagnostic in `set.diagnostics`; nothing when the world size is unknown.
 void NoteMissingRanks(report::PartialSet& set);
+void NoteMissingRanks(const model::GpuBreakdown& breakdown, model::Diagnostics& diagnostics);
 
 // A partial turned back into what an import collects, with the region
 // builders restored and combined; keep it while the Collected is used.

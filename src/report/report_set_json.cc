@@ -422,14 +422,17 @@ std::vector<RegionEntry> ReadEntries(const Json& j, std::deque<analysis::Region>
   return out;
 }
 
-Json RegionsJson(const RegionsReport& r) {
+Json ScopeJson(const ScopeEntry& s) {
+  return {{"process", s.process}, {"device", s.device}, {"regions", EntriesJson(s.regions)}};
+}
+
+// `scopes` false: an empty "scopes" (report_set.json writes them one by one).
+Json RegionsJson(const RegionsReport& r, bool scopes = true) {
   Json j;
   j["sources"] = r.sources;
   j["aggregate"] = r.aggregate ? EntriesJson(*r.aggregate) : Json(nullptr);
   j["scopes"] = Json::array();
-  for (const auto& s : r.scopes) {
-    j["scopes"].push_back({{"process", s.process}, {"device", s.device}, {"regions", EntriesJson(s.regions)}});
-  }
+  for (std::size_t i = 0; scopes && i < r.scopes.size(); ++i) j["scopes"].push_back(ScopeJson(r.scopes[i]));
   j["selection"] = r.selection;
   j["launches_with_nvtx"] = r.launches_with_nvtx;
   j["launches_outside"] = r.launches_outside;
@@ -461,30 +464,113 @@ RegionsReport ReadRegions(const Json& j) {
   return r;
 }
 
-template <typename T, typename Write>
-Json OptionalJson(const std::optional<T>& value, Write write) {
-  return value ? write(*value) : Json(nullptr);
-}
+// report_set.json one top-level member at a time: each member's document
+// is built, written and freed before the next, so a report of many ranks
+// never holds the whole document (the bytes are dump(2)'s: JsonFileText).
+class MemberWriter {
+ public:
+  // With a sink, what is written goes on to it whenever a megabyte has gathered.
+  explicit MemberWriter(std::string& out, std::ostream* sink = nullptr) : out_(out), sink_(sink) {}
+  void operator()(std::string_view key, const Json& value) {
+    Key(key);
+    Dump(out_, value, 2);
+    Flush(false);
+  }
+  void Flush(bool all) {
+    if (sink_ == nullptr || (!all && out_.size() < (1u << 20))) return;
+    sink_->write(out_.data(), static_cast<std::streamsize>(out_.size()));
+    out_.clear();
+  }
+  // A member that is an array: one element's document at a time.
+  template <typename T>
+  void Array(std::string_view key, const std::vector<T>& items) {
+    if (items.empty()) return (*this)(key, Json::array());
+    Key(key);
+    out_ += "[\n";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      out_.append(4, ' ');
+      Dump(out_, Json(items[i]), 4);
+      out_ += i + 1 < items.size() ? ",\n" : "\n";
+      Flush(false);
+    }
+    out_ += "  ]";
+  }
+  // A member whose `array` (a member of its own at indent 4, per rank and
+  // so large) is written one element at a time: `head` is the member with
+  // that array empty; element(i) gives the i-th of `n`.
+  template <typename Element>
+  void Spliced(std::string_view key, const Json& head, std::string_view array, std::size_t n, Element element) {
+    std::string text;
+    Dump(text, head, 2);
+    const std::string empty = fmt::format("\n    \"{}\": []", array);
+    const std::size_t at = text.find(empty);
+    Key(key);
+    if (n == 0 || at == std::string::npos) {
+      out_ += text;
+      return;
+    }
+    out_.append(text, 0, at + empty.size() - 2);
+    out_ += "[\n";
+    for (std::size_t i = 0; i < n; ++i) {
+      out_.append(6, ' ');
+      Dump(out_, element(i), 6);
+      out_ += i + 1 < n ? ",\n" : "\n";
+      Flush(false);
+    }
+    out_ += "    ]";
+    out_.append(text, at + empty.size(), std::string::npos);
+    Flush(false);
+  }
+  // The phases with their steps (one per rank and step) one at a time.
+  void Phases(const std::optional<analysis::PhaseReport>& phases) {
+    if (!phases || phases->steps.empty()) return (*this)("phases", phases);
+    analysis::PhaseReport rest = *phases;
+    rest.steps.clear();
+    Spliced("phases", rest, "steps", phases->steps.size(), [&](std::size_t i) { return Json(phases->steps[i]); });
+  }
+  // The regions with their scopes (one per rank and device) one at a time.
+  void Regions(const std::optional<RegionsReport>& regions) {
+    if (!regions) return (*this)("regions", nullptr);
+    Spliced("regions", RegionsJson(*regions, false), "scopes", regions->scopes.size(),
+            [&](std::size_t i) { return ScopeJson(regions->scopes[i]); });
+  }
+  void Finish() { out_ += first_ ? "{}\n" : "\n}\n"; }
 
-Json SetJson(const ReportSet& set) {
-  Json j;
-  j["schema_version"] = kReportSetSchemaVersion;
-  j["tool"] = {{"name", kToolName}, {"version", kToolVersion}};
-  j["top_k"] = set.top_k;
-  j["run_folder"] = set.run_folder;
-  j["regions_subdir"] = set.regions_subdir;
-  j["trace_json_link"] = set.trace_json_link;
-  j["kernels"] = set.kernels;
-  j["combined"] = set.combined;
-  j["gpu_breakdown"] = set.gpu_breakdown;
-  j["regions"] = OptionalJson(set.regions, RegionsJson);
-  j["timeline"] = set.timeline;
-  j["run"] = set.run;
-  j["page"] = set.page;
-  j["launch_sequences"] = set.launch_sequences;  // added in 1.2.0
-  j["phases"] = set.phases;  // 1.2.0
-  j["stragglers"] = set.stragglers;  // 1.2
-  return j;
+ private:
+  void Key(std::string_view key) {
+    out_ += first_ ? "{\n  \"" : ",\n  \"";
+    first_ = false;
+    out_ += key;
+    out_ += "\": ";
+  }
+  static void Dump(std::string& out, const Json& value, unsigned indent) {
+    nlohmann::detail::serializer<Json> dump(nlohmann::detail::output_adapter<char, std::string>(out), ' ',
+                                            Json::error_handler_t::replace);
+    dump.dump(value, true, false, 2, indent);
+  }
+
+  std::string& out_;
+  std::ostream* sink_;
+  bool first_ = true;
+};
+
+void WriteSetJson(const ReportSet& set, MemberWriter& member) {
+  member("schema_version", kReportSetSchemaVersion);
+  member("tool", {{"name", kToolName}, {"version", kToolVersion}});
+  member("top_k", set.top_k);
+  member("run_folder", set.run_folder);
+  member("regions_subdir", set.regions_subdir);
+  member("trace_json_link", set.trace_json_link);
+  member("kernels", set.kernels);
+  member("combined", set.combined);
+  member("gpu_breakdown", set.gpu_breakdown);
+  member.Regions(set.regions);
+  member("timeline", set.timeline);
+  member("run", set.run);
+  member("page", set.page);
+  member.Array("launch_sequences", set.launch_sequences);  // added in 1.2.0
+  member.Phases(set.phases);  // 1.2.0
+  member("stragglers", set.stragglers);  // 1.2
 }
 
 ReportSet ReadSet(const Json& j) {
@@ -560,7 +646,19 @@ Status CheckVersion(const Json& j, const std::string& origin) {
 
 std::string ReportSetJson(const ReportSet& set) {
   // Invalid UTF-8 becomes U+FFFD, as in every other JSON output.
-  return JsonFileText(SetJson(set));
+  std::string out;
+  MemberWriter member(out);
+  WriteSetJson(set, member);
+  member.Finish();
+  return out;
+}
+
+void WriteReportSetJson(const ReportSet& set, std::ostream& out) {
+  std::string buffer;
+  MemberWriter member(buffer, &out);
+  WriteSetJson(set, member);
+  member.Finish();
+  member.Flush(true);
 }
 
 Result<ReportSet> ReadReportSetJson(std::string_view text, const std::string& origin) {

@@ -10,6 +10,7 @@
 // is null, never 0.
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,9 @@ inline constexpr const char* kReportSetSchemaVersion = "1.4.0";
 inline constexpr int kReportSetSchemaMajor = 1;
 
 std::string ReportSetJson(const ReportSet& set);
+// The same bytes into `out`, passed on a piece at a time (the text of a
+// report of many ranks is never held whole).
+void WriteReportSetJson(const ReportSet& set, std::ostream& out);
 
 // The set `text` holds; `origin` (the file) names it in errors. Invalid
 // JSON, a missing or unreadable schema_version, one of another major

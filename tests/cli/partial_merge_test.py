@@ -78,6 +78,18 @@ def handmade(d):
         pathlib.Path(p).write_text(text.replace('"rank": 3', f'"rank": {rank}'))
         files.append(p)
     check_identity(files, d, "handmade", [[0], [1, 2], [3]])
+    # Ten ranks without a graph launch: their kernels are reduced per step
+    # in the partials (phases.digest), and with -j 2 more inputs than the
+    # pool lets wait at once.
+    plain = text.replace("cudaGraphLaunch", "cudaLaunchKernel").replace('"world_size": 4', '"world_size": 10')
+    ten = []
+    for rank in range(10):
+        p = f"{d}/plain{rank}.json"
+        pathlib.Path(p).write_text(plain.replace('"rank": 3', f'"rank": {rank}'))
+        ten.append(p)
+    check_identity(ten, d, "digested", [[0, 1, 2], [3, 4, 5, 6], [7, 8, 9]])
+    phases = json.load(open(f"{d}/digested-p0.json"))["phases"]
+    assert not phases["kernels"] and len(phases["digest"]["steps"]) == 3, phases
     return files
 
 

@@ -363,5 +363,70 @@ TEST(Phases, MfuIsNullWhenTokensOrPhaseAreUnknown) {
   EXPECT_EQ(r.phases[0].utilization.mfu_missing, "the steps' phase is unknown");
 }
 
+// A step's and a phase's numbers, in one string, to compare two reports.
+std::string Describe(const PhaseReport& r) {
+  std::string out;
+  for (const auto& s : r.steps) {
+    out += s.name + " " + std::to_string(s.gpu_kernel_ns) + " " + std::to_string(s.kernels) + " " +
+           std::to_string(s.gpu_span_ns.value_or(-1)) + " " + std::to_string(s.gpu_idle_ns.value_or(-1)) + " " +
+           std::to_string(s.ttft_gpu_ns.value_or(-1)) + " " + (s.warmup ? s.warmup_reason : "-") + "\n";
+  }
+  for (const auto& p : r.phases) {
+    out += std::string(ToString(p.phase)) + " " + std::to_string(p.steps) + " " + std::to_string(p.warmup_steps) +
+           " " + std::to_string(p.gpu_kernel_ns) + " " + std::to_string(p.gpu_idle_ns) + " " +
+           std::to_string(p.share_pct) + "\n";
+    for (const auto& k : p.top_kernels) out += "  " + k.name + " " + std::to_string(k.gpu_ns) + " " + std::to_string(k.launches) + "\n";
+    for (const auto& [c, ns] : p.categories) out += "  " + c + " " + std::to_string(ns) + "\n";
+  }
+  for (const auto& b : r.decode_batches) out += "batch " + std::to_string(b.tokens_per_step) + " " + std::to_string(b.steps) + "\n";
+  for (const auto& n : r.notes) out += n + "\n";
+  return out + "outside " + std::to_string(r.kernels_outside_steps) + " " + std::to_string(r.gpu_ns_outside_steps);
+}
+
+TEST(Phases, DigestedKernelsGiveTheSameReport) {
+  HandRun run;
+  run.in.scopes = {"a.json", "b.json"};
+  run.Step("execute_context_1(100)_generation_0(0)", 0, 100);
+  for (int i = 0; i < 4; ++i) run.Step("execute_context_0(0)_generation_4(4)", 200 + 100 * i, 290 + 100 * i);
+  run.Kernel(10, 1000, 1600, "gemm_a");
+  run.Kernel(20, 1700, 1900, "flash_fwd");
+  run.Kernel(30, 1650, 1800, "gemm_a");  // overlaps both: the union is not the sum
+  run.Kernel(210, 2000, 2900, "triton_autotune_probe");
+  run.Kernel(215, 2950, 3000, "gemm_a");
+  for (int i = 1; i < 4; ++i) run.Kernel(210 + 100 * i, 4000 + 200 * i, 4100 + 200 * i, "gemm_a");
+  run.Kernel(900, 9000, 9050, "outside");
+  run.Kernel(0, 9100, 9120, "no_call");
+  run.in.kernels.back().call_start.reset();
+  // A second scope with steps of its own, starting where the first's do.
+  run.in.ranges.push_back({"ProfilerStep#1", 0, 1000, 1, *run.namer.Classify("", "ProfilerStep#1")});
+  PhaseInput::Kernel k = run.in.kernels.front();
+  k.scope = 1;
+  run.in.kernels.push_back(k);
+  const PhaseInput digested = DigestPhaseKernels(run.in);
+  EXPECT_TRUE(digested.kernels.empty());
+  EXPECT_EQ(digested.digest.steps.size(), 6u);  // the steps with kernels
+  HandRun again;
+  again.in = digested;
+  for (bool steady : {true, false}) {
+    PhaseOptions o;
+    o.steady_state = steady;
+    model::Diagnostics d1, d2;
+    const std::string raw = Describe(run.Analyze(o, d1));
+    EXPECT_NE(raw.find("ran 'triton_autotune_probe'"), std::string::npos) << raw;
+    EXPECT_NE(raw.find("outside 2 70"), std::string::npos) << raw;
+    EXPECT_EQ(Describe(again.Analyze(o, d2)), raw);
+  }
+}
+
+TEST(Phases, InputsWithGraphLaunchesAreNotDigested) {
+  HandRun run;
+  run.Step("decode", 0, 100);
+  run.Kernel(10, 1000, 1100, "g1_a", 7, "decode");
+  run.Kernel(20, 1200, 1300, "plain");
+  const PhaseInput same = DigestPhaseKernels(run.in);
+  EXPECT_EQ(same.kernels.size(), 2u);
+  EXPECT_TRUE(same.digest.steps.empty());
+}
+
 }  // namespace
 }  // namespace llmpo::analysis
