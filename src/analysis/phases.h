@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "src/analysis/kernel_category.h"
+#include "src/analysis/phase_kernels.h"
 #include "src/analysis/phase_steps.h"
 #include "src/model/diagnostics.h"
 #include "src/model/sink.h"
@@ -46,16 +47,7 @@ std::string ShortScope(const std::string& scope);
 
 // What the collector kept: each timed kernel and each step range.
 struct PhaseInput {
-  struct Kernel {
-    std::int64_t start = 0, end = 0;
-    std::optional<std::int64_t> call_start, call_end;  // the launch call (CPU)
-    std::optional<std::int64_t> correlation;
-    std::uint32_t name = 0;   // into names
-    std::uint32_t range = 0;  // innermost NVTX range at the launch, into names (0: none)
-    std::uint32_t scope = 0;  // into scopes
-    bool graph = false;       // launched by cudaGraphLaunch / cuGraphLaunch, or a graph node
-    std::optional<std::int64_t> graph_id;  // the input's graph id (nsys SQLite node tracing); null: unknown
-  };
+  using Kernel = TimedKernel;
   struct Range {
     std::string name;
     std::int64_t start = 0, end = 0;
@@ -86,7 +78,7 @@ struct PhaseInput {
   };
   std::vector<std::string> names{""};  // names[0]: no name
   std::vector<std::string> scopes;     // an input, and its process where it has several
-  std::vector<Kernel> kernels;
+  TimedKernelList kernels;
   std::vector<Range> ranges;
   Digest digest;
 };

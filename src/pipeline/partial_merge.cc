@@ -158,7 +158,7 @@ void AppendPhases(analysis::PhaseInput& into, analysis::PhaseInput& from) {
   };
   const auto name_ids = remap(into.names, from.names);
   const auto scope_ids = remap(into.scopes, from.scopes);
-  for (auto& k : from.kernels) {
+  for (auto k : from.kernels) {  // by value: the list keeps them packed
     k.name = name_ids[k.name], k.range = name_ids[k.range], k.scope = scope_ids[k.scope];
     into.kernels.push_back(k);
   }

@@ -279,7 +279,12 @@ TEST(Phases, GraphIdsDecideTheGraph) {
   run.Kernel(10, 1100, 1200, "b", 7, "decode");
   run.Kernel(20, 1300, 1400, "a", 8, "decode");  // graph 1 again, 1 kernel (a conditional node skipped)
   run.Kernel(30, 1500, 1600, "a", 9, "decode");  // graph 2, the same kernel sequence as the launch before
-  for (auto& k : run.in.kernels) k.graph_id = *k.correlation == 9 ? 2 : 1;
+  TimedKernelList with_ids;  // the list is packed: kernels are changed by value
+  for (auto k : run.in.kernels) {
+    k.graph_id = *k.correlation == 9 ? 2 : 1;
+    with_ids.push_back(k);
+  }
+  run.in.kernels = std::move(with_ids);
   model::Diagnostics d;
   const PhaseReport r = run.Analyze({}, d);
   ASSERT_EQ(r.graphs.size(), 2u);

@@ -66,11 +66,12 @@ std::int64_t UsableBase(const TraceStore& s, const std::string& label, ImportCon
   const std::int64_t base = *s.base_ns;
   const auto span = TimeSpan(s);
   std::int64_t first = base, last = base;
-  const bool fits = span ? !__builtin_add_overflow(base, span->first, &first) &&
-                               !__builtin_add_overflow(base, span->second, &last)
-                         : true;
+  const bool fits =
+      span ? !__builtin_add_overflow(base, span->first, &first) && !__builtin_add_overflow(base, span->second, &last)
+           : true;
   if (fits && TimeInRange(first) && TimeInRange(last)) return base;
-  ctx.diagnostics.Add(model::Diag::kineto_time_out_of_range, fmt::format("{}: baseTimeNanoseconds {} puts the trace's events past ±2^62 ns (about 146 "
+  ctx.diagnostics.Add(model::Diag::kineto_time_out_of_range,
+                      fmt::format("{}: baseTimeNanoseconds {} puts the trace's events past ±2^62 ns (about 146 "
                                   "years); ignored: times are the trace's own",
                                   label, base));
   return 0;
@@ -148,7 +149,7 @@ class Emitter {
     std::sort(candidates.begin(), candidates.end(), [&](std::uint32_t a, std::uint32_t b) {
       const CpuSpan& x = s_.annotations[a];
       const CpuSpan& y = s_.annotations[b];
-      return std::tie(x.thread, x.start, a) < std::tie(y.thread, y.start, b);
+      return std::tuple(x.thread, x.start, a) < std::tuple(y.thread, y.start, b);
     });
     adjusted_ = s_.annotations;
     cut_.assign(s_.annotations.size(), false);
@@ -187,15 +188,16 @@ class Emitter {
               "{}: byte {}: annotation '{}' at ts {:.3f} us has {} while its thread goes on ({} launch call(s) "
               "after its start): a range cut at the end of the trace window; kept open to {:.3f} us ({}), its "
               "launches attributed to it, its CPU time unknown (not an instance of 0 ms)",
-              label_, a.position, model::Excerpt(s_.names[a.name]), static_cast<double>(a.start) / 1000.0,
-              a.dur_missing ? "no dur" : "dur 0", calls, static_cast<double>(to) / 1000.0,
+              label_, static_cast<std::uint64_t>(a.position), model::Excerpt(s_.names[a.name]),
+              static_cast<double>(a.start) / 1000.0, a.dur_missing ? "no dur" : "dur 0", calls,
+              static_cast<double>(to) / 1000.0,
               end ? "the end of the range around it" : "the end of its thread's last event");
         });
       } else if (a.dur_missing) {
         ++dropped;
         ctx_.diagnostics.AddLazy(model::Diag::kineto_bad_time, [&] {
-          return fmt::format("{}: byte {}: annotation '{}' has no readable ts or dur; skipped", label_, a.position,
-                             model::Excerpt(s_.names[a.name]));
+          return fmt::format("{}: byte {}: annotation '{}' has no readable ts or dur; skipped", label_,
+                             static_cast<std::uint64_t>(a.position), model::Excerpt(s_.names[a.name]));
         });
       }
     }
@@ -461,15 +463,11 @@ class Emitter {
   // come later (attribution adds their kernel time). Touches only the store
   // and class_of_.
   std::map<std::int32_t, model::DeviceBreakdown> ComputeBreakdown(const std::vector<Launch>& launches) {
-    std::map<std::int32_t, std::vector<ClassifiedOp>> by_device;
+    std::map<std::int32_t, StreamingBreakdown> by_device;
     std::map<std::int32_t, model::DeviceBreakdown> devices;
-    if (s_.gpu_ops.size() == launches.size() && !launches.empty()) {
-      by_device[s_.gpu_ops[launches.front().op].device].reserve(launches.size());  // one device: the usual case
-    }
     for (const Launch& l : launches) {
       const GpuOp& op = s_.gpu_ops[l.op];
-      const KernelClass kind = ClassOf(op.name);
-      by_device[op.device].push_back({{op.start, op.end}, kind});
+      by_device[op.device].Add({op.start, op.end}, ClassOf(op.name));
       model::DeviceBreakdown& d = devices[op.device];
       if (op.kind == GpuOpKind::kKernel) {
         ++d.kernels;
@@ -480,10 +478,21 @@ class Emitter {
       if (l.call != kNone) AddLaunch(s_.calls[l.call], op, d.launch);
     }
     for (auto& [device, d] : devices) {
-      FillTemporalBreakdown(std::move(by_device[device]), d);
+      if (!by_device[device].Finish(d)) FillTemporalBreakdown(DeviceOps(launches, device), d);
       FinishLaunch(d.launch);
     }
     return devices;
+  }
+
+  // One device's ops, for a breakdown whose ops came too far out of order
+  // to be folded as they arrived.
+  std::vector<ClassifiedOp> DeviceOps(const std::vector<Launch>& launches, std::int32_t device) {
+    std::vector<ClassifiedOp> ops;
+    for (const Launch& l : launches) {
+      const GpuOp& op = s_.gpu_ops[l.op];
+      if (op.device == device) ops.push_back({{op.start, op.end}, ClassOf(op.name)});
+    }
+    return ops;
   }
 
   void EmitBreakdown(std::map<std::int32_t, model::DeviceBreakdown> devices) {

@@ -61,4 +61,62 @@ void FillTemporalBreakdown(std::vector<ClassifiedOp> ops, model::DeviceBreakdown
   }
 }
 
+void StreamingBreakdown::Union::Add(const Interval& iv) {
+  if (open && iv.first <= end) {  // as MergeIntervals merges
+    end = std::max(end, iv.second);
+    return;
+  }
+  if (open) closed += end - start;
+  open = true;
+  start = iv.first, end = iv.second;
+}
+
+void StreamingBreakdown::Add(Interval interval, KernelClass kind) {
+  if (!any_) first_ = interval.first, last_end_ = interval.second;
+  any_ = true;
+  first_ = std::min(first_, interval.first);
+  last_end_ = std::max(last_end_, interval.second);
+  if (out_of_order_) return;
+  window_.push({interval, kind});
+  if (window_.size() > kWindow) {
+    Process(window_.top());
+    window_.pop();
+  }
+}
+
+void StreamingBreakdown::Process(const Op& op) {
+  if (processed_ && op.interval < last_) {
+    out_of_order_ = true;
+    return;
+  }
+  processed_ = true;
+  last_ = op.interval;
+  all_.Add(op.interval);
+  if (op.kind == KernelClass::kComputation) compute_.Add(op.interval);
+  if (op.kind == KernelClass::kCommunication) comm_.Add(op.interval);
+  if (op.kind == KernelClass::kMemory) memory_.Add(op.interval);
+  if (op.kind == KernelClass::kComputation || op.kind == KernelClass::kCommunication) comm_or_compute_.Add(op.interval);
+}
+
+bool StreamingBreakdown::Finish(model::DeviceBreakdown& out) {
+  while (!window_.empty() && !out_of_order_) {
+    Process(window_.top());
+    window_.pop();
+  }
+  window_ = {};
+  if (out_of_order_) return false;
+  if (!any_) return true;
+  out.span_ns = static_cast<double>(last_end_ - first_);
+  out.busy_ns = static_cast<double>(all_.Length());
+  out.idle_ns = out.span_ns - out.busy_ns;
+  out.classes.computation_ns = static_cast<double>(compute_.Length());
+  out.classes.communication_ns = static_cast<double>(comm_.Length());
+  out.classes.memory_ns = static_cast<double>(memory_.Length());
+  if (comm_.open && out.classes.communication_ns > 0) {
+    const std::int64_t overlap = comm_.Length() + compute_.Length() - comm_or_compute_.Length();
+    out.classes.comm_comp_overlap_pct = 100.0 * static_cast<double>(overlap) / out.classes.communication_ns;
+  }
+  return true;
+}
+
 }  // namespace llmpo::ingest::kineto

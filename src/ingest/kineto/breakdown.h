@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <queue>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -31,5 +32,40 @@ struct ClassifiedOp {
 
 // Span, busy, idle and the class unions of one device's GPU ops.
 void FillTemporalBreakdown(std::vector<ClassifiedOp> ops, model::DeviceBreakdown& out);
+
+// The same numbers as FillTemporalBreakdown, folded as the ops arrive in
+// memory that does not grow with them: a trace's ops come nearly in start
+// order, so they pass a bounded reorder window and each union keeps only its
+// open segment. The comm/compute overlap is |comm| + |compute| - |comm U
+// compute|, exact in integers. An op later than the window allows makes
+// Finish() refuse (the caller then sorts all of them: FillTemporalBreakdown).
+class StreamingBreakdown {
+ public:
+  static constexpr std::size_t kWindow = 4096;
+  void Add(Interval interval, KernelClass kind);
+  // False: the ops were too far out of order; `out` is untouched.
+  bool Finish(model::DeviceBreakdown& out);
+
+ private:
+  // One union's length, from intervals in (start, end) order.
+  struct Union {
+    bool open = false;
+    std::int64_t start = 0, end = 0, closed = 0;
+    void Add(const Interval& iv);
+    std::int64_t Length() const { return closed + (open ? end - start : 0); }
+  };
+  struct Op {
+    Interval interval;
+    KernelClass kind;
+    bool operator>(const Op& o) const { return interval > o.interval; }
+  };
+  void Process(const Op& op);
+
+  std::priority_queue<Op, std::vector<Op>, std::greater<Op>> window_;
+  bool any_ = false, out_of_order_ = false, processed_ = false;
+  Interval last_{};  // the last interval processed
+  std::int64_t first_ = 0, last_end_ = 0;
+  Union all_, compute_, comm_, memory_, comm_or_compute_;
+};
 
 }  // namespace llmpo::ingest::kineto

@@ -50,28 +50,34 @@ struct GpuOp {
   bool has_external_id = false;
 };
 
-// A cuda_runtime / cuda_driver (old: Runtime) call.
+// A cuda_runtime / cuda_driver (old: Runtime) call. 32 bytes: a trace holds
+// one per launch. Stored times lie within ±2^62 ns (TimeInRange), so 63
+// bits hold `end` and its flag takes the last one.
 struct HostCall {
-  std::int64_t start = 0, end = 0;
+  std::int64_t start = 0;
+  std::int64_t end : 63 = 0;
+  bool has_correlation : 1 = false;
   std::uint64_t correlation = 0;
   std::uint32_t name = 0;
   std::uint32_t thread = 0;
-  bool has_correlation = false;
 };
+static_assert(sizeof(HostCall) == 32);
 
-// A cpu_op or a user_annotation on a CPU thread.
+// A cpu_op or a user_annotation on a CPU thread. 40 bytes: a byte offset
+// fits in 62 bits, the flags take the other two.
 struct CpuSpan {
   std::int64_t start = 0, end = 0;
   std::uint64_t external_id = 0;
-  std::uint64_t position = 0;  // byte offset of the event in the JSON text, for messages
-  std::uint32_t name = 0;
-  std::uint32_t thread = 0;
-  bool has_external_id = false;
+  std::uint64_t position : 62 = 0;  // byte offset of the event in the JSON text, for messages
+  bool has_external_id : 1 = false;
   // An annotation with a readable ts but no `dur` key: kept with end = start
   // until attribution decides whether it was cut at the trace's end (else it
   // is dropped as kineto_bad_time, as any event without a dur).
-  bool dur_missing = false;
+  bool dur_missing : 1 = false;
+  std::uint32_t name = 0;
+  std::uint32_t thread = 0;
 };
+static_assert(sizeof(CpuSpan) == 40);
 
 struct TraceStore {
   Names names;
