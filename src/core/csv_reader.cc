@@ -346,9 +346,12 @@ std::string_view CsvReader::DecodeInto(std::string& out, const char* data, const
 
 void CsvReader::AppendFields(const char* data, const Span* spans, std::size_t count,
                              std::vector<std::string_view>& fields) {
+  const std::size_t at = fields.size();
+  fields.resize(at + count);  // one size check per record, not one per field
+  std::string_view* out = fields.data() + at;
   for (std::size_t i = 0; i < count; ++i) {
     const Span& span = spans[i];
-    fields.push_back(span.unescape ? Unescape(data, span) : std::string_view(data + span.begin, span.end - span.begin));
+    out[i] = span.unescape ? Unescape(data, span) : std::string_view(data + span.begin, span.end - span.begin);
   }
 }
 

@@ -35,11 +35,6 @@ bool IsIdentityColumn(const IdentityColumns& c, std::size_t i, const std::vector
   return false;
 }
 
-std::string_view Cell(const std::vector<std::string_view>& fields, std::optional<std::size_t> index) {
-  if (!index || *index >= fields.size()) return {};
-  return fields[*index];
-}
-
 void FillIdentity(const IdentityColumns& c, const std::vector<std::string_view>& fields, model::LaunchRecord& launch) {
   launch.result_id = std::string(Cell(fields, c.id));
   launch.kernel_name = std::string(Cell(fields, c.kernel_name));
