@@ -71,20 +71,23 @@ void TakeMessage(KernelFinding& k, const model::Finding& f) {
 }  // namespace
 
 std::string MessageShape(std::string_view message) {
-  std::string out;
-  out.reserve(message.size());
-  for (std::size_t i = 0; i < message.size();) {
+  // Written through a pointer into a buffer of the message's size (the shape
+  // is never longer): rule messages are long, and this runs per launch.
+  std::string out(message.size(), '\0');
+  char* o = out.data();
+  const std::size_t n = message.size();
+  for (std::size_t i = 0; i < n;) {
     if (!IsDigit(message[i])) {
-      out += message[i++];
+      *o++ = message[i++];
       continue;
     }
     // Digits, with '.' or ',' between digits ("6.334", "1,024"): one number.
-    while (i < message.size() && (IsDigit(message[i]) || ((message[i] == '.' || message[i] == ',') &&
-                                                          i + 1 < message.size() && IsDigit(message[i + 1])))) {
+    while (i < n && (IsDigit(message[i]) || ((message[i] == '.' || message[i] == ',') && i + 1 < n && IsDigit(message[i + 1])))) {
       ++i;
     }
-    out += '#';
+    *o++ = '#';
   }
+  out.resize(static_cast<std::size_t>(o - out.data()));
   return out;
 }
 

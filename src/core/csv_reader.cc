@@ -5,6 +5,8 @@
 #include <system_error>
 #include <utility>
 
+#include <unistd.h>
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -91,20 +93,23 @@ inline void LoadWindow(Window& w, const char* data, std::size_t at) {
 
 }  // namespace
 
-CsvReader::CsvReader(std::istream& in, std::size_t chunk_bytes) : in_(in), chunk_bytes_(chunk_bytes) {}
+CsvReader::CsvReader(std::istream& in, std::size_t chunk_bytes) : in_(&in), chunk_bytes_(chunk_bytes) {}
 
 CsvReader::~CsvReader() {
-  if (!producer_.joinable()) return;
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
+  if (producer_.joinable()) {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    changed_.notify_all();
+    producer_.join();
   }
-  changed_.notify_all();
-  producer_.join();
+  if (fd_ >= 0) ::close(fd_);
 }
 
 bool CsvReader::Fill() {
   if (eof_) return false;
+  if (in_ == nullptr) return MapNextWindow();
   const std::size_t keep = size_ - pos_;  // the unfinished record
   if (pos_ > 0 && keep > 0) std::memmove(data_.get(), data_.get() + pos_, keep);
   size_ = keep;
@@ -116,8 +121,9 @@ bool CsvReader::Fill() {
     data_ = std::move(bigger);
     cap_ = cap;
   }
-  in_.read(data_.get() + size_, static_cast<std::streamsize>(chunk_bytes_));
-  const auto got = static_cast<std::size_t>(in_.gcount());
+  bytes_ = data_.get();
+  in_->read(data_.get() + size_, static_cast<std::streamsize>(chunk_bytes_));
+  const auto got = static_cast<std::size_t>(in_->gcount());
   size_ += got;
   if (got == 0) eof_ = true;
   return got > 0;
@@ -128,14 +134,14 @@ bool CsvReader::NextRawLine(std::string& line) {
   if (producer_.joinable()) return false;  // the bytes belong to the read-ahead thread now
   while (true) {
     if (pos_ >= size_ && !Fill()) return !line.empty();
-    const char* start = data_.get() + pos_;
+    const char* start = bytes_ + pos_;
     const auto* found = static_cast<const char*>(std::memchr(start, '\n', size_ - pos_));
     if (found == nullptr) {
       line.append(start, size_ - pos_);
       pos_ = size_;
       continue;
     }
-    const std::size_t nl = static_cast<std::size_t>(found - data_.get());
+    const std::size_t nl = static_cast<std::size_t>(found - bytes_);
     line.append(start, nl - pos_);
     pos_ = nl + 1;
     ++line_;
@@ -153,7 +159,7 @@ void CsvReader::ReuseRepeatedPrefix(std::size_t fields) {
 // leading bytes that ended at a field boundary parse into identical fields.
 bool CsvReader::TakeRepeatedPrefix(std::size_t& i) {
   const std::size_t n = prefix_bytes_.size();
-  if (n == 0 || size_ - pos_ < n || std::memcmp(data_.get() + pos_, prefix_bytes_.data(), n) != 0) return false;
+  if (n == 0 || size_ - pos_ < n || std::memcmp(bytes_ + pos_, prefix_bytes_.data(), n) != 0) return false;
   newlines_ += prefix_newlines_;
   i = pos_ + n;
   record_has_prefix_ = true;
@@ -162,7 +168,7 @@ bool CsvReader::TakeRepeatedPrefix(std::size_t& i) {
 }
 
 void CsvReader::RememberPrefix(std::size_t comma) {
-  prefix_bytes_.assign(data_.get() + pos_, comma + 1 - pos_);
+  prefix_bytes_.assign(bytes_ + pos_, comma + 1 - pos_);
   prefix_spans_.clear();
   for (const Span& s : spans_) prefix_spans_.push_back({s.begin - pos_, s.end - pos_, s.unescape});
   prefix_newlines_ = newlines_;
@@ -185,7 +191,7 @@ void CsvReader::RememberPrefix(std::size_t comma) {
 // left in the buffer, returns false with nothing changed, and the
 // field-by-field scan takes over; both give the same fields.
 bool CsvReader::ScanPlainTail(std::size_t i) {
-  const char* data = data_.get();
+  const char* data = bytes_;
   const std::size_t size = size_;
   if (size - i < 64) return false;
   const std::size_t spans_before = spans_.size();
@@ -249,7 +255,7 @@ CsvReader::Scan CsvReader::ScanRecord(bool at_eof) {
   scan_truncated_ = false;
   record_has_prefix_ = false;
   prefix_omitted_ = false;
-  const char* data = data_.get();
+  const char* data = bytes_;
   const std::size_t size = size_;
   std::size_t i = pos_;
   const bool remember = prefix_fields_ > 0 && !TakeRepeatedPrefix(i);
@@ -340,9 +346,12 @@ std::string_view CsvReader::DecodeInto(std::string& out, const char* data, const
 
 void CsvReader::AppendFields(const char* data, const Span* spans, std::size_t count,
                              std::vector<std::string_view>& fields) {
+  const std::size_t at = fields.size();
+  fields.resize(at + count);  // one size check per record, not one per field
+  std::string_view* out = fields.data() + at;
   for (std::size_t i = 0; i < count; ++i) {
     const Span& span = spans[i];
-    fields.push_back(span.unescape ? Unescape(data, span) : std::string_view(data + span.begin, span.end - span.begin));
+    out[i] = span.unescape ? Unescape(data, span) : std::string_view(data + span.begin, span.end - span.begin);
   }
 }
 
@@ -361,7 +370,7 @@ bool CsvReader::Next(std::vector<std::string_view>& fields) {
   truncated_ = scan_truncated_;
   scratch_.reserve(record_end_ - pos_);  // views into scratch_ must not move
   if (prefix_omitted_) fields.assign(prefix_views_.begin(), prefix_views_.end());
-  AppendFields(data_.get(), spans_.data(), spans_.size(), fields);
+  AppendFields(bytes_, spans_.data(), spans_.size(), fields);
   line_ += newlines_;
   pos_ = record_end_;
   return true;
@@ -396,6 +405,7 @@ CsvReader::Batch* CsvReader::TakeFreeBatch() {
   batch->wide_spans.clear();
   batch->records.clear();
   batch->shared_generation = 0;
+  batch->mapping.Reset();  // a mapped file's window, read by now
   return batch;
 }
 
@@ -414,7 +424,13 @@ void CsvReader::Publish(Batch* batch) {
 // The batch keeps the buffer its spans point into; scanning goes on in the
 // batch's previous buffer, starting with the unfinished record.
 void CsvReader::HandOver(Batch& batch) {
+  if (in_ == nullptr) {  // the batch keeps the window; Fill maps the next one from the unfinished record
+    batch.mapping = std::move(mapping_);
+    batch.bytes = bytes_;
+    return;
+  }
   std::swap(data_, batch.data);
+  batch.bytes = batch.data.get();
   std::swap(cap_, batch.cap);
   const std::size_t keep = size_ - pos_;
   if (cap_ < keep + chunk_bytes_) {  // room for a chunk after any unfinished record under one chunk long
@@ -422,6 +438,7 @@ void CsvReader::HandOver(Batch& batch) {
     data_ = std::make_unique_for_overwrite<char[]>(cap_);
   }
   if (keep > 0) std::memcpy(data_.get(), batch.data.get() + pos_, keep);
+  bytes_ = data_.get();
   size_ = keep;
   pos_ = 0;
 }
@@ -525,7 +542,7 @@ bool CsvReader::NextFromBatch(std::vector<std::string_view>& fields) {
   record_line_ = record.line;
   truncated_ = record.truncated;
   scratch_.reserve(record.bytes);  // views into scratch_ must not move
-  const char* data = current_->data.get();
+  const char* data = current_->bytes;
   if (record.wide) {
     AppendFields(data, current_->wide_spans.data() + record.own_first, record.own_count, fields);
     return true;

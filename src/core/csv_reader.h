@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <filesystem>
 #include <istream>
 #include <memory>
 #include <mutex>
@@ -20,6 +21,14 @@ namespace llmpo {
 class CsvReader {
  public:
   explicit CsvReader(std::istream& in, std::size_t chunk_bytes = 1 << 20);
+  // Reads a regular file through read-only memory mappings of a window at a
+  // time (rounded up to whole pages) instead of copying it into a buffer:
+  // the bytes are scanned where the page cache holds them, and memory stays
+  // bounded by a few windows. nullptr when `file` cannot be opened or is not
+  // a regular file (a pipe, a device): read it as a stream then. A file cut
+  // shorter while it is read may end the process with SIGBUS, as with any
+  // mapping.
+  static std::unique_ptr<CsvReader> MapFile(const std::filesystem::path& file, std::size_t window_bytes = 8 << 20);
   ~CsvReader();
   CsvReader(const CsvReader&) = delete;
   CsvReader& operator=(const CsvReader&) = delete;
@@ -58,6 +67,26 @@ class CsvReader {
   bool StartReadAhead();
 
  private:
+  // One read-only mapping of part of a file; unmapped when destroyed.
+  class Mapping {
+   public:
+    Mapping() = default;
+    Mapping(const char* addr, std::size_t length) : addr_(addr), length_(length) {}
+    Mapping(Mapping&& other) noexcept { *this = std::move(other); }
+    Mapping& operator=(Mapping&& other) noexcept;
+    Mapping(const Mapping&) = delete;
+    Mapping& operator=(const Mapping&) = delete;
+    ~Mapping() { Reset(); }
+    void Reset();
+    bool empty() const { return addr_ == nullptr; }
+
+   private:
+    const char* addr_ = nullptr;
+    std::size_t length_ = 0;
+  };
+
+  CsvReader(int fd, std::uint64_t file_size, std::size_t window_bytes);
+
   struct Span {
     std::size_t begin, end;  // offsets into the buffer
     bool unescape;           // decode doubled quotes (begin is then at the opening quote)
@@ -81,7 +110,9 @@ class CsvReader {
     bool wide;  // longer than kMaxPackedRecord: unpacked spans, absolute offsets
   };
   struct alignas(64) Batch {  // one the caller reads must not share a cache line with one being filled
+    const char* bytes = nullptr;  // data, or the window in mapping
     std::unique_ptr<char[]> data;
+    Mapping mapping;
     std::size_t cap = 0;
     std::vector<PackedSpan> spans;
     std::vector<Span> wide_spans;
@@ -92,6 +123,7 @@ class CsvReader {
 
   // The scanner: the caller's thread, or the read-ahead thread once started.
   bool Fill();  // reads another chunk; false at end of input
+  bool MapNextWindow();  // Fill for a mapped file
   enum class Scan { kDone, kNeedMore };
   Scan ScanRecord(bool at_eof);
   bool ScanPlainTail(std::size_t i);  // a fast path of ScanRecord
@@ -119,11 +151,20 @@ class CsvReader {
   bool NextFromBatch(std::vector<std::string_view>& fields);
 
   // The scanner's side (the read-ahead thread's, once started).
-  alignas(64) std::istream& in_;
-  std::size_t chunk_bytes_;
-  // The read buffer: bytes [0, size_) of data_, capacity cap_. Not a
-  // std::string: growing one zero-fills the bytes a read then overwrites.
+  alignas(64) std::istream* in_ = nullptr;  // nullptr: a mapped file
+  std::size_t chunk_bytes_ = 0;
+  // The bytes being scanned, [0, size_): data_, or the mapped window.
+  const char* bytes_ = nullptr;
+  // The read buffer of a stream, capacity cap_. Not a std::string: growing
+  // one zero-fills the bytes a read then overwrites.
   std::unique_ptr<char[]> data_;
+  // A mapped file: its descriptor and size when opened, the window mapped
+  // now (empty once a batch took it) and the file offset of its first byte.
+  int fd_ = -1;
+  std::uint64_t file_size_ = 0;
+  std::size_t window_bytes_ = 0;
+  Mapping mapping_;
+  std::uint64_t map_offset_ = 0;
   std::size_t size_ = 0;
   std::size_t cap_ = 0;
   std::size_t pos_ = 0;

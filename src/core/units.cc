@@ -187,9 +187,55 @@ std::optional<double> ParseCommaGrouped(std::string_view text) {
   return value;
 }
 
+// Plain "-12.5" and grouped "1,772,899.25" decimals of at most 15 digits,
+// the numbers on nearly every row of ncu's pages, without from_chars: the
+// digits make an integer below 2^53 and 10^k (k <= 15) is a double, so one
+// division rounds correctly and gives from_chars' own result (Clinger's
+// fast path). Anything else (exponents, more digits, odd grouping) returns
+// nullopt and takes the general path.
+std::optional<double> ShortDecimal(std::string_view text) {
+  static constexpr double kPow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                      1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  const bool negative = p != end && *p == '-';
+  if (p != end && (*p == '-' || *p == '+')) ++p;
+  std::uint64_t mantissa = 0;
+  int digits = 0, run = 0;  // run: digits since the start or the last group comma
+  bool grouped = false;
+  for (; p != end; ++p) {
+    const char c = *p;
+    if (c >= '0' && c <= '9') {
+      mantissa = mantissa * 10 + static_cast<unsigned>(c - '0');
+      ++digits;
+      ++run;
+    } else if (c == ',' && run > 0 && (grouped ? run == 3 : run <= 3)) {
+      grouped = true;
+      run = 0;
+    } else {
+      break;
+    }
+  }
+  if (run == 0 || (grouped && run != 3)) return std::nullopt;
+  int fraction = 0;
+  if (p != end && *p == '.') {
+    for (++p; p != end && *p >= '0' && *p <= '9'; ++p) {
+      mantissa = mantissa * 10 + static_cast<unsigned>(*p - '0');
+      ++fraction;
+    }
+    if (fraction == 0) return std::nullopt;
+  }
+  if (p != end || digits + fraction > 15) return std::nullopt;
+  const double value = static_cast<double>(mantissa) / kPow10[fraction];
+  return negative ? -value : value;
+}
+
+// std::isspace in the "C" locale (the program never sets another), inline.
+bool IsSpace(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
 std::string_view Trimmed(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  while (!text.empty() && IsSpace(text.front())) text.remove_prefix(1);
+  while (!text.empty() && IsSpace(text.back())) text.remove_suffix(1);
   return text;
 }
 
@@ -214,6 +260,7 @@ bool IsNonFiniteNumber(std::string_view text) {
 std::optional<double> ParseNumber(std::string_view text) {
   text = Trimmed(text);
   if (text.empty() || text == "n/a" || text == "N/A") return std::nullopt;
+  if (auto decimal = ShortDecimal(text)) return decimal;
   if (auto plain = PlainNumber(text)) {  // fast path: a plain number, the common case
     if (!std::isfinite(*plain)) return std::nullopt;
     return plain;

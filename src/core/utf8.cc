@@ -1,5 +1,8 @@
 #include "src/core/utf8.h"
 
+#include <cstdint>
+#include <cstring>
+
 namespace llmpo {
 namespace {
 
@@ -40,6 +43,12 @@ std::size_t SequenceLength(std::string_view text, std::size_t i) {
 std::optional<std::size_t> FirstInvalidUtf8(std::string_view text) {
   std::size_t i = 0;
   while (i < text.size()) {
+    // Runs of ASCII 8 bytes at a time: most names and texts are all ASCII.
+    for (std::uint64_t word; i + 8 <= text.size(); i += 8) {
+      std::memcpy(&word, text.data() + i, 8);
+      if ((word & 0x8080808080808080ULL) != 0) break;
+    }
+    if (i >= text.size()) break;
     const std::size_t n = SequenceLength(text, i);
     if (n == 0) return i;
     i += n;

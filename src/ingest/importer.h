@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "src/core/csv_reader.h"
 #include "src/core/result.h"
 #include "src/model/diagnostics.h"
 #include "src/model/sink.h"
@@ -51,6 +52,7 @@ InputFormat DetectFormat(std::string_view head);
 InputFormat DetectFormat(std::string_view head, const std::filesystem::path& file);
 
 Status ImportNcuCsv(std::istream& in, ImportContext& ctx);  // details, raw and summary pages
+Status ImportNcuCsv(CsvReader& reader, ImportContext& ctx);   // the same, from a reader not yet read
 Status ImportNsysStatsCsv(std::istream& in, ImportContext& ctx);
 Status ImportNsysSqlite(const std::filesystem::path& file, ImportContext& ctx);
 // Where SQLite puts the temporary files of large sorts and automatic indexes

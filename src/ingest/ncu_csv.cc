@@ -30,6 +30,10 @@ Error NoHeader(const ImportContext& ctx, const std::string& first_error) {
 
 Status ImportNcuCsv(std::istream& in, ImportContext& ctx) {
   CsvReader reader(in);
+  return ImportNcuCsv(reader, ctx);
+}
+
+Status ImportNcuCsv(CsvReader& reader, ImportContext& ctx) {
   std::string line, first_error;
   std::uint64_t preamble = 0;
   while (reader.NextRawLine(line)) {

@@ -35,11 +35,6 @@ bool IsIdentityColumn(const IdentityColumns& c, std::size_t i, const std::vector
   return false;
 }
 
-std::string_view Cell(const std::vector<std::string_view>& fields, std::optional<std::size_t> index) {
-  if (!index || *index >= fields.size()) return {};
-  return fields[*index];
-}
-
 void FillIdentity(const IdentityColumns& c, const std::vector<std::string_view>& fields, model::LaunchRecord& launch) {
   launch.result_id = std::string(Cell(fields, c.id));
   launch.kernel_name = std::string(Cell(fields, c.kernel_name));
@@ -81,18 +76,25 @@ void CheckValue(const model::Metric& metric, ImportContext& ctx, const CsvReader
     const std::string& raw = metric.value.raw_value;
     const bool has_digit = raw.find_first_of("0123456789") != std::string::npos &&
                            raw.find_first_not_of("0123456789.,+-eE ") == std::string::npos;
+    // Lazily: only the first example of a code is kept, and a file may hold
+    // one such value per launch.
     if (metric.value.non_finite) {
-      ctx.diagnostics.Add(model::Diag::non_finite_number, fmt::format("{}: {} = '{}' is not a finite number; left unknown, not aggregated",
-                                      Where(ctx, reader), model::Excerpt(metric.name), model::Excerpt(raw)));
+      ctx.diagnostics.AddLazy(model::Diag::non_finite_number, [&] {
+        return fmt::format("{}: {} = '{}' is not a finite number; left unknown, not aggregated", Where(ctx, reader),
+                           model::Excerpt(metric.name), model::Excerpt(raw));
+      });
     } else {
-      ctx.diagnostics.Add(has_digit ? model::Diag::unparsable_number : model::Diag::text_value,
-                          fmt::format("{}: {} = '{}' is not a number; not aggregated", Where(ctx, reader),
-                                      model::Excerpt(metric.name), model::Excerpt(raw)));
+      ctx.diagnostics.AddLazy(has_digit ? model::Diag::unparsable_number : model::Diag::text_value, [&] {
+        return fmt::format("{}: {} = '{}' is not a number; not aggregated", Where(ctx, reader),
+                           model::Excerpt(metric.name), model::Excerpt(raw));
+      });
     }
   }
   if (!metric.value.unit_known) {
-    ctx.diagnostics.Add(model::Diag::unknown_unit, fmt::format("{}: unit '{}' of {} is not one we normalise; value kept as written", Where(ctx, reader),
-                    model::Excerpt(metric.value.raw_unit), model::Excerpt(metric.name)));
+    ctx.diagnostics.AddLazy(model::Diag::unknown_unit, [&] {
+      return fmt::format("{}: unit '{}' of {} is not one we normalise; value kept as written", Where(ctx, reader),
+                         model::Excerpt(metric.value.raw_unit), model::Excerpt(metric.name));
+    });
   }
 }
 

@@ -22,7 +22,11 @@ IdentityColumns LocateIdentity(const std::vector<std::string>& header);
 bool IsIdentityColumn(const IdentityColumns& cols, std::size_t index, const std::vector<std::string>& header);
 
 // The cell at `index`, or "" when the row is shorter (ragged) or the column absent.
-std::string_view Cell(const std::vector<std::string_view>& fields, std::optional<std::size_t> index);
+// Inline: called several times on every row.
+inline std::string_view Cell(const std::vector<std::string_view>& fields, std::optional<std::size_t> index) {
+  if (!index || *index >= fields.size()) return {};
+  return fields[*index];
+}
 
 void FillIdentity(const IdentityColumns& cols, const std::vector<std::string_view>& fields,
                   model::LaunchRecord& launch);

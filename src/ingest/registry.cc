@@ -17,6 +17,12 @@ Status FromStream(const std::filesystem::path& file, ImportContext& ctx) {
   return Read(in, ctx);
 }
 
+// A regular file is mapped rather than read through a stream (CsvReader::MapFile).
+Status NcuCsvFile(const std::filesystem::path& file, ImportContext& ctx) {
+  if (auto reader = CsvReader::MapFile(file)) return ImportNcuCsv(*reader, ctx);
+  return FromStream<ImportNcuCsv>(file, ctx);
+}
+
 // The zstd container of a report (.ncu-repz) is documented by NVIDIA but no
 // such file could be checked (ncu-rep-format.md §2), so it is not guessed at.
 Status RefuseCompressedNcuReport(const std::filesystem::path& file, ImportContext& ctx) {
@@ -44,11 +50,11 @@ constexpr Importer kImporters[] = {
      LooksLikeKinetoTrace, "", ImportKinetoTrace, InputFormat::kUnknown,
      "a PyTorch profiler (Kineto) trace (.json, .json.gz, a .tar.gz of ranks)"},
     {InputFormat::kNcuDetailsCsv, "ncu-details-csv", SourceFamily::kNcu, "ncu --csv --page details",
-     LooksLikeNcuDetailsCsv, "", FromStream<ImportNcuCsv>, InputFormat::kUnknown, kNcuCsvHint},
+     LooksLikeNcuDetailsCsv, "", NcuCsvFile, InputFormat::kUnknown, kNcuCsvHint},
     {InputFormat::kNcuRawCsv, "ncu-raw-csv", SourceFamily::kNcu, "ncu --csv --page raw", LooksLikeNcuRawCsv, "",
-     FromStream<ImportNcuCsv>, InputFormat::kUnknown, kNcuCsvHint},
+     NcuCsvFile, InputFormat::kUnknown, kNcuCsvHint},
     {InputFormat::kNcuSummaryCsv, "ncu-summary-csv", SourceFamily::kNcu, "ncu --print-summary ... --csv",
-     LooksLikeNcuSummaryCsv, "", FromStream<ImportNcuCsv>, InputFormat::kUnknown, kNcuCsvHint},
+     LooksLikeNcuSummaryCsv, "", NcuCsvFile, InputFormat::kUnknown, kNcuCsvHint},
     {InputFormat::kNsysStatsCsv, "nsys-stats-csv", SourceFamily::kSummary, "nsys stats --format csv",
      LooksLikeNsysStatsCsv, "", FromStream<ImportNsysStatsCsv>, InputFormat::kUnknown, "nsys stats CSV"},
     // Known by name only: an .nsys-rep is converted with `nsys export`; the

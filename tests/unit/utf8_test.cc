@@ -19,6 +19,19 @@ TEST(FirstInvalidUtf8, FindsTheFirstBadByte) {
   EXPECT_EQ(FirstInvalidUtf8("\xf4\x90\x80\x80"), 0u);  // past U+10FFFF
 }
 
+// Long ASCII runs are skipped eight bytes at a time: the bad byte must be
+// found wherever it falls against those steps, after multi-byte characters too.
+TEST(FirstInvalidUtf8, FindsTheBadByteAtEveryOffsetOfLongText) {
+  for (std::size_t ascii = 0; ascii < 40; ++ascii) {
+    for (const std::string lead : {"", "\xc2\xb5", "\xf0\x9d\x9b\x91xyz"}) {
+      const std::string good = lead + std::string(ascii, 'k');
+      EXPECT_EQ(FirstInvalidUtf8(good + "tail of it"), std::nullopt) << ascii;
+      EXPECT_EQ(FirstInvalidUtf8(good + "\xff" + std::string(20, 'z')), good.size()) << ascii;
+      EXPECT_EQ(FirstInvalidUtf8(good + "\xe2\x86"), good.size()) << ascii;  // cut short at the end
+    }
+  }
+}
+
 }  // namespace
 }  // namespace llmpo
 
