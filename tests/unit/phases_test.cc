@@ -401,10 +401,18 @@ TEST(Phases, DigestedKernelsGiveTheSameReport) {
   for (int i = 1; i < 4; ++i) run.Kernel(210 + 100 * i, 4000 + 200 * i, 4100 + 200 * i, "gemm_a");
   run.Kernel(900, 9000, 9050, "outside");
   run.Kernel(0, 9100, 9120, "no_call");
-  run.in.kernels.back().call_start.reset();
+  {  // the last kernel without its launch call (the list is append-only: rebuilt with it changed)
+    TimedKernelList with_no_call;
+    for (std::size_t i = 0; i < run.in.kernels.size(); ++i) {
+      PhaseInput::Kernel k = run.in.kernels[i];
+      if (i + 1 == run.in.kernels.size()) k.call_start.reset();
+      with_no_call.push_back(k);
+    }
+    run.in.kernels = std::move(with_no_call);
+  }
   // A second scope with steps of its own, starting where the first's do.
   run.in.ranges.push_back({"ProfilerStep#1", 0, 1000, 1, *run.namer.Classify("", "ProfilerStep#1")});
-  PhaseInput::Kernel k = run.in.kernels.front();
+  PhaseInput::Kernel k = run.in.kernels[0];
   k.scope = 1;
   run.in.kernels.push_back(k);
   const PhaseInput digested = DigestPhaseKernels(run.in);
