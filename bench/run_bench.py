@@ -133,6 +133,18 @@ def kept_region_section(dest):
     return kept
 
 
+def write_marked_section(dest, begin, end, text):
+    """Replaces the text between the `begin` and `end` markers of dest (the markers included; `text` has its own),
+    or appends it when dest has none; the other sections stay."""
+    old = open(dest).read() if os.path.exists(dest) else ""
+    if begin in old:
+        old = old[:old.index(begin)] + text + old[old.index(end) + len(end) + 1:]
+    else:
+        old = old.rstrip("\n") + "\n\n" + text
+    with open(dest, "w") as f:
+        f.write(old)
+
+
 def warm_page_cache(inputs):
     """Reads every input once (not timed) and records its line count as inp["lines"]."""
     for inp in inputs.values():

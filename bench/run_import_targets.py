@@ -71,7 +71,7 @@ def formats(quick):
         ("Kineto", "1 GB", "kineto", {"mb": 1000}),
         (".ncu-rep", "10 MB", "ncu-rep", {"results": 2800}),
         (".ncu-rep", "100 MB", "ncu-rep", {"results": 28000}),
-        (".ncu-rep", "400 MB", "ncu-rep", {"results": 280000}),
+        (".ncu-rep", "1 GB", "ncu-rep", {"results": 280000}),
     ]
     return [f for f in full if not quick or f[1] in ("10 MB", "100k kernels")]
 
@@ -366,13 +366,8 @@ def main():
     text = report(a, inputs, runs, tools, shim, started, load_before, problems)
     print(text)
     if a.write_results:
-        dest = os.path.join(rb.BENCH, "RESULTS-quick.md" if a.quick else "RESULTS.md")
-        old = open(dest).read() if os.path.exists(dest) else ""
-        if BEGIN in old:
-            old = old[:old.index(BEGIN)] + text + old[old.index(END) + len(END) + 1:]
-        else:
-            old = old.rstrip("\n") + "\n\n" + text
-        open(dest, "w").write(old)
+        rb.write_marked_section(os.path.join(rb.BENCH, "RESULTS-quick.md" if a.quick else "RESULTS.md"), BEGIN, END,
+                                text)
     sys.exit(1 if any("MISMATCH" in line for _, line in problems) else 0)
 
 

@@ -206,13 +206,8 @@ def main():
     for p in problems[:20]:
         rb.log("MISMATCH " + p)
     if a.write_results:
-        dest = os.path.join(rb.BENCH, "RESULTS-quick.md" if a.quick else "RESULTS.md")
-        old = open(dest).read() if os.path.exists(dest) else ""
-        if BEGIN in old:
-            old = old[:old.index(BEGIN)] + text + old[old.index(END) + len(END) + 1:]
-        else:
-            old = old.rstrip("\n") + "\n\n" + text
-        open(dest, "w").write(old)
+        rb.write_marked_section(os.path.join(rb.BENCH, "RESULTS-quick.md" if a.quick else "RESULTS.md"), BEGIN, END,
+                                text)
     sys.exit(1 if problems else 0)
 
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages llm-perf-opt builds and tests with, then
+# Installs the Debian packages llm-perf-opt builds and tests with (and any
+# named as arguments: scripts/setup_bench.sh adds the benchmarks' peers), then
 # Debian's Nsight Systems and Nsight Compute (scripts/setup_nsight.sh;
 # LLMPO_NSIGHT=0 skips them). Idempotent: prints nothing and installs nothing
 # when every package is already present.
@@ -15,6 +16,7 @@ packages=(
   python3 help2man
   chromium python3-websocket fonts-liberation
   openmpi-bin python3-torch strace
+  "$@"
 )
 
 missing=()
