@@ -6,7 +6,8 @@
 #   2. trace -- mpirun -np 4 of nvtx_rank_steps (rank 2 slow in step 3);
 #   3. trace -- mpirun with a failing rank, then with a hanging one;
 #   4. profile -- mpirun with the fake nsys and ncu: per-rank nsys reports,
-#      ncu on pipeline.ncu.ranks only;
+#      ncu on pipeline.ncu.ranks only, each report row named by its rank; then
+#      ncu on two ranks: both in ncu's lockstep communicator with 2 peers;
 #   5. trace -- srun -n 4, only where a Slurm cluster answers.
 # Each part skips (says so) when its launcher is not installed; all absent: 77.
 #   launcher_capture_test.sh BINARY RANK_PROGRAM NVTX_SHIM SOURCE_DIR
@@ -126,6 +127,26 @@ assert sgemm == {"nsys/run.rank0.sqlite": ("rank 0", 1.0), "nsys/run.rank1.sqlit
 assert {k["process"] for k in kernels if k["source"] == "ncu/details.rank1.csv"} == {"rank 1"}, kernels
 print("ok: profile -- mpirun: nsys/run.rank{0,1}, each exported; ncu on rank 1 only (rank 0 unprofiled); "
       "every report row names its rank")
+PY
+  # 4b. ncu on both ranks: each rank's ncu joins the lockstep communicator with the number of profiled ranks
+  : >"$dir/tools2.log"
+  FAKE_TOOLS_LOG="$dir/tools2.log" PATH="$src/tests/cli/fake_tools:$PATH" "$bin" -q profile \
+    hydra.run.dir="$dir/prof2" pipeline.ncu.enable=true 'pipeline.ncu.ranks=[0,1]' \
+    -- mpirun --allow-run-as-root -np 2 "$program" >"$dir/prof2.out" 2>&1 ||
+    fail "profile -- mpirun with ncu on two ranks exited $?: $(tail -5 "$dir/prof2.out")"
+  python3 - "$dir/prof2" "$dir/tools2.log" <<'PY'
+import os, sys
+run, log = sys.argv[1], open(sys.argv[2]).read().splitlines()
+profiled = [l.split() for l in log if l.startswith("ncu ") and "--export" in l]
+assert len(profiled) == 2, profiled
+for argv in profiled:
+    i = argv.index("--communicator-tcp-num-peers")
+    assert argv[i - 2:i] == ["--communicator", "tcp"] and argv[i + 1] == "2", argv
+    assert "--lockstep-kernel-launch" in argv, argv
+for r in (0, 1):
+    assert os.path.exists(f"{run}/ncu/profile.rank{r}.ncu-rep"), r
+print("ok: ncu on ranks 0 and 1: each ran with --communicator tcp --communicator-tcp-num-peers 2 "
+      "--lockstep-kernel-launch")
 PY
 else
   echo "skip 2-4: mpirun (Debian's openmpi-bin, in scripts/setup.sh) is not installed"
