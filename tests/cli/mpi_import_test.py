@@ -12,7 +12,6 @@ Exit 77 when mpirun (Debian's openmpi-bin) is not installed.
 
   mpi_import_test.py BINARY SOURCE_ROOT [shared]
 """
-import filecmp
 import glob
 import os
 import pathlib
@@ -22,6 +21,8 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+
+from checks import same_folders
 
 BIN = sys.argv[1]
 ROOT = pathlib.Path(sys.argv[2]).resolve()
@@ -47,16 +48,6 @@ def run(args, ok=True, env=None):
 
 def mpirun(ranks, *args, ok=True):
     return run([MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", str(ranks), BIN, *args], ok=ok)
-
-
-def same_folders(a, b):
-    """Every file of the two folders (hidden ones too), byte for byte."""
-    fa = sorted(str(p.relative_to(a)) for p in pathlib.Path(a).rglob("*") if p.is_file())
-    fb = sorted(str(p.relative_to(b)) for p in pathlib.Path(b).rglob("*") if p.is_file())
-    assert fa == fb, f"{a} and {b} hold different files: {sorted(set(fa) ^ set(fb))}"
-    differ = [f for f in fa if not filecmp.cmp(f"{a}/{f}", f"{b}/{f}", shallow=False)]
-    assert not differ, f"{a} and {b} differ in {differ}"
-    return len(fa)
 
 
 def check_identity(files, d, name, ranks):

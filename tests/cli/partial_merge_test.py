@@ -20,6 +20,8 @@ import sys
 import tarfile
 import tempfile
 
+from checks import same_folders
+
 BIN = sys.argv[1]
 ROOT = pathlib.Path(sys.argv[2]).resolve()
 FIXTURES = ROOT.parent / "shared" / "fixtures" / "kineto"
@@ -30,16 +32,6 @@ def run(*args, ok=True):
     if ok and r.returncode != 0:
         sys.exit(f"FAIL: {' '.join(args)} exited {r.returncode}: {r.stderr}")
     return r
-
-
-def same_folders(a, b):
-    """Every file of the two folders, byte for byte."""
-    fa = sorted(str(p.relative_to(a)) for p in pathlib.Path(a).rglob("*") if p.is_file())
-    fb = sorted(str(p.relative_to(b)) for p in pathlib.Path(b).rglob("*") if p.is_file())
-    assert fa == fb, f"{a} and {b} hold different files: {set(fa) ^ set(fb)}"
-    differ = [f for f in fa if not filecmp.cmp(f"{a}/{f}", f"{b}/{f}", shallow=False)]
-    assert not differ, f"{a} and {b} differ in {differ}"
-    return len(fa)
 
 
 def check_identity(files, d, name, groups):

@@ -21,15 +21,10 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, failures
+
 BIN = sys.argv[1]
 SHARED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "fixtures")
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def findings(out):
