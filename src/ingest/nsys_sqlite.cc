@@ -175,11 +175,7 @@ class RangeCursor {
       Next();
     }
     std::erase_if(active_, [t](const ThreadRange& r) { return r.end < t; });
-    for (const ThreadRange& r : active_) {
-      auto& frames = r.push_pop ? launch.nvtx_stack : launch.nvtx_start_end;
-      // Beyond the depth cap the outermost frames are enough: the region builder folds the rest.
-      if (frames.size() <= model::kMaxNvtxDepth) frames.push_back(r.frame);
-    }
+    for (const ThreadRange& r : active_) AddOpenRange(r, launch);
   }
 
   // SQLite's code when reading the ranges failed (SQLITE_DONE: read to the end or still reading).
@@ -202,9 +198,9 @@ class RangeCursor {
       if (auto it = domains_->find(*id); it != domains_->end()) domain = it->second;
     }
     row_tid_ = sqlite3_column_int64(s, 4);
-    row_ = ThreadRange{sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),
-                       sqlite3_column_int(s, 2) == kPushPopRange,
-                       model::NvtxFrame{std::move(domain), Text(s, 3), sqlite3_column_int64(s, 6)}};
+    row_ =
+        ThreadRange{sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1), sqlite3_column_int(s, 2) == kPushPopRange,
+                    model::NvtxFrame{std::move(domain), Text(s, 3), sqlite3_column_int64(s, 6)}};
   }
 
   Stmt stmt_;

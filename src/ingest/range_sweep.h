@@ -1,6 +1,7 @@
 // Attributes GPU work to the NVTX ranges open on the launching thread when
-// the launch call was made (nsys' "GPU projection" rule). Shared by the nsys
-// SQLite importer and our trace importer.
+// the launch call was made (nsys' "GPU projection" rule): RangeSweep over
+// ranges held in memory (our trace importer); the nsys SQLite importer
+// streams its ranges instead and shares AddOpenRange.
 #pragma once
 
 #include <algorithm>
@@ -22,6 +23,14 @@ struct ThreadRange {
 };
 using RangesByThread = std::map<std::int64_t, std::vector<ThreadRange>>;
 
+// Adds an open range to the launch's NVTX frames (push/pop or start/end),
+// ranges given outermost first.
+inline void AddOpenRange(const ThreadRange& r, model::LaunchRecord& launch) {
+  auto& frames = r.push_pop ? launch.nvtx_stack : launch.nvtx_start_end;
+  // Beyond the depth cap the outermost frames are enough: the region builder folds the rest.
+  if (frames.size() <= model::kMaxNvtxDepth) frames.push_back(r.frame);
+}
+
 // Walks kernels in (thread, launch time) order and keeps the ranges open at
 // each launch time.
 class RangeSweep {
@@ -39,11 +48,7 @@ class RangeSweep {
     if (current_ == nullptr) return;
     while (next_ < current_->size() && (*current_)[next_].start <= t) active_.push_back(&(*current_)[next_++]);
     std::erase_if(active_, [t](const ThreadRange* r) { return r->end < t; });
-    for (const ThreadRange* r : active_) {
-      auto& frames = r->push_pop ? launch.nvtx_stack : launch.nvtx_start_end;
-      // Beyond the depth cap the outermost frames are enough: the region builder folds the rest.
-      if (frames.size() <= model::kMaxNvtxDepth) frames.push_back(r->frame);
-    }
+    for (const ThreadRange* r : active_) AddOpenRange(*r, launch);
   }
 
  private:

@@ -49,10 +49,9 @@ std::vector<std::int64_t> RanksWithReport(const fs::path& dir, const std::string
   for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (!name.starts_with(stem + ".rank") || !name.ends_with(ext)) continue;
-    const std::string number = name.substr(stem.size() + 5, name.size() - stem.size() - 5 - ext.size());
-    if (!number.empty() && number.size() < 7 && number.find_first_not_of("0123456789") == std::string::npos) {
-      ranks.push_back(std::stoll(number));
-    }
+    const auto rank =
+        RankNumber(std::string_view(name).substr(stem.size() + 5, name.size() - stem.size() - 5 - ext.size()));
+    if (rank) ranks.push_back(*rank);
   }
   std::sort(ranks.begin(), ranks.end());
   return ranks;
@@ -69,16 +68,23 @@ std::string Replace(std::string text, const std::string& from, const std::string
 
 fs::path RankRecordDir(const fs::path& run_dir) { return run_dir / "ranks"; }
 
+std::optional<std::int64_t> RankNumber(std::string_view digits) {
+  if (digits.empty() || digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string_view::npos) {
+    return std::nullopt;
+  }
+  return std::stoll(std::string(digits));
+}
+
 Result<std::optional<LaunchSplit>> LaunchOf(const std::vector<std::string>& workload, bool bundled,
                                             const ProfileOptions& o) {
   if (bundled) return std::optional<LaunchSplit>();
   ASSIGN_OR_RETURN(std::optional<LaunchSplit> launch, SplitLauncher(workload, o.launcher));
   if (launch && o.ncu.enable && o.ncu.top_kernels > 0) {
-    return MakeError(ExitStatus::kUsage,
-                     fmt::format("pipeline.ncu.top_kernels is not done under a launcher ({}) yet",
-                                 ToString(launch->innermost())))
-        .WithNote("set pipeline.ncu.top_kernels=null and choose kernels with pipeline.ncu.ncu_cli.kernel_name, or "
-                  "profile one rank without the launcher");
+    return MakeError(ExitStatus::kUsage, fmt::format("pipeline.ncu.top_kernels is not done under a launcher ({}) yet",
+                                                     ToString(launch->innermost())))
+        .WithNote(
+            "set pipeline.ncu.top_kernels=null and choose kernels with pipeline.ncu.ncu_cli.kernel_name, or "
+            "profile one rank without the launcher");
   }
   return launch;
 }

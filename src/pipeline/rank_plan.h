@@ -7,7 +7,10 @@
 // of pipeline.ncu.ranks only; the others run the program alone.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "src/pipeline/commands.h"
@@ -35,6 +38,10 @@ std::vector<PlannedCommand> PerRankReports(const PlannedCommand& cmd, const std:
 
 // The folder of the rank records: RUN/ranks.
 std::filesystem::path RankRecordDir(const std::filesystem::path& run_dir);
+
+// The rank in an output or step name written as ".rankN" (`digits`: the N
+// part); none when it is not a plain number of at most 6 digits.
+std::optional<std::int64_t> RankNumber(std::string_view digits);
 
 // After a per-rank step: its records read back, and the step's verdict on
 // them ("" : every rank ran and exited 0), plus a one-line summary.

@@ -10,8 +10,9 @@
 #include "src/ingest/input_file.h"
 #include "src/pipeline/import_job.h"
 #include "src/pipeline/manifest.h"
-#include "src/pipeline/step_outputs.h"
 #include "src/pipeline/mfu_options.h"
+#include "src/pipeline/rank_plan.h"
+#include "src/pipeline/step_outputs.h"
 #include "src/pipeline/trace_job.h"
 
 namespace llmpo::pipeline {
@@ -62,12 +63,7 @@ Result<report::RunContext> ReadRunContext(const fs::path& run_dir, const RunMani
 // "ncu-export-details.rank3"); none for other steps.
 std::optional<std::int64_t> StepRank(const std::string& step) {
   const auto at = step.rfind(".rank");
-  if (at == std::string::npos) return std::nullopt;
-  const std::string digits = step.substr(at + 5);
-  if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) {
-    return std::nullopt;
-  }
-  return std::stoll(digits);
+  return at == std::string::npos ? std::nullopt : RankNumber(std::string_view(step).substr(at + 5));
 }
 
 Result<RegionOptions> RunRegionOptions(const fs::path& run_dir) {
@@ -83,10 +79,12 @@ Result<std::vector<std::string>> BuildRunReports(const fs::path& run_dir, const 
   ImportRequest request;
   // nsys' SQLite export, or one per numbered report (repeat:N: nsys-export.1, ...).
   for (const ManifestStep& step : manifest.steps) {
-    if (step.status != StepStatus::kOk || !(step.name == "nsys-export" || step.name.starts_with("nsys-export."))) continue;
+    if (step.status != StepStatus::kOk || !(step.name == "nsys-export" || step.name.starts_with("nsys-export.")))
+      continue;
     const std::string output = ArgValue(step.argv, "--output");
     // by its name in this folder: a run folder may have moved since
-    request.inputs.push_back(run_dir / "nsys" / (output.empty() ? fs::path("run.sqlite") : fs::path(output).filename()));
+    request.inputs.push_back(run_dir / "nsys" /
+                             (output.empty() ? fs::path("run.sqlite") : fs::path(output).filename()));
     if (const auto rank = StepRank(step.name)) request.input_ranks[request.inputs.back().string()] = *rank;
   }
   // The CSV export when it was made, else the saved report itself (read
