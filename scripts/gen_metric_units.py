@@ -5,6 +5,11 @@ and of each named metric, from the units row of real ncu raw pages
 ncu prints units auto-scaled (Kbyte, us, Ghz); this script maps them back to
 the base unit the .ncu-rep stores (byte, ns, cycle per second). Usage:
   scripts/gen_metric_units.py RAW.csv [RAW.csv ...] > src/core/metric_units_table.inc
+The table in the tree is made from tests/fixtures/h200/nvtx_regions_full_c30_raw.csv
+(ncu 2025.3.1) and ../shared/fixtures/ncu-csv/sglang-h200/raw.csv (ncu 2026.x), in
+that order: where a metric's unit differs between them, the later wins
+(derived__memory_l2_theoretical_sectors_global_excessive: byte, as ncu 2022.3
+and 2026.x print it; 2025.3.1 prints sector).
 """
 import csv
 import re
@@ -17,7 +22,7 @@ FREQ = {"hz", "khz", "mhz", "ghz"}
 
 def base(unit):
     """A display unit in base form: Kbyte -> byte, us -> ns, Ghz -> hz,
-    sector/us -> sector/s, else as is."""
+    sector/us -> sector/s, %/Kbyte -> %/byte, else as is."""
     num, slash, rest = unit.partition("/")
     if num.endswith("byte"):
         num = "byte"
@@ -27,6 +32,10 @@ def base(unit):
         num = "hz"
     if rest in TIME:
         rest = "s"
+    elif rest.endswith("byte"):
+        # ncu scales a per-byte value for display as it scales bytes (2614
+        # %/byte prints as 2.614 %/Kbyte): the report holds it per byte.
+        rest = "byte"
     return num + slash + rest
 
 

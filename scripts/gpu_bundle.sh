@@ -82,7 +82,8 @@ cat >"$out/run_gpu_tier.sh" <<'RUNNER'
 #!/usr/bin/env bash
 # Runs the GPU test tier against this bundle, without CTest: every test of
 # tests/gpu/tier.txt, each reported as PASS, FAIL or SKIP (with the reason);
-# logs go to RESULTS_DIR (default: ./gpu-tier-results). Exit 0 when nothing
+# logs go to RESULTS_DIR (default: ./gpu-tier-results); TEST_TIMEOUT_S stops
+# a test after that many seconds (default 900, CTest's limit). Exit 0 when nothing
 # failed (skips are fine: a machine without a GPU or ncu skips the GPU tests).
 #   ./run_gpu_tier.sh [REGEX]        only the tests whose name matches REGEX
 set -uo pipefail
@@ -105,7 +106,7 @@ while read -r label name script rest; do
   done
   log="$results/$name.log"
   start=$SECONDS
-  bash "$here/tests/gpu/$script" "${args[@]}" >"$log" 2>&1
+  LLMPO_GPU_TEST=$name timeout -k 10 "${TEST_TIMEOUT_S:-900}" bash "$here/tests/gpu/$script" "${args[@]}" >"$log" 2>&1
   rc=$?
   took=$((SECONDS - start))
   if [[ $rc -eq 0 ]]; then

@@ -69,4 +69,17 @@ std::optional<std::string> BaseUnitOfMetric(std::string_view metric) {
   return SubmetricUnit(sub, *counter_unit);
 }
 
+BreakdownSplit SplitBreakdownPrefix(std::string_view column) {
+  std::size_t start = 0;
+  while (start < column.size()) {
+    const std::size_t dot = column.find('.', start);
+    const std::string_view part = column.substr(start, dot == std::string_view::npos ? dot : dot - start);
+    if (part.find("__") != std::string_view::npos) break;
+    if (dot == std::string_view::npos) return {{}, column};
+    start = dot + 1;
+  }
+  if (start == 0 || start >= column.size()) return {{}, column};
+  return {column.substr(0, start - 1), column.substr(start)};
+}
+
 }  // namespace llmpo

@@ -19,4 +19,15 @@ namespace llmpo {
 // "breakdown:") are ignored.
 std::optional<std::string> BaseUnitOfMetric(std::string_view metric);
 
+// A raw-page column or report metric at its breakdown prefix: the metric
+// starts at the first dot-separated part holding "__"
+// ("TPC.TriageCompute.sm__cycles_active.avg" -> {"TPC.TriageCompute",
+// "sm__cycles_active.avg"}). No prefix (or no such part): prefix empty,
+// metric the whole name. The CSV and .ncu-rep readers both split so.
+struct BreakdownSplit {
+  std::string_view prefix;
+  std::string_view metric;
+};
+BreakdownSplit SplitBreakdownPrefix(std::string_view column);
+
 }  // namespace llmpo

@@ -138,11 +138,17 @@ UnitInfo LookupUnitUncached(std::string_view unit) {
       return UnitInfo{Dimension::kByteRate, num->scale / (den->scale / 1e9), "byte/s", true};
     }
     // Other compound units, numerator and denominator normalised apart:
-    // "Kbyte/block" -> byte/block x1e3, "%/Kbyte" -> %/byte x1e-3.
+    // "Kbyte/block" -> byte/block x1e3. A byte prefix under the line is
+    // ncu's display scaling of the whole value, not a per-kilobyte unit:
+    // ncu 2025.3.1 printed one H200 report's derived__pct_occupancy_per_shared_mem_size
+    // as 2.614 "%/Kbyte" and, with --print-units base, as 2614 "%/byte";
+    // so "%/Kbyte" -> %/byte x1e3, as for a byte prefix above the line.
     auto top = UnitPart(lower.substr(0, slash), false);
     auto bottom = UnitPart(lower.substr(slash + 1), true);
     if (top && bottom) {
-      return UnitInfo{Dimension::kOther, top->second / bottom->second, top->first + "/" + bottom->first, true};
+      const bool display_scaled = bottom->first == "byte";
+      const double scale = display_scaled ? top->second * bottom->second : top->second / bottom->second;
+      return UnitInfo{Dimension::kOther, scale, top->first + "/" + bottom->first, true};
     }
   }
   if (std::find(kCountUnits.begin(), kCountUnits.end(), lower) != kCountUnits.end()) {

@@ -4,6 +4,7 @@
 // at the first dot-separated part that holds "__".
 #include <fmt/format.h>
 
+#include "src/core/metric_units.h"
 #include "src/ingest/ncu_csv_internal.h"
 #include "src/ingest/text_lines.h"
 
@@ -18,16 +19,8 @@ struct MetricColumn {
 };
 
 MetricColumn SplitName(std::size_t index, const std::string& column) {
-  std::size_t start = 0;
-  while (start < column.size()) {
-    const std::size_t dot = column.find('.', start);
-    const std::string_view part(column.data() + start, (dot == std::string::npos ? column.size() : dot) - start);
-    if (part.find("__") != std::string_view::npos) break;
-    if (dot == std::string::npos) return {index, column, "", ""};
-    start = dot + 1;
-  }
-  if (start == 0 || start >= column.size()) return {index, column, "", ""};
-  return {index, column.substr(start), column.substr(0, start - 1), ""};
+  const BreakdownSplit split = SplitBreakdownPrefix(column);
+  return {index, std::string(split.metric), std::string(split.prefix), ""};
 }
 
 }  // namespace

@@ -82,7 +82,6 @@ std::vector<PlannedCommand> BuildNcuExports(const NcuOptions& o, const CommandCo
   for (const char* page : {"details", "raw"}) {
     Argv argv = Ncu(ctx);
     argv.insert(argv.end(), {"--import", report, "--csv", "--page", page, "--print-units", "base"});
-    if (o.gating_nvtx && NcuNvtxOnImport(Tools(ctx))) argv.push_back("--nvtx");
     out.push_back({fmt::format("ncu-export-{}", page), argv, fmt::format("ncu/{}.csv", page)});
   }
   if (!o.sections.empty()) {

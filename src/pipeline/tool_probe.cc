@@ -17,7 +17,6 @@ namespace {
 // Where the first version arrived whose grammar the builders otherwise use
 // (approximate: the documentation of that release is the first to show it).
 constexpr ToolVersion kNcuAppRange{2023, 1};
-constexpr ToolVersion kNcuNvtxOnImport{2023, 1};
 constexpr ToolVersion kNcuRangeReplaySass{2023, 1};
 constexpr ToolVersion kNsysNewReportNames{2023, 1};
 
@@ -141,8 +140,6 @@ bool NsysOlderThan(const InstalledTools& tools, ToolVersion version) { return Ol
 std::string NsysKernelSumReport(const InstalledTools& tools) {
   return NsysOlderThan(tools, kNsysNewReportNames) ? "gpukernsum" : "cuda_gpu_kern_sum";
 }
-
-bool NcuNvtxOnImport(const InstalledTools& tools) { return !NcuOlderThan(tools, kNcuNvtxOnImport); }
 
 bool NcuKeepsSection(const InstalledTools& tools, const std::string& section) {
   return !tools.ncu || tools.ncu->sections.empty() || tools.ncu->sections.count(section) > 0;

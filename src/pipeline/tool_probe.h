@@ -47,8 +47,6 @@ bool NcuOlderThan(const InstalledTools& tools, ToolVersion version);
 bool NsysOlderThan(const InstalledTools& tools, ToolVersion version);
 // The nsys stats report with kernels per name: gpukernsum before 2023.1.
 std::string NsysKernelSumReport(const InstalledTools& tools);
-// ncu before 2023.1 rejects --nvtx with --import (it prints NVTX columns without it).
-bool NcuNvtxOnImport(const InstalledTools& tools);
 bool NcuKeepsSection(const InstalledTools& tools, const std::string& section);
 bool NcuKeepsMetric(const InstalledTools& tools, const NcuOptions& ncu, const std::string& metric);
 

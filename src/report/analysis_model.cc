@@ -99,6 +99,13 @@ RowsByName IndexByName(const std::vector<KernelRow>& all) {
   return out;
 }
 
+// How much a bound decision says: a class, else the throughputs it saw (an
+// unknown class still carries SM and memory % and the reason), else nothing.
+int BoundEvidence(const analysis::Bound& b) {
+  if (b.cls != analysis::BoundClass::kUnknown) return 2;
+  return b.sm_pct || b.memory_pct ? 1 : 0;
+}
+
 // Inputs see different things of one kernel (a details page the rules and
 // SOL, a raw page the roofline counters): each part of the insight from the
 // first kernel of that name that has it. Null when none has anything.
@@ -111,9 +118,7 @@ std::optional<KernelInsight> MergedInsight(const std::vector<std::size_t>& rows,
     const KernelInsight& in = *all[i].insight;
     if (merged.category.empty()) merged.category = in.category;
     if (*with_findings == nullptr && !all[i].findings.empty()) *with_findings = &all[i], any = true;
-    if (merged.bound.cls == analysis::BoundClass::kUnknown && in.bound.cls != analysis::BoundClass::kUnknown) {
-      merged.bound = in.bound, any = true;
-    }
+    if (BoundEvidence(in.bound) > BoundEvidence(merged.bound)) merged.bound = in.bound, any = true;
     if (merged.roofline.precisions.empty() && !in.roofline.precisions.empty()) {
       merged.roofline = in.roofline, any = true;
     }

@@ -4,7 +4,8 @@
     check_regions.py nvtx_regions --mode kernel|range RUN_DIR
     check_regions.py tiny_llm_prefill --layers N RUN_DIR
 
-Reads RUN_DIR/ncu/regions/report.json and RUN_DIR/kernels.json (stdlib only).
+Reads RUN_DIR/ncu/regions/report.json (or RUN_DIR/regions/report.json, an
+import's output) and RUN_DIR/kernels.json (stdlib only).
 The expected launch counts are those in workloads/*/ *.cu and docs/workloads.md.
 Exits 0 when everything matches, 1 with one line per problem otherwise.
 """
@@ -47,7 +48,11 @@ def region_kernels(region):
 
 
 def load(run_dir):
-    with open(os.path.join(run_dir, 'ncu', 'regions', 'report.json')) as f:
+    # A profile run folder has ncu/regions/; an import output has regions/.
+    path = os.path.join(run_dir, 'ncu', 'regions', 'report.json')
+    if not os.path.exists(path):
+        path = os.path.join(run_dir, 'regions', 'report.json')
+    with open(path) as f:
         report = json.load(f)
     totals = collections.Counter()
     path = os.path.join(run_dir, 'kernels.json')
@@ -134,11 +139,15 @@ def check_tiny_llm_prefill(report, totals, problems, layers):
     for _ in range(layers):
         prefill += collections.Counter(layer)
     want = {('prefill',): dict(prefill)}
-    for l in range(layers):
-        base = ('prefill', f'layer_{l}')
-        want[base] = layer
-        want[base + ('attention',)] = attention
-        want[base + ('mlp',)] = mlp
+    # Two or more layers fold into one region, layer_N, with one instance per
+    # layer (pipeline.regions.instance_suffix, docs/regions.md); one stays layer_0.
+    def times(counts, n):
+        return {k: v * n for k, v in counts.items()}
+    base = ('prefill', 'layer_N' if layers > 1 else 'layer_0')
+    want[base] = times(layer, layers)
+    want[base + ('attention',)] = times(attention, layers)
+    want[base + ('mlp',)] = times(mlp, layers)
+    want_instances = {base: layers} if layers > 1 else {}
     for key, kernels in want.items():
         r = regions.get(key)
         if r is None:
@@ -149,6 +158,8 @@ def check_tiny_llm_prefill(report, totals, problems, layers):
         got = region_kernels(r)
         if got != kernels:
             problems.append(f"region {' > '.join(key)}: kernels {got}, expected {kernels}")
+        if key in want_instances and (r.get('instances') or {}).get('count') != want_instances[key]:
+            problems.append(f"region {' > '.join(key)}: instances {r.get('instances')}, expected {want_instances[key]}")
     extra = sorted(set(regions) - set(want))
     if extra:
         problems.append(f'regions outside LLM@prefill/: {extra}')

@@ -56,3 +56,16 @@ require_runnable() {
   [[ $rc -eq 69 ]] && skip "$(basename "$1") cannot use this GPU: $(tail -n 1 <<<"$err")"
   return 0
 }
+
+# Removes a test's scratch folder at exit. With LLMPO_GPU_KEEP=DIR set (the
+# capture script, scripts/gpu_capture.sh) the folder is first copied to
+# DIR/<test name>, so that a GPU session keeps the real ncu reports and traces
+# its tests made; run_gpu_tier.sh sets LLMPO_GPU_TEST to the test's name.
+remove_scratch() {
+  local dir=$1
+  if [[ -n ${LLMPO_GPU_KEEP:-} && -d $dir ]]; then
+    mkdir -p "$LLMPO_GPU_KEEP"
+    cp -a "$dir" "$LLMPO_GPU_KEEP/${LLMPO_GPU_TEST:-$(basename "$0" .sh)-$$}"
+  fi
+  rm -rf "$dir"
+}

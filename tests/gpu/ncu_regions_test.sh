@@ -16,7 +16,7 @@ require_gpu
 require_ncu
 require_runnable "$workload" --size 256
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'remove_scratch "$tmp"' EXIT
 run="$tmp/run"
 args=(profile "hydra.run.dir=$run" pipeline.ncu.enable=true 'pipeline.ncu.ncu_cli.sections=[SpeedOfLight]'
       pipeline.ncu.ncu_cli.metrics=null pipeline.ncu.ncu_cli.set=null)

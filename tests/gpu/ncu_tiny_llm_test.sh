@@ -15,7 +15,7 @@ require_ncu
 require_runnable "$(dirname "$tool")/workloads/tiny_llm" --layers 1 --d-model 8 --heads 1 --vocab 8 --d-ff 8 --prompt 1 \
   --decode 0 --no-check
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'remove_scratch "$tmp"' EXIT
 run="$tmp/run"
 args=(profile "hydra.run.dir=$run" pipeline.ncu.enable=true 'pipeline.ncu.ncu_cli.sections=[SpeedOfLight]'
       pipeline.ncu.ncu_cli.metrics=null pipeline.ncu.ncu_cli.set=null 'pipeline.ncu.ncu_cli.nvtx.include=[LLM@prefill]'

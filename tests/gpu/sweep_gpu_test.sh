@@ -16,7 +16,7 @@ tool=$(realpath "$1") workload=$(realpath "$2")
 require_gpu
 require_runnable "$workload" --batch 1 --size 8 --iters 1
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'remove_scratch "$tmp"' EXIT
 echo "+ $(basename "$tool") trace -m hydra.sweep.dir=$tmp/sw model.batch=1,4,16"
 (cd "$tmp" && "$tool" trace -m "hydra.sweep.dir=$tmp/sw" model.batch=1,4,16) || fail "the sweep exited $?"
 python3 - "$tmp/sw/sweep.json" <<'PY' || fail "sweep.json does not show the batch curve"

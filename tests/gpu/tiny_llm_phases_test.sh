@@ -17,7 +17,7 @@ tool=$(realpath "$1") workload=$(realpath "$2")
 require_gpu
 require_runnable "$workload" --check
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'remove_scratch "$tmp"' EXIT
 sizes=(--layers 2 --d-model 128 --heads 4 --vocab 1024 --d-ff 512 --prompt 8 --decode 4)
 for mode in eager graphs; do
   extra=()

@@ -15,7 +15,7 @@ tool=$(realpath "$1") workload=$(realpath "$2")
 require_gpu
 require_runnable "$workload" --size 256
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'remove_scratch "$tmp"' EXIT
 run="$tmp/run"
 echo "+ $(basename "$tool") trace hydra.run.dir=$run -- $workload --size 65536"
 (cd "$tmp" && "$tool" trace "hydra.run.dir=$run" -- "$workload" --size 65536) || fail "trace exited $?"

@@ -363,6 +363,47 @@ TEST(NcuRepReaderHostile, SourcesAndThirdKindEntriesAreSkipped) {
   EXPECT_EQ(Duration(outcome->collected.results[0]), 250);
 }
 
+// A range-replay result (BlockHeader field 7) after a kernel result: its
+// metrics are field 4 and its NVTX state field 10 (ncu 2025.3.1's layout,
+// tests/fixtures/h200); it reads as a result named "range".
+TEST(NcuRepReaderHostile, RangeResultsReadAsResultsNamedRange) {
+  const std::string kernel = ResultEntry("k", 250);
+  const std::string range = VarintField(1, 7) + BytesField(4, VarintField(1, 0) + BytesField(2, DoubleField(3, 900)));
+  std::string payload;
+  for (const auto* e : {&kernel, &range}) payload += U32(static_cast<std::uint32_t>(e->size())) + *e;
+  const std::string header = VarintField(1, 0) + VarintField(2, 1) +
+                             BytesField(4, BytesField(1, "gpu__time_duration.sum")) + VarintField(5, payload.size()) +
+                             VarintField(7, 1);
+  const auto outcome = ReadBytes(FileHeader() + U32(static_cast<std::uint32_t>(header.size())) + header + payload);
+  ASSERT_TRUE(outcome->summary.ok()) << outcome->summary.error().Render();
+  EXPECT_EQ(outcome->summary->results, 2u);
+  EXPECT_EQ(outcome->summary->extra_entries, 0u);
+  ASSERT_EQ(outcome->collected.results.size(), 2u);
+  EXPECT_FALSE(outcome->collected.results[0].range);
+  const ProfileResult& r = outcome->collected.results[1];
+  EXPECT_TRUE(r.range);
+  EXPECT_EQ(r.function_name, "range");
+  EXPECT_EQ(r.thread_id, 7u);
+  EXPECT_EQ(Duration(r), 900);
+  EXPECT_FALSE(outcome->diagnostics.entries().count("ncu_rep_missing_entries"));
+}
+
+// The limit on values per result holds for range results too (their metrics
+// are another field): one metric with a million and one instances is refused.
+TEST(NcuRepReaderHostile, RangeResultPastTheValueLimitIsRefused) {
+  std::string instances;
+  instances.reserve(2 * (kMaxValuesPerResult + 1));
+  for (std::uint64_t i = 0; i <= kMaxValuesPerResult; ++i) instances += BytesField(3, "");
+  const std::string range = BytesField(4, VarintField(1, 0) + instances);
+  const std::string payload = U32(static_cast<std::uint32_t>(range.size())) + range;
+  const std::string header = VarintField(7, 1) + BytesField(4, BytesField(1, "gpu__time_duration.sum")) +
+                             VarintField(5, payload.size());
+  const auto outcome = ReadBytes(FileHeader() + U32(static_cast<std::uint32_t>(header.size())) + header + payload);
+  ASSERT_FALSE(outcome->summary.ok());
+  EXPECT_NE(outcome->summary.error().Render().find("values per result"), std::string::npos)
+      << outcome->summary.error().Render();
+}
+
 // A block announcing more entries than its payload holds.
 TEST(NcuRepReaderHostile, MissingEntriesAreCounted) {
   const std::string result = ResultEntry("k", 1);

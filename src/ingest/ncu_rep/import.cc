@@ -50,6 +50,7 @@ class LaunchBuilder : public ncurep::Visitor {
     launch.result_id = std::to_string(r.index);
     launch.kernel_name = r.demangled_name.empty() ? r.function_name : r.demangled_name;
     if (launch.kernel_name.empty()) launch.kernel_name = r.mangled_name;
+    if (r.range) launch.kind = model::LaunchKind::kRange;
     launch.process = ProcessOf(r);
     launch.block_size = Dim3(r.block_size);
     launch.grid_size = Dim3(r.grid_size);
@@ -99,8 +100,15 @@ class LaunchBuilder : public ncurep::Visitor {
       });
       return;
     }
-    auto section = section_of_.find(m.name());
-    model::Metric metric{m.name(), section == section_of_.end() ? std::string() : section->second, {}};
+    // A breakdown metric ("TPC.TriageCompute.sm__cycles_active.avg") is named
+    // as the raw-page CSV reader names it: the metric, its prefix as section.
+    const BreakdownSplit split = SplitBreakdownPrefix(m.name());
+    std::string section_name(split.prefix);
+    if (split.prefix.empty()) {
+      auto section = section_of_.find(m.name());
+      if (section != section_of_.end()) section_name = section->second;
+    }
+    model::Metric metric{std::string(split.metric), std::move(section_name), {}};
     ParsedValue& p = metric.value;
     // The report stores numbers, not text: raw_value stays empty for them.
     if (v->text) {

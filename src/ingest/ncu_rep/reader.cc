@@ -188,15 +188,17 @@ bool ForEachLengthField(std::string_view message, OnField on_field) {
 
 // Field numbers of ncu_report.proto the limits count.
 constexpr std::uint64_t kResultMetricsField = 13;    // ProfileResult.metrics
+constexpr std::uint64_t kRangeMetricsField = 4;      // RangeResult.metrics
 constexpr std::uint64_t kMetricInstancesField = 3;   // MetricResult.instances
 constexpr std::uint64_t kHeaderStringTableField = 4;  // BlockHeader.string_table
 constexpr std::uint64_t kStringTableStringsField = 1;  // StringTable.strings
 
 // How many metric values (metrics and instances) a result entry holds.
-std::uint64_t CountValues(std::string_view result) {
+std::uint64_t CountValues(std::string_view result, bool range) {
+  const std::uint64_t metrics_field = range ? kRangeMetricsField : kResultMetricsField;
   std::uint64_t n = 0;
   ForEachLengthField(result, [&](std::uint64_t field, std::string_view metric) {
-    if (field != kResultMetricsField) return;
+    if (field != metrics_field) return;
     ++n;
     ForEachLengthField(metric, [&](std::uint64_t f, std::string_view) { n += f == kMetricInstancesField; });
   });
@@ -376,17 +378,18 @@ class ReportReader {
       if (entry < header.num_sources()) {
         RETURN_IF_ERROR(framing_.Skip(size, "a source entry"));
         ++summary_.sources;
-      } else if (entry - header.num_sources() < header.num_results()) {
+      } else if (entry - header.num_sources() < header.num_results() + header.num_range_results()) {
         if (size > kMaxResultBytes) {
           return PastLimit(label_, fmt::format("result {} is {} bytes long", summary_.results, size), kMaxResultBytes,
                            "bytes");
         }
         RETURN_IF_ERROR(framing_.ReadBytes(size, buffer_, "a result entry"));
-        if (const std::uint64_t values = CountValues(buffer_); values > kMaxValuesPerResult) {
+        const bool range = entry - header.num_sources() >= header.num_results();
+        if (const std::uint64_t values = CountValues(buffer_, range); values > kMaxValuesPerResult) {
           return PastLimit(label_, fmt::format("result {} holds {} metric values", summary_.results, values),
                            kMaxValuesPerResult, "values per result");
         }
-        ReadResult(header);
+        ReadResult(header, range);
         if (over_name_budget_) {
           return PastLimit(label_,
                            fmt::format("its first {} results name metric names of {} bytes or more in all",
@@ -399,26 +402,43 @@ class ReportReader {
       }
       ++entry;
     }
-    if (entry < header.num_sources() + header.num_results()) {
+    if (entry < header.num_sources() + header.num_results() + header.num_range_results()) {
       diagnostics_.Add(model::Diag::ncu_rep_missing_entries, fmt::format("{}: block {} announces {} source(s) and {} result(s) but holds {} entries", label_,
-                                   summary_.blocks - 1, header.num_sources(), header.num_results(), entry));
+                                   summary_.blocks - 1, header.num_sources(),
+                                   header.num_results() + header.num_range_results(), entry));
     }
     return OkStatus();
   }
 
-  void ReadResult(const pb::BlockHeader& header) {
+  // A range result becomes a result named "range", as ncu's CSV pages name it.
+  static bool ParseRangeResult(const std::string& bytes, pb::ProfileResult& r, google::protobuf::Arena& arena) {
+    pb::RangeResult& range = *google::protobuf::Arena::CreateMessage<pb::RangeResult>(&arena);
+    if (!range.ParseFromString(bytes)) return false;
+    if (range.has_thread_id()) r.set_thread_id(range.thread_id());
+    if (range.has_api_call_id()) r.set_api_call_id(range.api_call_id());
+    r.set_function_name("range");
+    r.set_demangled_name("range");
+    r.mutable_metrics()->Swap(range.mutable_metrics());
+    r.mutable_sections()->Swap(range.mutable_sections());
+    r.mutable_rules()->Swap(range.mutable_rules());
+    if (range.has_nvtx()) r.mutable_nvtx()->Swap(range.mutable_nvtx());
+    return true;
+  }
+
+  void ReadResult(const pb::BlockHeader& header, bool range) {
     // One arena per result, emptied after it: hundreds of metric messages
     // without a malloc and free each.
     arena_.Reset();
     pb::ProfileResult& r = *google::protobuf::Arena::CreateMessage<pb::ProfileResult>(&arena_);
     const std::uint64_t index = summary_.results++;
-    if (!r.ParseFromString(buffer_)) {
+    if (!(range ? ParseRangeResult(buffer_, r, arena_) : r.ParseFromString(buffer_))) {
       diagnostics_.Add(model::Diag::ncu_rep_bad_result, fmt::format("{}: result {} ({} bytes, ending at byte {}) does not decode; skipped", label_,
                                    index, buffer_.size(), framing_.position()));
       return;
     }
     ProfileResult out;
     out.index = index;
+    out.range = range;
     FillIdentity(r, header, out);
     FillMetrics(r, out);
     if (over_name_budget_) return;  // refused by ReadPayload

@@ -108,6 +108,7 @@ struct RuleResult {
 // One profile result: one kernel launch with everything measured on it.
 struct ProfileResult {
   std::uint64_t index = 0;  // 0-based, in file order (ncu's "ID")
+  bool range = false;       // a range or app-range replay result, named "range"
   std::optional<std::uint64_t> thread_id, api_call_id, context_id, stream_id, creation_time_s;
   std::string mangled_name, function_name, demangled_name;
   std::optional<std::array<std::uint64_t, 3>> grid_size, block_size;
