@@ -8,7 +8,9 @@
 #    reports as the workloads document them (tests/gpu/check_regions.py);
 #  - the range-replay report (range results, BlockHeader field 7) the same
 #    way, its numbers against ncu's raw page, and its details page;
-#  - the tracer's CUPTI traces: every kernel of nvtx_regions with its count.
+#  - the tracer's CUPTI trace: every kernel of nvtx_regions with its count and
+#    its GPU kernel time summed from the trace's records; tiny_llm's phases,
+#    eager and with CUDA graphs (tests/gpu/check_phases.py).
 #   h200_captures_test.sh LLM_PERF_OPT SOURCE_DIR
 set -uo pipefail
 tool=$(realpath "$1") src=$(realpath "$2")
@@ -54,21 +56,37 @@ import prefill "$h200/ncu_tiny_llm_prefill/profile.ncu-rep" || failed=$((failed 
 check "tiny_llm LLM@prefill regions (.ncu-rep)" python3 "$gpu/check_regions.py" tiny_llm_prefill --layers 2 "$work/prefill"
 
 # The tracer's trace of nvtx_regions: launches per kernel as the workload
-# documents them (docs/workloads.md), counted from the TSV by hand too.
+# documents them (docs/workloads.md), and each kernel's GPU time against the
+# sum of its records in the TSV.
 import trace "$h200"/trace_nvtx_regions/trace.*.tsv || failed=$((failed + 1))
 check "tracer trace of nvtx_regions" python3 - "$work/trace/kernels.json" "$h200"/trace_nvtx_regions/trace.*.tsv <<'PY'
 import json, sys
 want = {"warmup_kernel": 1, "a_scale_kernel": 12, "a_mix_kernel": 12, "a1_square_kernel": 10, "a1_clamp_kernel": 10,
         "b_axpy_kernel": 15, "b_abs_kernel": 15, "se_fill_kernel": 4, "decode_step_kernel": 4}
-got = {k["name"]: k["calls"] for k in json.load(open(sys.argv[1]))["kernels"]}
-tsv = open(sys.argv[2]).read()
+kernels = json.load(open(sys.argv[1]))["kernels"]
+got = {k["name"]: k["calls"] for k in kernels}
 problems = [f"{name}: {got.get(name)} calls, expected {n}" for name, n in want.items() if got.get(name) != n]
-problems += [f"{name} not in the trace file" for name in want if name not in tsv]
+# GPU kernel time per kernel, summed here from the trace's kernel records
+# (K device context stream correlation start_ns end_ns grid block name).
+summed = {}
+for line in open(sys.argv[2]):
+    f = line.rstrip("\n").split("\t")
+    if f[0] == "K":
+        summed[f[9]] = summed.get(f[9], 0) + int(f[6]) - int(f[5])
+for k in kernels:
+    if abs(k["total_ms"] - summed.get(k["name"], -1) / 1e6) > 1e-9:
+        problems.append(f"{k['name']}: {k['total_ms']} ms, the trace's records sum to {summed.get(k['name'], 0) / 1e6} ms")
 for p in problems:
     print(p)
 print(f"{sum(got.values())} launches of {len(got)} kernels, {len(problems)} problems")
 sys.exit(1 if problems or set(got) != set(want) else 0)
 PY
+
+# tiny_llm traced eagerly and with CUDA graphs: its LLM phases.
+for mode in eager graphs; do
+  import "tiny_$mode" "$h200/trace_tiny_llm_$mode"/trace.*.tsv || failed=$((failed + 1))
+  check "tracer trace of tiny_llm ($mode): phases" python3 "$gpu/check_phases.py" "$work/tiny_$mode/kernels.json" "$mode"
+done
 
 [[ $failed -eq 0 ]] || { echo "FAIL: $failed check(s)"; exit 1; }
 echo "PASS: H200 captures"
