@@ -20,11 +20,29 @@ namespace {
 constexpr std::uint32_t kNone = UINT32_MAX;
 constexpr std::string_view kStepPrefix = "ProfilerStep#";
 
-// A GPU op and the call that launched it, visited in (thread, call start) order.
+// A GPU op and the call that launched it, by index into the store.
 struct Launch {
   std::uint32_t op = 0;
   std::uint32_t call = kNone;
 };
+
+// A GPU op (not a sync) with what attribution reads of the call that
+// launched it, visited in (thread, call start) order. 72 bytes where the op,
+// its call and their link took 96: the store's ops and calls are dropped
+// once these are built, before the sink's own records grow.
+struct Linked {
+  std::int64_t start = 0, end = 0;
+  std::int64_t call_start = 0, call_end = 0;  // valid with has_call
+  std::uint64_t correlation = 0;
+  std::int64_t stream = -1;
+  std::uint32_t name = 0, call_name = 0, thread = 0;
+  std::uint32_t op_by_id = kNone;  // the cpu_op its real External id names (HasRealExternalIds), if one alone
+  std::int32_t device = -1;
+  GpuOpKind kind = GpuOpKind::kKernel;
+  bool has_correlation = false;
+  bool has_call = false;
+};
+static_assert(sizeof(Linked) == 72);
 
 // In 2023 traces a GPU op's External id is its own correlation id and names
 // no CPU op; from 2024 it names the innermost cpu_op. Real ids exist when some
@@ -79,7 +97,7 @@ std::int64_t UsableBase(const TraceStore& s, const std::string& label, ImportCon
 
 class Emitter {
  public:
-  Emitter(const TraceStore& store, const std::string& label, ImportContext& ctx)
+  Emitter(TraceStore& store, const std::string& label, ImportContext& ctx)
       : s_(store), label_(label), ctx_(ctx), process_(ProcessOf(store)), base_(UsableBase(store, label, ctx)) {
     region_names_.reserve(s_.names.size());
     for (std::uint32_t i = 0; i < s_.names.size(); ++i) region_names_.push_back(RegionName(s_.names[i]));
@@ -88,8 +106,8 @@ class Emitter {
   void Run() {
     FindCutAnnotations();
     EmitAnnotations();
-    const std::vector<Launch> launches = OrderLaunches();
-    // The per-device breakdowns read only the store: computed on a second
+    const std::vector<Linked> launches = LinkLaunches();
+    // The per-device breakdowns read only the launches: computed on a second
     // thread while the launches are attributed and emitted (bench/RESULTS.md).
     std::map<std::int32_t, model::DeviceBreakdown> devices;
     std::thread breakdown([&] { devices = ComputeBreakdown(launches); });
@@ -255,7 +273,7 @@ class Emitter {
     return t < it->end ? &steps_[it->step] : nullptr;
   }
 
-  std::vector<Launch> OrderLaunches() {
+  std::vector<Launch> OrderLaunches() const {
     IdTable call_of(s_.calls.size());
     for (std::uint32_t i = 0; i < s_.calls.size(); ++i) {
       if (s_.calls[i].has_correlation) call_of.TryEmplace(s_.calls[i].correlation, i);
@@ -286,6 +304,39 @@ class Emitter {
     return launches;
   }
 
+  // The launches in (thread, call start) order, linked; then the store's
+  // GPU ops and calls are dropped (nothing reads them after this).
+  std::vector<Linked> LinkLaunches() {
+    const bool by_external_id = HasRealExternalIds(s_);
+    const IdTable op_by_id = by_external_id ? CpuOpsByExternalId() : IdTable(0);
+    std::vector<Linked> linked;
+    {
+      const std::vector<Launch> order = OrderLaunches();
+      linked.reserve(order.size());
+      for (const Launch& l : order) {
+        const GpuOp& op = s_.gpu_ops[l.op];
+        Linked k;
+        k.start = op.start, k.end = op.end;
+        k.correlation = op.correlation, k.has_correlation = op.has_correlation;
+        k.stream = op.stream, k.device = op.device;
+        k.name = op.name, k.kind = op.kind;
+        if (by_external_id && op.has_external_id) {
+          if (auto index = op_by_id.Find(op.external_id); index && *index != kNone) k.op_by_id = *index;
+        }
+        if (l.call != kNone) {
+          const HostCall& call = s_.calls[l.call];
+          k.has_call = true;
+          k.call_start = call.start, k.call_end = call.end;
+          k.call_name = call.name, k.thread = call.thread;
+        }
+        linked.push_back(k);
+      }
+    }
+    std::vector<GpuOp>().swap(s_.gpu_ops);
+    std::vector<HostCall>().swap(s_.calls);
+    return linked;
+  }
+
   IdTable CpuOpsByExternalId() const {
     IdTable by_id(s_.cpu_ops.size());
     for (std::uint32_t i = 0; i < s_.cpu_ops.size(); ++i) {
@@ -298,7 +349,7 @@ class Emitter {
 
   // Fills `r` for `op`, reusing its strings' storage from the launch before
   // (one record is rebuilt per launch: no allocation per launch).
-  void Fill(const GpuOp& op, model::LaunchRecord& r) const {
+  void Fill(const Linked& op, model::LaunchRecord& r) const {
     r.kind = op.kind == GpuOpKind::kMemcpy   ? model::LaunchKind::kMemcpy
              : op.kind == GpuOpKind::kMemset ? model::LaunchKind::kMemset
                                              : model::LaunchKind::kKernel;
@@ -339,11 +390,11 @@ class Emitter {
   }
 
   // The runtime / driver call that launched a kernel (launch overhead).
-  void SetLaunchCall(const HostCall& call, model::LaunchRecord& r) const {
-    r.launch_call_start_ns = call.start + base_;
-    r.launch_call_end_ns = call.end + base_;
-    r.launch_call_name = s_.names[call.name];
-    const std::string& thread = s_.threads[call.thread];  // "pid/tid"
+  void SetLaunchCall(const Linked& l, model::LaunchRecord& r) const {
+    r.launch_call_start_ns = l.call_start + base_;
+    r.launch_call_end_ns = l.call_end + base_;
+    r.launch_call_name = s_.names[l.call_name];
+    const std::string& thread = s_.threads[l.thread];  // "pid/tid"
     r.launch_thread = thread.substr(thread.find('/') + 1);
   }
 
@@ -373,15 +424,12 @@ class Emitter {
   // thread within [start, end], by prefix sums over those calls (visited in
   // (thread, start) order): O((ops + calls) log calls) however deep the ops
   // nest, not a walk of every open op per launch.
-  void CountTotals(const std::vector<Launch>& launches) {
+  void CountTotals(const std::vector<Linked>& launches) {
     using At = std::pair<std::uint32_t, std::int64_t>;  // (thread, time)
-    const auto at = [&](std::uint32_t k) {
-      const HostCall& call = s_.calls[launches[k].call];
-      return At(call.thread, call.start);
-    };
+    const auto at = [&](std::uint32_t k) { return At(launches[k].thread, launches[k].call_start); };
     std::vector<double> prefix(kernel_launches_.size() + 1, 0.0);
     for (std::size_t i = 0; i < kernel_launches_.size(); ++i) {
-      const GpuOp& op = s_.gpu_ops[launches[kernel_launches_[i]].op];
+      const Linked& op = launches[kernel_launches_[i]];
       prefix[i + 1] = prefix[i] + static_cast<double>(op.end - op.start);
     }
     const auto first = kernel_launches_.begin();
@@ -397,18 +445,15 @@ class Emitter {
     kernel_launches_ = {};
   }
 
-  void AttributeAndEmit(const std::vector<Launch>& launches) {
+  void AttributeAndEmit(const std::vector<Linked>& launches) {
     SpanSweep annotations(*annotations_);
     SpanSweep ops(s_.cpu_ops);
-    const bool by_external_id = HasRealExternalIds(s_);
-    const IdTable op_by_id = by_external_id ? CpuOpsByExternalId() : IdTable(0);
     batch_.resize(std::min(kBatch, launches.size()));
     for (std::uint32_t i = 0; i < launches.size(); ++i) {
-      const Launch& l = launches[i];
-      const GpuOp& op = s_.gpu_ops[l.op];
+      const Linked& op = launches[i];
       model::LaunchRecord& record = NextRecord();
       Fill(op, record);
-      if (l.call == kNone) {
+      if (!op.has_call) {
         record.nvtx_stack.clear();
         ctx_.diagnostics.AddLazy(model::Diag::kernel_without_launch_call, [&] {
           return fmt::format(
@@ -418,12 +463,11 @@ class Emitter {
         });
         continue;
       }
-      const HostCall& call = s_.calls[l.call];
-      record.global_tid = call.thread;
-      if (op.kind == GpuOpKind::kKernel) SetLaunchCall(call, record);
+      record.global_tid = op.thread;
+      if (op.kind == GpuOpKind::kKernel) SetLaunchCall(op, record);
       const double ns = *record.duration_ns;
       std::size_t depth = 0;
-      for (std::uint32_t a : annotations.OpenAt(call.thread, call.start)) {
+      for (std::uint32_t a : annotations.OpenAt(op.thread, op.call_start)) {
         if (depth > model::kMaxNvtxDepth) break;  // folded into level 64 (nvtx_depth_folded)
         SetFrame(record.nvtx_stack, depth++, region_names_[(*annotations_)[a].name], a);
       }
@@ -431,14 +475,12 @@ class Emitter {
       // step's backward kernels come from autograd's threads, not the one
       // that holds the ProfilerStep annotation).
       if (op.kind == GpuOpKind::kKernel) {
-        if (model::StepTimes* step = StepAt(call.start)) step->gpu_kernel_ns += ns;
+        if (model::StepTimes* step = StepAt(op.call_start)) step->gpu_kernel_ns += ns;
       }
       if (op.kind == GpuOpKind::kKernel) {
-        const auto& open = ops.OpenAt(call.thread, call.start);
+        const auto& open = ops.OpenAt(op.thread, op.call_start);
         std::uint32_t innermost = open.empty() ? kNone : open.back();
-        if (by_external_id && op.has_external_id) {
-          if (auto index = op_by_id.Find(op.external_id); index && *index != kNone) innermost = *index;
-        }
+        if (op.op_by_id != kNone) innermost = op.op_by_id;
         CountSelf(innermost, i, ns);
       }
       record.nvtx_stack.resize(depth);
@@ -462,11 +504,10 @@ class Emitter {
   // Counts, launch statistics and the temporal breakdown per device; steps
   // come later (attribution adds their kernel time). Touches only the store
   // and class_of_.
-  std::map<std::int32_t, model::DeviceBreakdown> ComputeBreakdown(const std::vector<Launch>& launches) {
+  std::map<std::int32_t, model::DeviceBreakdown> ComputeBreakdown(const std::vector<Linked>& launches) {
     std::map<std::int32_t, StreamingBreakdown> by_device;
     std::map<std::int32_t, model::DeviceBreakdown> devices;
-    for (const Launch& l : launches) {
-      const GpuOp& op = s_.gpu_ops[l.op];
+    for (const Linked& op : launches) {
       by_device[op.device].Add({op.start, op.end}, ClassOf(op.name));
       model::DeviceBreakdown& d = devices[op.device];
       if (op.kind == GpuOpKind::kKernel) {
@@ -475,7 +516,7 @@ class Emitter {
       } else {
         ++d.memory_ops;
       }
-      if (l.call != kNone) AddLaunch(s_.calls[l.call], op, d.launch);
+      if (op.has_call) AddLaunch(op, d.launch);
     }
     for (auto& [device, d] : devices) {
       if (!by_device[device].Finish(d)) FillTemporalBreakdown(DeviceOps(launches, device), d);
@@ -486,10 +527,9 @@ class Emitter {
 
   // One device's ops, for a breakdown whose ops came too far out of order
   // to be folded as they arrived.
-  std::vector<ClassifiedOp> DeviceOps(const std::vector<Launch>& launches, std::int32_t device) {
+  std::vector<ClassifiedOp> DeviceOps(const std::vector<Linked>& launches, std::int32_t device) {
     std::vector<ClassifiedOp> ops;
-    for (const Launch& l : launches) {
-      const GpuOp& op = s_.gpu_ops[l.op];
+    for (const Linked& op : launches) {
       if (op.device == device) ops.push_back({{op.start, op.end}, ClassOf(op.name)});
     }
     return ops;
@@ -529,10 +569,10 @@ class Emitter {
     return *known;
   }
 
-  static void AddLaunch(const HostCall& call, const GpuOp& op, model::LaunchStats& s) {
-    const double cpu = static_cast<double>(call.end - call.start);
+  static void AddLaunch(const Linked& op, model::LaunchStats& s) {
+    const double cpu = static_cast<double>(op.call_end - op.call_start);
     const double gpu = static_cast<double>(op.end - op.start);
-    const double delay = static_cast<double>(std::max<std::int64_t>(0, op.start - call.end));
+    const double delay = static_cast<double>(std::max<std::int64_t>(0, op.start - op.call_end));
     ++s.launches;
     s.cpu_mean_ns += cpu;  // sums until FinishLaunch
     s.gpu_mean_ns += gpu;
@@ -568,7 +608,7 @@ class Emitter {
     });
   }
 
-  const TraceStore& s_;
+  TraceStore& s_;  // its GPU ops and calls are dropped once linked (LinkLaunches)
   const std::string& label_;
   ImportContext& ctx_;
   model::ProcessId process_;
@@ -603,7 +643,7 @@ model::ProcessId ProcessOf(const TraceStore& store) {
   return process;
 }
 
-void EmitTrace(const TraceStore& store, const std::string& label, ImportContext& ctx) {
+void EmitTrace(TraceStore& store, const std::string& label, ImportContext& ctx) {
   Emitter(store, label, ctx).Run();
 }
 
