@@ -1,11 +1,14 @@
 #include "src/ingest/kineto/attribution.h"
 
 #include <fmt/format.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <map>
 #include <thread>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 
 #include "src/ingest/kineto/breakdown.h"
@@ -36,13 +39,43 @@ struct Linked {
   std::uint64_t correlation = 0;
   std::int64_t stream = -1;
   std::uint32_t name = 0, call_name = 0, thread = 0;
-  std::uint32_t op_by_id = kNone;  // the cpu_op its real External id names (HasRealExternalIds), if one alone
   std::int32_t device = -1;
   GpuOpKind kind = GpuOpKind::kKernel;
   bool has_correlation = false;
   bool has_call = false;
 };
 static_assert(sizeof(Linked) == 72);
+
+// Gives the pages of `v` back to the system behind a walk that only goes
+// forward (`forward`: the caller checked that it does), so that what is
+// built from it does not sit beside all of it. The pages wholly below the
+// latest element passed are never read again; the vector is freed whole
+// after the walk.
+template <typename T>
+class ReleaseBehind {
+ public:
+  ReleaseBehind(const std::vector<T>& v, bool forward)
+      : base_(reinterpret_cast<std::uintptr_t>(v.data())),
+        page_(static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE))),
+        forward_(forward && !v.empty()) {
+    static_assert(std::is_trivially_destructible_v<T>);
+    released_ = (base_ + page_ - 1) / page_ * page_;  // pages wholly inside the vector only
+  }
+  void Passed(std::size_t index) {
+    if (!forward_ || index < next_check_) return;
+    next_check_ = index + kStep;
+    const std::uintptr_t below = (base_ + index * sizeof(T)) / page_ * page_;
+    if (below <= released_) return;
+    madvise(reinterpret_cast<void*>(released_), below - released_, MADV_DONTNEED);
+    released_ = below;
+  }
+
+ private:
+  static constexpr std::size_t kStep = (std::size_t{1} << 20) / sizeof(T);  // madvise about once per MiB
+  std::uintptr_t base_, page_, released_;
+  bool forward_;
+  std::size_t next_check_ = 0;
+};
 
 // In 2023 traces a GPU op's External id is its own correlation id and names
 // no CPU op; from 2024 it names the innermost cpu_op. Real ids exist when some
@@ -106,7 +139,9 @@ class Emitter {
   void Run() {
     FindCutAnnotations();
     EmitAnnotations();
-    const std::vector<Linked> launches = LinkLaunches();
+    std::vector<Launch> order = OrderLaunches();
+    CountCpuOps(order);
+    const std::vector<Linked> launches = LinkLaunches(std::move(order));
     // The per-device breakdowns read only the launches: computed on a second
     // thread while the launches are attributed and emitted (bench/RESULTS.md).
     std::map<std::int32_t, model::DeviceBreakdown> devices;
@@ -304,33 +339,35 @@ class Emitter {
     return launches;
   }
 
-  // The launches in (thread, call start) order, linked; then the store's
-  // GPU ops and calls are dropped (nothing reads them after this).
-  std::vector<Linked> LinkLaunches() {
-    const bool by_external_id = HasRealExternalIds(s_);
-    const IdTable op_by_id = by_external_id ? CpuOpsByExternalId() : IdTable(0);
+  // The launches of `order`, linked; the store's GPU ops and calls are
+  // dropped on the way (behind the walk where it only goes forward, as in a
+  // trace written in launch order), then whole.
+  std::vector<Linked> LinkLaunches(std::vector<Launch> order) {
     std::vector<Linked> linked;
-    {
-      const std::vector<Launch> order = OrderLaunches();
-      linked.reserve(order.size());
-      for (const Launch& l : order) {
-        const GpuOp& op = s_.gpu_ops[l.op];
-        Linked k;
-        k.start = op.start, k.end = op.end;
-        k.correlation = op.correlation, k.has_correlation = op.has_correlation;
-        k.stream = op.stream, k.device = op.device;
-        k.name = op.name, k.kind = op.kind;
-        if (by_external_id && op.has_external_id) {
-          if (auto index = op_by_id.Find(op.external_id); index && *index != kNone) k.op_by_id = *index;
-        }
-        if (l.call != kNone) {
-          const HostCall& call = s_.calls[l.call];
-          k.has_call = true;
-          k.call_start = call.start, k.call_end = call.end;
-          k.call_name = call.name, k.thread = call.thread;
-        }
-        linked.push_back(k);
+    linked.reserve(order.size());
+    const bool ops_forward = std::is_sorted(order.begin(), order.end(),
+                                            [](const Launch& a, const Launch& b) { return a.op < b.op; });
+    const bool calls_forward = std::is_sorted(order.begin(), order.end(), [](const Launch& a, const Launch& b) {
+      return a.call != kNone && b.call != kNone && a.call < b.call;
+    });
+    ReleaseBehind<GpuOp> ops(s_.gpu_ops, ops_forward);
+    ReleaseBehind<HostCall> calls(s_.calls, calls_forward);
+    for (const Launch& l : order) {
+      const GpuOp& op = s_.gpu_ops[l.op];
+      Linked k;
+      k.start = op.start, k.end = op.end;
+      k.correlation = op.correlation, k.has_correlation = op.has_correlation;
+      k.stream = op.stream, k.device = op.device;
+      k.name = op.name, k.kind = op.kind;
+      if (l.call != kNone) {
+        const HostCall& call = s_.calls[l.call];
+        k.has_call = true;
+        k.call_start = call.start, k.call_end = call.end;
+        k.call_name = call.name, k.thread = call.thread;
+        calls.Passed(l.call);
       }
+      ops.Passed(l.op);
+      linked.push_back(k);
     }
     std::vector<GpuOp>().swap(s_.gpu_ops);
     std::vector<HostCall>().swap(s_.calls);
@@ -381,12 +418,44 @@ class Emitter {
     }
   }
 
-  // CPU ops long enough to starve the GPU (cpu_op_starving), for the GPU timeline.
+  // CPU ops long enough to starve the GPU (cpu_op_starving), for the GPU
+  // timeline: after the launches, as the sink has always had them.
   void EmitLongCpuOps() const {
-    for (const CpuSpan& op : s_.cpu_ops) {
-      if (op.dur_missing || op.end - op.start < model::kCpuOpMinNs) continue;
+    for (const CpuSpan& op : long_cpu_ops_) {
       ctx_.sink.OnCpuOp({s_.names[op.name], process_, op.start + base_, op.end + base_});
     }
+  }
+
+  // All the reports take of the CPU ops, before a launch goes to the sink:
+  // each op's GPU time (self: the kernels it is the innermost op of; total)
+  // and CPU time, and the long ones. Then the store's ops are dropped, so
+  // they are gone before the sink's own records grow.
+  void CountCpuOps(const std::vector<Launch>& launches) {
+    if (!s_.cpu_ops.empty()) {
+      SpanSweep ops(s_.cpu_ops);
+      const bool by_external_id = HasRealExternalIds(s_);
+      const IdTable op_by_id = by_external_id ? CpuOpsByExternalId() : IdTable(0);
+      for (std::uint32_t i = 0; i < launches.size(); ++i) {
+        const Launch& l = launches[i];
+        const GpuOp& op = s_.gpu_ops[l.op];
+        if (op.kind != GpuOpKind::kKernel || l.call == kNone) continue;
+        const HostCall& call = s_.calls[l.call];
+        const auto& open = ops.OpenAt(call.thread, call.start);
+        std::uint32_t innermost = open.empty() ? kNone : open.back();
+        if (by_external_id && op.has_external_id) {
+          if (auto index = op_by_id.Find(op.external_id); index && *index != kNone) innermost = *index;
+        }
+        CountSelf(innermost, i, static_cast<double>(op.end - op.start));
+      }
+      CountTotals(launches);
+    }
+    for (const CpuSpan& op : s_.cpu_ops) {
+      auto& t = op_times_[op.name];
+      ++t.calls;
+      t.cpu_ns += static_cast<double>(op.end - op.start);
+      if (!op.dur_missing && op.end - op.start >= model::kCpuOpMinNs) long_cpu_ops_.push_back(op);
+    }
+    std::vector<CpuSpan>().swap(s_.cpu_ops);
   }
 
   // The runtime / driver call that launched a kernel (launch overhead).
@@ -417,19 +486,22 @@ class Emitter {
       t.gpu_self_ns += ns;
       ++t.kernels;
     }
-    if (!s_.cpu_ops.empty()) kernel_launches_.push_back(launch);
+    kernel_launches_.push_back(launch);  // called only when the trace has CPU ops
   }
 
   // Each CPU op's GPU total: the kernels whose launch call started on its
   // thread within [start, end], by prefix sums over those calls (visited in
   // (thread, start) order): O((ops + calls) log calls) however deep the ops
   // nest, not a walk of every open op per launch.
-  void CountTotals(const std::vector<Linked>& launches) {
+  void CountTotals(const std::vector<Launch>& launches) {
     using At = std::pair<std::uint32_t, std::int64_t>;  // (thread, time)
-    const auto at = [&](std::uint32_t k) { return At(launches[k].thread, launches[k].call_start); };
+    const auto at = [&](std::uint32_t k) {
+      const HostCall& call = s_.calls[launches[k].call];
+      return At(call.thread, call.start);
+    };
     std::vector<double> prefix(kernel_launches_.size() + 1, 0.0);
     for (std::size_t i = 0; i < kernel_launches_.size(); ++i) {
-      const Linked& op = launches[kernel_launches_[i]];
+      const GpuOp& op = s_.gpu_ops[launches[kernel_launches_[i]].op];
       prefix[i + 1] = prefix[i] + static_cast<double>(op.end - op.start);
     }
     const auto first = kernel_launches_.begin();
@@ -447,7 +519,6 @@ class Emitter {
 
   void AttributeAndEmit(const std::vector<Linked>& launches) {
     SpanSweep annotations(*annotations_);
-    SpanSweep ops(s_.cpu_ops);
     batch_.resize(std::min(kBatch, launches.size()));
     for (std::uint32_t i = 0; i < launches.size(); ++i) {
       const Linked& op = launches[i];
@@ -477,16 +548,9 @@ class Emitter {
       if (op.kind == GpuOpKind::kKernel) {
         if (model::StepTimes* step = StepAt(op.call_start)) step->gpu_kernel_ns += ns;
       }
-      if (op.kind == GpuOpKind::kKernel) {
-        const auto& open = ops.OpenAt(op.thread, op.call_start);
-        std::uint32_t innermost = open.empty() ? kNone : open.back();
-        if (op.op_by_id != kNone) innermost = op.op_by_id;
-        CountSelf(innermost, i, ns);
-      }
       record.nvtx_stack.resize(depth);
     }
     FlushBatch();
-    CountTotals(launches);
   }
 
   // Launches go to the sink in batches (a sink may take a batch on two
@@ -592,11 +656,6 @@ class Emitter {
   }
 
   void EmitCpuOps(model::GpuBreakdown& out) {
-    for (const CpuSpan& op : s_.cpu_ops) {
-      auto& t = op_times_[op.name];
-      ++t.calls;
-      t.cpu_ns += static_cast<double>(op.end - op.start);
-    }
     for (auto& [name, t] : op_times_) {
       t.source = label_;
       t.process = process_;
@@ -633,6 +692,7 @@ class Emitter {
   std::vector<StepWindow> step_windows_;  // sorted by start
   std::unordered_map<std::uint32_t, model::CpuOpTimes> op_times_;
   std::vector<std::uint32_t> kernel_launches_;  // kernels with a launch call, by index into the launches
+  std::vector<CpuSpan> long_cpu_ops_;           // at least model::kCpuOpMinNs long, for EmitLongCpuOps
 };
 
 }  // namespace
