@@ -140,15 +140,17 @@ class Emitter {
     FindCutAnnotations();
     EmitAnnotations();
     std::vector<Launch> order = OrderLaunches();
-    CountCpuOps(order);
-    const std::vector<Linked> launches = LinkLaunches(std::move(order));
-    // The per-device breakdowns read only the launches: computed on a second
-    // thread while the launches are attributed and emitted (bench/RESULTS.md).
+    // The per-device breakdowns read only the store's GPU ops and calls:
+    // computed on a second thread while the CPU ops are counted.
     std::map<std::int32_t, model::DeviceBreakdown> devices;
-    std::thread breakdown([&] { devices = ComputeBreakdown(launches); });
+    std::thread breakdown([&] { devices = ComputeBreakdown(order); });
+    CountCpuOps(order);
+    breakdown.join();
+    // Attribution reads the linked launches once, in order: each page of
+    // them goes back to the system once passed, as the sink's records grow.
+    const std::vector<Linked> launches = LinkLaunches(std::move(order));
     AttributeAndEmit(launches);
     EmitLongCpuOps();
-    breakdown.join();
     EmitBreakdown(std::move(devices));
   }
 
@@ -519,8 +521,10 @@ class Emitter {
 
   void AttributeAndEmit(const std::vector<Linked>& launches) {
     SpanSweep annotations(*annotations_);
+    ReleaseBehind<Linked> passed(launches, true);
     batch_.resize(std::min(kBatch, launches.size()));
     for (std::uint32_t i = 0; i < launches.size(); ++i) {
+      passed.Passed(i);
       const Linked& op = launches[i];
       model::LaunchRecord& record = NextRecord();
       Fill(op, record);
@@ -568,10 +572,11 @@ class Emitter {
   // Counts, launch statistics and the temporal breakdown per device; steps
   // come later (attribution adds their kernel time). Touches only the store
   // and class_of_.
-  std::map<std::int32_t, model::DeviceBreakdown> ComputeBreakdown(const std::vector<Linked>& launches) {
+  std::map<std::int32_t, model::DeviceBreakdown> ComputeBreakdown(const std::vector<Launch>& launches) {
     std::map<std::int32_t, StreamingBreakdown> by_device;
     std::map<std::int32_t, model::DeviceBreakdown> devices;
-    for (const Linked& op : launches) {
+    for (const Launch& l : launches) {
+      const GpuOp& op = s_.gpu_ops[l.op];
       by_device[op.device].Add({op.start, op.end}, ClassOf(op.name));
       model::DeviceBreakdown& d = devices[op.device];
       if (op.kind == GpuOpKind::kKernel) {
@@ -580,7 +585,7 @@ class Emitter {
       } else {
         ++d.memory_ops;
       }
-      if (op.has_call) AddLaunch(op, d.launch);
+      if (l.call != kNone) AddLaunch(s_.calls[l.call], op, d.launch);
     }
     for (auto& [device, d] : devices) {
       if (!by_device[device].Finish(d)) FillTemporalBreakdown(DeviceOps(launches, device), d);
@@ -591,9 +596,10 @@ class Emitter {
 
   // One device's ops, for a breakdown whose ops came too far out of order
   // to be folded as they arrived.
-  std::vector<ClassifiedOp> DeviceOps(const std::vector<Linked>& launches, std::int32_t device) {
+  std::vector<ClassifiedOp> DeviceOps(const std::vector<Launch>& launches, std::int32_t device) {
     std::vector<ClassifiedOp> ops;
-    for (const Linked& op : launches) {
+    for (const Launch& l : launches) {
+      const GpuOp& op = s_.gpu_ops[l.op];
       if (op.device == device) ops.push_back({{op.start, op.end}, ClassOf(op.name)});
     }
     return ops;
@@ -633,10 +639,10 @@ class Emitter {
     return *known;
   }
 
-  static void AddLaunch(const Linked& op, model::LaunchStats& s) {
-    const double cpu = static_cast<double>(op.call_end - op.call_start);
+  static void AddLaunch(const HostCall& call, const GpuOp& op, model::LaunchStats& s) {
+    const double cpu = static_cast<double>(call.end - call.start);
     const double gpu = static_cast<double>(op.end - op.start);
-    const double delay = static_cast<double>(std::max<std::int64_t>(0, op.start - op.call_end));
+    const double delay = static_cast<double>(std::max<std::int64_t>(0, op.start - call.end));
     ++s.launches;
     s.cpu_mean_ns += cpu;  // sums until FinishLaunch
     s.gpu_mean_ns += gpu;
