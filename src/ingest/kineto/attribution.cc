@@ -39,6 +39,7 @@ struct Linked {
   std::uint64_t correlation = 0;
   std::int64_t stream = -1;
   std::uint32_t name = 0, call_name = 0, thread = 0;
+  std::uint32_t op_by_id = kNone;  // the cpu_op its real External id names (HasRealExternalIds), if one alone
   std::int32_t device = -1;
   GpuOpKind kind = GpuOpKind::kKernel;
   bool has_correlation = false;
@@ -139,16 +140,15 @@ class Emitter {
   void Run() {
     FindCutAnnotations();
     EmitAnnotations();
-    std::vector<Launch> order = OrderLaunches();
-    // The per-device breakdowns read only the store's GPU ops and calls:
-    // computed on a second thread while the CPU ops are counted.
+    const std::vector<Linked> launches = LinkLaunches(OrderLaunches());
+    // The per-device breakdowns read only the launches: computed on a
+    // second thread while the CPU ops are counted.
     std::map<std::int32_t, model::DeviceBreakdown> devices;
-    std::thread breakdown([&] { devices = ComputeBreakdown(order); });
-    CountCpuOps(order);
+    std::thread breakdown([&] { devices = ComputeBreakdown(launches); });
+    CountCpuOps(launches);
     breakdown.join();
-    // Attribution reads the linked launches once, in order: each page of
-    // them goes back to the system once passed, as the sink's records grow.
-    const std::vector<Linked> launches = LinkLaunches(std::move(order));
+    // Attribution reads the launches once more, in order: each page of them
+    // goes back to the system once passed, as the sink's records grow.
     AttributeAndEmit(launches);
     EmitLongCpuOps();
     EmitBreakdown(std::move(devices));
@@ -345,6 +345,8 @@ class Emitter {
   // dropped on the way (behind the walk where it only goes forward, as in a
   // trace written in launch order), then whole.
   std::vector<Linked> LinkLaunches(std::vector<Launch> order) {
+    const bool by_external_id = HasRealExternalIds(s_);
+    const IdTable op_by_id = by_external_id ? CpuOpsByExternalId() : IdTable(0);
     std::vector<Linked> linked;
     linked.reserve(order.size());
     const bool ops_forward = std::is_sorted(order.begin(), order.end(),
@@ -361,6 +363,9 @@ class Emitter {
       k.correlation = op.correlation, k.has_correlation = op.has_correlation;
       k.stream = op.stream, k.device = op.device;
       k.name = op.name, k.kind = op.kind;
+      if (by_external_id && op.has_external_id) {
+        if (auto index = op_by_id.Find(op.external_id); index && *index != kNone) k.op_by_id = *index;
+      }
       if (l.call != kNone) {
         const HostCall& call = s_.calls[l.call];
         k.has_call = true;
@@ -432,21 +437,15 @@ class Emitter {
   // each op's GPU time (self: the kernels it is the innermost op of; total)
   // and CPU time, and the long ones. Then the store's ops are dropped, so
   // they are gone before the sink's own records grow.
-  void CountCpuOps(const std::vector<Launch>& launches) {
+  void CountCpuOps(const std::vector<Linked>& launches) {
     if (!s_.cpu_ops.empty()) {
       SpanSweep ops(s_.cpu_ops);
-      const bool by_external_id = HasRealExternalIds(s_);
-      const IdTable op_by_id = by_external_id ? CpuOpsByExternalId() : IdTable(0);
       for (std::uint32_t i = 0; i < launches.size(); ++i) {
-        const Launch& l = launches[i];
-        const GpuOp& op = s_.gpu_ops[l.op];
-        if (op.kind != GpuOpKind::kKernel || l.call == kNone) continue;
-        const HostCall& call = s_.calls[l.call];
-        const auto& open = ops.OpenAt(call.thread, call.start);
+        const Linked& op = launches[i];
+        if (op.kind != GpuOpKind::kKernel || !op.has_call) continue;
+        const auto& open = ops.OpenAt(op.thread, op.call_start);
         std::uint32_t innermost = open.empty() ? kNone : open.back();
-        if (by_external_id && op.has_external_id) {
-          if (auto index = op_by_id.Find(op.external_id); index && *index != kNone) innermost = *index;
-        }
+        if (op.op_by_id != kNone) innermost = op.op_by_id;
         CountSelf(innermost, i, static_cast<double>(op.end - op.start));
       }
       CountTotals(launches);
@@ -495,15 +494,12 @@ class Emitter {
   // thread within [start, end], by prefix sums over those calls (visited in
   // (thread, start) order): O((ops + calls) log calls) however deep the ops
   // nest, not a walk of every open op per launch.
-  void CountTotals(const std::vector<Launch>& launches) {
+  void CountTotals(const std::vector<Linked>& launches) {
     using At = std::pair<std::uint32_t, std::int64_t>;  // (thread, time)
-    const auto at = [&](std::uint32_t k) {
-      const HostCall& call = s_.calls[launches[k].call];
-      return At(call.thread, call.start);
-    };
+    const auto at = [&](std::uint32_t k) { return At(launches[k].thread, launches[k].call_start); };
     std::vector<double> prefix(kernel_launches_.size() + 1, 0.0);
     for (std::size_t i = 0; i < kernel_launches_.size(); ++i) {
-      const GpuOp& op = s_.gpu_ops[launches[kernel_launches_[i]].op];
+      const Linked& op = launches[kernel_launches_[i]];
       prefix[i + 1] = prefix[i] + static_cast<double>(op.end - op.start);
     }
     const auto first = kernel_launches_.begin();
@@ -572,11 +568,10 @@ class Emitter {
   // Counts, launch statistics and the temporal breakdown per device; steps
   // come later (attribution adds their kernel time). Touches only the store
   // and class_of_.
-  std::map<std::int32_t, model::DeviceBreakdown> ComputeBreakdown(const std::vector<Launch>& launches) {
+  std::map<std::int32_t, model::DeviceBreakdown> ComputeBreakdown(const std::vector<Linked>& launches) {
     std::map<std::int32_t, StreamingBreakdown> by_device;
     std::map<std::int32_t, model::DeviceBreakdown> devices;
-    for (const Launch& l : launches) {
-      const GpuOp& op = s_.gpu_ops[l.op];
+    for (const Linked& op : launches) {
       by_device[op.device].Add({op.start, op.end}, ClassOf(op.name));
       model::DeviceBreakdown& d = devices[op.device];
       if (op.kind == GpuOpKind::kKernel) {
@@ -585,7 +580,7 @@ class Emitter {
       } else {
         ++d.memory_ops;
       }
-      if (l.call != kNone) AddLaunch(s_.calls[l.call], op, d.launch);
+      if (op.has_call) AddLaunch(op, d.launch);
     }
     for (auto& [device, d] : devices) {
       if (!by_device[device].Finish(d)) FillTemporalBreakdown(DeviceOps(launches, device), d);
@@ -596,10 +591,9 @@ class Emitter {
 
   // One device's ops, for a breakdown whose ops came too far out of order
   // to be folded as they arrived.
-  std::vector<ClassifiedOp> DeviceOps(const std::vector<Launch>& launches, std::int32_t device) {
+  std::vector<ClassifiedOp> DeviceOps(const std::vector<Linked>& launches, std::int32_t device) {
     std::vector<ClassifiedOp> ops;
-    for (const Launch& l : launches) {
-      const GpuOp& op = s_.gpu_ops[l.op];
+    for (const Linked& op : launches) {
       if (op.device == device) ops.push_back({{op.start, op.end}, ClassOf(op.name)});
     }
     return ops;
@@ -639,10 +633,10 @@ class Emitter {
     return *known;
   }
 
-  static void AddLaunch(const HostCall& call, const GpuOp& op, model::LaunchStats& s) {
-    const double cpu = static_cast<double>(call.end - call.start);
+  static void AddLaunch(const Linked& op, model::LaunchStats& s) {
+    const double cpu = static_cast<double>(op.call_end - op.call_start);
     const double gpu = static_cast<double>(op.end - op.start);
-    const double delay = static_cast<double>(std::max<std::int64_t>(0, op.start - call.end));
+    const double delay = static_cast<double>(std::max<std::int64_t>(0, op.start - op.call_end));
     ++s.launches;
     s.cpu_mean_ns += cpu;  // sums until FinishLaunch
     s.gpu_mean_ns += gpu;
