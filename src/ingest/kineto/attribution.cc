@@ -139,8 +139,10 @@ class Emitter {
 
   void Run() {
     FindCutAnnotations();
-    EmitAnnotations();
+    // Linked before the annotations go to the sink: the store's GPU ops and
+    // calls are gone by the time the sink's records for them grow.
     const std::vector<Linked> launches = LinkLaunches(OrderLaunches());
+    EmitAnnotations();
     // The per-device breakdowns read only the launches: computed on a
     // second thread while the CPU ops are counted.
     std::map<std::int32_t, model::DeviceBreakdown> devices;
@@ -310,21 +312,53 @@ class Emitter {
     return t < it->end ? &steps_[it->step] : nullptr;
   }
 
-  std::vector<Launch> OrderLaunches() const {
+  // Whether the records that have a correlation id come in its order
+  // (not decreasing), as a trace written in launch order has them.
+  template <typename T>
+  static bool ByCorrelation(const std::vector<T>& records) {
+    std::uint64_t last = 0;
+    for (const T& r : records) {
+      if (!r.has_correlation) continue;
+      if (r.correlation < last) return false;
+      last = r.correlation;
+    }
+    return true;
+  }
+
+  // Each GPU op's call: the first call with its correlation id. A merge of
+  // the two lists where both come in correlation order (no table of 12
+  // bytes per slot, 2 to 3 slots per call); else through an IdTable.
+  std::vector<std::uint32_t> CallOfOps() const {
+    std::vector<std::uint32_t> call(s_.gpu_ops.size(), kNone);
+    if (ByCorrelation(s_.calls) && ByCorrelation(s_.gpu_ops)) {
+      std::size_t c = 0;
+      for (std::uint32_t i = 0; i < s_.gpu_ops.size(); ++i) {
+        const GpuOp& op = s_.gpu_ops[i];
+        if (!op.has_correlation) continue;
+        while (c < s_.calls.size() && (!s_.calls[c].has_correlation || s_.calls[c].correlation < op.correlation)) ++c;
+        if (c < s_.calls.size() && s_.calls[c].correlation == op.correlation) call[i] = static_cast<std::uint32_t>(c);
+      }
+      return call;
+    }
     IdTable call_of(s_.calls.size());
     for (std::uint32_t i = 0; i < s_.calls.size(); ++i) {
       if (s_.calls[i].has_correlation) call_of.TryEmplace(s_.calls[i].correlation, i);
     }
-    std::vector<Launch> launches;
-    launches.reserve(s_.gpu_ops.size());
     for (std::uint32_t i = 0; i < s_.gpu_ops.size(); ++i) {
-      const GpuOp& op = s_.gpu_ops[i];
-      if (op.kind == GpuOpKind::kSync) continue;
-      Launch l{i, kNone};
-      if (op.has_correlation) {
-        if (auto call = call_of.Find(op.correlation)) l.call = *call;
+      if (!s_.gpu_ops[i].has_correlation) continue;
+      if (auto c = call_of.Find(s_.gpu_ops[i].correlation)) call[i] = *c;
+    }
+    return call;
+  }
+
+  std::vector<Launch> OrderLaunches() const {
+    std::vector<Launch> launches;
+    {
+      const std::vector<std::uint32_t> call_of = CallOfOps();
+      launches.reserve(s_.gpu_ops.size());
+      for (std::uint32_t i = 0; i < s_.gpu_ops.size(); ++i) {
+        if (s_.gpu_ops[i].kind != GpuOpKind::kSync) launches.push_back({i, call_of[i]});
       }
-      launches.push_back(l);
     }
     // Launched ops by (thread, call start), as the sweeps need; the rest after.
     // A trace in launch order is only checked.
