@@ -324,6 +324,47 @@ class Emitter {
     }
     return true;
   }
+  template <typename T>
+  static bool ByExternalId(const std::vector<T>& records) {
+    std::uint64_t last = 0;
+    for (const T& r : records) {
+      if (!r.has_external_id) continue;
+      if (r.external_id < last) return false;
+      last = r.external_id;
+    }
+    return true;
+  }
+
+  // Each GPU op's cpu_op by real External id (HasRealExternalIds): the one
+  // cpu_op with its id, kNone where none or several have it; empty without
+  // real ids. A merge where both lists come in id order, else an IdTable.
+  std::vector<std::uint32_t> CpuOpOfOps() const {
+    if (!HasRealExternalIds(s_)) return {};
+    std::vector<std::uint32_t> of(s_.gpu_ops.size(), kNone);
+    const std::vector<CpuSpan>& cpu = s_.cpu_ops;
+    if (ByExternalId(cpu) && ByExternalId(s_.gpu_ops)) {
+      const auto next = [&](std::size_t c) {  // the next cpu_op with an id, from c
+        while (c < cpu.size() && !cpu[c].has_external_id) ++c;
+        return c;
+      };
+      std::size_t c = next(0);
+      for (std::uint32_t i = 0; i < s_.gpu_ops.size(); ++i) {
+        const GpuOp& op = s_.gpu_ops[i];
+        if (!op.has_external_id) continue;
+        while (c < cpu.size() && cpu[c].external_id < op.external_id) c = next(c + 1);
+        if (c == cpu.size() || cpu[c].external_id != op.external_id) continue;
+        const std::size_t after = next(c + 1);
+        if (after == cpu.size() || cpu[after].external_id != op.external_id) of[i] = static_cast<std::uint32_t>(c);
+      }
+      return of;
+    }
+    const IdTable op_by_id = CpuOpsByExternalId();
+    for (std::uint32_t i = 0; i < s_.gpu_ops.size(); ++i) {
+      if (!s_.gpu_ops[i].has_external_id) continue;
+      if (auto index = op_by_id.Find(s_.gpu_ops[i].external_id); index && *index != kNone) of[i] = *index;
+    }
+    return of;
+  }
 
   // Each GPU op's call: the first call with its correlation id. A merge of
   // the two lists where both come in correlation order (no table of 12
@@ -379,8 +420,7 @@ class Emitter {
   // dropped on the way (behind the walk where it only goes forward, as in a
   // trace written in launch order), then whole.
   std::vector<Linked> LinkLaunches(std::vector<Launch> order) {
-    const bool by_external_id = HasRealExternalIds(s_);
-    const IdTable op_by_id = by_external_id ? CpuOpsByExternalId() : IdTable(0);
+    const std::vector<std::uint32_t> cpu_op_of = CpuOpOfOps();
     std::vector<Linked> linked;
     linked.reserve(order.size());
     const bool ops_forward = std::is_sorted(order.begin(), order.end(),
@@ -397,9 +437,7 @@ class Emitter {
       k.correlation = op.correlation, k.has_correlation = op.has_correlation;
       k.stream = op.stream, k.device = op.device;
       k.name = op.name, k.kind = op.kind;
-      if (by_external_id && op.has_external_id) {
-        if (auto index = op_by_id.Find(op.external_id); index && *index != kNone) k.op_by_id = *index;
-      }
+      if (!cpu_op_of.empty()) k.op_by_id = cpu_op_of[l.op];
       if (l.call != kNone) {
         const HostCall& call = s_.calls[l.call];
         k.has_call = true;
