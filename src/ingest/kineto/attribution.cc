@@ -139,16 +139,17 @@ class Emitter {
 
   void Run() {
     FindCutAnnotations();
-    // Linked before the annotations go to the sink: the store's GPU ops and
-    // calls are gone by the time the sink's records for them grow.
+    // The store's GPU ops and calls (linked), then its CPU ops (counted), are
+    // freed before anything goes to the sink: they are gone by the time the
+    // sink's own records grow.
     const std::vector<Linked> launches = LinkLaunches(OrderLaunches());
-    EmitAnnotations();
     // The per-device breakdowns read only the launches: computed on a
     // second thread while the CPU ops are counted.
     std::map<std::int32_t, model::DeviceBreakdown> devices;
     std::thread breakdown([&] { devices = ComputeBreakdown(launches); });
     CountCpuOps(launches);
     breakdown.join();
+    EmitAnnotations();
     // Attribution reads the launches once more, in order: each page of them
     // goes back to the system once passed, as the sink's records grow.
     AttributeAndEmit(launches);
