@@ -57,7 +57,7 @@ void PhaseStream::AddPiece(std::uint32_t id, std::int64_t start, std::int64_t en
   if (o.folded && start < o.frontier) {  // could overlap what was folded, unseen
     o.unknown = true;
     pieces_ -= o.pieces.size();
-    o.pieces = {};
+    std::vector<std::pair<std::int64_t, std::int64_t>>().swap(o.pieces);  // frees it
     return;
   }
   auto& seg = o.pieces;
@@ -104,14 +104,15 @@ void PhaseStream::FoldOldest(std::uint32_t keep) {
     o.frontier = std::max(o.frontier, o.pieces.back().second);
     o.folded = true;
     pieces_ -= o.pieces.size();
-    o.pieces = {};
+    std::vector<std::pair<std::int64_t, std::int64_t>>().swap(o.pieces);
   }
 }
 
 PhaseInput::StepKernels::Name& PhaseStream::NameOf(std::uint32_t id, std::uint32_t name) {
   if (slot_step_ != id) {
-    if (slot_step_ != kNoPhaseStep) {
+    if (slot_step_ != kNoPhaseStep) {  // left for now: its names take no more room than they need
       for (const auto& n : digests_[slot_step_].names) slot_[n.name] = 0;
+      digests_[slot_step_].names.shrink_to_fit();
     }
     slot_step_ = id;
     for (std::uint32_t i = 0; i < digests_[id].names.size(); ++i) slot_[digests_[id].names[i].name] = i + 1;
@@ -119,7 +120,7 @@ PhaseInput::StepKernels::Name& PhaseStream::NameOf(std::uint32_t id, std::uint32
   if (name >= slot_.size()) slot_.resize(std::max<std::size_t>(name + 1, slot_.size() * 2), 0);
   auto& names = digests_[id].names;
   if (slot_[name] == 0) {
-    names.push_back({name, 0, 0});
+    names.push_back({0, name, 0});
     slot_[name] = static_cast<std::uint32_t>(names.size());
   }
   return names[slot_[name] - 1];

@@ -58,10 +58,10 @@ struct PhaseInput {
   // Kernels already reduced per step (DigestPhaseKernels): what the
   // analysis needs of them, without one entry per launch.
   struct StepKernels {
-    struct Name {
-      std::uint32_t name = 0;
+    struct Name {  // 16 bytes: a step keeps one per kernel name it ran
       double gpu_ns = 0;
-      std::uint64_t launches = 0;
+      std::uint32_t name = 0;
+      std::uint32_t launches = 0;
     };
     std::uint32_t scope = 0;
     std::uint32_t step = 0;  // its index among its scope's steps, by start
