@@ -285,17 +285,21 @@ std::optional<double> ParseNumber(std::string_view text) {
 }
 
 void ParseValueInto(ParsedValue& out, std::string_view raw_value, std::string_view raw_unit) {
-  out.raw_value.assign(raw_value);
   AssignIfChanged(out.raw_unit, raw_unit);
   const UnitInfo& unit = LookupUnit(raw_unit);
   AssignIfChanged(out.unit, unit.canonical);
   out.dimension = unit.dimension;
   out.unit_known = unit.known;
+  ParseNumberInto(out, raw_value, unit.scale);
+}
+
+void ParseNumberInto(ParsedValue& out, std::string_view raw_value, double scale) {
+  out.raw_value.assign(raw_value);
   out.unparsable = false;
   out.value.reset();
   out.non_finite = false;
   if (auto number = ParseNumber(raw_value)) {
-    const double scaled = *number * unit.scale;
+    const double scaled = *number * scale;
     if (std::isfinite(scaled)) {
       out.value = scaled;
     } else {  // finite as written, infinite in the canonical unit
