@@ -17,7 +17,7 @@ namespace {
 // How far ahead of the record being scanned its successors' bytes are
 // requested from memory: a record's first touch of a page-cache page was
 // the largest single cost of scanning (perf, 2026-11-26).
-constexpr std::size_t kPrefetchAhead = 8192;
+constexpr std::size_t kPrefetchAhead = 2048;
 
 // The first ',' or '\n' in data[i, size), or size. 16 bytes at a time where
 // SSE2 is there (every x86-64), then byte by byte.

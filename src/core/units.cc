@@ -236,6 +236,8 @@ std::optional<double> ShortDecimal(std::string_view text) {
   return negative ? -value : value;
 }
 
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
 // std::isspace in the "C" locale (the program never sets another), inline.
 bool IsSpace(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 
@@ -264,6 +266,11 @@ bool IsNonFiniteNumber(std::string_view text) {
 }
 
 std::optional<double> ParseNumber(std::string_view text) {
+  // Most values start with a digit or a sign and end with a digit: nothing
+  // to trim and not "n/a", so the short form is tried first, as below.
+  if (!text.empty() && IsDigit(text.back()) && (IsDigit(text.front()) || text.front() == '-' || text.front() == '+')) {
+    if (auto decimal = ShortDecimal(text)) return decimal;
+  }
   text = Trimmed(text);
   if (text.empty() || text == "n/a" || text == "N/A") return std::nullopt;
   if (auto decimal = ShortDecimal(text)) return decimal;
