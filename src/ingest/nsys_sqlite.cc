@@ -223,6 +223,102 @@ std::string LaunchCallJoin(std::string_view op, bool by_call) {
       op, by_call ? " ORDER BY r.globalTid, r.start" : "");
 }
 
+// The launch call columns of a GPU row: from the SQL join (columns 8, 9,
+// 11, 12 of the GPU query) or from CallCursor.
+struct LaunchCall {
+  std::optional<std::int64_t> tid, start, end, name_id;
+};
+
+// The CUDA API rows in table order, for a merge join with GPU rows that come
+// in correlation id order: nothing is held but the current row and the next,
+// and no index or sort is built. It stops being `ordered` when the ids of the
+// API rows do not strictly increase (then the SQL join is used instead).
+class CallCursor {
+ public:
+  static Result<CallCursor> Open(sqlite3* db, const ImportContext& ctx) {
+    ASSIGN_OR_RETURN(Stmt stmt, Prepare(db,
+                                        "SELECT correlationId, globalTid, start, end, nameId "
+                                        "FROM CUPTI_ACTIVITY_KIND_RUNTIME "
+                                        "WHERE correlationId IS NOT NULL AND globalTid IS NOT NULL",
+                                        ctx));
+    CallCursor cursor(std::move(stmt));
+    cursor.Read(cursor.cur_);
+    cursor.Read(cursor.next_);
+    return cursor;
+  }
+
+  // The call with this correlation id whose thread is in process `pid`, or
+  // nullptr; ids must not decrease from one call to the next.
+  const LaunchCall* Find(std::int64_t corr, std::optional<std::int64_t> pid) {
+    while (cur_.valid && cur_.corr < corr && ordered_) {
+      cur_ = next_;
+      Read(next_);
+    }
+    if (!cur_.valid || cur_.corr != corr || !pid || (*cur_.call.tid & ~std::int64_t{0xFFFFFF}) != *pid) return nullptr;
+    return &cur_.call;
+  }
+
+  bool ordered() const { return ordered_; }
+  int status() const { return status_; }
+
+ private:
+  struct Row {
+    bool valid = false;
+    std::int64_t corr = 0;
+    LaunchCall call;
+  };
+  explicit CallCursor(Stmt stmt) : stmt_(std::move(stmt)) {}
+
+  void Read(Row& row) {
+    row.valid = false;
+    sqlite3_stmt* s = stmt_.get();
+    const int rc = sqlite3_step(s);
+    if (rc != SQLITE_ROW) {
+      if (rc != SQLITE_DONE) status_ = rc;
+      return;
+    }
+    row = Row{true, sqlite3_column_int64(s, 0), LaunchCall{Int(s, 1), Int(s, 2), Int(s, 3), Int(s, 4)}};
+    if (row.corr <= last_corr_) ordered_ = false;
+    last_corr_ = row.corr;
+  }
+
+  Stmt stmt_;
+  Row cur_, next_;
+  std::int64_t last_corr_ = INT64_MIN;
+  bool ordered_ = true;
+  int status_ = SQLITE_DONE;
+};
+
+// Whether a merge join of `table` (in table order) with the API rows gives
+// the rows and order of the SQL join: GPU rows by nondecreasing correlation
+// id and, with `by_call`, by nondecreasing (thread, call start) of their
+// calls, rows without a call first, as the join's ORDER BY puts them (SQLite's
+// sorter keeps ties in the order they came, the table's). A cheap pass over
+// two columns of each table.
+Result<bool> CanMergeCalls(sqlite3* db, const ImportContext& ctx, const char* table, bool by_call) {
+  ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, fmt::format("SELECT correlationId, globalPid FROM {}", table), ctx));
+  ASSIGN_OR_RETURN(CallCursor calls, CallCursor::Open(db, ctx));
+  std::optional<std::int64_t> last_corr;
+  using Key = std::optional<std::pair<std::int64_t, std::optional<std::int64_t>>>;  // nullopt first, as in SQL
+  Key last_key;
+  sqlite3_stmt* s = stmt.get();
+  int rc = 0;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    const auto corr = Int(s, 0);
+    if (corr && last_corr && *corr < *last_corr) return false;
+    if (corr) last_corr = corr;
+    const LaunchCall* call = corr ? calls.Find(*corr, Int(s, 1)) : nullptr;
+    if (!calls.ordered()) return false;
+    if (!by_call) continue;
+    const Key key = call ? Key{{*call->tid, call->start}} : Key{};
+    if (key < last_key) return false;
+    last_key = key;
+  }
+  if (rc != SQLITE_DONE) return SqlError(ctx, db, fmt::format("reading {} failed", table));
+  if (calls.status() != SQLITE_DONE) return SqlError(ctx, db, "reading the CUDA API calls failed");
+  return calls.ordered();
+}
+
 // Whether `table` has `column` (the export's schema grows between releases).
 bool HasColumn(sqlite3* db, const char* table, const char* column) {
   sqlite3_stmt* raw = nullptr;
@@ -258,15 +354,22 @@ std::string ApiName(std::string_view name) {
   return std::string(name);
 }
 
-// The launch call's times, name and thread, where the row has a call
-// (columns 8, 9: globalTid, start; 11, 12: end, nameId).
-void SetLaunchCall(sqlite3_stmt* s, StringIds& strings, model::LaunchRecord& launch) {
-  const auto tid = Int(s, 8);
-  if (!tid) return;
-  launch.launch_thread = std::to_string(*tid & 0xFFFFFF);
-  launch.launch_call_start_ns = Int(s, 9);
-  launch.launch_call_end_ns = Int(s, 11);
-  if (const std::string* name = strings.Find(Int(s, 12))) launch.launch_call_name = ApiName(*name);
+// The launch call's times, name and thread, where the row has a call.
+void SetLaunchCall(const LaunchCall& call, StringIds& strings, model::LaunchRecord& launch) {
+  if (!call.tid) return;
+  launch.launch_thread = std::to_string(*call.tid & 0xFFFFFF);
+  launch.launch_call_start_ns = call.start;
+  launch.launch_call_end_ns = call.end;
+  if (const std::string* name = strings.Find(call.name_id)) launch.launch_call_name = ApiName(*name);
+}
+
+// The launch call of the current GPU row: from the merge join when there is
+// one, else from the SQL join's columns 8, 9, 11, 12 (all null without one).
+LaunchCall CallOf(sqlite3_stmt* s, CallCursor* merge) {
+  if (merge == nullptr) return LaunchCall{Int(s, 8), Int(s, 9), Int(s, 11), Int(s, 12)};
+  const auto corr = Int(s, 4);
+  const LaunchCall* call = corr ? merge->Find(*corr, Int(s, 5)) : nullptr;
+  return call ? *call : LaunchCall{};
 }
 
 // `domains`: the NVTX domains by id when the export has NVTX ranges (null:
@@ -293,7 +396,16 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const std::map<std::int64_
   // Kernels come from a few processes: the identity is looked up once per run of rows.
   std::optional<std::int64_t> label_pid;
   model::ProcessId label;
-  ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, KernelQuery(db, has_runtime, with_runtime), ctx));
+  // The launch calls come by a merge join where the tables' order allows one
+  // (CanMergeCalls), else by SQL (an automatic index and a sort of every row).
+  std::optional<CallCursor> merge;
+  if (has_runtime) {
+    ASSIGN_OR_RETURN(const bool can_merge, CanMergeCalls(db, ctx, "CUPTI_ACTIVITY_KIND_KERNEL", with_runtime));
+    if (can_merge) {
+      ASSIGN_OR_RETURN(merge, CallCursor::Open(db, ctx));
+    }
+  }
+  ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, KernelQuery(db, has_runtime && !merge, with_runtime), ctx));
   ASSIGN_OR_RETURN(StringIds strings, StringIds::Open(db, ctx));
   std::optional<RangeCursor> sweep;
   if (with_runtime) {
@@ -328,10 +440,11 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const std::map<std::int64_
     }
     launch.process = label;
     launch.has_nvtx = with_runtime;
-    launch.global_tid = Int(s, 8);
-    SetLaunchCall(s, strings, launch);
+    const LaunchCall call = CallOf(s, merge ? &*merge : nullptr);
+    launch.global_tid = call.tid;
+    SetLaunchCall(call, strings, launch);
     if (with_runtime && launch.global_tid) {
-      sweep->Attribute(*launch.global_tid, Int(s, 9).value_or(0), launch);
+      sweep->Attribute(*launch.global_tid, call.start.value_or(0), launch);
     } else if (with_runtime) {
       ctx.diagnostics.Add(model::Diag::kernel_without_launch_call,
                           fmt::format("{}: kernel row {} has no matching CUDA API call; it is outside every range",
@@ -340,6 +453,7 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const std::map<std::int64_
     ctx.sink.OnLaunch(launch);
   }
   if (rc != SQLITE_DONE) return SqlError(ctx, db, "reading kernels failed");
+  if (merge && merge->status() != SQLITE_DONE) return SqlError(ctx, db, "reading the CUDA API calls failed");
   if (sweep && sweep->status() != SQLITE_DONE) return SqlError(ctx, db, "reading NVTX ranges failed");
   return OkStatus();
 }
@@ -354,15 +468,23 @@ Status ImportGpuOps(sqlite3* db, ImportContext& ctx, const std::map<std::int64_t
   // A copy's memory kinds, decoded by the export's own enum table (its ids differ between versions).
   const bool kinds = !memset && HasTable(db, "ENUM_CUDA_MEM_KIND") && HasColumn(db, table, "srcKind") &&
                      HasColumn(db, table, "dstKind");
+  std::optional<CallCursor> merge;  // as for kernels
+  if (with_runtime) {
+    ASSIGN_OR_RETURN(const bool can_merge, CanMergeCalls(db, ctx, table, true));
+    if (can_merge) {
+      ASSIGN_OR_RETURN(merge, CallCursor::Open(db, ctx));
+    }
+  }
+  const bool sql_join = with_runtime && !merge;
   std::string sql = fmt::format(
       "SELECT m.start, m.end, m.deviceId, m.streamId, m.correlationId, m.globalPid, m.rowid, {}, {} "
       "FROM {} m ",
-      with_runtime ? "r.globalTid, r.start" : "NULL, NULL",
+      sql_join ? "r.globalTid, r.start" : "NULL, NULL",
       kinds ? "COALESCE(sk.label, sk.name), COALESCE(dk.label, dk.name)" : "NULL, NULL", table);
   if (kinds) {
     sql += "LEFT JOIN ENUM_CUDA_MEM_KIND sk ON sk.id = m.srcKind LEFT JOIN ENUM_CUDA_MEM_KIND dk ON dk.id = m.dstKind ";
   }
-  if (with_runtime) sql += LaunchCallJoin("m", true);
+  if (sql_join) sql += LaunchCallJoin("m", true);
   ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, sql, ctx));
   std::optional<RangeCursor> sweep;
   if (with_runtime) {
@@ -391,11 +513,13 @@ Status ImportGpuOps(sqlite3* db, ImportContext& ctx, const std::map<std::int64_t
     op.has_nvtx = with_runtime;
     if (kinds && sqlite3_column_type(s, 9) != SQLITE_NULL && sqlite3_column_type(s, 10) != SQLITE_NULL)
       op.copy_memory = Text(s, 9) + " -> " + Text(s, 10);
-    op.global_tid = Int(s, 7);
-    if (with_runtime && op.global_tid) sweep->Attribute(*op.global_tid, Int(s, 8).value_or(0), op);
+    const LaunchCall call = merge ? CallOf(s, &*merge) : LaunchCall{Int(s, 7), Int(s, 8), {}, {}};
+    op.global_tid = call.tid;
+    if (with_runtime && op.global_tid) sweep->Attribute(*op.global_tid, call.start.value_or(0), op);
     ctx.sink.OnLaunch(op);
   }
   if (rc != SQLITE_DONE) return SqlError(ctx, db, fmt::format("reading {} failed", table));
+  if (merge && merge->status() != SQLITE_DONE) return SqlError(ctx, db, "reading the CUDA API calls failed");
   if (sweep && sweep->status() != SQLITE_DONE) return SqlError(ctx, db, "reading NVTX ranges failed");
   return OkStatus();
 }
