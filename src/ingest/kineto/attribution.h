@@ -13,8 +13,7 @@
 namespace llmpo::ingest::kineto {
 
 // `label` names the input in messages and reports (a file, or archive:member).
-// The store's GPU ops and calls are dropped on the way (read them before).
-void EmitTrace(TraceStore& store, const std::string& label, ImportContext& ctx);
+void EmitTrace(const TraceStore& store, const std::string& label, ImportContext& ctx);
 
 // Which process a trace describes: its rank from distributedInfo and the
 // pid of its CPU events.
