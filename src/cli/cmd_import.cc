@@ -1,19 +1,20 @@
 #include <fmt/format.h>
+#include <string.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <optional>
-#include <string.h>
 
 #include "src/cli/diagnostics.h"
-#include "src/cli/parse_args.h"
 #include "src/cli/mpi_import.h"
+#include "src/cli/parse_args.h"
 #include "src/cli/partial_cli.h"
+#include "src/cli/run_common.h"
 #include "src/ingest/input_file.h"
 #include "src/pipeline/import_job.h"
-#include "src/cli/run_common.h"
 #include "src/pipeline/import_stop.h"
+#include "src/pipeline/mpi_share.h"
 #include "src/pipeline/outputs.h"
 #include "src/pipeline/run_lock.h"
 
@@ -37,8 +38,20 @@ void WarnDataLoss(const model::Diagnostics& diagnostics, bool written) {
 // goes, its lock too, and the user hears what the folder holds. Before the
 // lock is taken the import has made nothing there, and what is there may be
 // another import's: nothing is touched.
-void StopImport(int signal, const std::string& out, std::optional<pipeline::RunLock>& lock) {
+// A rank of import --mpi holds no lock: it removes its own half-written
+// partial (the launcher stops the other ranks when one fails).
+struct MpiRankFiles {
+  fs::path folder;
+  std::int64_t rank = 0;
+};
+
+void StopImport(int signal, const std::string& out, std::optional<pipeline::RunLock>& lock,
+                const std::optional<MpiRankFiles>& mpi_rank) {
   std::string held = "it is unchanged (the import had not started writing)";
+  if (mpi_rank) {
+    pipeline::RemoveMpiTempFiles(mpi_rank->folder, mpi_rank->rank);
+    held = "this rank's unfinished partial was removed";
+  }
   if (lock) {
     pipeline::RemoveOutputLeftovers(out, "regions");
     lock->Release();
@@ -46,9 +59,9 @@ void StopImport(int signal, const std::string& out, std::optional<pipeline::RunL
                ? "the new reports were already all in place"
                : "it holds the reports it held before (nothing of this import was put in place)";
   }
-  ReportError(MakeError(ExitStatus::kInterrupted,
-                        fmt::format("import interrupted by {}; {}: {}", strsignal(signal), out, held))
-                  .WithNote("its staged files and temporary copies were removed"));
+  ReportError(
+      MakeError(ExitStatus::kInterrupted, fmt::format("import interrupted by {}; {}: {}", strsignal(signal), out, held))
+          .WithNote("its staged files and temporary copies were removed"));
 }
 
 }  // namespace
@@ -97,7 +110,8 @@ int RunImport(const Invocation& inv) {
   // From here, Ctrl-C or SIGTERM removes what this import made in `out` (its
   // lock too, once taken) and exits 130.
   std::optional<pipeline::RunLock> lock;
-  const pipeline::ImportStop stop([&](int signal) { StopImport(signal, out, lock); }, [&] { lock.reset(); });
+  std::optional<MpiRankFiles> mpi_rank;
+  const pipeline::ImportStop stop([&](int signal) { StopImport(signal, out, lock, mpi_rank); }, [&] { lock.reset(); });
   auto composed = ComposeFromArgs(config);
   if (!composed.ok()) return ReportError(composed.error());
   auto regions = pipeline::RegionOptionsFromConfig(composed->config);
@@ -132,7 +146,13 @@ int RunImport(const Invocation& inv) {
     return o.find("ncu_cli.sections") != std::string::npos || o.find("ncu_cli.metrics") != std::string::npos;
   });
   if (!chose) request.regions.selection = {};
-  if (mpi) return RunMpiImport(request, MpiImportOptions{job, threads, mpi_timeout});
+  if (mpi) {
+    MpiImportOptions options{job, threads, mpi_timeout, {}};
+    options.on_rank_known = [&](const fs::path& folder, std::int64_t rank) {
+      stop.Guarded([&] { mpi_rank = MpiRankFiles{folder, rank}; });
+    };
+    return RunMpiImport(request, options);
+  }
   if (!partial.empty() || threads > 1) {
     if (!captures.empty()) {
       return ReportError(MakeError(ExitStatus::kUsage, "import: --capture does not go with --partial or -j")
@@ -162,7 +182,8 @@ int RunImport(const Invocation& inv) {
     }
   }
   if (region_files > 0) Out() << fmt::format("wrote {} per-region file(s) under {}/regions/\n", region_files, out);
-  if (outcome->written.empty()) Out() << fmt::format("no input could be imported: nothing written, {} is unchanged\n", out);
+  if (outcome->written.empty())
+    Out() << fmt::format("no input could be imported: nothing written, {} is unchanged\n", out);
   WarnDataLoss(report.diagnostics, !outcome->written.empty());
   return exit_code;
 }

@@ -38,9 +38,9 @@ int ImportShare(const pipeline::ImportRequest& request, const MpiImportOptions& 
     return who.rank == 0 ? code : 0;
   }
   const std::size_t failed = collected->failures.size(), count = share.end - share.begin;
-  const std::string which =
-      count == 0 ? "no input: more ranks than inputs" : fmt::format("#{}..#{} of {}", share.begin + 1, share.end,
-                                                                     request.inputs.size());
+  const std::string which = count == 0
+                                ? "no input: more ranks than inputs"
+                                : fmt::format("#{}..#{} of {}", share.begin + 1, share.end, request.inputs.size());
   Out() << fmt::format("rank {} of {}: imported {} of {} input(s) ({}){}, wrote {}\n", who.rank, who.size,
                        count - failed, count, which,
                        failed > 0 ? fmt::format(", {} failed (rank 0 reports them)", failed) : "",
@@ -88,6 +88,7 @@ int RunMpiImport(const pipeline::ImportRequest& request, const MpiImportOptions&
   auto who = pipeline::MpiRankFromEnv([](const char* name) { return std::getenv(name); });
   if (!who.ok()) return ReportError(who.error());
   const fs::path folder = pipeline::MpiPartialFolder(request.out_dir, options.job.empty() ? who->job : options.job);
+  if (options.on_rank_known) options.on_rank_known(folder, who->rank);
   const int share = ImportShare(request, options, *who, folder);
   if (who->rank != 0) return share;
   if (share != 0) {

@@ -1,10 +1,10 @@
 #include "src/pipeline/mpi_share.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
-#include <fmt/ranges.h>
 #include <optional>
 #include <thread>
 
@@ -34,8 +34,9 @@ struct RankSource {
 
 Error Usage(std::string message) {
   return MakeError(ExitStatus::kUsage, std::move(message))
-      .WithNote("run it under an MPI launcher, one process per rank: mpirun -np K llm-perf-opt import --mpi FILES... "
-                "--out DIR (without a launcher, import FILES... --out DIR does the same work in one process)");
+      .WithNote(
+          "run it under an MPI launcher, one process per rank: mpirun -np K llm-perf-opt import --mpi FILES... "
+          "--out DIR (without a launcher, import FILES... --out DIR does the same work in one process)");
 }
 
 std::string JobFromEnv(const MpiGetEnv& getenv, std::string& from) {
@@ -107,8 +108,8 @@ Share ShareOf(std::size_t inputs, std::int64_t rank, std::int64_t size) {
 fs::path MpiPartialFolder(const fs::path& out_dir, const std::string& job) {
   std::string name = job.empty() ? "none" : job;
   for (char& c : name) {
-    const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                      c == '-' || c == '_';
+    const bool safe =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
     if (!safe) c = '_';
   }
   return out_dir / kPartialsName / ("job-" + name);
@@ -153,7 +154,8 @@ Error RankFailed(const fs::path& file, std::int64_t rank, std::int64_t size) {
     body = eol == std::string::npos ? "" : body.substr(eol + 1);
   }
   while (!body.empty() && body.back() == '\n') body.pop_back();
-  return MakeError(static_cast<ExitStatus>(code), fmt::format("import --mpi: rank {} of {} failed: {}", rank, size, body))
+  return MakeError(static_cast<ExitStatus>(code),
+                   fmt::format("import --mpi: rank {} of {} failed: {}", rank, size, body))
       .WithNote("nothing was merged; fix what that rank says and run the job again");
 }
 
@@ -184,8 +186,9 @@ Result<std::vector<PartialFile>> GatherMpiPartials(const fs::path& folder, std::
       return MakeError(ExitStatus::kFailure,
                        fmt::format("import --mpi: rank(s) {} of {} delivered no partial within {} s (in {})",
                                    RankList(missing), size, wait.timeout.count() / 1000.0, folder.string()))
-          .WithNote("a rank that died or hangs, or an output folder the ranks do not share (it must be on a "
-                    "filesystem every rank sees); for longer imports raise --mpi-timeout SECONDS");
+          .WithNote(
+              "a rank that died or hangs, or an output folder the ranks do not share (it must be on a "
+              "filesystem every rank sees); for longer imports raise --mpi-timeout SECONDS");
     }
     std::this_thread::sleep_for(poll);
     poll = std::min(poll * 2, wait.poll_max);
@@ -206,6 +209,21 @@ void RemoveMpiPartials(const fs::path& folder) {
   std::error_code ec;
   fs::remove_all(folder, ec);
   fs::remove(folder.parent_path(), ec);  // only when empty
+}
+
+void RemoveMpiTempFiles(const fs::path& folder, std::int64_t rank) {
+  // The atomic writer's temp names (src/core/atomic_file.cc): "<file>.tmp.<random>".
+  const std::string partial = MpiPartialFile(folder, rank).filename().string() + ".tmp.";
+  const std::string failure = MpiFailureFile(folder, rank).filename().string() + ".tmp.";
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(folder, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    std::error_code type_ec;
+    if (!fs::is_regular_file(it->symlink_status(type_ec)) || type_ec) continue;
+    if (name.starts_with(partial) || name.starts_with(failure)) fs::remove(it->path(), type_ec);
+  }
+  fs::remove(folder, ec);                // only when empty
+  fs::remove(folder.parent_path(), ec);  // likewise
 }
 
 }  // namespace llmpo::pipeline

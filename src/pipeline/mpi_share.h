@@ -71,4 +71,9 @@ Result<std::vector<PartialFile>> GatherMpiPartials(const std::filesystem::path& 
 // Removes the folder, then OUT/.mpi-partials when nothing else is left in it.
 void RemoveMpiPartials(const std::filesystem::path& folder);
 
+// A rank stopped (the launcher's SIGTERM once another rank failed): its
+// half-written partial or failure file goes, then the folders when empty.
+// Other ranks' files are left alone.
+void RemoveMpiTempFiles(const std::filesystem::path& folder, std::int64_t rank);
+
 }  // namespace llmpo::pipeline

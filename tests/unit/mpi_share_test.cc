@@ -1,12 +1,13 @@
 // import --mpi (src/pipeline/mpi_share.h): the rank from the MPI launchers'
 // variables, the share of each rank, and rank 0's wait for the partials.
+#include "src/pipeline/mpi_share.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
 #include <string>
 
 #include "src/core/atomic_file.h"
-#include "src/pipeline/mpi_share.h"
 #include "src/report/partial_set.h"
 #include "tests/unit/temp_dir.h"
 
@@ -23,8 +24,12 @@ Result<MpiRank> FromEnv(const Env& env) {
 }
 
 TEST(MpiRank, OpenMpiFirstAndItsJobId) {
-  const auto who = FromEnv({{"OMPI_COMM_WORLD_RANK", "2"}, {"OMPI_COMM_WORLD_SIZE", "4"}, {"PMIX_RANK", "2"},
-                            {"PMIX_NAMESPACE", "1778122753"}, {"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}});
+  const auto who = FromEnv({{"OMPI_COMM_WORLD_RANK", "2"},
+                            {"OMPI_COMM_WORLD_SIZE", "4"},
+                            {"PMIX_RANK", "2"},
+                            {"PMIX_NAMESPACE", "1778122753"},
+                            {"SLURM_PROCID", "0"},
+                            {"SLURM_NTASKS", "1"}});
   ASSERT_TRUE(who.ok()) << who.error().Render();
   EXPECT_EQ(who->rank, 2);
   EXPECT_EQ(who->size, 4);
@@ -33,8 +38,11 @@ TEST(MpiRank, OpenMpiFirstAndItsJobId) {
 }
 
 TEST(MpiRank, PmixUnderSrunAndMpichHydra) {
-  const auto pmix = FromEnv({{"PMIX_RANK", "3"}, {"SLURM_STEP_NUM_TASKS", "8"}, {"SLURM_NTASKS", "16"},
-                             {"SLURM_JOB_ID", "41"}, {"SLURM_STEP_ID", "0"}});
+  const auto pmix = FromEnv({{"PMIX_RANK", "3"},
+                             {"SLURM_STEP_NUM_TASKS", "8"},
+                             {"SLURM_NTASKS", "16"},
+                             {"SLURM_JOB_ID", "41"},
+                             {"SLURM_STEP_ID", "0"}});
   ASSERT_TRUE(pmix.ok()) << pmix.error().Render();
   EXPECT_EQ(pmix->size, 8);
   EXPECT_EQ(pmix->size_from, "SLURM_STEP_NUM_TASKS");
@@ -93,8 +101,7 @@ TEST(MpiGather, FailureFileStopsTheWaitWithThatRanksCode) {
   const auto got = GatherMpiPartials(folder, 3, wait);
   ASSERT_FALSE(got.ok());
   EXPECT_EQ(got.error().kind, ExitStatus::kInput);
-  EXPECT_NE(got.error().message.find("rank 2 of 3 failed: x.json: not JSON"), std::string::npos)
-      << got.error().message;
+  EXPECT_NE(got.error().message.find("rank 2 of 3 failed: x.json: not JSON"), std::string::npos) << got.error().message;
 }
 
 TEST(MpiGather, TimeoutNamesTheRanksThatDeliveredNothing) {
@@ -116,6 +123,26 @@ TEST(MpiGather, TimeoutNamesTheRanksThatDeliveredNothing) {
   ASSERT_TRUE(all.ok()) << all.error().Render();
   EXPECT_EQ(all->size(), 4u);
   RemoveMpiPartials(folder);
+  EXPECT_FALSE(fs::exists(dir.path() / ".mpi-partials"));
+}
+
+TEST(MpiStop, RemovesOnlyThisRanksTempFilesThenTheEmptyFolders) {
+  testing::TempDir dir;
+  const fs::path folder = MpiPartialFolder(dir.path(), "j");
+  ASSERT_TRUE(CreateMpiPartialFolder(folder).ok());
+  const auto touch = [&](const std::string& name) { ASSERT_TRUE(WriteFileAtomically(folder / name, "x").ok()); };
+  touch("rank-2.json.tmp.abcdefghijkl");
+  touch("rank-2.failed.tmp.abcdefghijkl");
+  touch("rank-3.json.tmp.abcdefghijkl");
+  touch("rank-2.json");
+  RemoveMpiTempFiles(folder, 2);
+  EXPECT_FALSE(fs::exists(folder / "rank-2.json.tmp.abcdefghijkl"));
+  EXPECT_FALSE(fs::exists(folder / "rank-2.failed.tmp.abcdefghijkl"));
+  EXPECT_TRUE(fs::exists(folder / "rank-3.json.tmp.abcdefghijkl"));  // another rank's, maybe still being written
+  EXPECT_TRUE(fs::exists(folder / "rank-2.json"));                   // finished: rank 0 may still read it
+  fs::remove(folder / "rank-3.json.tmp.abcdefghijkl");
+  fs::remove(folder / "rank-2.json");
+  RemoveMpiTempFiles(folder, 2);
   EXPECT_FALSE(fs::exists(dir.path() / ".mpi-partials"));
 }
 
