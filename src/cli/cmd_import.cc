@@ -50,7 +50,7 @@ void StopImport(int signal, const std::string& out, std::optional<pipeline::RunL
   std::string held = "it is unchanged (the import had not started writing)";
   if (mpi_rank) {
     pipeline::RemoveMpiTempFiles(mpi_rank->folder, mpi_rank->rank);
-    held = "this rank's unfinished partial was removed";
+    held = "no unfinished partial of this rank is left in it";
   }
   if (lock) {
     pipeline::RemoveOutputLeftovers(out, "regions");
