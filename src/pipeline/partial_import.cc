@@ -87,8 +87,10 @@ class OrderedFold {
   // The next input to read, or nullopt when none is left.
   std::optional<std::size_t> Take() {
     std::unique_lock lock(mutex_);
+    // The end is checked after the wait too: while this thread waited,
+    // another may have taken the last input.
+    ready_.wait(lock, [&] { return next_ >= slots_.size() || next_ < merged_ + window_; });
     if (next_ >= slots_.size()) return std::nullopt;
-    ready_.wait(lock, [&] { return next_ < merged_ + window_; });
     return next_++;
   }
 
