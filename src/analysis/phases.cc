@@ -201,8 +201,14 @@ std::vector<std::uint32_t> AttributeKernels(const PhaseInput& in, Steps& steps, 
 // Warm-up: per scope and phase, the leading steps far from the median, and
 // any step that ran an autotuning kernel.
 void MarkWarmup(const PhaseInput& in, const std::vector<std::uint32_t>& step_of, Steps& steps) {
+  // Names are checked once each, not once per launch.
+  std::vector<std::int8_t> autotune(in.names.size(), -1);
+  const auto is_autotune = [&](std::uint32_t name) {
+    if (autotune[name] < 0) autotune[name] = IsAutotuneKernel(in.names[name]) ? 1 : 0;
+    return autotune[name] == 1;
+  };
   for (std::size_t i = 0; i < in.kernels.size(); ++i) {
-    if (step_of[i] == kNoStep || !IsAutotuneKernel(in.names[in.kernels[i].name])) continue;
+    if (step_of[i] == kNoStep || !is_autotune(in.kernels[i].name)) continue;
     PhaseStep& s = steps.steps[step_of[i]];
     if (!s.warmup) s.warmup = true, s.warmup_reason = fmt::format("ran '{}'", in.names[in.kernels[i].name]);
   }
