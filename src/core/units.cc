@@ -198,8 +198,10 @@ std::optional<double> ParseCommaGrouped(std::string_view text) {
 // digits make an integer below 2^53 and 10^k (k <= 15) is a double, so one
 // division rounds correctly and gives from_chars' own result (Clinger's
 // fast path). Anything else (exponents, more digits, odd grouping) returns
-// nullopt and takes the general path.
-std::optional<double> ShortDecimal(std::string_view text) {
+// false and takes the general path. A bool and an out-parameter, not an
+// optional: ParseNumber re-packing a returned optional<double> stalled on
+// store-to-load forwarding (perf, 2026-11-26).
+bool ShortDecimal(std::string_view text, double& out) {
   static constexpr double kPow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                       1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
   const char* p = text.data();
@@ -222,19 +224,23 @@ std::optional<double> ShortDecimal(std::string_view text) {
       break;
     }
   }
-  if (run == 0 || (grouped && run != 3)) return std::nullopt;
+  if (run == 0 || (grouped && run != 3)) return false;
   int fraction = 0;
   if (p != end && *p == '.') {
     for (++p; p != end && *p >= '0' && *p <= '9'; ++p) {
       mantissa = mantissa * 10 + static_cast<unsigned>(*p - '0');
       ++fraction;
     }
-    if (fraction == 0) return std::nullopt;
+    if (fraction == 0) return false;
   }
-  if (p != end || digits + fraction > 15) return std::nullopt;
-  const double value = static_cast<double>(mantissa) / kPow10[fraction];
-  return negative ? -value : value;
+  if (p != end || digits + fraction > 15) return false;
+  // An integer needs no division (dividing by 1 is exact: the same bits).
+  const double value = fraction == 0 ? static_cast<double>(mantissa) : static_cast<double>(mantissa) / kPow10[fraction];
+  out = negative ? -value : value;
+  return true;
 }
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // std::isspace in the "C" locale (the program never sets another), inline.
 bool IsSpace(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
@@ -264,9 +270,14 @@ bool IsNonFiniteNumber(std::string_view text) {
 }
 
 std::optional<double> ParseNumber(std::string_view text) {
+  // Most values start with a digit or a sign and end with a digit: nothing
+  // to trim and not "n/a", so the short form is tried first, as below.
+  if (!text.empty() && IsDigit(text.back()) && (IsDigit(text.front()) || text.front() == '-' || text.front() == '+')) {
+    if (double decimal = 0; ShortDecimal(text, decimal)) return decimal;
+  }
   text = Trimmed(text);
   if (text.empty() || text == "n/a" || text == "N/A") return std::nullopt;
-  if (auto decimal = ShortDecimal(text)) return decimal;
+  if (double decimal = 0; ShortDecimal(text, decimal)) return decimal;
   if (auto plain = PlainNumber(text)) {  // fast path: a plain number, the common case
     if (!std::isfinite(*plain)) return std::nullopt;
     return plain;
@@ -285,17 +296,21 @@ std::optional<double> ParseNumber(std::string_view text) {
 }
 
 void ParseValueInto(ParsedValue& out, std::string_view raw_value, std::string_view raw_unit) {
-  out.raw_value.assign(raw_value);
   AssignIfChanged(out.raw_unit, raw_unit);
   const UnitInfo& unit = LookupUnit(raw_unit);
   AssignIfChanged(out.unit, unit.canonical);
   out.dimension = unit.dimension;
   out.unit_known = unit.known;
+  ParseNumberInto(out, raw_value, unit.scale);
+}
+
+void ParseNumberInto(ParsedValue& out, std::string_view raw_value, double scale) {
+  out.raw_value.assign(raw_value);
   out.unparsable = false;
   out.value.reset();
   out.non_finite = false;
   if (auto number = ParseNumber(raw_value)) {
-    const double scaled = *number * unit.scale;
+    const double scaled = *number * scale;
     if (std::isfinite(scaled)) {
       out.value = scaled;
     } else {  // finite as written, infinite in the canonical unit

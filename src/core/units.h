@@ -49,6 +49,11 @@ struct ParsedValue {
 ParsedValue ParseValue(std::string_view raw_value, std::string_view raw_unit);
 // The same, into an existing value (its strings keep their buffers).
 void ParseValueInto(ParsedValue& out, std::string_view raw_value, std::string_view raw_unit);
+// The number part of ParseValueInto, for a value whose unit fields (raw_unit,
+// unit, dimension, unit_known) ParseValueInto already set for the same unit
+// text, `scale` being that unit's (LookupUnit(raw_unit).scale): a caller that
+// reuses one value per column skips the unit lookup when the unit repeats.
+void ParseNumberInto(ParsedValue& out, std::string_view raw_value, double scale);
 
 // Just the number: grouping removed; nullopt for n/a, empty or garbage, and
 // for NaN and infinities ("nan", "inf", "-infinity"): those never enter a sum

@@ -10,6 +10,7 @@
 #include <iterator>
 
 #include "src/core/assign_if_changed.h"
+#include "src/core/units.h"
 #include "src/ingest/ncu_csv_internal.h"
 #include "src/ingest/text_lines.h"
 
@@ -65,14 +66,21 @@ class DetailsImporter {
     if (name.empty()) return RuleRow(fields);
     // Metric objects are reused from launch to launch, so their strings keep
     // their buffers: no allocation per row in the common case.
-    if (metric_count_ == current_.metrics.size()) current_.metrics.emplace_back();
+    if (metric_count_ == current_.metrics.size()) {
+      current_.metrics.emplace_back();
+      slots_.emplace_back();
+    }
+    SlotFacts& facts = slots_[metric_count_];
     model::Metric& metric = current_.metrics[metric_count_++];
     // A name or section that changes from the launch before changes the layout.
-    layout_changed_ |= AssignIfChanged(metric.name, name);
+    if (AssignIfChanged(metric.name, name)) {
+      layout_changed_ = true;
+      facts.duration = name == "gpu__time_duration.sum" || name == "Duration";
+    }
     layout_changed_ |= AssignIfChanged(metric.section, SectionOf(fields));
-    ParseValueInto(metric.value, Cell(fields, metric_.value), Cell(fields, metric_.unit));
+    TakeValue(metric.value, facts, Cell(fields, metric_.value), Cell(fields, metric_.unit));
     CheckValue(metric, ctx_, reader_);
-    TakeDuration(metric, current_, duration_from_raw_, ctx_, reader_);
+    if (facts.duration) TakeDuration(metric, current_, duration_from_raw_, ctx_, reader_);
   }
 
   void Finish() { Flush(); }
@@ -84,6 +92,23 @@ class DetailsImporter {
   }
 
  private:
+  // What a metric position of the launch before knew, for a row at the same
+  // position: launches of a kernel repeat their rows in one order.
+  struct SlotFacts {
+    bool duration = false;  // the name is one TakeDuration reads
+    bool unit_scale_known = false;
+    double unit_scale = 1;  // LookupUnit(value.raw_unit).scale, when known
+  };
+
+  // ParseValueInto, without the unit lookup when the unit text is the one
+  // this position had before (the unit fields of `value` are then right).
+  void TakeValue(ParsedValue& value, SlotFacts& facts, std::string_view text, std::string_view unit) {
+    if (facts.unit_scale_known && value.raw_unit == unit) return ParseNumberInto(value, text, facts.unit_scale);
+    ParseValueInto(value, text, unit);
+    facts.unit_scale = LookupUnit(unit).scale;
+    facts.unit_scale_known = true;
+  }
+
   // "GPU Speed Of Light Roofline Chart / Single Precision Roofline" for a
   // chart item's metric; the section name alone otherwise.
   std::string_view SectionOf(const std::vector<std::string_view>& fields) {
@@ -117,6 +142,7 @@ class DetailsImporter {
   void Flush() {
     if (!current_.result_id.empty() && !skipping_) {
       current_.metrics.resize(metric_count_);
+      slots_.resize(metric_count_);
       if (layout_changed_ || metric_count_ != layout_count_) {
         layout_ = model::NewMetricLayout();
         layout_count_ = metric_count_;
@@ -179,6 +205,7 @@ class DetailsImporter {
   IdentityColumns identity_;
   MetricColumns metric_;
   model::LaunchRecord current_;
+  std::vector<SlotFacts> slots_;  // one per element of current_.metrics
   model::DiagnosticEntry* ragged_rows_ = nullptr;
   std::string labelled_section_;
   std::size_t metric_count_ = 0;  // metrics of current_ in use
