@@ -1,8 +1,13 @@
 // PhaseCollector (analysis/phases.h): keeps each timed kernel compactly
-// (names interned) and each range a step scheme names.
+// (names interned), or reduces it per step (phase_stream.h), and each range
+// a step scheme names.
+#include "src/analysis/phase_stream.h"
 #include "src/analysis/phases.h"
 
 namespace llmpo::analysis {
+
+PhaseCollector::PhaseCollector(StepNamer namer) : namer_(std::move(namer)) {}
+PhaseCollector::~PhaseCollector() = default;
 
 std::uint32_t PhaseCollector::Name(const std::string& name) {
   auto [it, added] = name_ids_.try_emplace(name, static_cast<std::uint32_t>(in_.names.size()));
@@ -11,10 +16,19 @@ std::uint32_t PhaseCollector::Name(const std::string& name) {
 }
 
 std::uint32_t PhaseCollector::Scope(const model::ProcessId& process) {
+  if (last_process_ && *last_process_ == process) return last_scope_;
   const std::string label = process.Known() ? source_ + " (" + process.Label() + ")" : source_;
   auto [it, added] = scope_ids_.try_emplace(label, static_cast<std::uint32_t>(in_.scopes.size()));
   if (added) in_.scopes.push_back(label);
+  last_process_ = process;
+  last_scope_ = it->second;
   return it->second;
+}
+
+void PhaseCollector::SetSource(std::string label) {
+  EndStream();
+  source_ = std::move(label);
+  last_process_.reset();
 }
 
 void PhaseCollector::OnLaunch(const model::LaunchRecord& l) {
@@ -29,6 +43,7 @@ void PhaseCollector::OnLaunch(const model::LaunchRecord& l) {
   const std::string_view call = l.launch_call_name;
   k.graph = call.starts_with("cudaGraphLaunch") || call.starts_with("cuGraphLaunch") || l.graph_node_id.has_value();
   k.graph_id = l.graph_id;
+  if (stream_ && stream_->Add(k, in_)) return;
   in_.kernels.push_back(k);
 }
 
@@ -37,6 +52,21 @@ void PhaseCollector::OnNvtxRange(const model::NvtxRange& r) {
   std::optional<StepName> step = namer_.Classify(r.domain, r.name);
   if (!step) return;
   in_.ranges.push_back({r.name, *r.start_ns, *r.end_ns, Scope(r.process), std::move(*step)});
+}
+
+void PhaseCollector::OnNvtxRangesDone() {
+  EndStream();
+  stream_ = std::make_unique<PhaseStream>(in_);
+}
+
+void PhaseCollector::EndStream() {
+  if (stream_) stream_->Finish(in_);
+  stream_.reset();
+}
+
+PhaseInput PhaseCollector::Finish() {
+  EndStream();
+  return std::move(in_);
 }
 
 }  // namespace llmpo::analysis

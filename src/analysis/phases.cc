@@ -10,6 +10,7 @@
 
 #include "src/analysis/median.h"
 #include "src/analysis/phase_graphs.h"
+#include "src/analysis/phase_internal.h"
 #include "src/analysis/phase_utilization.h"
 
 namespace llmpo::analysis {
@@ -19,12 +20,7 @@ std::string ShortScope(const std::string& scope) {
   const std::size_t slash = scope.rfind('/', paren == std::string::npos ? scope.size() : paren);
   return slash == std::string::npos ? scope : scope.substr(slash + 1);
 }
-namespace {
-
-constexpr std::size_t kTopKernels = 5;
-constexpr std::size_t kMinStepsForMedian = 3;
-constexpr double kWarmupBand = 0.5;  // a leading step further than 50 % from its phase's median is warm-up
-constexpr std::uint32_t kNoStep = kNoPhaseStep;
+namespace phase_detail {
 
 bool IsAutotuneKernel(std::string_view name) {
   for (std::size_t i = 0; i + 7 <= name.size(); ++i) {
@@ -34,7 +30,6 @@ bool IsAutotuneKernel(std::string_view name) {
   return false;
 }
 
-// The length of the union of [start, end) intervals.
 double UnionNs(std::vector<std::pair<std::int64_t, std::int64_t>>& v) {
   std::sort(v.begin(), v.end());
   double total = 0;
@@ -51,6 +46,15 @@ double UnionNs(std::vector<std::pair<std::int64_t, std::int64_t>>& v) {
   if (open) total += static_cast<double>(hi - lo);
   return total;
 }
+
+}  // namespace phase_detail
+namespace {
+
+constexpr std::size_t kTopKernels = 5;
+constexpr std::size_t kMinStepsForMedian = 3;
+constexpr double kWarmupBand = 0.5;  // a leading step further than 50 % from its phase's median is warm-up
+constexpr std::uint32_t kNoStep = kNoPhaseStep;
+using namespace phase_detail;
 
 std::string SchemeExample(StepScheme s) {
   switch (s) {
@@ -70,11 +74,9 @@ std::string SchemeExample(StepScheme s) {
   return "ProfilerStep#N (phase not named)";
 }
 
-// Steps of each scope: the ranges of its most specific scheme, by start.
-struct Steps {
-  std::vector<PhaseStep> steps;
-  std::vector<std::vector<std::uint32_t>> by_scope;  // step indices, by start
-};
+}  // namespace
+
+namespace phase_detail {
 
 Steps PickSteps(const PhaseInput& in, const PhaseOptions& options, PhaseReport& report,
                 model::Diagnostics& diagnostics) {
@@ -124,8 +126,6 @@ Steps PickSteps(const PhaseInput& in, const PhaseOptions& options, PhaseReport& 
   return out;
 }
 
-// The step whose range holds `t`: the latest to start at or before it that
-// has not ended (a nested one before its parent).
 std::uint32_t StepAt(const Steps& steps, std::uint32_t scope, std::int64_t t) {
   const auto& ids = steps.by_scope[scope];
   auto it = std::upper_bound(ids.begin(), ids.end(), t,
@@ -134,8 +134,12 @@ std::uint32_t StepAt(const Steps& steps, std::uint32_t scope, std::int64_t t) {
     --it;
     if (t <= steps.steps[*it].cpu_end_ns) return *it;
   }
-  return kNoStep;
+  return kNoPhaseStep;
 }
+
+}  // namespace phase_detail
+
+namespace {
 
 // The step of a digest entry (PhaseInput::StepKernels); kNoStep when the
 // steps do not match it.
@@ -144,9 +148,9 @@ std::uint32_t DigestStep(const Steps& steps, const PhaseInput::StepKernels& d) {
   return steps.by_scope[d.scope][d.step];
 }
 
-void SetSpan(PhaseStep& s, std::int64_t lo, std::int64_t hi, double busy_ns) {
+void SetSpan(PhaseStep& s, std::int64_t lo, std::int64_t hi, std::optional<double> busy_ns) {
   s.gpu_span_ns = static_cast<double>(hi - lo);
-  s.gpu_idle_ns = static_cast<double>(hi - lo) - busy_ns;
+  s.gpu_idle_ns = busy_ns ? std::optional<double>(static_cast<double>(hi - lo) - *busy_ns) : std::nullopt;
   if (s.phase == Phase::kPrefill && s.prefill_requests == 1) s.ttft_gpu_ns = s.gpu_span_ns;
 }
 

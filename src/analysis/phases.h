@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -57,17 +58,17 @@ struct PhaseInput {
   // Kernels already reduced per step (DigestPhaseKernels): what the
   // analysis needs of them, without one entry per launch.
   struct StepKernels {
-    struct Name {
-      std::uint32_t name = 0;
+    struct Name {  // 16 bytes: a step keeps one per kernel name it ran
       double gpu_ns = 0;
-      std::uint64_t launches = 0;
+      std::uint32_t name = 0;
+      std::uint32_t launches = 0;
     };
     std::uint32_t scope = 0;
     std::uint32_t step = 0;  // its index among its scope's steps, by start
     double gpu_ns = 0;
     std::uint64_t kernels = 0;
     std::int64_t first_start = 0, last_end = 0;
-    double busy_ns = 0;          // the union of its kernels
+    std::optional<double> busy_ns = 0;  // the union of its kernels; null: unknown (phase_stream.h)
     std::uint32_t autotune = 0;  // the first autotuning kernel's name (0: none)
     std::vector<Name> names;     // GPU time and launches per kernel name
   };
@@ -89,23 +90,34 @@ struct PhaseInput {
 // returned as it is: graphs need each kernel.
 PhaseInput DigestPhaseKernels(PhaseInput in);
 
+class PhaseStream;
+
+// Keeps each timed kernel, or, after an input said its ranges are all in
+// (OnNvtxRangesDone), reduces that input's kernels per step as they come
+// (phase_stream.h).
 class PhaseCollector : public model::RecordSink {
  public:
-  explicit PhaseCollector(StepNamer namer) : namer_(std::move(namer)) {}
-  void SetSource(std::string label) { source_ = std::move(label); }
+  explicit PhaseCollector(StepNamer namer);
+  ~PhaseCollector() override;
+  void SetSource(std::string label);
   void OnLaunch(const model::LaunchRecord& launch) override;
   void OnKernelSummary(const model::KernelSummaryRow&) override {}
   void OnNvtxRange(const model::NvtxRange& range) override;
-  PhaseInput Finish() { return std::move(in_); }
+  void OnNvtxRangesDone() override;
+  PhaseInput Finish();
 
  private:
   std::uint32_t Name(const std::string& name);
   std::uint32_t Scope(const model::ProcessId& process);
+  void EndStream();
 
   StepNamer namer_;
   std::string source_;
   PhaseInput in_;
   std::unordered_map<std::string, std::uint32_t> name_ids_, scope_ids_;
+  std::unique_ptr<PhaseStream> stream_;  // while the current input's kernels are reduced as they come
+  std::optional<model::ProcessId> last_process_;  // the scope of the last launch, looked up once per run
+  std::uint32_t last_scope_ = 0;
 };
 
 struct PhaseStep {

@@ -628,6 +628,7 @@ Status ImportNsysSqlite(const std::filesystem::path& file, ImportContext& ctx) {
     ASSIGN_OR_RETURN(domains, DomainNames(db.get(), ctx));
     RETURN_IF_ERROR(ImportNvtx(db.get(), ctx, *domains, processes));
   }
+  ctx.sink.OnNvtxRangesDone();  // none come after this
   const std::map<std::int64_t, std::string>* nvtx = domains ? &*domains : nullptr;
   RETURN_IF_ERROR(ImportKernels(db.get(), ctx, nvtx));
   RETURN_IF_ERROR(ImportGpuOps(db.get(), ctx, nvtx, processes, "CUPTI_ACTIVITY_KIND_MEMCPY"));

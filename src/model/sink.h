@@ -21,6 +21,10 @@ class RecordSink {
   }
   virtual void OnKernelSummary(const KernelSummaryRow& row) = 0;
   virtual void OnNvtxRange(const NvtxRange& /*range*/) {}
+  // Every NVTX range of the current input has been sent (nsys SQLite sends
+  // them before its launches): a sink may reduce the launches that follow
+  // against them instead of keeping each.
+  virtual void OnNvtxRangesDone() {}
   virtual void OnCpuOp(const CpuOp& /*op*/) {}
   virtual void OnNvtxKernelRow(const NvtxKernelRow& /*row*/) {}
   virtual void OnApiSummary(const ApiSummaryRow& /*row*/) {}

@@ -23,6 +23,7 @@ class Collectors::Router : public model::RecordSink {
     c_.phases_.OnNvtxRange(r);
     c_.gpu_timeline_.OnNvtxRange(r);
   }
+  void OnNvtxRangesDone() override { c_.phases_.OnNvtxRangesDone(); }
   void OnCpuOp(const model::CpuOp& op) override { c_.gpu_timeline_.OnCpuOp(op); }
   void OnKernelSummary(const model::KernelSummaryRow& r) override { c_.aggregator_.OnKernelSummary(r); }
   void OnApiSummary(const model::ApiSummaryRow& r) override { c_.aggregator_.OnApiSummary(r); }
@@ -53,6 +54,7 @@ class Collectors::RegionTag : public model::RecordSink {
   }
   void OnKernelSummary(const model::KernelSummaryRow& row) override { next_.OnKernelSummary(row); }
   void OnNvtxRange(const model::NvtxRange& range) override { next_.OnNvtxRange(range); }
+  void OnNvtxRangesDone() override { next_.OnNvtxRangesDone(); }
   void OnCpuOp(const model::CpuOp& op) override { next_.OnCpuOp(op); }
   void OnNvtxKernelRow(const model::NvtxKernelRow& row) override { next_.OnNvtxKernelRow(row); }
   void OnApiSummary(const model::ApiSummaryRow& row) override { next_.OnApiSummary(row); }

@@ -21,6 +21,7 @@ class RankTagSink final : public model::RecordSink {
     Forward(r, [this](const auto& x) { next_.OnKernelSummary(x); });
   }
   void OnNvtxRange(const model::NvtxRange& r) override { Forward(r, [this](const auto& x) { next_.OnNvtxRange(x); }); }
+  void OnNvtxRangesDone() override { next_.OnNvtxRangesDone(); }
   void OnCpuOp(const model::CpuOp& op) override { Forward(op, [this](const auto& x) { next_.OnCpuOp(x); }); }
   void OnNvtxKernelRow(const model::NvtxKernelRow& r) override {
     Forward(r, [this](const auto& x) { next_.OnNvtxKernelRow(x); });

@@ -33,6 +33,10 @@ class TeeSink : public model::RecordSink {
     first_.OnNvtxRange(r);
     second_.OnNvtxRange(r);
   }
+  void OnNvtxRangesDone() override {
+    first_.OnNvtxRangesDone();
+    second_.OnNvtxRangesDone();
+  }
   void OnNvtxKernelRow(const model::NvtxKernelRow& r) override {
     first_.OnNvtxKernelRow(r);
     second_.OnNvtxKernelRow(r);
