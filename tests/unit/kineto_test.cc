@@ -186,6 +186,63 @@ TEST(KinetoImport, AttributesKernelsToLaunchesAnnotationsAndCpuOps) {
   EXPECT_TRUE(found);
 }
 
+// Launches are linked to their calls (correlation) and to the cpu_op their
+// External id names by a merge when the trace lists them in id order, and
+// through id tables when it does not: the same events in reverse give the
+// same CPU-op times. The ids are real (a kernel's External id is not its
+// correlation): one names an op that is not the innermost at the call, one
+// is shared by two ops (so containment decides); one correlation comes on
+// two calls (the first in the file keeps it, in either order).
+std::string ExternalIdEvents(bool reversed) {
+  std::vector<std::string> events = {
+      R"({"ph": "X", "cat": "cpu_op", "name": "outer", "pid": 1, "tid": 1, "ts": 1, "dur": 20, "args": {"External id": 100}})",
+      R"({"ph": "X", "cat": "cpu_op", "name": "inner", "pid": 1, "tid": 1, "ts": 2, "dur": 5, "args": {"External id": 101}})",
+      R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 3, "dur": 1, "args": {"correlation": 1}})",
+      R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 9, "dur": 1, "args": {"correlation": 2}})",
+      R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": 1, "tid": 1, "ts": 12, "dur": 1, "args": {"correlation": 2}})",
+      R"({"ph": "X", "cat": "cpu_op", "name": "dup_b", "pid": 1, "tid": 1, "ts": 25, "dur": 3, "args": {"External id": 102}})",
+      R"({"ph": "X", "cat": "cpu_op", "name": "dup_a", "pid": 1, "tid": 1, "ts": 30, "dur": 5, "args": {"External id": 102}})",
+      R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 31, "dur": 1, "args": {"correlation": 3}})",
+      R"({"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 10, "dur": 2, "args": {"correlation": 1, "External id": 100, "device": 0, "stream": 7}})",
+      R"({"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 20, "dur": 3, "args": {"correlation": 2, "External id": 101, "device": 0, "stream": 7}})",
+      R"({"ph": "X", "cat": "kernel", "name": "k3", "pid": 0, "tid": 7, "ts": 40, "dur": 4, "args": {"correlation": 3, "External id": 102, "device": 0, "stream": 7}})",
+  };
+  if (reversed) std::reverse(events.begin(), events.end());
+  std::string text = R"({"traceEvents": [)";
+  for (std::size_t i = 0; i < events.size(); ++i) text += (i ? ",\n" : "\n") + events[i];
+  return text + "]}";
+}
+
+TEST(KinetoImport, LinksTheSameWhetherOrNotTheTraceListsIdsInOrder) {
+  std::map<std::string, std::string> dumps;
+  for (bool reversed : {false, true}) {
+    auto r = ImportText(ExternalIdEvents(reversed));
+    ASSERT_TRUE(r->status.ok()) << r->status.error().message;
+    std::map<std::string, std::pair<double, double>> self_total;
+    for (const auto& op : r->sink.breakdown.cpu_ops) self_total[op.name] = {op.gpu_self_ns, op.gpu_total_ns};
+    // k1's id names outer (inner is open at its call); k2's names inner (closed at its call);
+    // k3's id is shared, so the op open at its call (dup_a) owns it.
+    EXPECT_EQ(self_total["outer"].first, 2000) << reversed;
+    EXPECT_EQ(self_total["inner"].first, 3000) << reversed;
+    EXPECT_EQ(self_total["dup_a"].first, 4000) << reversed;
+    EXPECT_EQ(self_total["dup_b"].first, 0) << reversed;
+    EXPECT_EQ(self_total["outer"].second, 5000) << reversed;  // k1 and k2 launched inside it
+    std::string dump;
+    for (const auto& [name, t] : self_total) {
+      dump += name + " " + std::to_string(t.first) + " " + std::to_string(t.second) + "\n";
+    }
+    dumps[reversed ? "reversed" : "in order"] = dump;
+    // Correlation 2 belongs to the first call with it in the file.
+    std::string calls;
+    for (const auto& l : r->sink.launches) {
+      calls += l.kernel_name + " " + l.launch_call_name + " " + std::to_string(*l.launch_call_start_ns) + "\n";
+    }
+    EXPECT_EQ(calls, reversed ? "k1 cudaLaunchKernel 3000\nk2 cudaMemcpyAsync 12000\nk3 cudaLaunchKernel 31000\n"
+                              : "k1 cudaLaunchKernel 3000\nk2 cudaLaunchKernel 9000\nk3 cudaLaunchKernel 31000\n");
+  }
+  EXPECT_EQ(dumps["in order"], dumps["reversed"]);
+}
+
 // ---- An annotation cut at the trace window's end (issue #34, item 8) ----
 
 fs::path Handmade(const char* name) { return fs::path(LLMPO_SOURCE_DIR) / "tests" / "fixtures" / "handmade" / name; }

@@ -1,11 +1,14 @@
 #include "src/ingest/kineto/attribution.h"
 
 #include <fmt/format.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <map>
 #include <thread>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 
 #include "src/ingest/kineto/breakdown.h"
@@ -20,10 +23,59 @@ namespace {
 constexpr std::uint32_t kNone = UINT32_MAX;
 constexpr std::string_view kStepPrefix = "ProfilerStep#";
 
-// A GPU op and the call that launched it, visited in (thread, call start) order.
+// A GPU op and the call that launched it, by index into the store.
 struct Launch {
   std::uint32_t op = 0;
   std::uint32_t call = kNone;
+};
+
+// A GPU op (not a sync) with what attribution reads of the call that
+// launched it, visited in (thread, call start) order. 72 bytes where the op,
+// its call and their link took 96: the store's ops and calls are dropped
+// once these are built, before the sink's own records grow.
+struct Linked {
+  std::int64_t start = 0, end = 0;
+  std::int64_t call_start = 0, call_end = 0;  // valid with has_call
+  std::uint64_t correlation = 0;
+  std::int64_t stream = -1;
+  std::uint32_t name = 0, call_name = 0, thread = 0;
+  std::uint32_t op_by_id = kNone;  // the cpu_op its real External id names (HasRealExternalIds), if one alone
+  std::int32_t device = -1;
+  GpuOpKind kind = GpuOpKind::kKernel;
+  bool has_correlation = false;
+  bool has_call = false;
+};
+static_assert(sizeof(Linked) == 72);
+
+// Gives the pages of `v` back to the system behind a walk that only goes
+// forward (`forward`: the caller checked that it does), so that what is
+// built from it does not sit beside all of it. The pages wholly below the
+// latest element passed are never read again; the vector is freed whole
+// after the walk.
+template <typename T>
+class ReleaseBehind {
+ public:
+  ReleaseBehind(const std::vector<T>& v, bool forward)
+      : base_(reinterpret_cast<std::uintptr_t>(v.data())),
+        page_(static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE))),
+        forward_(forward && !v.empty()) {
+    static_assert(std::is_trivially_destructible_v<T>);
+    released_ = (base_ + page_ - 1) / page_ * page_;  // pages wholly inside the vector only
+  }
+  void Passed(std::size_t index) {
+    if (!forward_ || index < next_check_) return;
+    next_check_ = index + kStep;
+    const std::uintptr_t below = (base_ + index * sizeof(T)) / page_ * page_;
+    if (below <= released_) return;
+    madvise(reinterpret_cast<void*>(released_), below - released_, MADV_DONTNEED);
+    released_ = below;
+  }
+
+ private:
+  static constexpr std::size_t kStep = (std::size_t{1} << 20) / sizeof(T);  // madvise about once per MiB
+  std::uintptr_t base_, page_, released_;
+  bool forward_;
+  std::size_t next_check_ = 0;
 };
 
 // In 2023 traces a GPU op's External id is its own correlation id and names
@@ -79,7 +131,7 @@ std::int64_t UsableBase(const TraceStore& s, const std::string& label, ImportCon
 
 class Emitter {
  public:
-  Emitter(const TraceStore& store, const std::string& label, ImportContext& ctx)
+  Emitter(TraceStore& store, const std::string& label, ImportContext& ctx)
       : s_(store), label_(label), ctx_(ctx), process_(ProcessOf(store)), base_(UsableBase(store, label, ctx)) {
     region_names_.reserve(s_.names.size());
     for (std::uint32_t i = 0; i < s_.names.size(); ++i) region_names_.push_back(RegionName(s_.names[i]));
@@ -87,15 +139,21 @@ class Emitter {
 
   void Run() {
     FindCutAnnotations();
-    EmitAnnotations();
-    const std::vector<Launch> launches = OrderLaunches();
-    // The per-device breakdowns read only the store: computed on a second
-    // thread while the launches are attributed and emitted (bench/RESULTS.md).
+    // The store's GPU ops and calls (linked), then its CPU ops (counted), are
+    // freed before anything goes to the sink: they are gone by the time the
+    // sink's own records grow.
+    const std::vector<Linked> launches = LinkLaunches(OrderLaunches());
+    // The per-device breakdowns read only the launches: computed on a
+    // second thread while the CPU ops are counted.
     std::map<std::int32_t, model::DeviceBreakdown> devices;
     std::thread breakdown([&] { devices = ComputeBreakdown(launches); });
+    CountCpuOps(launches);
+    breakdown.join();
+    EmitAnnotations();
+    // Attribution reads the launches once more, in order: each page of them
+    // goes back to the system once passed, as the sink's records grow.
     AttributeAndEmit(launches);
     EmitLongCpuOps();
-    breakdown.join();
     EmitBreakdown(std::move(devices));
   }
 
@@ -255,21 +313,94 @@ class Emitter {
     return t < it->end ? &steps_[it->step] : nullptr;
   }
 
-  std::vector<Launch> OrderLaunches() {
+  // Whether the records that have a correlation id come in its order
+  // (not decreasing), as a trace written in launch order has them.
+  template <typename T>
+  static bool ByCorrelation(const std::vector<T>& records) {
+    std::uint64_t last = 0;
+    for (const T& r : records) {
+      if (!r.has_correlation) continue;
+      if (r.correlation < last) return false;
+      last = r.correlation;
+    }
+    return true;
+  }
+  template <typename T>
+  static bool ByExternalId(const std::vector<T>& records) {
+    std::uint64_t last = 0;
+    for (const T& r : records) {
+      if (!r.has_external_id) continue;
+      if (r.external_id < last) return false;
+      last = r.external_id;
+    }
+    return true;
+  }
+
+  // Each GPU op's cpu_op by real External id (HasRealExternalIds): the one
+  // cpu_op with its id, kNone where none or several have it; empty without
+  // real ids. A merge where both lists come in id order, else an IdTable.
+  std::vector<std::uint32_t> CpuOpOfOps() const {
+    if (!HasRealExternalIds(s_)) return {};
+    std::vector<std::uint32_t> of(s_.gpu_ops.size(), kNone);
+    const std::vector<CpuSpan>& cpu = s_.cpu_ops;
+    if (ByExternalId(cpu) && ByExternalId(s_.gpu_ops)) {
+      const auto next = [&](std::size_t c) {  // the next cpu_op with an id, from c
+        while (c < cpu.size() && !cpu[c].has_external_id) ++c;
+        return c;
+      };
+      std::size_t c = next(0);
+      for (std::uint32_t i = 0; i < s_.gpu_ops.size(); ++i) {
+        const GpuOp& op = s_.gpu_ops[i];
+        if (!op.has_external_id) continue;
+        while (c < cpu.size() && cpu[c].external_id < op.external_id) c = next(c + 1);
+        if (c == cpu.size() || cpu[c].external_id != op.external_id) continue;
+        const std::size_t after = next(c + 1);
+        if (after == cpu.size() || cpu[after].external_id != op.external_id) of[i] = static_cast<std::uint32_t>(c);
+      }
+      return of;
+    }
+    const IdTable op_by_id = CpuOpsByExternalId();
+    for (std::uint32_t i = 0; i < s_.gpu_ops.size(); ++i) {
+      if (!s_.gpu_ops[i].has_external_id) continue;
+      if (auto index = op_by_id.Find(s_.gpu_ops[i].external_id); index && *index != kNone) of[i] = *index;
+    }
+    return of;
+  }
+
+  // Each GPU op's call: the first call with its correlation id. A merge of
+  // the two lists where both come in correlation order (no table of 12
+  // bytes per slot, 2 to 3 slots per call); else through an IdTable.
+  std::vector<std::uint32_t> CallOfOps() const {
+    std::vector<std::uint32_t> call(s_.gpu_ops.size(), kNone);
+    if (ByCorrelation(s_.calls) && ByCorrelation(s_.gpu_ops)) {
+      std::size_t c = 0;
+      for (std::uint32_t i = 0; i < s_.gpu_ops.size(); ++i) {
+        const GpuOp& op = s_.gpu_ops[i];
+        if (!op.has_correlation) continue;
+        while (c < s_.calls.size() && (!s_.calls[c].has_correlation || s_.calls[c].correlation < op.correlation)) ++c;
+        if (c < s_.calls.size() && s_.calls[c].correlation == op.correlation) call[i] = static_cast<std::uint32_t>(c);
+      }
+      return call;
+    }
     IdTable call_of(s_.calls.size());
     for (std::uint32_t i = 0; i < s_.calls.size(); ++i) {
       if (s_.calls[i].has_correlation) call_of.TryEmplace(s_.calls[i].correlation, i);
     }
-    std::vector<Launch> launches;
-    launches.reserve(s_.gpu_ops.size());
     for (std::uint32_t i = 0; i < s_.gpu_ops.size(); ++i) {
-      const GpuOp& op = s_.gpu_ops[i];
-      if (op.kind == GpuOpKind::kSync) continue;
-      Launch l{i, kNone};
-      if (op.has_correlation) {
-        if (auto call = call_of.Find(op.correlation)) l.call = *call;
+      if (!s_.gpu_ops[i].has_correlation) continue;
+      if (auto c = call_of.Find(s_.gpu_ops[i].correlation)) call[i] = *c;
+    }
+    return call;
+  }
+
+  std::vector<Launch> OrderLaunches() const {
+    std::vector<Launch> launches;
+    {
+      const std::vector<std::uint32_t> call_of = CallOfOps();
+      launches.reserve(s_.gpu_ops.size());
+      for (std::uint32_t i = 0; i < s_.gpu_ops.size(); ++i) {
+        if (s_.gpu_ops[i].kind != GpuOpKind::kSync) launches.push_back({i, call_of[i]});
       }
-      launches.push_back(l);
     }
     // Launched ops by (thread, call start), as the sweeps need; the rest after.
     // A trace in launch order is only checked.
@@ -286,6 +417,43 @@ class Emitter {
     return launches;
   }
 
+  // The launches of `order`, linked; the store's GPU ops and calls are
+  // dropped on the way (behind the walk where it only goes forward, as in a
+  // trace written in launch order), then whole.
+  std::vector<Linked> LinkLaunches(std::vector<Launch> order) {
+    const std::vector<std::uint32_t> cpu_op_of = CpuOpOfOps();
+    std::vector<Linked> linked;
+    linked.reserve(order.size());
+    const bool ops_forward = std::is_sorted(order.begin(), order.end(),
+                                            [](const Launch& a, const Launch& b) { return a.op < b.op; });
+    const bool calls_forward = std::is_sorted(order.begin(), order.end(), [](const Launch& a, const Launch& b) {
+      return a.call != kNone && b.call != kNone && a.call < b.call;
+    });
+    ReleaseBehind<GpuOp> ops(s_.gpu_ops, ops_forward);
+    ReleaseBehind<HostCall> calls(s_.calls, calls_forward);
+    for (const Launch& l : order) {
+      const GpuOp& op = s_.gpu_ops[l.op];
+      Linked k;
+      k.start = op.start, k.end = op.end;
+      k.correlation = op.correlation, k.has_correlation = op.has_correlation;
+      k.stream = op.stream, k.device = op.device;
+      k.name = op.name, k.kind = op.kind;
+      if (!cpu_op_of.empty()) k.op_by_id = cpu_op_of[l.op];
+      if (l.call != kNone) {
+        const HostCall& call = s_.calls[l.call];
+        k.has_call = true;
+        k.call_start = call.start, k.call_end = call.end;
+        k.call_name = call.name, k.thread = call.thread;
+        calls.Passed(l.call);
+      }
+      ops.Passed(l.op);
+      linked.push_back(k);
+    }
+    std::vector<GpuOp>().swap(s_.gpu_ops);
+    std::vector<HostCall>().swap(s_.calls);
+    return linked;
+  }
+
   IdTable CpuOpsByExternalId() const {
     IdTable by_id(s_.cpu_ops.size());
     for (std::uint32_t i = 0; i < s_.cpu_ops.size(); ++i) {
@@ -298,7 +466,7 @@ class Emitter {
 
   // Fills `r` for `op`, reusing its strings' storage from the launch before
   // (one record is rebuilt per launch: no allocation per launch).
-  void Fill(const GpuOp& op, model::LaunchRecord& r) const {
+  void Fill(const Linked& op, model::LaunchRecord& r) const {
     r.kind = op.kind == GpuOpKind::kMemcpy   ? model::LaunchKind::kMemcpy
              : op.kind == GpuOpKind::kMemset ? model::LaunchKind::kMemset
                                              : model::LaunchKind::kKernel;
@@ -330,20 +498,46 @@ class Emitter {
     }
   }
 
-  // CPU ops long enough to starve the GPU (cpu_op_starving), for the GPU timeline.
+  // CPU ops long enough to starve the GPU (cpu_op_starving), for the GPU
+  // timeline: after the launches, as the sink has always had them.
   void EmitLongCpuOps() const {
-    for (const CpuSpan& op : s_.cpu_ops) {
-      if (op.dur_missing || op.end - op.start < model::kCpuOpMinNs) continue;
+    for (const CpuSpan& op : long_cpu_ops_) {
       ctx_.sink.OnCpuOp({s_.names[op.name], process_, op.start + base_, op.end + base_});
     }
   }
 
+  // All the reports take of the CPU ops, before a launch goes to the sink:
+  // each op's GPU time (self: the kernels it is the innermost op of; total)
+  // and CPU time, and the long ones. Then the store's ops are dropped, so
+  // they are gone before the sink's own records grow.
+  void CountCpuOps(const std::vector<Linked>& launches) {
+    if (!s_.cpu_ops.empty()) {
+      SpanSweep ops(s_.cpu_ops);
+      for (std::uint32_t i = 0; i < launches.size(); ++i) {
+        const Linked& op = launches[i];
+        if (op.kind != GpuOpKind::kKernel || !op.has_call) continue;
+        const auto& open = ops.OpenAt(op.thread, op.call_start);
+        std::uint32_t innermost = open.empty() ? kNone : open.back();
+        if (op.op_by_id != kNone) innermost = op.op_by_id;
+        CountSelf(innermost, i, static_cast<double>(op.end - op.start));
+      }
+      CountTotals(launches);
+    }
+    for (const CpuSpan& op : s_.cpu_ops) {
+      auto& t = op_times_[op.name];
+      ++t.calls;
+      t.cpu_ns += static_cast<double>(op.end - op.start);
+      if (!op.dur_missing && op.end - op.start >= model::kCpuOpMinNs) long_cpu_ops_.push_back(op);
+    }
+    std::vector<CpuSpan>().swap(s_.cpu_ops);
+  }
+
   // The runtime / driver call that launched a kernel (launch overhead).
-  void SetLaunchCall(const HostCall& call, model::LaunchRecord& r) const {
-    r.launch_call_start_ns = call.start + base_;
-    r.launch_call_end_ns = call.end + base_;
-    r.launch_call_name = s_.names[call.name];
-    const std::string& thread = s_.threads[call.thread];  // "pid/tid"
+  void SetLaunchCall(const Linked& l, model::LaunchRecord& r) const {
+    r.launch_call_start_ns = l.call_start + base_;
+    r.launch_call_end_ns = l.call_end + base_;
+    r.launch_call_name = s_.names[l.call_name];
+    const std::string& thread = s_.threads[l.thread];  // "pid/tid"
     r.launch_thread = thread.substr(thread.find('/') + 1);
   }
 
@@ -366,22 +560,19 @@ class Emitter {
       t.gpu_self_ns += ns;
       ++t.kernels;
     }
-    if (!s_.cpu_ops.empty()) kernel_launches_.push_back(launch);
+    kernel_launches_.push_back(launch);  // called only when the trace has CPU ops
   }
 
   // Each CPU op's GPU total: the kernels whose launch call started on its
   // thread within [start, end], by prefix sums over those calls (visited in
   // (thread, start) order): O((ops + calls) log calls) however deep the ops
   // nest, not a walk of every open op per launch.
-  void CountTotals(const std::vector<Launch>& launches) {
+  void CountTotals(const std::vector<Linked>& launches) {
     using At = std::pair<std::uint32_t, std::int64_t>;  // (thread, time)
-    const auto at = [&](std::uint32_t k) {
-      const HostCall& call = s_.calls[launches[k].call];
-      return At(call.thread, call.start);
-    };
+    const auto at = [&](std::uint32_t k) { return At(launches[k].thread, launches[k].call_start); };
     std::vector<double> prefix(kernel_launches_.size() + 1, 0.0);
     for (std::size_t i = 0; i < kernel_launches_.size(); ++i) {
-      const GpuOp& op = s_.gpu_ops[launches[kernel_launches_[i]].op];
+      const Linked& op = launches[kernel_launches_[i]];
       prefix[i + 1] = prefix[i] + static_cast<double>(op.end - op.start);
     }
     const auto first = kernel_launches_.begin();
@@ -397,18 +588,16 @@ class Emitter {
     kernel_launches_ = {};
   }
 
-  void AttributeAndEmit(const std::vector<Launch>& launches) {
+  void AttributeAndEmit(const std::vector<Linked>& launches) {
     SpanSweep annotations(*annotations_);
-    SpanSweep ops(s_.cpu_ops);
-    const bool by_external_id = HasRealExternalIds(s_);
-    const IdTable op_by_id = by_external_id ? CpuOpsByExternalId() : IdTable(0);
+    ReleaseBehind<Linked> passed(launches, true);
     batch_.resize(std::min(kBatch, launches.size()));
     for (std::uint32_t i = 0; i < launches.size(); ++i) {
-      const Launch& l = launches[i];
-      const GpuOp& op = s_.gpu_ops[l.op];
+      passed.Passed(i);
+      const Linked& op = launches[i];
       model::LaunchRecord& record = NextRecord();
       Fill(op, record);
-      if (l.call == kNone) {
+      if (!op.has_call) {
         record.nvtx_stack.clear();
         ctx_.diagnostics.AddLazy(model::Diag::kernel_without_launch_call, [&] {
           return fmt::format(
@@ -418,12 +607,11 @@ class Emitter {
         });
         continue;
       }
-      const HostCall& call = s_.calls[l.call];
-      record.global_tid = call.thread;
-      if (op.kind == GpuOpKind::kKernel) SetLaunchCall(call, record);
+      record.global_tid = op.thread;
+      if (op.kind == GpuOpKind::kKernel) SetLaunchCall(op, record);
       const double ns = *record.duration_ns;
       std::size_t depth = 0;
-      for (std::uint32_t a : annotations.OpenAt(call.thread, call.start)) {
+      for (std::uint32_t a : annotations.OpenAt(op.thread, op.call_start)) {
         if (depth > model::kMaxNvtxDepth) break;  // folded into level 64 (nvtx_depth_folded)
         SetFrame(record.nvtx_stack, depth++, region_names_[(*annotations_)[a].name], a);
       }
@@ -431,20 +619,11 @@ class Emitter {
       // step's backward kernels come from autograd's threads, not the one
       // that holds the ProfilerStep annotation).
       if (op.kind == GpuOpKind::kKernel) {
-        if (model::StepTimes* step = StepAt(call.start)) step->gpu_kernel_ns += ns;
-      }
-      if (op.kind == GpuOpKind::kKernel) {
-        const auto& open = ops.OpenAt(call.thread, call.start);
-        std::uint32_t innermost = open.empty() ? kNone : open.back();
-        if (by_external_id && op.has_external_id) {
-          if (auto index = op_by_id.Find(op.external_id); index && *index != kNone) innermost = *index;
-        }
-        CountSelf(innermost, i, ns);
+        if (model::StepTimes* step = StepAt(op.call_start)) step->gpu_kernel_ns += ns;
       }
       record.nvtx_stack.resize(depth);
     }
     FlushBatch();
-    CountTotals(launches);
   }
 
   // Launches go to the sink in batches (a sink may take a batch on two
@@ -462,11 +641,10 @@ class Emitter {
   // Counts, launch statistics and the temporal breakdown per device; steps
   // come later (attribution adds their kernel time). Touches only the store
   // and class_of_.
-  std::map<std::int32_t, model::DeviceBreakdown> ComputeBreakdown(const std::vector<Launch>& launches) {
+  std::map<std::int32_t, model::DeviceBreakdown> ComputeBreakdown(const std::vector<Linked>& launches) {
     std::map<std::int32_t, StreamingBreakdown> by_device;
     std::map<std::int32_t, model::DeviceBreakdown> devices;
-    for (const Launch& l : launches) {
-      const GpuOp& op = s_.gpu_ops[l.op];
+    for (const Linked& op : launches) {
       by_device[op.device].Add({op.start, op.end}, ClassOf(op.name));
       model::DeviceBreakdown& d = devices[op.device];
       if (op.kind == GpuOpKind::kKernel) {
@@ -475,7 +653,7 @@ class Emitter {
       } else {
         ++d.memory_ops;
       }
-      if (l.call != kNone) AddLaunch(s_.calls[l.call], op, d.launch);
+      if (op.has_call) AddLaunch(op, d.launch);
     }
     for (auto& [device, d] : devices) {
       if (!by_device[device].Finish(d)) FillTemporalBreakdown(DeviceOps(launches, device), d);
@@ -486,10 +664,9 @@ class Emitter {
 
   // One device's ops, for a breakdown whose ops came too far out of order
   // to be folded as they arrived.
-  std::vector<ClassifiedOp> DeviceOps(const std::vector<Launch>& launches, std::int32_t device) {
+  std::vector<ClassifiedOp> DeviceOps(const std::vector<Linked>& launches, std::int32_t device) {
     std::vector<ClassifiedOp> ops;
-    for (const Launch& l : launches) {
-      const GpuOp& op = s_.gpu_ops[l.op];
+    for (const Linked& op : launches) {
       if (op.device == device) ops.push_back({{op.start, op.end}, ClassOf(op.name)});
     }
     return ops;
@@ -529,10 +706,10 @@ class Emitter {
     return *known;
   }
 
-  static void AddLaunch(const HostCall& call, const GpuOp& op, model::LaunchStats& s) {
-    const double cpu = static_cast<double>(call.end - call.start);
+  static void AddLaunch(const Linked& op, model::LaunchStats& s) {
+    const double cpu = static_cast<double>(op.call_end - op.call_start);
     const double gpu = static_cast<double>(op.end - op.start);
-    const double delay = static_cast<double>(std::max<std::int64_t>(0, op.start - call.end));
+    const double delay = static_cast<double>(std::max<std::int64_t>(0, op.start - op.call_end));
     ++s.launches;
     s.cpu_mean_ns += cpu;  // sums until FinishLaunch
     s.gpu_mean_ns += gpu;
@@ -552,11 +729,6 @@ class Emitter {
   }
 
   void EmitCpuOps(model::GpuBreakdown& out) {
-    for (const CpuSpan& op : s_.cpu_ops) {
-      auto& t = op_times_[op.name];
-      ++t.calls;
-      t.cpu_ns += static_cast<double>(op.end - op.start);
-    }
     for (auto& [name, t] : op_times_) {
       t.source = label_;
       t.process = process_;
@@ -568,7 +740,7 @@ class Emitter {
     });
   }
 
-  const TraceStore& s_;
+  TraceStore& s_;  // its GPU ops and calls are dropped once linked (LinkLaunches)
   const std::string& label_;
   ImportContext& ctx_;
   model::ProcessId process_;
@@ -593,6 +765,7 @@ class Emitter {
   std::vector<StepWindow> step_windows_;  // sorted by start
   std::unordered_map<std::uint32_t, model::CpuOpTimes> op_times_;
   std::vector<std::uint32_t> kernel_launches_;  // kernels with a launch call, by index into the launches
+  std::vector<CpuSpan> long_cpu_ops_;           // at least model::kCpuOpMinNs long, for EmitLongCpuOps
 };
 
 }  // namespace
@@ -603,7 +776,7 @@ model::ProcessId ProcessOf(const TraceStore& store) {
   return process;
 }
 
-void EmitTrace(const TraceStore& store, const std::string& label, ImportContext& ctx) {
+void EmitTrace(TraceStore& store, const std::string& label, ImportContext& ctx) {
   Emitter(store, label, ctx).Run();
 }
 

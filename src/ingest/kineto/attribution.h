@@ -13,7 +13,8 @@
 namespace llmpo::ingest::kineto {
 
 // `label` names the input in messages and reports (a file, or archive:member).
-void EmitTrace(const TraceStore& store, const std::string& label, ImportContext& ctx);
+// The store's GPU ops and calls are dropped on the way (read them before).
+void EmitTrace(TraceStore& store, const std::string& label, ImportContext& ctx);
 
 // Which process a trace describes: its rank from distributedInfo and the
 // pid of its CPU events.

@@ -218,8 +218,8 @@ bool ImportOneTrace(ByteSource& source, const std::string& label, ImportContext&
   }
   if (store.events == 0 && !read.error.empty()) return false;
   RepairNames(store, label, ctx);
+  SumApiCalls(store, api);  // before EmitTrace, which drops the calls
   kineto::EmitTrace(store, label, ctx);
-  SumApiCalls(store, api);
   return true;
 }
 

@@ -31,9 +31,16 @@ class SpanSweep {
         return index < o.index;  // same times (integer-us traces): the later event in the file is the inner one
       }
     };
+    const auto key = [&](std::uint32_t i) { return Key{spans[i].thread, spans[i].start, spans[i].end, i}; };
+    bool sorted = true;
+    for (std::uint32_t i = 0; i < spans.size(); ++i) {
+      order_[i] = i;
+      sorted = sorted && (i == 0 || !(key(i) < key(i - 1)));
+    }
+    if (sorted) return;  // without the keys' copy: 24 bytes per span
     std::vector<Key> keys(spans.size());
-    for (std::uint32_t i = 0; i < keys.size(); ++i) keys[i] = {spans[i].thread, spans[i].start, spans[i].end, i};
-    if (!std::is_sorted(keys.begin(), keys.end())) std::sort(keys.begin(), keys.end());
+    for (std::uint32_t i = 0; i < keys.size(); ++i) keys[i] = key(i);
+    std::sort(keys.begin(), keys.end());
     for (std::size_t i = 0; i < keys.size(); ++i) order_[i] = keys[i].index;
   }
 

@@ -29,9 +29,16 @@ class Names {
   std::size_t ReplaceInvalidUtf8();
 
  private:
+  // Event names come back in short cycles (a launch's cpu_op, call and
+  // kernel): a small cache by a few of the name's bytes answers most lookups
+  // with one comparison, without hashing a kernel name of 100 bytes and more.
+  static constexpr std::size_t kRecent = 256;
+  static std::size_t RecentSlot(std::string_view text);
+
   std::deque<std::string> storage_;
   std::vector<const std::string*> by_id_;
   std::unordered_map<std::string_view, std::uint32_t, StringHash> ids_;
+  std::uint32_t recent_[kRecent] = {};  // id + 1; 0: empty
 };
 
 enum class GpuOpKind : std::uint8_t { kKernel, kMemcpy, kMemset, kSync };
