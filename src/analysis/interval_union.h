@@ -9,13 +9,49 @@
 // so the total becomes unknown rather than a guess.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <iterator>
 #include <optional>
 #include <utility>
 
 namespace llmpo::analysis {
+
+// Adds [start, end) to `seg`, disjoint segments sorted by start (a vector or
+// a deque). Intervals mostly come in time order: one that starts after the
+// last segment follows it, one that starts inside it extends it; any other
+// merges with every segment it touches.
+template <class Segments>
+void AddToSegments(Segments& seg, std::int64_t start, std::int64_t end) {
+  if (seg.empty() || start > seg.back().second) {
+    seg.emplace_back(start, end);
+    return;
+  }
+  if (auto& last = seg.back(); last.first <= start) {
+    last.second = std::max(last.second, end);
+    return;
+  }
+  // From the last segment starting at or before `start` (if it reaches it)
+  // to the last one starting by `end`.
+  auto it =
+      std::upper_bound(seg.begin(), seg.end(), start,
+                       [](std::int64_t s, const std::pair<std::int64_t, std::int64_t>& x) { return s < x.first; });
+  if (it != seg.begin() && std::prev(it)->second >= start) --it;
+  auto stop = it;
+  while (stop != seg.end() && stop->first <= end) {
+    start = std::min(start, stop->first);
+    end = std::max(end, stop->second);
+    ++stop;
+  }
+  if (it == stop) {
+    seg.insert(it, {start, end});  // into a gap between segments
+  } else {
+    *it = {start, end};
+    seg.erase(std::next(it), stop);
+  }
+}
 
 class IntervalUnion {
  public:

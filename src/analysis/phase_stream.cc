@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "src/analysis/interval_union.h"
+
 namespace llmpo::analysis {
 
 using phase_detail::StepAt;
@@ -62,28 +64,8 @@ void PhaseStream::AddPiece(std::uint32_t id, std::int64_t start, std::int64_t en
   }
   auto& seg = o.pieces;
   const std::size_t before = seg.size();
-  if (seg.empty() || start > seg.back().second) {
-    if (seg.empty()) touched_.push_back(id);
-    seg.emplace_back(start, end);
-  } else if (seg.back().first <= start) {
-    seg.back().second = std::max(seg.back().second, end);
-  } else {
-    auto it = std::upper_bound(seg.begin(), seg.end(), start,
-                               [](std::int64_t s, const std::pair<std::int64_t, std::int64_t>& x) { return s < x.first; });
-    if (it != seg.begin() && std::prev(it)->second >= start) --it;
-    auto stop = it;
-    while (stop != seg.end() && stop->first <= end) {
-      start = std::min(start, stop->first);
-      end = std::max(end, stop->second);
-      ++stop;
-    }
-    if (it == stop) {
-      seg.insert(it, {start, end});
-    } else {
-      *it = {start, end};
-      seg.erase(std::next(it), stop);
-    }
-  }
+  if (seg.empty()) touched_.push_back(id);
+  AddToSegments(seg, start, end);
   pieces_ = pieces_ + seg.size() - before;
   if (pieces_ > kMaxPieces) FoldOldest(id);
 }
