@@ -150,6 +150,9 @@ class Emitter {
     CountCpuOps(launches);
     breakdown.join();
     EmitAnnotations();
+    // Every range is in: the phase collector may reduce kernels per step as
+    // they come instead of keeping each one (phases.h).
+    ctx_.sink.OnNvtxRangesDone();
     // Attribution reads the launches once more, in order: each page of them
     // goes back to the system once passed, as the sink's records grow.
     AttributeAndEmit(launches);
