@@ -523,20 +523,22 @@ std::string Dump(const kineto::TraceStore& s, const std::string& error) {
                     " gpu_ann=" + std::to_string(s.gpu_user_annotations) + "\n";
   for (const auto& g : s.gpu_ops) {
     out += "gpu " + std::to_string(static_cast<int>(g.kind)) + " " + std::to_string(g.start) + " " +
-           std::to_string(g.end) + " " + s.names[g.name] + " " + std::to_string(g.device) + " " +
-           std::to_string(g.stream) + " " + std::to_string(g.has_correlation) + std::to_string(g.correlation) + " " +
+           std::to_string(g.end) + " " + s.names[g.name] + " " + std::to_string(s.lanes[g.lane].device) + " " +
+           std::to_string(s.lanes[g.lane].stream) + " " + std::to_string(g.has_correlation) + std::to_string(g.correlation) + " " +
            std::to_string(g.has_external_id) + std::to_string(g.external_id) + "\n";
   }
   for (const auto& c : s.calls) {
     out += "call " + std::to_string(c.start) + " " + std::to_string(c.end) + " " + s.names[c.name] + " " +
            s.threads[c.thread] + " " + std::to_string(c.has_correlation) + std::to_string(c.correlation) + "\n";
   }
-  for (const auto* spans : {&s.cpu_ops, &s.annotations}) {
-    for (const auto& c : *spans) {
-      out += "span " + std::to_string(c.start) + " " + std::to_string(c.end) + " " + s.names[c.name] + " " +
-             s.threads[c.thread] + " @" + std::to_string(c.position) + " " + std::to_string(c.has_external_id) +
-             std::to_string(c.external_id) + "\n";
-    }
+  for (const auto& c : s.cpu_ops) {
+    out += "op " + std::to_string(c.start) + " " + std::to_string(c.end) + " " + s.names[c.name] + " " +
+           s.threads[c.thread] + " " + std::to_string(c.has_external_id) + std::to_string(c.external_id) + "\n";
+  }
+  for (const auto& c : s.annotations) {
+    out += "span " + std::to_string(c.start) + " " + std::to_string(c.end) + " " + s.names[c.name] + " " +
+           s.threads[c.thread] + " @" + std::to_string(c.position) + " " + std::to_string(c.has_external_id) +
+           std::to_string(c.external_id) + " " + std::to_string(c.dur_missing) + "\n";
   }
   return out;
 }

@@ -30,22 +30,21 @@ struct Launch {
 };
 
 // A GPU op (not a sync) with what attribution reads of the call that
-// launched it, visited in (thread, call start) order. 72 bytes where the op,
-// its call and their link took 96: the store's ops and calls are dropped
-// once these are built, before the sink's own records grow.
+// launched it, visited in (thread, call start) order. 64 bytes where the op
+// and its call took 72: the store's ops and calls are dropped once these are
+// built, before the sink's own records grow.
 struct Linked {
   std::int64_t start = 0, end = 0;
   std::int64_t call_start = 0, call_end = 0;  // valid with has_call
   std::uint64_t correlation = 0;
-  std::int64_t stream = -1;
   std::uint32_t name = 0, call_name = 0, thread = 0;
   std::uint32_t op_by_id = kNone;  // the cpu_op its real External id names (HasRealExternalIds), if one alone
-  std::int32_t device = -1;
-  GpuOpKind kind = GpuOpKind::kKernel;
+  std::uint32_t lane : 30 = 0;     // index into TraceStore::lanes
+  GpuOpKind kind : 2 = GpuOpKind::kKernel;
   bool has_correlation = false;
   bool has_call = false;
 };
-static_assert(sizeof(Linked) == 72);
+static_assert(sizeof(Linked) == 64);
 
 // Gives the pages of `v` back to the system behind a walk that only goes
 // forward (`forward`: the caller checked that it does), so that what is
@@ -345,7 +344,7 @@ class Emitter {
   std::vector<std::uint32_t> CpuOpOfOps() const {
     if (!HasRealExternalIds(s_)) return {};
     std::vector<std::uint32_t> of(s_.gpu_ops.size(), kNone);
-    const std::vector<CpuSpan>& cpu = s_.cpu_ops;
+    const std::vector<CpuOp>& cpu = s_.cpu_ops;
     if (ByExternalId(cpu) && ByExternalId(s_.gpu_ops)) {
       const auto next = [&](std::size_t c) {  // the next cpu_op with an id, from c
         while (c < cpu.size() && !cpu[c].has_external_id) ++c;
@@ -439,7 +438,7 @@ class Emitter {
       Linked k;
       k.start = op.start, k.end = op.end;
       k.correlation = op.correlation, k.has_correlation = op.has_correlation;
-      k.stream = op.stream, k.device = op.device;
+      k.lane = op.lane;
       k.name = op.name, k.kind = op.kind;
       if (!cpu_op_of.empty()) k.op_by_id = cpu_op_of[l.op];
       if (l.call != kNone) {
@@ -475,11 +474,12 @@ class Emitter {
                                              : model::LaunchKind::kKernel;
     r.kernel_name = s_.names[op.name];
     r.process = process_;
-    r.device = op.device >= 0 ? std::to_string(op.device) : "";
+    const Lane& lane = s_.lanes[op.lane];
+    r.device = lane.device >= 0 ? std::to_string(lane.device) : "";
     r.start_ns = op.start + base_;
     r.end_ns = op.end + base_;
     r.duration_ns = static_cast<double>(op.end - op.start);
-    r.stream = op.stream;
+    r.stream = lane.stream;
     r.correlation_id.reset();
     r.result_id.clear();
     if (op.has_correlation) {
@@ -504,7 +504,7 @@ class Emitter {
   // CPU ops long enough to starve the GPU (cpu_op_starving), for the GPU
   // timeline: after the launches, as the sink has always had them.
   void EmitLongCpuOps() const {
-    for (const CpuSpan& op : long_cpu_ops_) {
+    for (const CpuOp& op : long_cpu_ops_) {
       ctx_.sink.OnCpuOp({s_.names[op.name], process_, op.start + base_, op.end + base_});
     }
   }
@@ -526,13 +526,13 @@ class Emitter {
       }
       CountTotals(launches);
     }
-    for (const CpuSpan& op : s_.cpu_ops) {
+    for (const CpuOp& op : s_.cpu_ops) {
       auto& t = op_times_[op.name];
       ++t.calls;
       t.cpu_ns += static_cast<double>(op.end - op.start);
-      if (!op.dur_missing && op.end - op.start >= model::kCpuOpMinNs) long_cpu_ops_.push_back(op);
+      if (op.end - op.start >= model::kCpuOpMinNs) long_cpu_ops_.push_back(op);
     }
-    std::vector<CpuSpan>().swap(s_.cpu_ops);
+    std::vector<CpuOp>().swap(s_.cpu_ops);
   }
 
   // The runtime / driver call that launched a kernel (launch overhead).
@@ -579,7 +579,7 @@ class Emitter {
       prefix[i + 1] = prefix[i] + static_cast<double>(op.end - op.start);
     }
     const auto first = kernel_launches_.begin();
-    for (const CpuSpan& op : s_.cpu_ops) {
+    for (const CpuOp& op : s_.cpu_ops) {
       const auto lo = std::lower_bound(first, kernel_launches_.end(), At(op.thread, op.start),
                                        [&](std::uint32_t k, const At& t) { return at(k) < t; });
       const auto hi = std::upper_bound(lo, kernel_launches_.end(), At(op.thread, op.end),
@@ -648,8 +648,9 @@ class Emitter {
     std::map<std::int32_t, StreamingBreakdown> by_device;
     std::map<std::int32_t, model::DeviceBreakdown> devices;
     for (const Linked& op : launches) {
-      by_device[op.device].Add({op.start, op.end}, ClassOf(op.name));
-      model::DeviceBreakdown& d = devices[op.device];
+      const std::int32_t device = s_.lanes[op.lane].device;
+      by_device[device].Add({op.start, op.end}, ClassOf(op.name));
+      model::DeviceBreakdown& d = devices[device];
       if (op.kind == GpuOpKind::kKernel) {
         ++d.kernels;
         d.kernel_ns += static_cast<double>(op.end - op.start);
@@ -670,7 +671,7 @@ class Emitter {
   std::vector<ClassifiedOp> DeviceOps(const std::vector<Linked>& launches, std::int32_t device) {
     std::vector<ClassifiedOp> ops;
     for (const Linked& op : launches) {
-      if (op.device == device) ops.push_back({{op.start, op.end}, ClassOf(op.name)});
+      if (s_.lanes[op.lane].device == device) ops.push_back({{op.start, op.end}, ClassOf(op.name)});
     }
     return ops;
   }
@@ -768,7 +769,7 @@ class Emitter {
   std::vector<StepWindow> step_windows_;  // sorted by start
   std::unordered_map<std::uint32_t, model::CpuOpTimes> op_times_;
   std::vector<std::uint32_t> kernel_launches_;  // kernels with a launch call, by index into the launches
-  std::vector<CpuSpan> long_cpu_ops_;           // at least model::kCpuOpMinNs long, for EmitLongCpuOps
+  std::vector<CpuOp> long_cpu_ops_;             // at least model::kCpuOpMinNs long, for EmitLongCpuOps
 };
 
 }  // namespace

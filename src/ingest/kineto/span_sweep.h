@@ -14,10 +14,12 @@
 
 namespace llmpo::ingest::kineto {
 
+// `Span`: CpuSpan or CpuOp (thread, start, end).
+template <typename Span>
 class SpanSweep {
  public:
   // `spans` is kept by reference; indexes are sorted by (thread, start, longer first, file order).
-  explicit SpanSweep(const std::vector<CpuSpan>& spans) : spans_(spans), order_(spans.size()) {
+  explicit SpanSweep(const std::vector<Span>& spans) : spans_(spans), order_(spans.size()) {
     // Sorted as plain keys (no lookups through the index in the comparisons);
     // a trace in time order is only checked.
     struct Key {
@@ -31,7 +33,9 @@ class SpanSweep {
         return index < o.index;  // same times (integer-us traces): the later event in the file is the inner one
       }
     };
-    const auto key = [&](std::uint32_t i) { return Key{spans[i].thread, spans[i].start, spans[i].end, i}; };
+    const auto key = [&](std::uint32_t i) {
+      return Key{spans[i].thread, static_cast<std::int64_t>(spans[i].start), static_cast<std::int64_t>(spans[i].end), i};
+    };
     bool sorted = true;
     for (std::uint32_t i = 0; i < spans.size(); ++i) {
       order_[i] = i;
@@ -72,7 +76,7 @@ class SpanSweep {
   }
 
  private:
-  const std::vector<CpuSpan>& spans_;
+  const std::vector<Span>& spans_;
   std::vector<std::uint32_t> order_;
   std::uint32_t thread_ = UINT32_MAX;
   std::size_t next_ = 0;

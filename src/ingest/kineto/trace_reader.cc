@@ -267,12 +267,17 @@ class Reader {
     store_.calls.reserve(store_.calls.size() + tail.calls.size());
     store_.cpu_ops.reserve(store_.cpu_ops.size() + tail.cpu_ops.size());
     store_.annotations.reserve(store_.annotations.size() + tail.annotations.size());
-    AppendReleasing(store_.gpu_ops, tail.gpu_ops, [&](GpuOp& op) { op.name = names[op.name]; });
+    std::vector<std::uint32_t> lanes(tail.lanes.size());
+    for (std::uint32_t i = 0; i < lanes.size(); ++i) lanes[i] = store_.lanes.Intern(tail.lanes[i]);
+    AppendReleasing(store_.gpu_ops, tail.gpu_ops, [&](GpuOp& op) {
+      op.name = names[op.name];
+      op.lane = lanes[op.lane];
+    });
     AppendReleasing(store_.calls, tail.calls, [&](HostCall& call) {
       call.name = names[call.name];
       call.thread = threads[call.thread];
     });
-    const auto fix_span = [&](CpuSpan& span) {
+    const auto fix_span = [&](auto& span) {
       span.name = names[span.name];
       span.thread = threads[span.thread];
     };
@@ -464,12 +469,14 @@ class Reader {
     if (!times) return;
     GpuOp op;
     op.kind = kind;
-    std::tie(op.start, op.end) = *times;
+    op.start = times->first, op.end = times->second;
     op.name = store_.names.Intern(fields_.name);
+    Lane lane;
     const auto device = IdFromText(fields_.device.empty() ? fields_.pid : fields_.device);
-    op.device = device ? static_cast<std::int32_t>(*device) : -1;
+    lane.device = device ? static_cast<std::int32_t>(*device) : -1;
     const auto stream = IdFromText(fields_.stream.empty() ? fields_.tid : fields_.stream);
-    op.stream = stream ? static_cast<std::int64_t>(*stream) : -1;
+    lane.stream = stream ? static_cast<std::int64_t>(*stream) : -1;
+    op.lane = store_.lanes.Intern(lane);
     if (auto c = IdFromText(fields_.correlation)) op.correlation = *c, op.has_correlation = true;
     if (auto x = IdFromText(fields_.external_id)) op.external_id = *x, op.has_external_id = true;
     store_.gpu_ops.push_back(op);
@@ -486,10 +493,21 @@ class Reader {
     store_.calls.push_back(call);
   }
 
-  void StoreSpan(std::uint64_t position, std::vector<CpuSpan>& into, bool annotation = false) {
+  void StoreCpuOp(std::uint64_t position) {
+    const auto times = Times(position);
+    if (!times) return;
+    CpuOp op;
+    op.start = times->first, op.end = times->second;
+    op.name = store_.names.Intern(fields_.name);
+    op.thread = Thread();
+    if (auto x = IdFromText(fields_.external_id)) op.external_id = *x, op.has_external_id = true;
+    store_.cpu_ops.push_back(op);
+  }
+
+  void StoreAnnotation(std::uint64_t position) {
     // An annotation without a dur may be a range cut at the window's end:
     // attribution decides (attribution.cc, CutAnnotations).
-    const auto ts = annotation && !fields_.has_dur && fields_.has_ts ? MicrosToNs(fields_.ts) : std::nullopt;
+    const auto ts = !fields_.has_dur && fields_.has_ts ? MicrosToNs(fields_.ts) : std::nullopt;
     const bool dur_missing = ts && TimeInRange(*ts);
     const auto times = dur_missing ? std::optional{std::pair{*ts, *ts}} : Times(position);
     if (!times) return;
@@ -500,7 +518,7 @@ class Reader {
     span.name = store_.names.Intern(fields_.name);
     span.thread = Thread();
     if (auto x = IdFromText(fields_.external_id)) span.external_id = *x, span.has_external_id = true;
-    into.push_back(span);
+    store_.annotations.push_back(span);
   }
 
   // Text past kMaxKeptBytes (a hostile 256 MiB name or ts) is cut on a
@@ -537,9 +555,9 @@ class Reader {
       case Category::kCall:
         return StoreCall(position);
       case Category::kCpuOp:
-        return StoreSpan(position, store_.cpu_ops);
+        return StoreCpuOp(position);
       case Category::kAnnotation:
-        return StoreSpan(position, store_.annotations, true);
+        return StoreAnnotation(position);
       case Category::kGpuAnnotation:
         ++store_.gpu_user_annotations;
         return;

@@ -31,6 +31,17 @@ std::uint32_t Names::Intern(std::string_view text) {
   return id;
 }
 
+std::uint32_t Lanes::Intern(const Lane& lane) {
+  if (last_ < by_id_.size() && by_id_[last_] == lane) return last_;
+  const std::pair<std::int32_t, std::int64_t> key{lane.device, lane.stream};
+  if (auto it = ids_.find(key); it != ids_.end()) return last_ = it->second;
+  if (by_id_.size() == kMax) return last_ = kMax - 1;
+  last_ = static_cast<std::uint32_t>(by_id_.size());
+  by_id_.push_back(lane);
+  ids_.emplace(key, last_);
+  return last_;
+}
+
 std::size_t Names::ReplaceInvalidUtf8() {
   std::size_t replaced = 0;
   for (std::string& text : storage_) replaced += llmpo::ReplaceInvalidUtf8(text);
