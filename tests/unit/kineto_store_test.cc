@@ -4,7 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
 
+#include "src/ingest/kineto/id_merge.h"
+#include "src/ingest/kineto/span_sweep.h"
 #include "src/ingest/kineto/trace_reader.h"
 #include "src/ingest/kineto/trace_store.h"
 
@@ -47,6 +52,81 @@ TEST(KinetoRecords, PackedTimesAndFlagsKeepTheExtremesTheReaderAccepts) {
   EXPECT_EQ(cpu.start, -most);
   EXPECT_EQ(cpu.end, most);
   EXPECT_TRUE(cpu.has_external_id);
+}
+
+GpuOp OpWith(std::optional<std::uint64_t> correlation, std::optional<std::uint64_t> external_id) {
+  GpuOp op;
+  if (correlation) op.correlation = *correlation, op.has_correlation = true;
+  if (external_id) op.external_id = *external_id, op.has_external_id = true;
+  return op;
+}
+
+TEST(KinetoIdMerge, FindsTheFirstCallWithTheOpsCorrelation) {
+  std::vector<HostCall> calls(5);
+  const std::optional<std::uint64_t> ids[] = {std::nullopt, 2, 2, 4, 9};
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    if (ids[i]) calls[i].correlation = *ids[i], calls[i].has_correlation = true;
+  }
+  CallMerge merge(calls);
+  EXPECT_EQ(merge.Find(OpWith(0, std::nullopt)), kNoIndex);  // the call without an id is no match for 0
+  EXPECT_EQ(merge.Find(OpWith(2, std::nullopt)), 1u);        // the first of two
+  EXPECT_EQ(merge.Find(OpWith(2, std::nullopt)), 1u);        // asked again: the same one
+  EXPECT_EQ(merge.Find(OpWith(std::nullopt, 2)), kNoIndex);  // no correlation
+  EXPECT_EQ(merge.Find(OpWith(3, std::nullopt)), kNoIndex);
+  EXPECT_EQ(merge.position(), 3u);  // calls 0..2 are behind
+  EXPECT_EQ(merge.Find(OpWith(4, std::nullopt)), 3u);
+  EXPECT_EQ(merge.Find(OpWith(10, std::nullopt)), kNoIndex);
+  EXPECT_EQ(merge.position(), calls.size());
+}
+
+TEST(KinetoIdMerge, FindsTheOneCpuOpWithTheOpsExternalIdAndNoneWhereItIsShared) {
+  std::vector<CpuOp> ops(6);
+  const std::optional<std::uint64_t> ids[] = {5, std::nullopt, 7, std::nullopt, 7, 9};
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (ids[i]) ops[i].external_id = *ids[i], ops[i].has_external_id = true;
+  }
+  CpuOpMerge merge(ops);
+  EXPECT_EQ(merge.Find(OpWith(1, 5)), 0u);
+  EXPECT_EQ(merge.Find(OpWith(1, std::nullopt)), kNoIndex);
+  EXPECT_EQ(merge.Find(OpWith(1, 6)), kNoIndex);
+  EXPECT_EQ(merge.Find(OpWith(1, 7)), kNoIndex);  // two cpu_ops have it (one past a cpu_op without an id)
+  EXPECT_EQ(merge.Find(OpWith(1, 9)), 5u);
+  EXPECT_EQ(merge.Find(OpWith(1, 11)), kNoIndex);
+}
+
+CpuOp Span(std::uint32_t thread, std::int64_t start, std::int64_t end) {
+  CpuOp op;
+  op.thread = thread, op.start = start, op.end = end;
+  return op;
+}
+
+// Threads interleaved, each in time order (the counting sort by thread), and
+// the same spans with one thread out of order (the sort of keys): the sweep
+// sees the same spans open.
+TEST(KinetoSpanSweep, InterleavedThreadsGiveTheSameOpenSpansAsAFullSort) {
+  const std::vector<CpuOp> interleaved = {Span(1, 0, 100), Span(0, 5, 50),  Span(1, 10, 20), Span(0, 5, 40),
+                                          Span(2, 0, 9),   Span(1, 10, 15), Span(0, 60, 70), Span(1, 30, 90)};
+  std::vector<CpuOp> shuffled = interleaved;
+  std::swap(shuffled[1], shuffled[6]);  // thread 0 out of time order
+  const auto open = [](const std::vector<CpuOp>& spans, std::uint32_t thread, std::int64_t t) {
+    SpanSweep<CpuOp> sweep(spans);
+    std::vector<std::vector<std::int64_t>> seen;  // (start, end) of the open spans, outermost first
+    for (std::int64_t at = 0; at <= t; at += 5) {
+      std::vector<std::int64_t> here;
+      for (std::uint32_t i : sweep.OpenAt(thread, at)) here.insert(here.end(), {spans[i].start, spans[i].end});
+      seen.push_back(here);
+    }
+    return seen;
+  };
+  for (std::uint32_t thread : {0u, 1u, 2u}) {
+    EXPECT_EQ(open(interleaved, thread, 100), open(shuffled, thread, 100)) << thread;
+  }
+  SpanSweep<CpuOp> sweep(interleaved);
+  const auto& at12 = sweep.OpenAt(1, 12);
+  ASSERT_EQ(at12.size(), 3u);  // outermost first; of two with one start, the longer is outer
+  EXPECT_EQ(at12[0], 0u);
+  EXPECT_EQ(at12[1], 2u);
+  EXPECT_EQ(at12[2], 5u);
 }
 
 }  // namespace

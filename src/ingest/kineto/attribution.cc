@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "src/ingest/kineto/breakdown.h"
+#include "src/ingest/kineto/id_merge.h"
 #include "src/ingest/kineto/id_table.h"
 #include "src/ingest/kineto/span_sweep.h"
 #include "src/ingest/kineto/trace_reader.h"
@@ -20,7 +21,7 @@
 namespace llmpo::ingest::kineto {
 namespace {
 
-constexpr std::uint32_t kNone = UINT32_MAX;
+constexpr std::uint32_t kNone = kNoIndex;
 constexpr std::string_view kStepPrefix = "ProfilerStep#";
 
 // A GPU op and the call that launched it, by index into the store.
@@ -141,7 +142,7 @@ class Emitter {
     // The store's GPU ops and calls (linked), then its CPU ops (counted), are
     // freed before anything goes to the sink: they are gone by the time the
     // sink's own records grow.
-    const std::vector<Linked> launches = LinkLaunches(OrderLaunches());
+    const std::vector<Linked> launches = InFileOrder() ? LinkInFileOrder() : LinkLaunches(OrderLaunches());
     // The per-device breakdowns read only the launches: computed on a
     // second thread while the CPU ops are counted.
     std::map<std::int32_t, model::DeviceBreakdown> devices;
@@ -344,21 +345,9 @@ class Emitter {
   std::vector<std::uint32_t> CpuOpOfOps() const {
     if (!HasRealExternalIds(s_)) return {};
     std::vector<std::uint32_t> of(s_.gpu_ops.size(), kNone);
-    const std::vector<CpuOp>& cpu = s_.cpu_ops;
-    if (ByExternalId(cpu) && ByExternalId(s_.gpu_ops)) {
-      const auto next = [&](std::size_t c) {  // the next cpu_op with an id, from c
-        while (c < cpu.size() && !cpu[c].has_external_id) ++c;
-        return c;
-      };
-      std::size_t c = next(0);
-      for (std::uint32_t i = 0; i < s_.gpu_ops.size(); ++i) {
-        const GpuOp& op = s_.gpu_ops[i];
-        if (!op.has_external_id) continue;
-        while (c < cpu.size() && cpu[c].external_id < op.external_id) c = next(c + 1);
-        if (c == cpu.size() || cpu[c].external_id != op.external_id) continue;
-        const std::size_t after = next(c + 1);
-        if (after == cpu.size() || cpu[after].external_id != op.external_id) of[i] = static_cast<std::uint32_t>(c);
-      }
+    if (ByExternalId(s_.cpu_ops) && ByExternalId(s_.gpu_ops)) {
+      CpuOpMerge merge(s_.cpu_ops);
+      for (std::uint32_t i = 0; i < s_.gpu_ops.size(); ++i) of[i] = merge.Find(s_.gpu_ops[i]);
       return of;
     }
     const IdTable op_by_id = CpuOpsByExternalId();
@@ -375,13 +364,8 @@ class Emitter {
   std::vector<std::uint32_t> CallOfOps() const {
     std::vector<std::uint32_t> call(s_.gpu_ops.size(), kNone);
     if (ByCorrelation(s_.calls) && ByCorrelation(s_.gpu_ops)) {
-      std::size_t c = 0;
-      for (std::uint32_t i = 0; i < s_.gpu_ops.size(); ++i) {
-        const GpuOp& op = s_.gpu_ops[i];
-        if (!op.has_correlation) continue;
-        while (c < s_.calls.size() && (!s_.calls[c].has_correlation || s_.calls[c].correlation < op.correlation)) ++c;
-        if (c < s_.calls.size() && s_.calls[c].correlation == op.correlation) call[i] = static_cast<std::uint32_t>(c);
-      }
+      CallMerge merge(s_.calls);
+      for (std::uint32_t i = 0; i < s_.gpu_ops.size(); ++i) call[i] = merge.Find(s_.gpu_ops[i]);
       return call;
     }
     IdTable call_of(s_.calls.size());
@@ -395,6 +379,74 @@ class Emitter {
     return call;
   }
 
+  // The order attribution visits launches in: launched ops by (thread, call
+  // start), the rest after.
+  bool CallBefore(const Launch& a, const Launch& b) const {
+    if ((a.call == kNone) != (b.call == kNone)) return b.call == kNone;
+    if (a.call == kNone) return false;
+    const HostCall& x = s_.calls[a.call];
+    const HostCall& y = s_.calls[b.call];
+    return x.thread != y.thread ? x.thread < y.thread : x.start < y.start;
+  }
+
+  // Whether the store's own order of GPU ops (syncs left out) already is the
+  // order attribution visits them in, with their calls and cpu_ops found by
+  // merges (CallMerge, CpuOpMerge): then LinkInFileOrder links them without
+  // the order and index vectors (16 bytes per op) OrderLaunches and
+  // LinkLaunches hold, at the import's peak of memory.
+  bool InFileOrder() const {
+    if (!ByCorrelation(s_.calls) || !ByCorrelation(s_.gpu_ops)) return false;
+    if (HasRealExternalIds(s_) && !(ByExternalId(s_.cpu_ops) && ByExternalId(s_.gpu_ops))) return false;
+    CallMerge calls(s_.calls);
+    std::optional<Launch> before;
+    for (std::uint32_t i = 0; i < s_.gpu_ops.size(); ++i) {
+      if (s_.gpu_ops[i].kind == GpuOpKind::kSync) continue;
+      const Launch l{i, calls.Find(s_.gpu_ops[i])};
+      if (before && CallBefore(l, *before)) return false;
+      before = l;
+    }
+    return true;
+  }
+
+  // The store's GPU ops, linked in its own order (InFileOrder holds); the
+  // pages of the ops and calls passed go back to the system on the way.
+  std::vector<Linked> LinkInFileOrder() {
+    std::vector<Linked> linked;
+    linked.reserve(s_.gpu_ops.size());
+    CallMerge calls(s_.calls);
+    std::optional<CpuOpMerge> cpu_ops;
+    if (HasRealExternalIds(s_)) cpu_ops.emplace(s_.cpu_ops);
+    ReleaseBehind<GpuOp> ops_passed(s_.gpu_ops, true);
+    ReleaseBehind<HostCall> calls_passed(s_.calls, true);
+    for (std::uint32_t i = 0; i < s_.gpu_ops.size(); ++i) {
+      const GpuOp& op = s_.gpu_ops[i];
+      if (op.kind == GpuOpKind::kSync) continue;
+      const std::uint32_t call = calls.Find(op);
+      linked.push_back(Link(op, call, cpu_ops ? cpu_ops->Find(op) : kNone));
+      ops_passed.Passed(i);
+      calls_passed.Passed(calls.position());
+    }
+    std::vector<GpuOp>().swap(s_.gpu_ops);
+    std::vector<HostCall>().swap(s_.calls);
+    return linked;
+  }
+
+  Linked Link(const GpuOp& op, std::uint32_t call, std::uint32_t op_by_id) const {
+    Linked k;
+    k.start = op.start, k.end = op.end;
+    k.correlation = op.correlation, k.has_correlation = op.has_correlation;
+    k.lane = op.lane;
+    k.name = op.name, k.kind = op.kind;
+    k.op_by_id = op_by_id;
+    if (call != kNone) {
+      const HostCall& c = s_.calls[call];
+      k.has_call = true;
+      k.call_start = c.start, k.call_end = c.end;
+      k.call_name = c.name, k.thread = c.thread;
+    }
+    return k;
+  }
+
   std::vector<Launch> OrderLaunches() const {
     std::vector<Launch> launches;
     {
@@ -406,13 +458,7 @@ class Emitter {
     }
     // Launched ops by (thread, call start), as the sweeps need; the rest after.
     // A trace in launch order is only checked.
-    const auto by_call = [&](const Launch& a, const Launch& b) {
-      if ((a.call == kNone) != (b.call == kNone)) return b.call == kNone;
-      if (a.call == kNone) return false;
-      const HostCall& x = s_.calls[a.call];
-      const HostCall& y = s_.calls[b.call];
-      return x.thread != y.thread ? x.thread < y.thread : x.start < y.start;
-    };
+    const auto by_call = [&](const Launch& a, const Launch& b) { return CallBefore(a, b); };
     if (!std::is_sorted(launches.begin(), launches.end(), by_call)) {
       std::stable_sort(launches.begin(), launches.end(), by_call);
     }
@@ -434,22 +480,9 @@ class Emitter {
     ReleaseBehind<GpuOp> ops(s_.gpu_ops, ops_forward);
     ReleaseBehind<HostCall> calls(s_.calls, calls_forward);
     for (const Launch& l : order) {
-      const GpuOp& op = s_.gpu_ops[l.op];
-      Linked k;
-      k.start = op.start, k.end = op.end;
-      k.correlation = op.correlation, k.has_correlation = op.has_correlation;
-      k.lane = op.lane;
-      k.name = op.name, k.kind = op.kind;
-      if (!cpu_op_of.empty()) k.op_by_id = cpu_op_of[l.op];
-      if (l.call != kNone) {
-        const HostCall& call = s_.calls[l.call];
-        k.has_call = true;
-        k.call_start = call.start, k.call_end = call.end;
-        k.call_name = call.name, k.thread = call.thread;
-        calls.Passed(l.call);
-      }
+      linked.push_back(Link(s_.gpu_ops[l.op], l.call, cpu_op_of.empty() ? kNone : cpu_op_of[l.op]));
+      if (l.call != kNone) calls.Passed(l.call);
       ops.Passed(l.op);
-      linked.push_back(k);
     }
     std::vector<GpuOp>().swap(s_.gpu_ops);
     std::vector<HostCall>().swap(s_.calls);
@@ -516,6 +549,10 @@ class Emitter {
   void CountCpuOps(const std::vector<Linked>& launches) {
     if (!s_.cpu_ops.empty()) {
       SpanSweep ops(s_.cpu_ops);
+      // Reserved to the count: grown by doubling it would hold up to twice
+      // that, at the import's peak of memory.
+      kernel_launches_.reserve(static_cast<std::size_t>(std::count_if(
+          launches.begin(), launches.end(), [](const Linked& l) { return l.kind == GpuOpKind::kKernel && l.has_call; })));
       for (std::uint32_t i = 0; i < launches.size(); ++i) {
         const Linked& op = launches[i];
         if (op.kind != GpuOpKind::kKernel || !op.has_call) continue;
