@@ -3,12 +3,15 @@
 // hold the whole range of times the reader accepts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <optional>
 #include <utility>
 #include <vector>
 
 #include "src/ingest/kineto/id_merge.h"
+#include "src/ingest/kineto/partition_near.h"
 #include "src/ingest/kineto/span_sweep.h"
 #include "src/ingest/kineto/trace_reader.h"
 #include "src/ingest/kineto/trace_store.h"
@@ -127,6 +130,27 @@ TEST(KinetoSpanSweep, InterleavedThreadsGiveTheSameOpenSpansAsAFullSort) {
   EXPECT_EQ(at12[0], 0u);
   EXPECT_EQ(at12[1], 2u);
   EXPECT_EQ(at12[2], 5u);
+}
+
+// From every guess, on sorted lists with runs of equal values, the search
+// from a guess finds what std::lower_bound and std::upper_bound find.
+TEST(KinetoPartitionNear, FindsWhatABinarySearchFindsFromEveryGuess) {
+  for (std::size_t n : {0u, 1u, 2u, 3u, 7u, 64u, 100u}) {
+    std::vector<int> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<int>(i / 3) * 2;  // 0 0 0 2 2 2 4 ...
+    for (int target = -1; target <= static_cast<int>(n) + 1; ++target) {
+      const auto lower = static_cast<std::size_t>(std::lower_bound(v.begin(), v.end(), target) - v.begin());
+      const auto upper = static_cast<std::size_t>(std::upper_bound(v.begin(), v.end(), target) - v.begin());
+      for (std::size_t hint = 0; hint <= n + 2; ++hint) {
+        std::size_t probes = 0;
+        const auto below = [&](std::size_t i) { return ++probes, v.at(i) < target; };
+        ASSERT_EQ(PartitionPointNear(n, hint, below), lower) << n << " " << target << " " << hint;
+        const auto not_above = [&](std::size_t i) { return !(target < v.at(i)); };
+        ASSERT_EQ(PartitionPointNear(n, hint, not_above), upper) << n << " " << target << " " << hint;
+        if (hint == lower && n > 0) EXPECT_LE(probes, 2u);  // a right guess costs a probe or two
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "src/ingest/kineto/breakdown.h"
 #include "src/ingest/kineto/id_merge.h"
 #include "src/ingest/kineto/id_table.h"
+#include "src/ingest/kineto/partition_near.h"
 #include "src/ingest/kineto/span_sweep.h"
 #include "src/ingest/kineto/trace_reader.h"
 #include "src/model/counter_suffix.h"
@@ -548,7 +549,7 @@ class Emitter {
   // they are gone before the sink's own records grow.
   void CountCpuOps(const std::vector<Linked>& launches) {
     if (!s_.cpu_ops.empty()) {
-      SpanSweep ops(s_.cpu_ops);
+      std::optional<SpanSweep<CpuOp>> ops;
       // Reserved to the count: grown by doubling it would hold up to twice
       // that, at the import's peak of memory.
       kernel_launches_.reserve(static_cast<std::size_t>(std::count_if(
@@ -556,9 +557,16 @@ class Emitter {
       for (std::uint32_t i = 0; i < launches.size(); ++i) {
         const Linked& op = launches[i];
         if (op.kind != GpuOpKind::kKernel || !op.has_call) continue;
-        const auto& open = ops.OpenAt(op.thread, op.call_start);
-        std::uint32_t innermost = open.empty() ? kNone : open.back();
-        if (op.op_by_id != kNone) innermost = op.op_by_id;
+        // The op its External id names, else the innermost op open at the
+        // call. The sweep is asked only then (in (thread, time) order still,
+        // as it needs) and built on first use: a trace whose kernels all name
+        // their op (2024 on) does without it.
+        std::uint32_t innermost = op.op_by_id;
+        if (innermost == kNone) {
+          if (!ops) ops.emplace(s_.cpu_ops);
+          const auto& open = ops->OpenAt(op.thread, op.call_start);
+          innermost = open.empty() ? kNone : open.back();
+        }
         CountSelf(innermost, i, static_cast<double>(op.end - op.start));
       }
       CountTotals(launches);
@@ -615,15 +623,20 @@ class Emitter {
       const Linked& op = launches[kernel_launches_[i]];
       prefix[i + 1] = prefix[i] + static_cast<double>(op.end - op.start);
     }
-    const auto first = kernel_launches_.begin();
+    // The bounds are searched out from where the thread's op before found
+    // its first kernel: a thread's ops come mostly in time order.
+    const std::size_t n = kernel_launches_.size();
+    std::vector<std::size_t> near(s_.threads.size(), 0);  // by thread
     for (const CpuOp& op : s_.cpu_ops) {
-      const auto lo = std::lower_bound(first, kernel_launches_.end(), At(op.thread, op.start),
-                                       [&](std::uint32_t k, const At& t) { return at(k) < t; });
-      const auto hi = std::upper_bound(lo, kernel_launches_.end(), At(op.thread, op.end),
-                                       [&](const At& t, std::uint32_t k) { return t < at(k); });
-      if (lo == hi) continue;
-      op_times_[op.name].gpu_total_ns +=
-          prefix[static_cast<std::size_t>(hi - first)] - prefix[static_cast<std::size_t>(lo - first)];
+      const At from(op.thread, op.start), to(op.thread, op.end);
+      std::size_t& hint = near[op.thread];
+      const std::size_t lo =
+          PartitionPointNear(n, hint, [&](std::size_t i) { return at(kernel_launches_[i]) < from; });
+      const std::size_t hi =
+          PartitionPointNear(n, lo, [&](std::size_t i) { return !(to < at(kernel_launches_[i])); });
+      hint = lo;
+      if (hi <= lo) continue;
+      op_times_[op.name].gpu_total_ns += prefix[hi] - prefix[lo];
     }
     kernel_launches_ = {};
   }
