@@ -395,28 +395,45 @@ class Emitter {
   // merges (CallMerge, CpuOpMerge): then LinkInFileOrder links them without
   // the order and index vectors (16 bytes per op) OrderLaunches and
   // LinkLaunches hold, at the import's peak of memory.
-  bool InFileOrder() const {
-    if (!ByCorrelation(s_.calls) || !ByCorrelation(s_.gpu_ops)) return false;
-    if (HasRealExternalIds(s_) && !(ByExternalId(s_.cpu_ops) && ByExternalId(s_.gpu_ops))) return false;
+  // One pass over the ops checks all of it (ByCorrelation, ByExternalId and
+  // HasRealExternalIds of the ops, and the order; the merge's answers count
+  // only where the ops come in correlation order). Sets real_ids_.
+  bool InFileOrder() {
+    if (!ByCorrelation(s_.calls)) return false;
     CallMerge calls(s_.calls);
     std::optional<Launch> before;
+    std::uint64_t last_correlation = 0, last_external_id = 0;
+    bool in_order = true, by_external_id = true;
+    real_ids_ = false;
     for (std::uint32_t i = 0; i < s_.gpu_ops.size(); ++i) {
-      if (s_.gpu_ops[i].kind == GpuOpKind::kSync) continue;
-      const Launch l{i, calls.Find(s_.gpu_ops[i])};
-      if (before && CallBefore(l, *before)) return false;
+      const GpuOp& op = s_.gpu_ops[i];
+      if (op.has_correlation) {
+        if (op.correlation < last_correlation) return false;  // not ByCorrelation
+        last_correlation = op.correlation;
+      }
+      if (op.has_external_id) {
+        by_external_id = by_external_id && op.external_id >= last_external_id;
+        last_external_id = op.external_id;
+        real_ids_ = real_ids_ ||
+                    (op.kind == GpuOpKind::kKernel && op.has_correlation && op.external_id != op.correlation);
+      }
+      if (op.kind == GpuOpKind::kSync || !in_order) continue;
+      const Launch l{i, calls.Find(op)};
+      in_order = !(before && CallBefore(l, *before));
       before = l;
     }
-    return true;
+    if (real_ids_ && !(by_external_id && ByExternalId(s_.cpu_ops))) return false;
+    return in_order;
   }
 
   // The store's GPU ops, linked in its own order (InFileOrder holds); the
   // pages of the ops and calls passed go back to the system on the way.
-  std::vector<Linked> LinkInFileOrder() {
+  std::vector<Linked> LinkInFileOrder() {  // after InFileOrder
     std::vector<Linked> linked;
     linked.reserve(s_.gpu_ops.size());
     CallMerge calls(s_.calls);
     std::optional<CpuOpMerge> cpu_ops;
-    if (HasRealExternalIds(s_)) cpu_ops.emplace(s_.cpu_ops);
+    if (real_ids_) cpu_ops.emplace(s_.cpu_ops);
     ReleaseBehind<GpuOp> ops_passed(s_.gpu_ops, true);
     ReleaseBehind<HostCall> calls_passed(s_.calls, true);
     for (std::uint32_t i = 0; i < s_.gpu_ops.size(); ++i) {
@@ -811,6 +828,7 @@ class Emitter {
   const std::vector<CpuSpan>* annotations_ = &s_.annotations;
   std::vector<CpuSpan> adjusted_;
   std::vector<bool> cut_;  // by index into *annotations_; empty: none
+  bool real_ids_ = false;  // HasRealExternalIds, as InFileOrder found
   struct StepWindow {
     std::int64_t start = 0, end = 0;
     std::size_t step = 0;  // index into steps_
