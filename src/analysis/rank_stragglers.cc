@@ -17,6 +17,7 @@ namespace {
 // Per region path, per rank: the GPU total and CPU time, devices added.
 struct PerRank {
   std::optional<double> total, cpu;
+  std::optional<double> communication;  // ProfilerStep#N only
 };
 using Table = std::map<std::vector<std::string>, std::map<std::int64_t, PerRank>>;
 
@@ -53,6 +54,7 @@ void CollectProfilerSteps(const model::GpuBreakdown* breakdown, StepTable& steps
       PerRank& cell = steps[{t.step, fmt::format("ProfilerStep#{}", t.step)}][*d.rank];
       AddKnown(cell.total, t.gpu_kernel_ns);
       AddKnown(cell.cpu, t.cpu_ns);
+      AddKnown(cell.communication, t.communication_kernel_ns);
     }
   }
 }
@@ -71,6 +73,19 @@ Table Collect(const CombinedRegions& regions, std::set<std::int64_t>& ranks, Ste
     }
   }
   return table;
+}
+
+// Per rank, its communication time and the excess over the rank with the
+// least; empty unless two ranks communicated.
+std::vector<RankCollectives> BeyondLeast(const std::map<std::int64_t, double>& per_rank) {
+  std::vector<RankCollectives> out;
+  const auto communicating =
+      std::count_if(per_rank.begin(), per_rank.end(), [](const auto& p) { return p.second > 0; });
+  if (communicating < 2) return out;
+  double least = per_rank.begin()->second;
+  for (const auto& [rank, ns] : per_rank) least = std::min(least, ns);
+  for (const auto& [rank, ns] : per_rank) out.push_back({rank, ns, ns - least});
+  return out;
 }
 
 std::optional<StragglerRow> RowFor(const std::string& region, const std::map<std::int64_t, PerRank>& cells,
@@ -92,6 +107,11 @@ std::optional<StragglerRow> RowFor(const std::string& region, const std::map<std
     if (first || v > row.slowest_ns) row.slowest_ns = v, row.slowest_rank = rank;
     if (first || v < row.fastest_ns) row.fastest_ns = v, row.fastest_rank = rank;
     first = false;
+  }
+  if (per_rank && std::all_of(cells.begin(), cells.end(), [](const auto& c) { return c.second.communication; })) {
+    std::map<std::int64_t, double> communication;
+    for (const auto& [rank, cell] : cells) communication[rank] = *cell.communication;
+    row.collectives = BeyondLeast(communication);
   }
   row.median_ns = *Median(values);
   row.excess_ns = row.slowest_ns - row.median_ns;
@@ -163,14 +183,7 @@ std::vector<RankCollectives> CollectiveWait(const model::GpuBreakdown& breakdown
   for (const model::DeviceBreakdown& d : breakdown.devices) {
     if (d.rank) per_rank[*d.rank] += d.classes.communication_ns;
   }
-  std::vector<RankCollectives> out;
-  const auto communicating =
-      std::count_if(per_rank.begin(), per_rank.end(), [](const auto& p) { return p.second > 0; });
-  if (communicating < 2) return out;
-  double least = per_rank.begin()->second;
-  for (const auto& [rank, ns] : per_rank) least = std::min(least, ns);
-  for (const auto& [rank, ns] : per_rank) out.push_back({rank, ns, ns - least});
-  return out;
+  return BeyondLeast(per_rank);
 }
 
 }  // namespace llmpo::analysis

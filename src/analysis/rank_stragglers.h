@@ -17,17 +17,6 @@
 
 namespace llmpo::analysis {
 
-struct StragglerRow {
-  std::string region;    // the label path, outermost first, joined by " > "
-  std::string quantity;  // "total" (GPU) or "cpu"
-  int ranks = 0;         // ranks that ran it
-  std::int64_t slowest_rank = 0, fastest_rank = 0;
-  double slowest_ns = 0, median_ns = 0, fastest_ns = 0;
-  double excess_ns = 0;              // slowest - median
-  std::optional<double> excess_pct;  // of the median; none when the median is 0
-  std::vector<std::pair<std::int64_t, double>> per_rank_ns;  // (rank, value), rank order: steps only
-};
-
 // Per rank, its communication kernel time (NCCL and the like, the union of
 // their intervals, devices added) and how much it exceeds the rank with the
 // least: ranks move the same bytes in a collective, so the excess is time
@@ -38,11 +27,26 @@ struct RankCollectives {
   double beyond_least_ns = 0;
 };
 
+struct StragglerRow {
+  std::string region;    // the label path, outermost first, joined by " > "
+  std::string quantity;  // "total" (GPU) or "cpu"
+  int ranks = 0;         // ranks that ran it
+  std::int64_t slowest_rank = 0, fastest_rank = 0;
+  double slowest_ns = 0, median_ns = 0, fastest_ns = 0;
+  double excess_ns = 0;                                      // slowest - median
+  std::optional<double> excess_pct;                          // of the median; none when the median is 0
+  std::vector<std::pair<std::int64_t, double>> per_rank_ns;  // (rank, value), rank order: steps only
+  // Steps of PyTorch traces (ProfilerStep#N) only: per rank, the communication
+  // kernels launched in the step (sum of durations) and the excess over the
+  // rank with the least; empty unless two ranks communicated in the step.
+  std::vector<RankCollectives> collectives;
+};
+
 struct Stragglers {
-  int ranks = 0;                      // ranks with regions
-  std::vector<StragglerRow> steps;    // in step order, at most kMaxStepRows
-  std::size_t steps_omitted = 0;      // steps past kMaxStepRows
-  std::vector<StragglerRow> regions;  // largest excess first, at most `top`
+  int ranks = 0;                             // ranks with regions
+  std::vector<StragglerRow> steps;           // in step order, at most kMaxStepRows
+  std::size_t steps_omitted = 0;             // steps past kMaxStepRows
+  std::vector<StragglerRow> regions;         // largest excess first, at most `top`
   std::vector<RankCollectives> collectives;  // rank order; empty without communication on two ranks
 };
 

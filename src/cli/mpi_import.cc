@@ -48,14 +48,12 @@ int ImportShare(const pipeline::ImportRequest& request, const MpiImportOptions& 
   return 0;
 }
 
-// Every input a partial lists as failed, as `import` reports a bad input
-// (exit 3); 0 when none failed.
-int ReportFailedInputs(const std::vector<pipeline::PartialFile>& parts) {
+// Every input the merged partial lists as failed, as `import` reports a
+// bad input (exit 3); 0 when none failed.
+int ReportFailedInputs(const report::PartialSet& set) {
   int code = 0;
-  for (const auto& part : parts) {
-    for (const auto& source : part.set.sources) {
-      if (source.failure) code = ReportError(MakeError(ExitStatus::kInput, *source.failure));
-    }
+  for (const auto& source : set.sources) {
+    if (source.failure) code = ReportError(MakeError(ExitStatus::kInput, *source.failure));
   }
   return code;
 }
@@ -65,12 +63,10 @@ int MergeRanks(const pipeline::ImportRequest& request, const MpiImportOptions& o
                const fs::path& folder) {
   pipeline::MpiWait wait;
   wait.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(options.timeout_s * 1000));
-  auto parts = pipeline::GatherMpiPartials(folder, who.size, wait);
+  auto merged = pipeline::GatherMpiPartials(folder, who.size, wait);
   pipeline::RemoveMpiPartials(folder);  // read, or of no use any more
-  if (!parts.ok()) return ReportError(parts.error());
-  const int failed = ReportFailedInputs(*parts);
-  auto merged = pipeline::MergePartials(std::move(parts).value());
   if (!merged.ok()) return ReportError(merged.error());
+  const int failed = ReportFailedInputs(*merged);
   std::size_t bad = 0;
   for (const auto& s : merged->sources) bad += s.ok() ? 0 : 1;
   Out() << fmt::format("imported {} of {} input(s) on {} rank(s) (ranks from {}/{}{}): {} kernel row(s)\n",

@@ -34,7 +34,10 @@ struct LaunchStats {
 struct StepTimes {
   std::int64_t step = 0;
   std::optional<double> cpu_ns;  // the annotation's wall time; unknown for a step cut at the trace's end
-  double gpu_kernel_ns = 0;  // kernels whose launch call started inside it, on any thread of the process
+  double gpu_kernel_ns = 0;      // kernels whose launch call started inside it, on any thread of the process
+  // Of those kernels, the communication ones (NCCL and the like, HTA's rule):
+  // the sum of their durations.
+  double communication_kernel_ns = 0;
 };
 
 struct DeviceBreakdown {

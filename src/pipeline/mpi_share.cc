@@ -168,9 +168,13 @@ std::string RankList(const std::vector<std::int64_t>& ranks) {
 
 }  // namespace
 
-Result<std::vector<PartialFile>> GatherMpiPartials(const fs::path& folder, std::int64_t size, const MpiWait& wait) {
+Result<report::PartialSet> GatherMpiPartials(const fs::path& folder, std::int64_t size, const MpiWait& wait) {
   const auto deadline = std::chrono::steady_clock::now() + wait.timeout;
   std::vector<bool> arrived(static_cast<std::size_t>(size), false);
+  // Ranks below `merged` are read, merged and dropped: rank 0 holds the
+  // merged partial and one rank's partial at a time, whatever the rank count.
+  PartialMerger merger;
+  std::int64_t merged = 0;
   auto poll = wait.poll_start;
   for (;;) {
     std::vector<std::int64_t> missing;
@@ -180,6 +184,12 @@ Result<std::vector<PartialFile>> GatherMpiPartials(const fs::path& folder, std::
       arrived[r] = Exists(MpiPartialFile(folder, r));
       if (!arrived[r]) missing.push_back(r);
       if (arrived[r] && wait.on_arrival) wait.on_arrival(r);
+    }
+    for (; merged < size && arrived[merged]; ++merged) {
+      auto read = ReadPartialFile(MpiPartialFile(folder, merged));
+      if (!read.ok()) return std::move(read).error().WithContext(fmt::format("reading rank {}'s partial", merged));
+      read->origin = fmt::format("rank {} ({})", merged, read->origin);
+      RETURN_IF_ERROR(merger.Add(std::move(read).value()));
     }
     if (missing.empty()) break;
     if (std::chrono::steady_clock::now() >= deadline) {
@@ -193,16 +203,7 @@ Result<std::vector<PartialFile>> GatherMpiPartials(const fs::path& folder, std::
     std::this_thread::sleep_for(poll);
     poll = std::min(poll * 2, wait.poll_max);
   }
-  std::vector<PartialFile> parts;
-  for (std::int64_t r = 0; r < size; ++r) {
-    auto read = ReadPartialFile(MpiPartialFile(folder, r));
-    if (!read.ok()) {
-      return std::move(read).error().WithContext(fmt::format("reading rank {}'s partial", r));
-    }
-    read->origin = fmt::format("rank {} ({})", r, read->origin);
-    parts.push_back(std::move(read).value());
-  }
-  return parts;
+  return merger.Finish();
 }
 
 void RemoveMpiPartials(const fs::path& folder) {

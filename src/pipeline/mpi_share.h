@@ -62,11 +62,13 @@ struct MpiWait {
 };
 
 // Rank 0: waits until every rank 0..size-1 left its partial or failure file,
-// then reads the partials in rank order. The first failure file found stops
-// the wait: its rank's error (its exit code, the rank named). Ranks that
-// left nothing within the timeout: an error (exit 1) naming them.
-Result<std::vector<PartialFile>> GatherMpiPartials(const std::filesystem::path& folder, std::int64_t size,
-                                                   const MpiWait& wait);
+// merging the partials in rank order as they arrive (each read, merged and
+// dropped). The first failure file found stops the wait: its rank's error
+// (its exit code, the rank named). Ranks that left nothing within the
+// timeout: an error (exit 1) naming them. A merge refusal (a rank claimed
+// twice, different jobs): exit 3, the ranks' partials named.
+Result<report::PartialSet> GatherMpiPartials(const std::filesystem::path& folder, std::int64_t size,
+                                             const MpiWait& wait);
 
 // Removes the folder, then OUT/.mpi-partials when nothing else is left in it.
 void RemoveMpiPartials(const std::filesystem::path& folder);

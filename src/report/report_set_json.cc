@@ -178,7 +178,7 @@ LLMPO_JSON_FIELDS(DiagnosticEntry, severity, count, first_example)
 LLMPO_JSON_FIELDS(KernelClassTimes, computation_ns, communication_ns, memory_ns, comm_comp_overlap_pct)
 LLMPO_JSON_FIELDS(LaunchStats, launches, cpu_mean_ns, cpu_max_ns, gpu_mean_ns, gpu_max_ns, delay_mean_ns, delay_max_ns,
                   gpu_shorter_than_call)
-LLMPO_JSON_FIELDS(StepTimes, step, cpu_ns, gpu_kernel_ns)
+LLMPO_JSON_FIELDS_ADDED(StepTimes, communication_kernel_ns, step, cpu_ns, gpu_kernel_ns)  // added: 1.5.0
 LLMPO_JSON_FIELDS(DeviceBreakdown, source, process, device, rank, world_size, kernels, memory_ops, kernel_ns, span_ns,
                   busy_ns, idle_ns, classes, launch, steps)
 LLMPO_JSON_FIELDS(CpuOpTimes, source, process, name, calls, cpu_ns, gpu_self_ns, gpu_total_ns, kernels)
@@ -259,9 +259,10 @@ LLMPO_JSON_FIELDS(RooflineSummary, precision, level, kernels, time_ns, achieved_
 LLMPO_JSON_FIELDS(RankSpread, quantity, min, median, max, min_process, max_process)
 LLMPO_JSON_FIELDS(StepSpread, step, ranks, min_cpu_ms, median_cpu_ms, max_cpu_ms, slowest_process)
 LLMPO_JSON_FIELDS(RankComparison, processes, quantities, steps)
-LLMPO_JSON_FIELDS_ADDED(StragglerRow, per_rank_ns, region, quantity, ranks, slowest_rank, fastest_rank, slowest_ns,
-                        median_ns, fastest_ns, excess_ns, excess_pct)  // 1.3
 LLMPO_JSON_FIELDS(RankCollectives, rank, communication_ns, beyond_least_ns)
+// per_rank_ns: 1.3; collectives: 1.5
+LLMPO_JSON_FIELDS_ADDED2(StragglerRow, per_rank_ns, collectives, region, quantity, ranks, slowest_rank, fastest_rank,
+                         slowest_ns, median_ns, fastest_ns, excess_ns, excess_pct)
 [[maybe_unused]] static void to_json(Json& j, const Stragglers& s) {
   j["ranks"] = s.ranks;
   j["steps"] = s.steps;

@@ -15,15 +15,29 @@ constexpr std::size_t kMdStepRows = 32;
 std::string QuantityText(const std::string& q) { return q == "total" ? "GPU time" : "CPU range time"; }
 
 void TableMd(std::string& out, const std::vector<analysis::StragglerRow>& rows, std::string_view first) {
-  out += fmt::format("| {} | measured | ranks | slowest rank | slowest ms | median ms | fastest rank | fastest ms | "
-                     "slowest - median ms | over median % |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-                     first);
+  out += fmt::format(
+      "| {} | measured | ranks | slowest rank | slowest ms | median ms | fastest rank | fastest ms | "
+      "slowest - median ms | over median % |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+      first);
   for (const auto& r : rows) {
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", MdCell(r.region),
                        QuantityText(r.quantity), r.ranks, r.slowest_rank, MsText(r.slowest_ns), MsText(r.median_ns),
                        r.fastest_rank, MsText(r.fastest_ns), MsText(r.excess_ns),
                        r.excess_pct ? fmt::format("{:.1f}", *r.excess_pct) : "n/a");
   }
+}
+
+void CollectivesJson(JsonWriter& w, std::string_view key, const std::vector<analysis::RankCollectives>& rows) {
+  w.Key(key);
+  w.BeginArray();
+  for (const auto& r : rows) {
+    w.BeginObject();
+    w.Member("rank", r.rank);
+    w.Member("communication_ms", r.communication_ns / 1e6);
+    w.Member("beyond_least_ms", r.beyond_least_ns / 1e6);
+    w.EndObject();
+  }
+  w.EndArray();
 }
 
 void RowsJson(JsonWriter& w, std::string_view key, const std::vector<analysis::StragglerRow>& rows) {
@@ -47,17 +61,47 @@ void RowsJson(JsonWriter& w, std::string_view key, const std::vector<analysis::S
       for (const auto& [rank, ns] : r.per_rank_ns) w.Member(std::to_string(rank), ns / 1e6);
       w.EndObject();
     }
+    if (!r.collectives.empty()) CollectivesJson(w, "collectives", r.collectives);
     w.EndObject();
   }
   w.EndArray();
+}
+
+// Per step shown, the rank that waited longest in collectives beyond the
+// rank with the least (which arrived last), when two ranks communicated.
+void StepCollectivesMd(std::string& out, const std::vector<analysis::StragglerRow>& rows) {
+  std::string table;
+  for (const auto& r : rows) {
+    if (r.collectives.empty()) continue;
+    const auto most = std::max_element(r.collectives.begin(), r.collectives.end(), [](const auto& a, const auto& b) {
+      return a.beyond_least_ns < b.beyond_least_ns;
+    });
+    const auto least = std::min_element(r.collectives.begin(), r.collectives.end(), [](const auto& a, const auto& b) {
+      return a.communication_ns < b.communication_ns;
+    });
+    table +=
+        fmt::format("| {} | {} | {} | {} | {} | {} |\n", MdCell(r.region), most->rank, MsText(most->communication_ns),
+                    MsText(most->beyond_least_ns), least->rank, MsText(least->communication_ns));
+  }
+  if (table.empty()) return;
+  out +=
+      "### Collective wait per step\n\nPer step, the communication kernels each rank launched in it (the sum of "
+      "their durations): the rank whose time exceeds the least by most waited longest for the others; the rank "
+      "with the least arrived last (every rank: stragglers.json). The step's GPU time includes these kernels: "
+         "where its slowest rank is the one that waited longest, the excess is waiting for the rank that arrived "
+         "last, not that rank's own work.\n\n"
+      "| step | waited longest: rank | its communication ms | beyond the least ms | least: rank | least ms "
+      "|\n|---|---:|---:|---:|---:|---:|\n" +
+      table + "\n";
 }
 
 // The steps table: every step when few, else the ones furthest over their median.
 void StepsMd(std::string& out, const analysis::Stragglers& s) {
   out += "## Steps\n\n";
   if (s.steps.empty()) {
-    out += "No top-level step region (ProfilerStep#N, \"step N\", or numbered steps folded into \"step N\") was run by "
-           "two or more ranks.\n\n";
+    out +=
+        "No top-level step region (ProfilerStep#N, \"step N\", or numbered steps folded into \"step N\") was run by "
+        "two or more ranks.\n\n";
     return;
   }
   std::vector<analysis::StragglerRow> rows = s.steps;
@@ -65,9 +109,10 @@ void StepsMd(std::string& out, const analysis::Stragglers& s) {
   if (rows.size() > kMdStepRows) {
     std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.excess_ns > b.excess_ns; });
     rows.resize(kMdStepRows);
-    out += fmt::format("{} steps; the {} with the largest excess over the median rank (every step: stragglers.json, "
-                       "report.html's heatmap).\n\n",
-                       all, kMdStepRows);
+    out += fmt::format(
+        "{} steps; the {} with the largest excess over the median rank (every step: stragglers.json, "
+        "report.html's heatmap).\n\n",
+        all, kMdStepRows);
   }
   TableMd(out, rows, "step");
   if (s.steps_omitted > 0) {
@@ -75,15 +120,17 @@ void StepsMd(std::string& out, const analysis::Stragglers& s) {
                        analysis::kMaxStepRows);
   }
   out += "\n";
+  StepCollectivesMd(out, rows);
 }
 
 void CollectivesMd(std::string& out, const std::vector<analysis::RankCollectives>& rows) {
   if (rows.empty()) return;
-  out += "\n## Time in collectives\n\nPer rank, its communication kernel time (NCCL and the like; the union of their "
-         "intervals, devices added) and how much it exceeds the rank with the least. Ranks move the same bytes in a "
-         "collective, so the excess is mostly time spent waiting for later ranks (an upper bound: unequal "
-         "communication work shows here too). The rank with the least waited least: it arrived last.\n\n"
-         "| rank | communication ms | beyond the least ms |\n|---:|---:|---:|\n";
+  out +=
+      "\n## Time in collectives\n\nPer rank, its communication kernel time (NCCL and the like; the union of their "
+      "intervals, devices added) and how much it exceeds the rank with the least. Ranks move the same bytes in a "
+      "collective, so the excess is mostly time spent waiting for later ranks (an upper bound: unequal "
+      "communication work shows here too). The rank with the least waited least: it arrived last.\n\n"
+      "| rank | communication ms | beyond the least ms |\n|---:|---:|---:|\n";
   for (const auto& r : rows) {
     out += fmt::format("| {} | {} | {} |\n", r.rank, MsText(r.communication_ns), MsText(r.beyond_least_ns));
   }
@@ -111,21 +158,12 @@ std::string StragglersJson(const analysis::Stragglers& s) {
   std::string out;
   JsonWriter w(out);
   w.BeginObject();
-  w.Member("schema_version", "1.1.0");
+  w.Member("schema_version", "1.2.0");  // 1.2: a step's collectives
   w.Member("ranks", s.ranks);
   RowsJson(w, "steps", s.steps);
   w.Member("steps_omitted", s.steps_omitted);
   RowsJson(w, "regions", s.regions);
-  w.Key("collectives");
-  w.BeginArray();
-  for (const auto& r : s.collectives) {
-    w.BeginObject();
-    w.Member("rank", r.rank);
-    w.Member("communication_ms", r.communication_ns / 1e6);
-    w.Member("beyond_least_ms", r.beyond_least_ns / 1e6);
-    w.EndObject();
-  }
-  w.EndArray();
+  CollectivesJson(w, "collectives", s.collectives);
   w.EndObject();
   out += '\n';
   return out;

@@ -6,6 +6,9 @@ absent), recomputed here from the archive's rank files:
   call (the cuda_runtime event of the same correlation id) started while the
   rank's ProfilerStep#N annotation ran, on any thread of the process; the
   slowest and fastest ranks and the median follow;
+- the step's collectives: per rank, the durations of the communication
+  kernels launched in the step (as above) summed, and the excess over the
+  rank with the least;
 - time in collectives: per rank, the union of its communication kernels'
   intervals (HTA's rule: the name starts with nccl, hip or hccl, or contains
   ncclKernel), and its excess over the rank with the least;
@@ -36,19 +39,20 @@ def communication(name):
 
 
 def per_rank(events):
-    """(step name, step GPU ms, communication ms) of one rank file."""
+    """(step name, step GPU ms, communication ms, kernel ms, step communication ms) of one rank file."""
     steps = [e for e in events if e.get("cat") == "user_annotation" and e["name"].startswith("ProfilerStep#")]
     assert len(steps) == 1, [e["name"] for e in steps]
     step = steps[0]
     calls = {e["args"]["correlation"]: e for e in events if e.get("cat") == "cuda_runtime" and "correlation" in e.get("args", {})}
     kernels = [e for e in events if e.get("cat") == "kernel"]
-    in_step = 0
+    in_step = comm_in_step = 0
     for k in kernels:
         call = calls.get(k["args"].get("correlation"))
         if call and call["pid"] == step["pid"] and step["ts"] <= call["ts"] <= step["ts"] + step["dur"]:
             in_step += k["dur"]
+            comm_in_step += k["dur"] if communication(k["name"]) else 0
     comm = union_us([(k["ts"], k["ts"] + k["dur"]) for k in kernels if communication(k["name"])])
-    return step["name"], in_step / 1e3, comm / 1e3, sum(k["dur"] for k in kernels) / 1e3
+    return step["name"], in_step / 1e3, comm / 1e3, sum(k["dur"] for k in kernels) / 1e3, comm_in_step / 1e3
 
 
 def main():
@@ -85,6 +89,20 @@ def main():
         check(abs(row["median_ms"] - statistics.median(gpu.values())) < 1e-6, "median over ranks")
         print(f"ok: {name}: slowest rank {slowest}, {gpu[slowest]:.3f} ms against a median of "
               f"{statistics.median(gpu.values()):.3f} ms")
+        step_comm = {r: w[4] for r, w in want.items()}
+        got_step = {c["rank"]: c for c in row.get("collectives", [])}
+        check(sorted(got_step) == sorted(step_comm), f"step collectives for every rank: {sorted(got_step)}")
+        for r, ms in step_comm.items():
+            if r in got_step:
+                check(abs(got_step[r]["communication_ms"] - ms) < 1e-6,
+                      f"rank {r} step communication {got_step[r]['communication_ms']} == {ms}")
+                check(abs(got_step[r]["beyond_least_ms"] - (ms - min(step_comm.values()))) < 1e-6,
+                      f"rank {r} step communication beyond the least")
+        waited = max(step_comm, key=lambda r: (step_comm[r], -r))
+        check(re.search(rf"\| {re.escape(name)} \| {waited} \| ", md) is not None,
+              f"stragglers.md: rank {waited} waited longest in {name}'s collectives")
+        print(f"ok: {name}: communication launched in the step per rank, rank {waited} waited longest "
+              f"({step_comm[waited] - min(step_comm.values()):.3f} ms beyond the least)")
     comm = {r: w[2] for r, w in want.items()}
     least = min(comm.values())
     got = {c["rank"]: c for c in s["collectives"]}

@@ -2,6 +2,7 @@
 // variables, the share of each rank, and rank 0's wait for the partials.
 #include "src/pipeline/mpi_share.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -104,11 +105,22 @@ TEST(MpiGather, FailureFileStopsTheWaitWithThatRanksCode) {
   EXPECT_NE(got.error().message.find("rank 2 of 3 failed: x.json: not JSON"), std::string::npos) << got.error().message;
 }
 
+// A partial holding one input named after its rank.
+std::string RankPartial(std::int64_t rank) {
+  report::PartialSet set;
+  report::SourceInfo source;
+  source.path = fmt::format("rank{}.json", rank);
+  source.format = "kineto";
+  source.family = model::SourceFamily::kTimeline;
+  set.sources.push_back(source);
+  return report::PartialSetJson(set);
+}
+
 TEST(MpiGather, TimeoutNamesTheRanksThatDeliveredNothing) {
   testing::TempDir dir;
   const fs::path folder = MpiPartialFolder(dir.path(), "j");
   ASSERT_TRUE(CreateMpiPartialFolder(folder).ok());
-  ASSERT_TRUE(WriteFileAtomically(MpiPartialFile(folder, 1), report::PartialSetJson(report::PartialSet{})).ok());
+  ASSERT_TRUE(WriteFileAtomically(MpiPartialFile(folder, 1), RankPartial(1)).ok());
   MpiWait wait;
   wait.timeout = std::chrono::milliseconds(200);
   const auto got = GatherMpiPartials(folder, 4, wait);
@@ -116,14 +128,27 @@ TEST(MpiGather, TimeoutNamesTheRanksThatDeliveredNothing) {
   EXPECT_EQ(got.error().kind, ExitStatus::kFailure);
   EXPECT_NE(got.error().message.find("rank(s) 0, 2, 3 of 4 delivered no partial"), std::string::npos)
       << got.error().message;
-  ASSERT_TRUE(WriteFileAtomically(MpiPartialFile(folder, 0), report::PartialSetJson(report::PartialSet{})).ok());
-  ASSERT_TRUE(WriteFileAtomically(MpiPartialFile(folder, 2), report::PartialSetJson(report::PartialSet{})).ok());
-  ASSERT_TRUE(WriteFileAtomically(MpiPartialFile(folder, 3), report::PartialSetJson(report::PartialSet{})).ok());
+  for (std::int64_t r : {3, 0, 2}) ASSERT_TRUE(WriteFileAtomically(MpiPartialFile(folder, r), RankPartial(r)).ok());
   const auto all = GatherMpiPartials(folder, 4, wait);
   ASSERT_TRUE(all.ok()) << all.error().Render();
-  EXPECT_EQ(all->size(), 4u);
+  ASSERT_EQ(all->sources.size(), 4u);  // merged in rank order, whatever order the files came in
+  for (std::size_t r = 0; r < 4; ++r) EXPECT_EQ(all->sources[r].path, fmt::format("rank{}.json", r));
   RemoveMpiPartials(folder);
   EXPECT_FALSE(fs::exists(dir.path() / ".mpi-partials"));
+}
+
+TEST(MpiGather, AnInputInTwoRanksPartialsIsRefusedNamingThem) {
+  testing::TempDir dir;
+  const fs::path folder = MpiPartialFolder(dir.path(), "j");
+  ASSERT_TRUE(CreateMpiPartialFolder(folder).ok());
+  ASSERT_TRUE(WriteFileAtomically(MpiPartialFile(folder, 0), RankPartial(5)).ok());
+  ASSERT_TRUE(WriteFileAtomically(MpiPartialFile(folder, 1), RankPartial(5)).ok());
+  MpiWait wait;
+  wait.timeout = std::chrono::milliseconds(2000);
+  const auto got = GatherMpiPartials(folder, 2, wait);
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.error().kind, ExitStatus::kInput);
+  EXPECT_NE(got.error().Render().find("input rank5.json is in both rank 0"), std::string::npos) << got.error().Render();
 }
 
 TEST(MpiStop, RemovesOnlyThisRanksTempFilesThenTheEmptyFolders) {

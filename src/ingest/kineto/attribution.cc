@@ -299,7 +299,7 @@ class Emitter {
       ctx_.sink.OnNvtxRange(range);
       if (auto n = StepNumber(s_.names[a.name])) {
         step_windows_.push_back({a.start, a.end, steps_.size()});
-        model::StepTimes step{*n, static_cast<double>(a.end - a.start), 0};
+        model::StepTimes step{*n, static_cast<double>(a.end - a.start), 0, 0};
         if (cut) step.cpu_ns.reset();  // its kernels still count: launched in its window
         steps_.push_back(step);
       }
@@ -689,7 +689,10 @@ class Emitter {
       // step's backward kernels come from autograd's threads, not the one
       // that holds the ProfilerStep annotation).
       if (op.kind == GpuOpKind::kKernel) {
-        if (model::StepTimes* step = StepAt(op.call_start)) step->gpu_kernel_ns += ns;
+        if (model::StepTimes* step = StepAt(op.call_start)) {
+          step->gpu_kernel_ns += ns;
+          if (ClassOf(op.name) == KernelClass::kCommunication) step->communication_kernel_ns += ns;
+        }
       }
       record.nvtx_stack.resize(depth);
     }
