@@ -88,8 +88,8 @@ void StepCollectivesMd(std::string& out, const std::vector<analysis::StragglerRo
       "### Collective wait per step\n\nPer step, the communication kernels each rank launched in it (the sum of "
       "their durations): the rank whose time exceeds the least by most waited longest for the others; the rank "
       "with the least arrived last (every rank: stragglers.json). The step's GPU time includes these kernels: "
-         "where its slowest rank is the one that waited longest, the excess is waiting for the rank that arrived "
-         "last, not that rank's own work.\n\n"
+      "where its slowest rank is the one that waited longest, the excess is waiting for the rank that arrived "
+      "last, not that rank's own work.\n\n"
       "| step | waited longest: rank | its communication ms | beyond the least ms | least: rank | least ms "
       "|\n|---|---:|---:|---:|---:|---:|\n" +
       table + "\n";
