@@ -348,7 +348,7 @@ bool CsvReader::Next(std::vector<std::string_view>& fields) {
   // The vector keeps the size of the record before, usually this one's:
   // every element is overwritten, none constructed.
   const std::size_t shared = prefix_omitted_ ? prefix_views_.size() : 0;
-  fields.resize(shared + spans_.size());
+  if (fields.size() != shared + spans_.size()) fields.resize(shared + spans_.size());  // resize is not inlined
   std::copy_n(prefix_views_.data(), shared, fields.data());
   if (spans_unescape_) {
     scratch_.clear();
