@@ -219,6 +219,7 @@ bool CsvReader::ScanPlainTail(std::size_t i) {
 // Fields are short, so 16-byte SSE2 steps beat memchr's setup cost here.
 CsvReader::Scan CsvReader::ScanRecord(bool at_eof) {
   spans_.clear();
+  spans_unescape_ = false;
   newlines_ = 0;
   scan_truncated_ = false;
   record_has_prefix_ = false;
@@ -327,21 +328,42 @@ void CsvReader::AppendFields(const char* data, const Span* spans, std::size_t co
 }
 
 bool CsvReader::Next(std::vector<std::string_view>& fields) {
-  fields.clear();
-  scratch_.clear();
-  if (producer_.joinable()) return NextFromBatch(fields);
+  if (producer_.joinable()) {
+    fields.clear();
+    scratch_.clear();
+    return NextFromBatch(fields);
+  }
   truncated_ = false;
   record_line_ = line_;
   bool at_eof = false;
   while (true) {
-    if (pos_ >= size_ && !Fill()) return false;
+    if (pos_ >= size_ && !Fill()) {
+      fields.clear();
+      return false;
+    }
     if (ScanRecord(at_eof) == Scan::kDone) break;
     if (!Fill()) at_eof = true;  // Fill keeps pos_..end and appends; rescan from pos_
   }
   truncated_ = scan_truncated_;
-  scratch_.reserve(record_end_ - pos_);  // views into scratch_ must not move
-  if (prefix_omitted_) fields.assign(prefix_views_.begin(), prefix_views_.end());
-  AppendFields(bytes_, spans_.data(), spans_.size(), fields);
+  // The vector keeps the size of the record before, usually this one's:
+  // every element is overwritten, none constructed.
+  const std::size_t shared = prefix_omitted_ ? prefix_views_.size() : 0;
+  if (fields.size() != shared + spans_.size()) fields.resize(shared + spans_.size());  // resize is not inlined
+  std::copy_n(prefix_views_.data(), shared, fields.data());
+  if (spans_unescape_) {
+    scratch_.clear();
+    scratch_.reserve(record_end_ - pos_);  // views into scratch_ must not move
+    std::string_view* out = fields.data() + shared;
+    for (std::size_t k = 0; k < spans_.size(); ++k) {
+      const Span& span = spans_[k];
+      out[k] = span.unescape ? Unescape(bytes_, span) : std::string_view(bytes_ + span.begin, span.end - span.begin);
+    }
+  } else {
+    std::string_view* out = fields.data() + shared;
+    for (std::size_t k = 0; k < spans_.size(); ++k) {
+      out[k] = std::string_view(bytes_ + spans_[k].begin, spans_[k].end - spans_[k].begin);
+    }
+  }
   line_ += newlines_;
   pos_ = record_end_;
   return true;

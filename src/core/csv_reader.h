@@ -132,6 +132,7 @@ class CsvReader {
     s.begin = begin;
     s.end = end;
     s.unescape = unescape;
+    spans_unescape_ |= unescape;
   }
   // The repeated-prefix hint: true when the record at pos_ starts with the
   // remembered prefix; its spans are then added and `i` moved past it.
@@ -169,6 +170,7 @@ class CsvReader {
   std::size_t cap_ = 0;
   std::size_t pos_ = 0;
   std::vector<Span> spans_;
+  bool spans_unescape_ = false;  // some span of spans_ needs decoding
   std::size_t record_end_ = 0;
   std::uint64_t newlines_ = 0;
   std::uint64_t line_ = 1;

@@ -211,6 +211,12 @@ bool ShortDecimal(std::string_view text, double& out) {
   std::uint64_t mantissa = 0;
   int digits = 0, run = 0;  // run: digits since the start or the last group comma
   bool grouped = false;
+  // Most values have no group commas: their leading digits in a tight loop.
+  for (; p != end && static_cast<unsigned char>(*p - '0') < 10; ++p) {
+    mantissa = mantissa * 10 + static_cast<unsigned>(*p - '0');
+    ++digits;
+    ++run;
+  }
   for (; p != end; ++p) {
     const char c = *p;
     if (c >= '0' && c <= '9') {

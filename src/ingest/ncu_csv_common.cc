@@ -36,15 +36,17 @@ bool IsIdentityColumn(const IdentityColumns& c, std::size_t i, const std::vector
 }
 
 void FillIdentity(const IdentityColumns& c, const std::vector<std::string_view>& fields, model::LaunchRecord& launch) {
-  launch.result_id = std::string(Cell(fields, c.id));
-  launch.kernel_name = std::string(Cell(fields, c.kernel_name));
+  // assign, not a new string: a launch record reused from result to result
+  // keeps its buffers.
+  launch.result_id.assign(Cell(fields, c.id));
+  launch.kernel_name.assign(Cell(fields, c.kernel_name));
   // Range and app-range replay name each result "range" (nsight-reference B.3).
   launch.kind = launch.kernel_name == "range" ? model::LaunchKind::kRange : model::LaunchKind::kKernel;
   const std::string_view name = Cell(fields, c.process_name), pid = Cell(fields, c.pid);
   launch.process = model::ProcessFromPidText(name, pid);
-  launch.device = std::string(Cell(fields, c.device));
-  launch.block_size = std::string(Cell(fields, c.block));
-  launch.grid_size = std::string(Cell(fields, c.grid));
+  launch.device.assign(Cell(fields, c.device));
+  launch.block_size.assign(Cell(fields, c.block));
+  launch.grid_size.assign(Cell(fields, c.grid));
   launch.has_nvtx = c.nvtx_push_pop.has_value() || c.nvtx_start_end.has_value();
   launch.nvtx_stack = ParsePushPopColumn(Cell(fields, c.nvtx_push_pop));
   launch.nvtx_start_end = ParseStartEndColumn(Cell(fields, c.nvtx_start_end));

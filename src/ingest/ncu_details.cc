@@ -79,7 +79,7 @@ class DetailsImporter {
     }
     layout_changed_ |= AssignIfChanged(metric.section, SectionOf(fields));
     TakeValue(metric.value, facts, Cell(fields, metric_.value), Cell(fields, metric_.unit));
-    CheckValue(metric, ctx_, reader_);
+    if (metric.value.unparsable || !metric.value.unit_known) CheckValue(metric, ctx_, reader_);  // nothing to say otherwise
     if (facts.duration) TakeDuration(metric, current_, duration_from_raw_, ctx_, reader_);
   }
 
