@@ -64,6 +64,18 @@ void StopImport(int signal, const std::string& out, std::optional<pipeline::RunL
           .WithNote("its staged files and temporary copies were removed"));
 }
 
+// Several timelines (rank files, nsys reports, traces) and nothing else:
+// each is read and reduced to its summary before the next is opened, as
+// with -j 1, so memory does not grow with their number. ncu inputs are
+// paired launch by launch with the timelines (kernels_combined), which the
+// summaries no longer allow: an import with one is read whole.
+bool SeveralTimelines(const std::vector<fs::path>& inputs, bool no_captures) {
+  return no_captures && inputs.size() > 1 && std::all_of(inputs.begin(), inputs.end(), [](const fs::path& file) {
+           const ingest::Importer* importer = ingest::GuessImporter(file);
+           return importer != nullptr && importer->family == model::SourceFamily::kTimeline;
+         });
+}
+
 }  // namespace
 
 int RunImport(const Invocation& inv) {
@@ -153,12 +165,14 @@ int RunImport(const Invocation& inv) {
     };
     return RunMpiImport(request, options);
   }
-  if (!partial.empty() || threads > 1) {
+  if (!partial.empty() || threads > 1 || SeveralTimelines(request.inputs, captures.empty())) {
     if (!captures.empty()) {
       return ReportError(MakeError(ExitStatus::kUsage, "import: --capture does not go with --partial or -j")
                              .WithNote("import region captures in one process, without them"));
     }
-    return RunPooledImport(request, partial, job, threads);
+    return RunPooledImport(request, partial, job, threads, [&](std::optional<pipeline::RunLock> claimed) {
+      stop.Guarded([&] { lock = std::move(claimed); });
+    });
   }
   auto claimed = ClaimOutputFolder(out);
   if (!claimed.ok()) return ReportError(claimed.error());

@@ -65,9 +65,12 @@ void WarnDataLoss(const model::Diagnostics& diagnostics) {
   }
 }
 
-int WriteReportsFromPartial(report::PartialSet set, const pipeline::ImportRequest& request) {
+int WriteReportsFromPartial(report::PartialSet set, const pipeline::ImportRequest& request,
+                            const LockHolder& hold_lock) {
   auto claimed = ClaimOutputFolder(request.out_dir.string());
   if (!claimed.ok()) return ReportError(claimed.error());
+  std::optional<pipeline::RunLock> lock = std::move(claimed).value();
+  if (hold_lock) hold_lock(std::move(lock));
   model::Diagnostics shown = set.diagnostics;  // for the warnings, with the missing ranks noted as in the reports
   pipeline::NoteMissingRanks(set.gpu_breakdown, shown);
   auto written = pipeline::WritePartialReports(std::move(set), request);
@@ -89,22 +92,29 @@ int WriteReportsFromPartial(report::PartialSet set, const pipeline::ImportReques
 }
 
 int RunPooledImport(const pipeline::ImportRequest& request, const std::string& partial, const std::string& job,
-                    unsigned threads) {
+                    unsigned threads, const LockHolder& hold_lock) {
   auto collected = pipeline::CollectPartial(request, job, threads);
   if (!collected.ok()) return ReportError(collected.error());
   int exit_code = 0;
   for (const auto& failure : collected->failures) exit_code = ReportError(failure);
   const auto& set = collected->set;
-  Out() << fmt::format("imported {} of {} input(s) with {} thread(s): {} kernel row(s), {} row(s) read\n",
-                       collected->inputs - collected->failures.size(), collected->inputs,
-                       std::min<std::size_t>(std::max(threads, 1u), std::max<std::size_t>(collected->inputs, 1)),
-                       set.kernels.size(), set.diagnostics.rows_read());
+  const std::size_t ok = collected->inputs - collected->failures.size();
+  if (threads <= 1 && partial.empty()) {  // as a one-thread import says it
+    Out() << fmt::format("imported {} of {} input(s): {} kernel(s), {} row(s) read, {} skipped\n", ok,
+                         collected->inputs, set.kernels.size(), set.diagnostics.rows_read(),
+                         set.diagnostics.rows_skipped());
+  } else {
+    Out() << fmt::format("imported {} of {} input(s) with {} thread(s): {} kernel row(s), {} row(s) read\n", ok,
+                         collected->inputs,
+                         std::min<std::size_t>(std::max(threads, 1u), std::max<std::size_t>(collected->inputs, 1)),
+                         set.kernels.size(), set.diagnostics.rows_read());
+  }
   if (!partial.empty()) {
     const Status wrote = WritePartial(set, partial);
     if (!wrote.ok()) return ReportError(wrote.error());
     return exit_code;
   }
-  const int wrote = WriteReportsFromPartial(std::move(collected->set), request);
+  const int wrote = WriteReportsFromPartial(std::move(collected->set), request, hold_lock);
   return wrote != 0 ? wrote : exit_code;
 }
 

@@ -2,12 +2,15 @@
 // config gives, writing a partial, and telling the user what a partial holds.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "src/cli/parse_args.h"
 #include "src/core/result.h"
 #include "src/pipeline/import_job.h"
+#include "src/pipeline/run_lock.h"
 #include "src/report/partial_set.h"
 
 namespace llmpo::cli {
@@ -23,11 +26,17 @@ Status WritePartial(const report::PartialSet& set, const std::string& file);
 void WarnFailedInputs(const report::PartialSet& set);
 void WarnDataLoss(const model::Diagnostics& diagnostics);
 
-// Writes the reports into `request.out_dir` (claimed), printing what was written.
-int WriteReportsFromPartial(report::PartialSet set, const pipeline::ImportRequest& request);
+// Takes the output folder's lock once claimed, so that a stop (Ctrl-C) can
+// clean up and release it (import's ImportStop); none: the caller keeps it.
+using LockHolder = std::function<void(std::optional<pipeline::RunLock>)>;
 
-// import --partial / import -j N: returns the exit code.
+// Writes the reports into `request.out_dir` (claimed), printing what was written.
+int WriteReportsFromPartial(report::PartialSet set, const pipeline::ImportRequest& request,
+                            const LockHolder& hold_lock = {});
+
+// import --partial / import -j N, and import of several timelines (one
+// thread): returns the exit code.
 int RunPooledImport(const pipeline::ImportRequest& request, const std::string& partial, const std::string& job,
-                    unsigned threads);
+                    unsigned threads, const LockHolder& hold_lock = {});
 
 }  // namespace llmpo::cli
