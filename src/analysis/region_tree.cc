@@ -177,6 +177,7 @@ bool RegionTree::FoldInto(std::size_t id, const std::string& folded_name, std::i
     if (r.cpu_instances.count > 0) r.number_cpu_ns[first_number] = r.cpu_instances.total_ns;
   }
   known_stacks_.clear();  // their counters are stale
+  last_known_ = nullptr;
   return true;
 }
 
@@ -205,17 +206,21 @@ constexpr std::size_t kMaxKnownStacks = 4096;
 }  // namespace
 
 const RegionTree::StackRegions& RegionTree::StackIds(const std::vector<model::NvtxFrame>& stack) {
+  // Launches come in runs of one stack: the last answer is checked first, without hashing.
+  if (last_known_ != nullptr && SameRegions(stack, last_known_->stack)) return last_known_->regions;
+  last_known_ = nullptr;
   std::size_t hash = stack.size();
   for (const auto& f : stack) {
     hash = HashBytes(f.domain, HashBytes(f.name, hash));
   }
   if (auto it = known_stacks_.find(hash); it != known_stacks_.end() && SameRegions(stack, it->second.stack)) {
+    last_known_ = &it->second;
     return it->second.regions;
   }
   StackRegions answer;
   if (!stack.empty()) Find(stack, stack.size() - 1, RegionKind::kPushPop, &answer);
   // Find may have folded a name and cleared the known stacks: insert only now.
-  if (known_stacks_.size() >= kMaxKnownStacks) known_stacks_.clear();
+  if (known_stacks_.size() >= kMaxKnownStacks) known_stacks_.clear();  // last_known_ is null here
   auto [it, added] = known_stacks_.try_emplace(hash);
   if (!added) {  // another stack with this hash is kept
     answer_ = std::move(answer);
@@ -223,6 +228,7 @@ const RegionTree::StackRegions& RegionTree::StackIds(const std::vector<model::Nv
   }
   it->second.stack = stack;
   it->second.regions = std::move(answer);
+  last_known_ = &it->second;  // nodes stay put until cleared
   return it->second.regions;
 }
 
@@ -282,12 +288,14 @@ void RegionTree::Merge(const Region& other) {
 
 void RegionTree::Finish(const RegionCapabilities& with) {
   caps = with;
+  last_known_ = nullptr;
   // Children come after their parents, so a reverse pass sees children first.
   for (std::size_t i = regions_.size(); i-- > 0;) {
     Region& r = regions_[i];
     r.last_instance.reset();
     r.last_instance_ns = nullptr;
     r.last_instance_span = nullptr;
+    r.kernel_by_slot = {};
     if (r.kind == RegionKind::kSummary) continue;  // a summary row sets its quantities itself
     double children_total = 0, children_cpu = 0;
     bool measured_child = false;
@@ -386,15 +394,26 @@ KernelAggregate& RegionBuilder::KernelOf(const RegionTree& tree, std::size_t reg
     kernel_slot_name_ = launch.kernel_name;
     kernel_slot_ = kernel_slots_.try_emplace(launch.kernel_name, kernel_slots_.size()).first->second;
   }
+  // Most regions see few kernels: their aggregates by slot in a small array,
+  // up to a bound on all such arrays together; the rest through a hash map.
+  std::vector<KernelAggregate*>& dense = region.kernel_by_slot;
+  if (kernel_slot_ < dense.size() && dense[kernel_slot_] != nullptr) return *dense[kernel_slot_];
+  const std::size_t grow = kernel_slot_ >= dense.size() ? kernel_slot_ + 1 - dense.size() : 0;
+  if (kernel_slot_ < kMaxSlotsPerRegion && dense_slots_ + grow <= kMaxDenseSlots) {
+    dense_slots_ += grow;
+    dense.resize(std::max(dense.size(), kernel_slot_ + 1), nullptr);
+    dense[kernel_slot_] = &region.kernels[launch.kernel_name];  // map nodes stay put
+    return *dense[kernel_slot_];
+  }
   KernelAggregate*& cached = kernel_cache_[CacheKey{&tree, region_index, kernel_slot_}];
-  if (cached == nullptr) cached = &region.kernels[launch.kernel_name];  // map nodes stay put
+  if (cached == nullptr) cached = &region.kernels[launch.kernel_name];
   return *cached;
 }
 
 void RegionBuilder::Account(RegionTree& tree, std::size_t region_index, const model::LaunchRecord& launch,
                             bool innermost) {
   Region& region = tree.regions()[region_index];
-  region.inputs.insert(source_);
+  if (region.inputs.size() != 1 || *region.inputs.begin() != source_) region.inputs.insert(source_);
   const double ns = launch.duration_ns.value_or(0);
   if (launch.kind == model::LaunchKind::kMemcpy || launch.kind == model::LaunchKind::kMemset) {
     ++region.gpu_ops;
@@ -416,6 +435,15 @@ void RegionBuilder::Account(RegionTree& tree, std::size_t region_index, const mo
 
 namespace {
 
+// The value at `key`, inserted as `fresh` if absent. Instances mostly come
+// in increasing order: a key past the last one goes in at the end, without
+// a walk from the root.
+template <class Map, class Value>
+std::pair<typename Map::iterator, bool> EmplaceKey(Map& map, std::int64_t key, Value fresh) {
+  if (map.empty() || map.rbegin()->first < key) return {map.emplace_hint(map.end(), key, std::move(fresh)), true};
+  return map.try_emplace(key, std::move(fresh));
+}
+
 // Per numbered instance: GPU time of its kernels, and the span of its GPU work.
 // The instance is the source's (a range id), else the counter of a folded
 // numbered name.
@@ -428,12 +456,14 @@ void AddInstance(Region& region, std::optional<std::int64_t> instance, const mod
   }
   const bool kernel = launch.kind == model::LaunchKind::kKernel;
   if (kernel && launch.duration_ns) {
-    if (!region.last_instance_ns) region.last_instance_ns = &region.instance_ns[*instance];
+    if (!region.last_instance_ns) {
+      region.last_instance_ns = &EmplaceKey(region.instance_ns, *instance, 0.0).first->second;
+    }
     *region.last_instance_ns += *launch.duration_ns;
   }
   if (launch.start_ns && launch.end_ns) {
     if (!region.last_instance_span) {
-      auto [it, inserted] = region.instance_span.try_emplace(*instance, *launch.start_ns, *launch.end_ns);
+      auto [it, inserted] = EmplaceKey(region.instance_span, *instance, std::pair{*launch.start_ns, *launch.end_ns});
       region.last_instance_span = &it->second;
       if (inserted) return;
     }

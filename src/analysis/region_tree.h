@@ -112,6 +112,9 @@ struct Region {
   std::optional<std::int64_t> last_instance;
   double* last_instance_ns = nullptr;
   std::pair<std::int64_t, std::int64_t>* last_instance_span = nullptr;
+  // The builder's kernel aggregates of `kernels` by its kernel number (null:
+  // not looked up yet); building only, like the pointers above.
+  std::vector<KernelAggregate*> kernel_by_slot;
   // Top-level regions of folded numbered names ("step N") only: per number
   // its name carried, the GPU kernel time and CPU range time of that
   // instance (stragglers compare ranks step by step).
@@ -214,6 +217,7 @@ class RegionTree {
     StackRegions regions;
   };
   std::unordered_map<std::size_t, KnownStack> known_stacks_;
+  const KnownStack* last_known_ = nullptr;  // StackIds' last answer from known_stacks_
   StackRegions answer_;  // the answer when the stack is not kept
 };
 
@@ -307,6 +311,10 @@ class RegionBuilder : public model::RecordSink {
   std::string kernel_slot_name_;
   std::size_t kernel_slot_ = 0;
   std::unordered_map<CacheKey, KernelAggregate*, CacheKeyHash> kernel_cache_;
+  // Region::kernel_by_slot's bounds: slots per region, and entries in all.
+  static constexpr std::size_t kMaxSlotsPerRegion = 4096;
+  static constexpr std::size_t kMaxDenseSlots = std::size_t{1} << 21;
+  std::size_t dense_slots_ = 0;
   RegionCapabilities caps_;
   bool saw_nvtx_ = false;
   std::uint64_t outside_ = 0;
