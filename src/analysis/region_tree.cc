@@ -324,8 +324,11 @@ void RegionTree::Finish(const RegionCapabilities& with) {
     }
     if (caps.projected && !r.instance_span.empty()) {  // no GPU work: no projection (nsys lists no row)
       double projected = 0;
-      for (const auto& [id, span] : r.instance_span) projected += static_cast<double>(span.second - span.first);
+      r.instance_span.ForEach([&projected](std::int64_t, const InstanceSpans::Span& span) {
+        projected += static_cast<double>(span.second - span.first);
+      });
       r.projected_ns = projected;
+      r.instance_span.clear();  // building state: summed now
     }
     if (caps.cpu && r.cpu_instances.count > 0) {
       r.cpu_ns = r.cpu_instances.total_ns;
@@ -463,8 +466,8 @@ void AddInstance(Region& region, std::optional<std::int64_t> instance, const mod
   }
   if (launch.start_ns && launch.end_ns) {
     if (!region.last_instance_span) {
-      auto [it, inserted] = EmplaceKey(region.instance_span, *instance, std::pair{*launch.start_ns, *launch.end_ns});
-      region.last_instance_span = &it->second;
+      bool inserted = false;
+      region.last_instance_span = &region.instance_span.At(*instance, {*launch.start_ns, *launch.end_ns}, &inserted);
       if (inserted) return;
     }
     auto& span = *region.last_instance_span;

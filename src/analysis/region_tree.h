@@ -24,6 +24,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "src/analysis/instance_spans.h"
 #include "src/analysis/instance_suffix.h"
 #include "src/analysis/kernel_aggregator.h"
 #include "src/analysis/kernel_filter.h"
@@ -105,13 +106,13 @@ struct Region {
   double kernel_ns = 0, kernel_exclusive_ns = 0;
   double copy_ns = 0, copy_exclusive_ns = 0;
   std::map<std::int64_t, double> instance_ns;
-  std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> instance_span;  // GPU work per instance
+  InstanceSpans instance_span;  // GPU work per instance
   // The instance the last launch added to, and its entries: launches come in
   // runs of one instance, so most need no map lookup. Building only (map
   // nodes do not move; RegionTree::Finish clears them).
   std::optional<std::int64_t> last_instance;
   double* last_instance_ns = nullptr;
-  std::pair<std::int64_t, std::int64_t>* last_instance_span = nullptr;
+  InstanceSpans::Span* last_instance_span = nullptr;
   // The builder's kernel aggregates of `kernels` by its kernel number (null:
   // not looked up yet); building only, like the pointers above.
   std::vector<KernelAggregate*> kernel_by_slot;
