@@ -532,8 +532,9 @@ void RegionBuilder::OnNvtxRange(const model::NvtxRange& range) {
     diagnostics_.Add(model::Diag::range_ends_before_start, fmt::format("{}: NVTX range '{}' ends before it starts; skipped", source_, range.name));
     return;
   }
-  timed_.push_back(TimedRange{TimedProcess(range.process), *range.global_tid, *range.start_ns, *range.end_ns,
-                              range.push_pop, range.end_unknown, TimedName(range.domain, range.name)});
+  timed_.push_back(TimedRange{TimedProcess(range.process), static_cast<std::uint32_t>(timed_.size()), *range.global_tid,
+                              *range.start_ns, *range.end_ns, range.push_pop, range.end_unknown,
+                              TimedName(range.domain, range.name)});
 }
 
 std::uint32_t RegionBuilder::TimedName(const std::string& domain, const std::string& name) {
@@ -623,38 +624,31 @@ std::uint32_t RegionBuilder::TimedProcess(const model::ProcessId& process) {
 void RegionBuilder::AddTimedRanges() {
   std::map<model::ProcessId, std::set<std::string>> devices;
   for (const auto& [scope, tree] : scopes_) devices[scope.process].insert(scope.device);
-  // Sorted by (process, thread, start, longer first), ties in arrival order,
-  // as small keys: the processes by their rank in ProcessId order.
-  std::vector<std::uint32_t> rank(timed_processes_.size());
+  // Sorted in place by (process, thread, start, longer first), ties in
+  // arrival order, as small keys: the processes by their rank in ProcessId
+  // order (a copy of the keys would double the memory of a million ranges).
+  std::vector<std::uint32_t> by_rank(timed_processes_.size());
   {
+    std::vector<std::uint32_t> rank(timed_processes_.size());
     std::uint32_t next = 0;
-    for (const auto& [process, index] : timed_process_index_) rank[index] = next++;
+    for (const auto& [process, index] : timed_process_index_) by_rank[next] = index, rank[index] = next++;
+    for (TimedRange& r : timed_) r.process = rank[r.process];
   }
-  struct Key {
-    std::uint32_t process;
-    std::int64_t tid, start, end;
-    std::uint32_t index;
-  };
-  std::vector<Key> order(timed_.size());
-  for (std::uint32_t i = 0; i < order.size(); ++i) {
-    const TimedRange& r = timed_[i];
-    order[i] = Key{rank[r.process], r.tid, r.start, r.end, i};
-  }
-  std::sort(order.begin(), order.end(), [](const Key& a, const Key& b) {
+  std::sort(timed_.begin(), timed_.end(), [](const TimedRange& a, const TimedRange& b) {
     if (a.process != b.process) return a.process < b.process;
     if (a.tid != b.tid) return a.tid < b.tid;
     if (a.start != b.start) return a.start < b.start;
     if (a.end != b.end) return a.end > b.end;
-    return a.index < b.index;
+    return a.arrival < b.arrival;
   });
   std::vector<const TimedRange*> open;
   std::vector<model::NvtxFrame> frames;
   RegionTree::StackRegions levels;
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    const TimedRange& r = timed_[order[k].index];
-    if (k == 0 || order[k].process != order[k - 1].process || r.tid != order[k - 1].tid) open.clear();
+  for (std::size_t k = 0; k < timed_.size(); ++k) {
+    const TimedRange& r = timed_[k];
+    if (k == 0 || r.process != timed_[k - 1].process || r.tid != timed_[k - 1].tid) open.clear();
     // A CPU range belongs to the scope of its process's GPU work when that is one device.
-    const model::ProcessId& process = timed_processes_[r.process];
+    const model::ProcessId& process = timed_processes_[by_rank[r.process]];
     const auto& devs = devices[process];
     RegionTree& tree = TreeFor(process, devs.size() == 1 ? *devs.begin() : std::string());
     std::size_t id = 0;

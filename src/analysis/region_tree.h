@@ -263,7 +263,8 @@ class RegionBuilder : public model::RecordSink {
 
  private:
   struct TimedRange {
-    std::uint32_t process = 0;  // index into timed_processes_
+    std::uint32_t process = 0;  // index into timed_processes_ (AddTimedRanges: the process's rank)
+    std::uint32_t arrival = 0;  // its place in arrival order (ties sort by it)
     std::int64_t tid = 0;
     std::int64_t start = 0, end = 0;
     bool push_pop = true;

@@ -122,6 +122,12 @@ class StringIds {
   // The string, or nullptr for a NULL id, an unknown id or a NULL value.
   const std::string* Find(std::optional<std::int64_t> id) {
     if (!id) return nullptr;
+    // Ids are small and dense (0, 1, 2, ...): those already looked up are
+    // found by index, without hashing.
+    const bool small = *id >= 0 && *id < kDenseIds;
+    if (small && static_cast<std::size_t>(*id) < dense_.size()) {
+      if (const auto* known = dense_[static_cast<std::size_t>(*id)]) return *known ? &**known : nullptr;
+    }
     auto it = memo_.find(*id);
     if (it == memo_.end()) {
       sqlite3_reset(stmt_.get());
@@ -132,13 +138,20 @@ class StringIds {
       }
       it = memo_.emplace(*id, std::move(value)).first;
     }
+    if (small) {
+      const auto index = static_cast<std::size_t>(*id);
+      if (index >= dense_.size()) dense_.resize(index + 1, nullptr);
+      dense_[index] = &it->second;  // map nodes stay put
+    }
     return it->second ? &*it->second : nullptr;
   }
 
  private:
+  static constexpr std::int64_t kDenseIds = std::int64_t{1} << 20;
   explicit StringIds(Stmt stmt) : stmt_(std::move(stmt)) {}
   Stmt stmt_;
   std::unordered_map<std::int64_t, std::optional<std::string>> memo_;
+  std::vector<const std::optional<std::string>*> dense_;  // by id: memo_'s entries, null where not looked up
 };
 
 // The NVTX ranges of every thread read in (thread, start) order, alongside
