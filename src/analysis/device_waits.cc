@@ -28,12 +28,9 @@ void DeviceWaits::Add(const model::LaunchRecord& op) {
   }
   if (op.launch_call_start_ns) ++facts_.with_launch_call;
   if (out_of_order_) return;
-  window_.push({*op.start_ns, *op.end_ns, op.launch_call_start_ns.value_or(kNoCall),
-                op.kind == model::LaunchKind::kKernel});
-  if (window_.size() > kWindow) {
-    Process(window_.top());
-    window_.pop();
-  }
+  window_.Push(
+      {*op.start_ns, *op.end_ns, op.launch_call_start_ns.value_or(kNoCall), op.kind == model::LaunchKind::kKernel},
+      [this](const Op& next) { Process(next); });
 }
 
 // One operation, in start order: extends or closes the busy and kernel-only
@@ -78,11 +75,9 @@ void DeviceWaits::Process(const Op& op) {
 const TimelineFacts& DeviceWaits::Finish() {
   if (finished_) return facts_;
   finished_ = true;
-  while (!window_.empty() && !out_of_order_) {
-    Process(window_.top());
-    window_.pop();
-  }
-  window_ = {};
+  window_.Drain([this](const Op& next) {
+    if (!out_of_order_) Process(next);
+  });
   if (out_of_order_) {
     facts_.missing = "operations arrived too far out of time order for the bounded reorder window";
     long_gaps_.clear();

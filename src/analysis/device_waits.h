@@ -11,11 +11,11 @@
 
 #include <cstdint>
 #include <optional>
-#include <queue>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "src/analysis/reorder_window.h"
 #include "src/model/records.h"
 
 namespace llmpo::analysis {
@@ -72,7 +72,7 @@ class DeviceWaits {
   };
   void Process(const Op& op);
 
-  std::priority_queue<Op, std::vector<Op>, std::greater<Op>> window_;
+  ReorderWindow<Op> window_{kWindow};
   bool out_of_order_ = false, finished_ = false;
   std::int64_t last_start_ = INT64_MIN;  // the latest start processed
   bool started_ = false, kernel_started_ = false;

@@ -13,6 +13,14 @@ struct SignatureView {
   std::string_view name, grid, block;
 };
 
+// The sequence key depends on the frames' names and domains only, not on
+// which instance of them a launch ran in.
+bool SameLabels(const std::vector<model::NvtxFrame>& a, const std::vector<model::NvtxFrame>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const model::NvtxFrame& x, const model::NvtxFrame& y) {
+    return x.name == y.name && x.domain == y.domain;
+  });
+}
+
 }  // namespace
 
 std::string FoldInstanceNumber(const std::string& label, bool* numbered) {
@@ -37,38 +45,43 @@ void LaunchSequenceRecorder::SetSource(const std::string& label) {
 }
 
 std::optional<std::size_t> LaunchSequenceRecorder::SequenceFor(const model::LaunchRecord& launch) {
-  if (last_sequence_ && launch.nvtx_stack == last_stack_ && launch.process == last_process_ &&
-      launch.device == last_device_) {
-    return last_sequence_;
-  }
-  std::vector<std::string> path;
-  path.reserve(launch.nvtx_stack.size());
-  for (const auto& frame : launch.nvtx_stack) path.push_back(FoldInstanceNumber(RegionLabel(frame)));
-  auto key = std::make_tuple(std::move(path), launch.process, launch.device);
-  auto it = sequence_ids_.find(key);
-  if (it == sequence_ids_.end()) {
-    if (current_->sequences.size() >= kMaxSequences) return std::nullopt;
-    LaunchSequence& fresh = current_->sequences.emplace_back();
-    fresh.path = std::get<0>(key);
-    fresh.process = launch.process;
-    fresh.device = launch.device;
-    cursors_.emplace_back();
-    it = sequence_ids_.emplace(std::move(key), current_->sequences.size() - 1).first;
+  // Launches come in runs of one stack (of one instance or the next): the last key is checked first.
+  const bool same_key = last_sequence_ && SameLabels(launch.nvtx_stack, last_stack_) &&
+                        launch.process == last_process_ && launch.device == last_device_;
+  std::size_t id = 0;
+  if (same_key) {
+    id = *last_sequence_;
+  } else {
+    std::vector<std::string> path;
+    path.reserve(launch.nvtx_stack.size());
+    for (const auto& frame : launch.nvtx_stack) path.push_back(FoldInstanceNumber(RegionLabel(frame)));
+    auto key = std::make_tuple(std::move(path), launch.process, launch.device);
+    auto it = sequence_ids_.find(key);
+    if (it == sequence_ids_.end()) {
+      if (current_->sequences.size() >= kMaxSequences) return std::nullopt;
+      LaunchSequence& fresh = current_->sequences.emplace_back();
+      fresh.path = std::get<0>(key);
+      fresh.process = launch.process;
+      fresh.device = launch.device;
+      cursors_.emplace_back();
+      it = sequence_ids_.emplace(std::move(key), current_->sequences.size() - 1).first;
+    }
+    id = it->second;
+    last_stack_ = launch.nvtx_stack;
+    last_process_ = launch.process;
+    last_device_ = launch.device;
+    last_sequence_ = id;
   }
   // A new instance of the region starts its pass from the first position.
   const std::optional<std::int64_t> instance =
       launch.nvtx_stack.empty() ? std::nullopt : launch.nvtx_stack.back().instance;
-  Cursor& cursor = cursors_[it->second];
-  LaunchSequence& sequence = current_->sequences[it->second];
+  Cursor& cursor = cursors_[id];
+  LaunchSequence& sequence = current_->sequences[id];
   if (sequence.instances == 0 || cursor.instance != instance) {
     cursor = Cursor{instance, 0, sequence.instances == 0, false, std::nullopt};
     ++sequence.instances;
   }
-  last_stack_ = launch.nvtx_stack;
-  last_process_ = launch.process;
-  last_device_ = launch.device;
-  last_sequence_ = it->second;
-  return it->second;
+  return id;
 }
 
 std::uint32_t LaunchSequenceRecorder::SignatureId(const model::LaunchRecord& launch) {

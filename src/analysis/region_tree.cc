@@ -177,6 +177,7 @@ bool RegionTree::FoldInto(std::size_t id, const std::string& folded_name, std::i
     if (r.cpu_instances.count > 0) r.number_cpu_ns[first_number] = r.cpu_instances.total_ns;
   }
   known_stacks_.clear();  // their counters are stale
+  last_known_ = nullptr;
   return true;
 }
 
@@ -205,17 +206,21 @@ constexpr std::size_t kMaxKnownStacks = 4096;
 }  // namespace
 
 const RegionTree::StackRegions& RegionTree::StackIds(const std::vector<model::NvtxFrame>& stack) {
+  // Launches come in runs of one stack: the last answer is checked first, without hashing.
+  if (last_known_ != nullptr && SameRegions(stack, last_known_->stack)) return last_known_->regions;
+  last_known_ = nullptr;
   std::size_t hash = stack.size();
   for (const auto& f : stack) {
     hash = HashBytes(f.domain, HashBytes(f.name, hash));
   }
   if (auto it = known_stacks_.find(hash); it != known_stacks_.end() && SameRegions(stack, it->second.stack)) {
+    last_known_ = &it->second;
     return it->second.regions;
   }
   StackRegions answer;
   if (!stack.empty()) Find(stack, stack.size() - 1, RegionKind::kPushPop, &answer);
   // Find may have folded a name and cleared the known stacks: insert only now.
-  if (known_stacks_.size() >= kMaxKnownStacks) known_stacks_.clear();
+  if (known_stacks_.size() >= kMaxKnownStacks) known_stacks_.clear();  // last_known_ is null here
   auto [it, added] = known_stacks_.try_emplace(hash);
   if (!added) {  // another stack with this hash is kept
     answer_ = std::move(answer);
@@ -223,6 +228,7 @@ const RegionTree::StackRegions& RegionTree::StackIds(const std::vector<model::Nv
   }
   it->second.stack = stack;
   it->second.regions = std::move(answer);
+  last_known_ = &it->second;  // nodes stay put until cleared
   return it->second.regions;
 }
 
@@ -282,12 +288,14 @@ void RegionTree::Merge(const Region& other) {
 
 void RegionTree::Finish(const RegionCapabilities& with) {
   caps = with;
+  last_known_ = nullptr;
   // Children come after their parents, so a reverse pass sees children first.
   for (std::size_t i = regions_.size(); i-- > 0;) {
     Region& r = regions_[i];
     r.last_instance.reset();
     r.last_instance_ns = nullptr;
     r.last_instance_span = nullptr;
+    r.kernel_by_slot = {};
     if (r.kind == RegionKind::kSummary) continue;  // a summary row sets its quantities itself
     double children_total = 0, children_cpu = 0;
     bool measured_child = false;
@@ -316,8 +324,11 @@ void RegionTree::Finish(const RegionCapabilities& with) {
     }
     if (caps.projected && !r.instance_span.empty()) {  // no GPU work: no projection (nsys lists no row)
       double projected = 0;
-      for (const auto& [id, span] : r.instance_span) projected += static_cast<double>(span.second - span.first);
+      r.instance_span.ForEach([&projected](std::int64_t, const InstanceSpans::Span& span) {
+        projected += static_cast<double>(span.second - span.first);
+      });
       r.projected_ns = projected;
+      r.instance_span.clear();  // building state: summed now
     }
     if (caps.cpu && r.cpu_instances.count > 0) {
       r.cpu_ns = r.cpu_instances.total_ns;
@@ -386,15 +397,26 @@ KernelAggregate& RegionBuilder::KernelOf(const RegionTree& tree, std::size_t reg
     kernel_slot_name_ = launch.kernel_name;
     kernel_slot_ = kernel_slots_.try_emplace(launch.kernel_name, kernel_slots_.size()).first->second;
   }
+  // Most regions see few kernels: their aggregates by slot in a small array,
+  // up to a bound on all such arrays together; the rest through a hash map.
+  std::vector<KernelAggregate*>& dense = region.kernel_by_slot;
+  if (kernel_slot_ < dense.size() && dense[kernel_slot_] != nullptr) return *dense[kernel_slot_];
+  const std::size_t grow = kernel_slot_ >= dense.size() ? kernel_slot_ + 1 - dense.size() : 0;
+  if (kernel_slot_ < kMaxSlotsPerRegion && dense_slots_ + grow <= kMaxDenseSlots) {
+    dense_slots_ += grow;
+    dense.resize(std::max(dense.size(), kernel_slot_ + 1), nullptr);
+    dense[kernel_slot_] = &region.kernels[launch.kernel_name];  // map nodes stay put
+    return *dense[kernel_slot_];
+  }
   KernelAggregate*& cached = kernel_cache_[CacheKey{&tree, region_index, kernel_slot_}];
-  if (cached == nullptr) cached = &region.kernels[launch.kernel_name];  // map nodes stay put
+  if (cached == nullptr) cached = &region.kernels[launch.kernel_name];
   return *cached;
 }
 
 void RegionBuilder::Account(RegionTree& tree, std::size_t region_index, const model::LaunchRecord& launch,
                             bool innermost) {
   Region& region = tree.regions()[region_index];
-  region.inputs.insert(source_);
+  if (region.inputs.size() != 1 || *region.inputs.begin() != source_) region.inputs.insert(source_);
   const double ns = launch.duration_ns.value_or(0);
   if (launch.kind == model::LaunchKind::kMemcpy || launch.kind == model::LaunchKind::kMemset) {
     ++region.gpu_ops;
@@ -416,6 +438,15 @@ void RegionBuilder::Account(RegionTree& tree, std::size_t region_index, const mo
 
 namespace {
 
+// The value at `key`, inserted as `fresh` if absent. Instances mostly come
+// in increasing order: a key past the last one goes in at the end, without
+// a walk from the root.
+template <class Map, class Value>
+std::pair<typename Map::iterator, bool> EmplaceKey(Map& map, std::int64_t key, Value fresh) {
+  if (map.empty() || map.rbegin()->first < key) return {map.emplace_hint(map.end(), key, std::move(fresh)), true};
+  return map.try_emplace(key, std::move(fresh));
+}
+
 // Per numbered instance: GPU time of its kernels, and the span of its GPU work.
 // The instance is the source's (a range id), else the counter of a folded
 // numbered name.
@@ -428,13 +459,15 @@ void AddInstance(Region& region, std::optional<std::int64_t> instance, const mod
   }
   const bool kernel = launch.kind == model::LaunchKind::kKernel;
   if (kernel && launch.duration_ns) {
-    if (!region.last_instance_ns) region.last_instance_ns = &region.instance_ns[*instance];
+    if (!region.last_instance_ns) {
+      region.last_instance_ns = &EmplaceKey(region.instance_ns, *instance, 0.0).first->second;
+    }
     *region.last_instance_ns += *launch.duration_ns;
   }
   if (launch.start_ns && launch.end_ns) {
     if (!region.last_instance_span) {
-      auto [it, inserted] = region.instance_span.try_emplace(*instance, *launch.start_ns, *launch.end_ns);
-      region.last_instance_span = &it->second;
+      bool inserted = false;
+      region.last_instance_span = &region.instance_span.At(*instance, {*launch.start_ns, *launch.end_ns}, &inserted);
       if (inserted) return;
     }
     auto& span = *region.last_instance_span;
@@ -499,8 +532,9 @@ void RegionBuilder::OnNvtxRange(const model::NvtxRange& range) {
     diagnostics_.Add(model::Diag::range_ends_before_start, fmt::format("{}: NVTX range '{}' ends before it starts; skipped", source_, range.name));
     return;
   }
-  timed_.push_back(TimedRange{TimedProcess(range.process), *range.global_tid, *range.start_ns, *range.end_ns,
-                              range.push_pop, range.end_unknown, TimedName(range.domain, range.name)});
+  timed_.push_back(TimedRange{TimedProcess(range.process), static_cast<std::uint32_t>(timed_.size()), *range.global_tid,
+                              *range.start_ns, *range.end_ns, range.push_pop, range.end_unknown,
+                              TimedName(range.domain, range.name)});
 }
 
 std::uint32_t RegionBuilder::TimedName(const std::string& domain, const std::string& name) {
@@ -590,38 +624,31 @@ std::uint32_t RegionBuilder::TimedProcess(const model::ProcessId& process) {
 void RegionBuilder::AddTimedRanges() {
   std::map<model::ProcessId, std::set<std::string>> devices;
   for (const auto& [scope, tree] : scopes_) devices[scope.process].insert(scope.device);
-  // Sorted by (process, thread, start, longer first), ties in arrival order,
-  // as small keys: the processes by their rank in ProcessId order.
-  std::vector<std::uint32_t> rank(timed_processes_.size());
+  // Sorted in place by (process, thread, start, longer first), ties in
+  // arrival order, as small keys: the processes by their rank in ProcessId
+  // order (a copy of the keys would double the memory of a million ranges).
+  std::vector<std::uint32_t> by_rank(timed_processes_.size());
   {
+    std::vector<std::uint32_t> rank(timed_processes_.size());
     std::uint32_t next = 0;
-    for (const auto& [process, index] : timed_process_index_) rank[index] = next++;
+    for (const auto& [process, index] : timed_process_index_) by_rank[next] = index, rank[index] = next++;
+    for (TimedRange& r : timed_) r.process = rank[r.process];
   }
-  struct Key {
-    std::uint32_t process;
-    std::int64_t tid, start, end;
-    std::uint32_t index;
-  };
-  std::vector<Key> order(timed_.size());
-  for (std::uint32_t i = 0; i < order.size(); ++i) {
-    const TimedRange& r = timed_[i];
-    order[i] = Key{rank[r.process], r.tid, r.start, r.end, i};
-  }
-  std::sort(order.begin(), order.end(), [](const Key& a, const Key& b) {
+  std::sort(timed_.begin(), timed_.end(), [](const TimedRange& a, const TimedRange& b) {
     if (a.process != b.process) return a.process < b.process;
     if (a.tid != b.tid) return a.tid < b.tid;
     if (a.start != b.start) return a.start < b.start;
     if (a.end != b.end) return a.end > b.end;
-    return a.index < b.index;
+    return a.arrival < b.arrival;
   });
   std::vector<const TimedRange*> open;
   std::vector<model::NvtxFrame> frames;
   RegionTree::StackRegions levels;
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    const TimedRange& r = timed_[order[k].index];
-    if (k == 0 || order[k].process != order[k - 1].process || r.tid != order[k - 1].tid) open.clear();
+  for (std::size_t k = 0; k < timed_.size(); ++k) {
+    const TimedRange& r = timed_[k];
+    if (k == 0 || r.process != timed_[k - 1].process || r.tid != timed_[k - 1].tid) open.clear();
     // A CPU range belongs to the scope of its process's GPU work when that is one device.
-    const model::ProcessId& process = timed_processes_[r.process];
+    const model::ProcessId& process = timed_processes_[by_rank[r.process]];
     const auto& devs = devices[process];
     RegionTree& tree = TreeFor(process, devs.size() == 1 ? *devs.begin() : std::string());
     std::size_t id = 0;

@@ -24,6 +24,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "src/analysis/instance_spans.h"
 #include "src/analysis/instance_suffix.h"
 #include "src/analysis/kernel_aggregator.h"
 #include "src/analysis/kernel_filter.h"
@@ -105,13 +106,16 @@ struct Region {
   double kernel_ns = 0, kernel_exclusive_ns = 0;
   double copy_ns = 0, copy_exclusive_ns = 0;
   std::map<std::int64_t, double> instance_ns;
-  std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> instance_span;  // GPU work per instance
+  InstanceSpans instance_span;  // GPU work per instance
   // The instance the last launch added to, and its entries: launches come in
   // runs of one instance, so most need no map lookup. Building only (map
   // nodes do not move; RegionTree::Finish clears them).
   std::optional<std::int64_t> last_instance;
   double* last_instance_ns = nullptr;
-  std::pair<std::int64_t, std::int64_t>* last_instance_span = nullptr;
+  InstanceSpans::Span* last_instance_span = nullptr;
+  // The builder's kernel aggregates of `kernels` by its kernel number (null:
+  // not looked up yet); building only, like the pointers above.
+  std::vector<KernelAggregate*> kernel_by_slot;
   // Top-level regions of folded numbered names ("step N") only: per number
   // its name carried, the GPU kernel time and CPU range time of that
   // instance (stragglers compare ranks step by step).
@@ -214,6 +218,7 @@ class RegionTree {
     StackRegions regions;
   };
   std::unordered_map<std::size_t, KnownStack> known_stacks_;
+  const KnownStack* last_known_ = nullptr;  // StackIds' last answer from known_stacks_
   StackRegions answer_;  // the answer when the stack is not kept
 };
 
@@ -258,7 +263,8 @@ class RegionBuilder : public model::RecordSink {
 
  private:
   struct TimedRange {
-    std::uint32_t process = 0;  // index into timed_processes_
+    std::uint32_t process = 0;  // index into timed_processes_ (AddTimedRanges: the process's rank)
+    std::uint32_t arrival = 0;  // its place in arrival order (ties sort by it)
     std::int64_t tid = 0;
     std::int64_t start = 0, end = 0;
     bool push_pop = true;
@@ -307,6 +313,10 @@ class RegionBuilder : public model::RecordSink {
   std::string kernel_slot_name_;
   std::size_t kernel_slot_ = 0;
   std::unordered_map<CacheKey, KernelAggregate*, CacheKeyHash> kernel_cache_;
+  // Region::kernel_by_slot's bounds: slots per region, and entries in all.
+  static constexpr std::size_t kMaxSlotsPerRegion = 4096;
+  static constexpr std::size_t kMaxDenseSlots = std::size_t{1} << 21;
+  std::size_t dense_slots_ = 0;
   RegionCapabilities caps_;
   bool saw_nvtx_ = false;
   std::uint64_t outside_ = 0;

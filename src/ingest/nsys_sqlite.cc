@@ -122,6 +122,12 @@ class StringIds {
   // The string, or nullptr for a NULL id, an unknown id or a NULL value.
   const std::string* Find(std::optional<std::int64_t> id) {
     if (!id) return nullptr;
+    // Ids are small and dense (0, 1, 2, ...): those already looked up are
+    // found by index, without hashing.
+    const bool small = *id >= 0 && *id < kDenseIds;
+    if (small && static_cast<std::size_t>(*id) < dense_.size()) {
+      if (const auto* known = dense_[static_cast<std::size_t>(*id)]) return *known ? &**known : nullptr;
+    }
     auto it = memo_.find(*id);
     if (it == memo_.end()) {
       sqlite3_reset(stmt_.get());
@@ -132,13 +138,20 @@ class StringIds {
       }
       it = memo_.emplace(*id, std::move(value)).first;
     }
+    if (small) {
+      const auto index = static_cast<std::size_t>(*id);
+      if (index >= dense_.size()) dense_.resize(index + 1, nullptr);
+      dense_[index] = &it->second;  // map nodes stay put
+    }
     return it->second ? &*it->second : nullptr;
   }
 
  private:
+  static constexpr std::int64_t kDenseIds = std::int64_t{1} << 20;
   explicit StringIds(Stmt stmt) : stmt_(std::move(stmt)) {}
   Stmt stmt_;
   std::unordered_map<std::int64_t, std::optional<std::string>> memo_;
+  std::vector<const std::optional<std::string>*> dense_;  // by id: memo_'s entries, null where not looked up
 };
 
 // The NVTX ranges of every thread read in (thread, start) order, alongside
@@ -175,7 +188,22 @@ class RangeCursor {
       Next();
     }
     std::erase_if(active_, [t](const ThreadRange& r) { return r.end < t; });
-    for (const ThreadRange& r : active_) AddOpenRange(r, launch);
+    // As AddOpenRange adds them, into frames a reused record already holds
+    // (assigning a name keeps its buffer: no allocation per launch).
+    std::size_t stack = 0, start_end = 0;
+    for (const ThreadRange& r : active_) {
+      auto& frames = r.push_pop ? launch.nvtx_stack : launch.nvtx_start_end;
+      std::size_t& used = r.push_pop ? stack : start_end;
+      if (used > model::kMaxNvtxDepth) continue;
+      if (used < frames.size()) {
+        frames[used] = r.frame;
+      } else {
+        frames.push_back(r.frame);
+      }
+      ++used;
+    }
+    launch.nvtx_stack.resize(stack);
+    launch.nvtx_start_end.resize(start_end);
   }
 
   // SQLite's code when reading the ranges failed (SQLITE_DONE: read to the end or still reading).
@@ -319,6 +347,16 @@ Result<bool> CanMergeCalls(sqlite3* db, const ImportContext& ctx, const char* ta
   return calls.ordered();
 }
 
+// The merge join of `table`'s rows with their launch calls where the
+// tables' order allows one (CanMergeCalls); none: join them by SQL (an
+// automatic index and a sort of every joined row).
+Result<std::optional<CallCursor>> MergeCalls(sqlite3* db, const ImportContext& ctx, const char* table, bool by_call) {
+  ASSIGN_OR_RETURN(const bool can_merge, CanMergeCalls(db, ctx, table, by_call));
+  if (!can_merge) return std::optional<CallCursor>();
+  ASSIGN_OR_RETURN(CallCursor calls, CallCursor::Open(db, ctx));
+  return std::optional<CallCursor>(std::move(calls));
+}
+
 // Whether `table` has `column` (the export's schema grows between releases).
 bool HasColumn(sqlite3* db, const char* table, const char* column) {
   sqlite3_stmt* raw = nullptr;
@@ -349,18 +387,24 @@ std::string KernelQuery(sqlite3* db, bool with_runtime, bool by_call) {
 
 // The API function's name as nsys' cuda_kern_exec_sum prints it: without
 // the version suffix CUPTI appends ("cudaLaunchKernel_v7000").
-std::string ApiName(std::string_view name) {
+std::string_view ApiNameView(std::string_view name) {
   if (name.size() >= 6 && name.substr(name.size() - 6, 2) == "_v") name.remove_suffix(6);
-  return std::string(name);
+  return name;
 }
+std::string ApiName(std::string_view name) { return std::string(ApiNameView(name)); }
 
-// The launch call's times, name and thread, where the row has a call.
+// The launch call's times, name and thread, where the row has a call (all
+// unknown where it has none: the record may be reused).
 void SetLaunchCall(const LaunchCall& call, StringIds& strings, model::LaunchRecord& launch) {
+  launch.launch_call_start_ns.reset();
+  launch.launch_call_end_ns.reset();
+  launch.launch_call_name.clear();
+  launch.launch_thread.clear();
   if (!call.tid) return;
-  launch.launch_thread = std::to_string(*call.tid & 0xFFFFFF);
+  fmt::format_to(std::back_inserter(launch.launch_thread), "{}", *call.tid & 0xFFFFFF);
   launch.launch_call_start_ns = call.start;
   launch.launch_call_end_ns = call.end;
-  if (const std::string* name = strings.Find(call.name_id)) launch.launch_call_name = ApiName(*name);
+  if (const std::string* name = strings.Find(call.name_id)) launch.launch_call_name.assign(ApiNameView(*name));
 }
 
 // The launch call of the current GPU row: from the merge join when there is
@@ -396,14 +440,9 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const std::map<std::int64_
   // Kernels come from a few processes: the identity is looked up once per run of rows.
   std::optional<std::int64_t> label_pid;
   model::ProcessId label;
-  // The launch calls come by a merge join where the tables' order allows one
-  // (CanMergeCalls), else by SQL (an automatic index and a sort of every row).
   std::optional<CallCursor> merge;
   if (has_runtime) {
-    ASSIGN_OR_RETURN(const bool can_merge, CanMergeCalls(db, ctx, "CUPTI_ACTIVITY_KIND_KERNEL", with_runtime));
-    if (can_merge) {
-      ASSIGN_OR_RETURN(merge, CallCursor::Open(db, ctx));
-    }
+    ASSIGN_OR_RETURN(merge, MergeCalls(db, ctx, "CUPTI_ACTIVITY_KIND_KERNEL", with_runtime));
   }
   ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, KernelQuery(db, has_runtime && !merge, with_runtime), ctx));
   ASSIGN_OR_RETURN(StringIds strings, StringIds::Open(db, ctx));
@@ -413,15 +452,23 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const std::map<std::int64_
   }
   sqlite3_stmt* s = stmt.get();
   int rc = 0;
+  // One record for every row: each field is set (or reset) per row, and its
+  // strings and frames keep their buffers from the row before.
+  model::LaunchRecord launch;
+  std::optional<std::int64_t> device_id;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     ctx.diagnostics.CountRow();
-    model::LaunchRecord launch;
     launch.start_ns = Int(s, 0);
     launch.end_ns = Int(s, 1);
     const std::string* name = strings.Find(Int(s, 6));  // the demangled name, else the short one
     if (name == nullptr) name = strings.Find(Int(s, 10));
-    if (name != nullptr) launch.kernel_name = *name;
-    launch.result_id = Text(s, 7);
+    if (name != nullptr) {
+      launch.kernel_name = *name;
+    } else {
+      launch.kernel_name.clear();
+    }
+    const auto* row_id = sqlite3_column_text(s, 7);
+    launch.result_id.assign(row_id ? reinterpret_cast<const char*>(row_id) : "");
     if (!launch.start_ns || !launch.end_ns || *launch.end_ns < *launch.start_ns || launch.kernel_name.empty()) {
       ctx.diagnostics.Add(
           model::Diag::bad_kernel_row,
@@ -429,7 +476,10 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const std::map<std::int64_
       continue;
     }
     launch.duration_ns = static_cast<double>(*launch.end_ns - *launch.start_ns);
-    if (auto dev = Int(s, 2)) launch.device = std::to_string(*dev);
+    if (const auto dev = Int(s, 2); dev != device_id) {  // the device's text only when it changes
+      device_id = dev;
+      launch.device = dev ? std::to_string(*dev) : std::string();
+    }
     launch.stream = Int(s, 3);
     launch.correlation_id = Int(s, 4);
     launch.graph_id = Int(s, 13);
@@ -444,8 +494,12 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const std::map<std::int64_
     launch.global_tid = call.tid;
     SetLaunchCall(call, strings, launch);
     if (with_runtime && launch.global_tid) {
-      sweep->Attribute(*launch.global_tid, call.start.value_or(0), launch);
-    } else if (with_runtime) {
+      sweep->Attribute(*launch.global_tid, call.start.value_or(0), launch);  // sets both frame lists
+    } else {
+      launch.nvtx_stack.clear();
+      launch.nvtx_start_end.clear();
+    }
+    if (with_runtime && !launch.global_tid) {
       ctx.diagnostics.Add(model::Diag::kernel_without_launch_call,
                           fmt::format("{}: kernel row {} has no matching CUDA API call; it is outside every range",
                                       ctx.source, launch.result_id));
@@ -468,12 +522,9 @@ Status ImportGpuOps(sqlite3* db, ImportContext& ctx, const std::map<std::int64_t
   // A copy's memory kinds, decoded by the export's own enum table (its ids differ between versions).
   const bool kinds = !memset && HasTable(db, "ENUM_CUDA_MEM_KIND") && HasColumn(db, table, "srcKind") &&
                      HasColumn(db, table, "dstKind");
-  std::optional<CallCursor> merge;  // as for kernels
+  std::optional<CallCursor> merge;
   if (with_runtime) {
-    ASSIGN_OR_RETURN(const bool can_merge, CanMergeCalls(db, ctx, table, true));
-    if (can_merge) {
-      ASSIGN_OR_RETURN(merge, CallCursor::Open(db, ctx));
-    }
+    ASSIGN_OR_RETURN(merge, MergeCalls(db, ctx, table, true));
   }
   const bool sql_join = with_runtime && !merge;
   std::string sql = fmt::format(
