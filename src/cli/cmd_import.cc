@@ -102,6 +102,10 @@ int RunImport(const Invocation& inv) {
   app.add_option("-j,--jobs", threads,
                  "read the inputs with up to N threads, each input reduced to a summary before the next is opened")
       ->check(CLI::PositiveNumber);
+  bool read_whole = false;
+  app.add_flag("--read-whole", read_whole,
+               "read several timelines in one pass, all kept until the reports are built, instead of one at a time "
+               "(the same reports, more memory; for checking the two paths against each other)");
   bool mpi = false;
   double mpi_timeout = 3600;
   app.add_flag("--mpi", mpi,
@@ -165,7 +169,7 @@ int RunImport(const Invocation& inv) {
     };
     return RunMpiImport(request, options);
   }
-  if (!partial.empty() || threads > 1 || SeveralTimelines(request.inputs, captures.empty())) {
+  if (!partial.empty() || threads > 1 || (!read_whole && SeveralTimelines(request.inputs, captures.empty()))) {
     if (!captures.empty()) {
       return ReportError(MakeError(ExitStatus::kUsage, "import: --capture does not go with --partial or -j")
                              .WithNote("import region captures in one process, without them"));

@@ -51,7 +51,7 @@ def mpirun(ranks, *args, ok=True):
 
 
 def check_identity(files, d, name, ranks):
-    run([BIN, "import", *files, "--out", f"{d}/{name}-whole"])
+    run([BIN, "import", "--read-whole", *files, "--out", f"{d}/{name}-whole"])
     r = mpirun(ranks, "import", "--mpi", *files, "--out", f"{d}/{name}-mpi")
     assert f"on {ranks} rank(s) (ranks from OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE, job " in r.stdout, r.stdout
     for rank in range(1, ranks):

@@ -35,9 +35,9 @@ def run(*args, ok=True):
 
 
 def check_identity(files, d, name, groups):
-    """Whole import == merge of partials grouped as `groups` (merged right to
+    """Whole import (--read-whole: every input kept until the reports) == merge of partials grouped as `groups` (merged right to
     left through a partial of partials) == import -j 2."""
-    run("import", *files, "--out", f"{d}/{name}-whole")
+    run("import", "--read-whole", *files, "--out", f"{d}/{name}-whole")
     parts = []
     for i, g in enumerate(groups):
         part = f"{d}/{name}-p{i}.json"
