@@ -90,6 +90,42 @@ std::string CollectivesTable(const std::vector<analysis::RankCollectives>& rows)
   return out + "</tbody></table>\n";
 }
 
+// Per step, the rank that waited longest in collectives beyond the rank with
+// the least (stragglers.md's "Collective wait per step"); the steps with the
+// longest such wait first.
+std::string StepCollectivesTable(const std::vector<analysis::StragglerRow>& steps) {
+  struct Row {
+    const analysis::StragglerRow* step;
+    const analysis::RankCollectives *most, *least;
+  };
+  std::vector<Row> rows;
+  for (const auto& s : steps) {
+    if (s.collectives.empty()) continue;
+    const auto by_beyond = [](const auto& a, const auto& b) { return a.beyond_least_ns < b.beyond_least_ns; };
+    const auto by_time = [](const auto& a, const auto& b) { return a.communication_ns < b.communication_ns; };
+    rows.push_back({&s, &*std::max_element(s.collectives.begin(), s.collectives.end(), by_beyond),
+                    &*std::min_element(s.collectives.begin(), s.collectives.end(), by_time)});
+  }
+  if (rows.empty()) return "";
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Row& a, const Row& b) { return a.most->beyond_least_ns > b.most->beyond_least_ns; });
+  if (rows.size() > kMaxTableRows) rows.resize(kMaxTableRows);
+  std::string out =
+      "<h3>Collective wait per step</h3>\n<p>Per step, the communication kernels each rank launched in it: the rank "
+      "whose time exceeds the least by most waited longest; the rank with the least arrived last. The step's GPU "
+      "time includes this wait.</p>\n<table class=\"plain\" id=\"step-collectives\"><thead><tr><th>Step</th>"
+      "<th>Waited longest</th><th>Its communication (ms)</th><th>Beyond the least (ms)</th><th>Arrived last</th>"
+      "<th>Its communication (ms)</th></tr></thead><tbody>\n";
+  for (const Row& r : rows) {
+    out += fmt::format(
+        "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
+        HtmlText(r.step->region), r.most->rank, MsText(r.most->communication_ns), MsText(r.most->beyond_least_ns),
+        r.least->rank, MsText(r.least->communication_ns));
+  }
+  return out + "</tbody></table>\n";
+}
+
 }  // namespace
 
 std::string StragglersHtml(const analysis::Stragglers& s) {
@@ -104,6 +140,7 @@ std::string StragglersHtml(const analysis::Stragglers& s) {
                        s.steps.front().quantity == "total" ? "GPU kernel time" : "CPU range time");
     out += Heatmap(s);
     out += RowsTable("straggler-steps", "Step", s.steps);
+    out += StepCollectivesTable(s.steps);
   }
   if (!s.regions.empty()) out += "<h3>Regions</h3>\n" + RowsTable("straggler-regions", "Region", s.regions);
   if (!s.collectives.empty()) out += CollectivesTable(s.collectives);

@@ -101,6 +101,8 @@ def main():
         waited = max(step_comm, key=lambda r: (step_comm[r], -r))
         check(re.search(rf"\| {re.escape(name)} \| {waited} \| ", md) is not None,
               f"stragglers.md: rank {waited} waited longest in {name}'s collectives")
+        check(re.search(rf'id="step-collectives".*?<td>{re.escape(name)}</td><td class="num">{waited}</td>', page,
+                        re.S) is not None, f"report.html: rank {waited} waited longest in {name}'s collectives")
         print(f"ok: {name}: communication launched in the step per rank, rank {waited} waited longest "
               f"({step_comm[waited] - min(step_comm.values()):.3f} ms beyond the least)")
     comm = {r: w[2] for r, w in want.items()}
