@@ -178,6 +178,18 @@ Stragglers FindStragglers(const CombinedRegions& regions, const model::GpuBreakd
   return out;
 }
 
+std::optional<StepWait> LongestWait(const StragglerRow& step) {
+  const auto& c = step.collectives;
+  if (c.empty()) return std::nullopt;
+  const auto most = std::max_element(c.begin(), c.end(), [](const auto& a, const auto& b) {
+    return a.beyond_least_ns < b.beyond_least_ns;
+  });
+  const auto least = std::min_element(c.begin(), c.end(), [](const auto& a, const auto& b) {
+    return a.communication_ns < b.communication_ns;
+  });
+  return StepWait{*most, *least};
+}
+
 std::vector<RankCollectives> CollectiveWait(const model::GpuBreakdown& breakdown) {
   std::map<std::int64_t, double> per_rank;
   for (const model::DeviceBreakdown& d : breakdown.devices) {

@@ -63,6 +63,14 @@ Stragglers FindStragglers(const CombinedRegions& regions, const model::GpuBreakd
 // communication kernels); empty unless two ranks communicated.
 std::vector<RankCollectives> CollectiveWait(const model::GpuBreakdown& breakdown);
 
+// A step's collective wait in brief: the rank whose communication exceeds
+// the least by most (it waited longest) and the rank with the least (it
+// arrived last); none for a step without `collectives`.
+struct StepWait {
+  RankCollectives waited_longest, arrived_last;
+};
+std::optional<StepWait> LongestWait(const StragglerRow& step);
+
 // The step number a region name gives ("ProfilerStep#12", "step 3",
 // "step_3", "Step3"); none for another name.
 std::optional<std::int64_t> StepNumber(const std::string& name);

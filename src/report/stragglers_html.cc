@@ -96,19 +96,16 @@ std::string CollectivesTable(const std::vector<analysis::RankCollectives>& rows)
 std::string StepCollectivesTable(const std::vector<analysis::StragglerRow>& steps) {
   struct Row {
     const analysis::StragglerRow* step;
-    const analysis::RankCollectives *most, *least;
+    analysis::StepWait wait;
   };
   std::vector<Row> rows;
   for (const auto& s : steps) {
-    if (s.collectives.empty()) continue;
-    const auto by_beyond = [](const auto& a, const auto& b) { return a.beyond_least_ns < b.beyond_least_ns; };
-    const auto by_time = [](const auto& a, const auto& b) { return a.communication_ns < b.communication_ns; };
-    rows.push_back({&s, &*std::max_element(s.collectives.begin(), s.collectives.end(), by_beyond),
-                    &*std::min_element(s.collectives.begin(), s.collectives.end(), by_time)});
+    if (const auto wait = analysis::LongestWait(s)) rows.push_back({&s, *wait});
   }
   if (rows.empty()) return "";
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const Row& a, const Row& b) { return a.most->beyond_least_ns > b.most->beyond_least_ns; });
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return a.wait.waited_longest.beyond_least_ns > b.wait.waited_longest.beyond_least_ns;
+  });
   if (rows.size() > kMaxTableRows) rows.resize(kMaxTableRows);
   std::string out =
       "<h3>Collective wait per step</h3>\n<p>Per step, the communication kernels each rank launched in it: the rank "
@@ -120,8 +117,9 @@ std::string StepCollectivesTable(const std::vector<analysis::StragglerRow>& step
     out += fmt::format(
         "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
         "<td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
-        HtmlText(r.step->region), r.most->rank, MsText(r.most->communication_ns), MsText(r.most->beyond_least_ns),
-        r.least->rank, MsText(r.least->communication_ns));
+        HtmlText(r.step->region), r.wait.waited_longest.rank, MsText(r.wait.waited_longest.communication_ns),
+        MsText(r.wait.waited_longest.beyond_least_ns), r.wait.arrived_last.rank,
+        MsText(r.wait.arrived_last.communication_ns));
   }
   return out + "</tbody></table>\n";
 }

@@ -72,16 +72,11 @@ void RowsJson(JsonWriter& w, std::string_view key, const std::vector<analysis::S
 void StepCollectivesMd(std::string& out, const std::vector<analysis::StragglerRow>& rows) {
   std::string table;
   for (const auto& r : rows) {
-    if (r.collectives.empty()) continue;
-    const auto most = std::max_element(r.collectives.begin(), r.collectives.end(), [](const auto& a, const auto& b) {
-      return a.beyond_least_ns < b.beyond_least_ns;
-    });
-    const auto least = std::min_element(r.collectives.begin(), r.collectives.end(), [](const auto& a, const auto& b) {
-      return a.communication_ns < b.communication_ns;
-    });
-    table +=
-        fmt::format("| {} | {} | {} | {} | {} | {} |\n", MdCell(r.region), most->rank, MsText(most->communication_ns),
-                    MsText(most->beyond_least_ns), least->rank, MsText(least->communication_ns));
+    const auto wait = analysis::LongestWait(r);
+    if (!wait) continue;
+    const auto& [most, least] = *wait;
+    table += fmt::format("| {} | {} | {} | {} | {} | {} |\n", MdCell(r.region), most.rank, MsText(most.communication_ns),
+                         MsText(most.beyond_least_ns), least.rank, MsText(least.communication_ns));
   }
   if (table.empty()) return;
   out +=
