@@ -36,8 +36,9 @@ struct StepTimes {
   std::optional<double> cpu_ns;  // the annotation's wall time; unknown for a step cut at the trace's end
   double gpu_kernel_ns = 0;      // kernels whose launch call started inside it, on any thread of the process
   // Of those kernels, the communication ones (NCCL and the like, HTA's rule):
-  // the sum of their durations.
-  double communication_kernel_ns = 0;
+  // the sum of their durations. Unknown (null) in a partial written before
+  // the field existed.
+  std::optional<double> communication_kernel_ns = 0.0;
 };
 
 struct DeviceBreakdown {

@@ -691,7 +691,7 @@ class Emitter {
       if (op.kind == GpuOpKind::kKernel) {
         if (model::StepTimes* step = StepAt(op.call_start)) {
           step->gpu_kernel_ns += ns;
-          if (ClassOf(op.name) == KernelClass::kCommunication) step->communication_kernel_ns += ns;
+          if (ClassOf(op.name) == KernelClass::kCommunication) *step->communication_kernel_ns += ns;
         }
       }
       record.nvtx_stack.resize(depth);
