@@ -39,6 +39,7 @@ export PATH
   nvidia-smi 2>&1
   echo "--- ncu: $(command -v ncu)"
   ncu --version 2>&1
+  echo "--- ncu --help"; ncu --help 2>&1
   echo "--- uname"; uname -a
 } >"$cap/machine.txt"
 "$b/llm-perf-opt" doctor >"$cap/doctor.txt" 2>&1
@@ -85,7 +86,7 @@ grep -E '^[a-z]' "$b/tests/gpu/tier.txt" | while read -r _ name _; do
     note "tier: $name not started (budget of $budget s spent)"
     continue
   fi
-  RESULTS_DIR=$cap/tier LLMPO_GPU_KEEP=$cap/tier_runs TEST_TIMEOUT_S=120 \
+  RESULTS_DIR=$cap/tier LLMPO_GPU_KEEP=$cap/tier_runs TEST_TIMEOUT_S=${TEST_TIMEOUT_S:-120} \
     "$b/run_gpu_tier.sh" "^${name//./\\.}\$" 2>&1 | grep -E '^(PASS|FAIL|SKIP|  )' | tee -a "$summary"
 done
 note "tier done"

@@ -91,7 +91,10 @@ std::vector<RankCollectives> BeyondLeast(const std::map<std::int64_t, double>& p
 std::optional<StragglerRow> RowFor(const std::string& region, const std::map<std::int64_t, PerRank>& cells,
                                    bool per_rank) {
   if (cells.size() < 2) return std::nullopt;
-  const bool gpu = std::all_of(cells.begin(), cells.end(), [](const auto& c) { return c.second.total.has_value(); });
+  // GPU time compares ranks only where some rank ran GPU work in the region:
+  // a region of none (a CPU-side collective, say) is compared by CPU time.
+  const bool gpu = std::all_of(cells.begin(), cells.end(), [](const auto& c) { return c.second.total.has_value(); }) &&
+                   std::any_of(cells.begin(), cells.end(), [](const auto& c) { return *c.second.total > 0; });
   const bool cpu = std::all_of(cells.begin(), cells.end(), [](const auto& c) { return c.second.cpu.has_value(); });
   if (!gpu && !cpu) return std::nullopt;
   StragglerRow row;
@@ -181,12 +184,10 @@ Stragglers FindStragglers(const CombinedRegions& regions, const model::GpuBreakd
 std::optional<StepWait> LongestWait(const StragglerRow& step) {
   const auto& c = step.collectives;
   if (c.empty()) return std::nullopt;
-  const auto most = std::max_element(c.begin(), c.end(), [](const auto& a, const auto& b) {
-    return a.beyond_least_ns < b.beyond_least_ns;
-  });
-  const auto least = std::min_element(c.begin(), c.end(), [](const auto& a, const auto& b) {
-    return a.communication_ns < b.communication_ns;
-  });
+  const auto most = std::max_element(
+      c.begin(), c.end(), [](const auto& a, const auto& b) { return a.beyond_least_ns < b.beyond_least_ns; });
+  const auto least = std::min_element(
+      c.begin(), c.end(), [](const auto& a, const auto& b) { return a.communication_ns < b.communication_ns; });
   return StepWait{*most, *least};
 }
 

@@ -75,8 +75,9 @@ void StepCollectivesMd(std::string& out, const std::vector<analysis::StragglerRo
     const auto wait = analysis::LongestWait(r);
     if (!wait) continue;
     const auto& [most, least] = *wait;
-    table += fmt::format("| {} | {} | {} | {} | {} | {} |\n", MdCell(r.region), most.rank, MsText(most.communication_ns),
-                         MsText(most.beyond_least_ns), least.rank, MsText(least.communication_ns));
+    table +=
+        fmt::format("| {} | {} | {} | {} | {} | {} |\n", MdCell(r.region), most.rank, MsText(most.communication_ns),
+                    MsText(most.beyond_least_ns), least.rank, MsText(least.communication_ns));
   }
   if (table.empty()) return;
   out +=
@@ -136,7 +137,8 @@ void CollectivesMd(std::string& out, const std::vector<analysis::RankCollectives
 std::string StragglersMarkdown(const analysis::Stragglers& s) {
   std::string out = fmt::format(
       "# Stragglers across {} ranks\n\nPer region that several ranks ran: the slowest rank, and how far it is above "
-      "the median rank (a rank's devices added; GPU time where every rank has it, else CPU range time).\n\n",
+      "the median rank (a rank's devices added; GPU time where every rank has it and some rank ran GPU work in the "
+      "region, else CPU range time).\n\n",
       s.ranks);
   StepsMd(out, s);
   out += "## Regions with the largest excess over the median rank\n\n";
