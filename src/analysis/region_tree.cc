@@ -88,7 +88,7 @@ std::optional<InstanceStats> Region::Instances(std::string* of) const {
   if (instance_ns.empty()) return std::nullopt;
   *of = "total_ms";
   InstanceStats stats;
-  for (const auto& [id, ns] : instance_ns) stats.Add(ns);
+  instance_ns.ForEach([&](std::int64_t, double ns) { stats.Add(ns); });
   return stats;
 }
 
@@ -277,7 +277,7 @@ void RegionTree::Merge(const Region& other) {
   r.derived_total = r.derived_total || other.derived_total;
   r.inputs.insert(other.inputs.begin(), other.inputs.end());
   for (const auto& [name, k] : other.kernels) MergeKernel(r.kernels[name], k);
-  for (const auto& [id, ns] : other.instance_ns) r.instance_ns[id] += ns;
+  other.instance_ns.ForEach([&](std::int64_t id, double ns) { r.instance_ns[id] += ns; });
   for (const auto& [n, ns] : other.number_gpu_ns) r.number_gpu_ns[n] += ns;
   for (const auto& [n, ns] : other.number_cpu_ns) r.number_cpu_ns[n] += ns;
   r.measured.Merge(other.measured);
@@ -296,6 +296,7 @@ void RegionTree::Finish(const RegionCapabilities& with) {
     r.last_instance_ns = nullptr;
     r.last_instance_span = nullptr;
     r.kernel_by_slot = {};
+    r.instance_ns.ShrinkToFit();
     if (r.kind == RegionKind::kSummary) continue;  // a summary row sets its quantities itself
     double children_total = 0, children_cpu = 0;
     bool measured_child = false;
@@ -438,15 +439,6 @@ void RegionBuilder::Account(RegionTree& tree, std::size_t region_index, const mo
 
 namespace {
 
-// The value at `key`, inserted as `fresh` if absent. Instances mostly come
-// in increasing order: a key past the last one goes in at the end, without
-// a walk from the root.
-template <class Map, class Value>
-std::pair<typename Map::iterator, bool> EmplaceKey(Map& map, std::int64_t key, Value fresh) {
-  if (map.empty() || map.rbegin()->first < key) return {map.emplace_hint(map.end(), key, std::move(fresh)), true};
-  return map.try_emplace(key, std::move(fresh));
-}
-
 // Per numbered instance: GPU time of its kernels, and the span of its GPU work.
 // The instance is the source's (a range id), else the counter of a folded
 // numbered name.
@@ -460,7 +452,7 @@ void AddInstance(Region& region, std::optional<std::int64_t> instance, const mod
   const bool kernel = launch.kind == model::LaunchKind::kKernel;
   if (kernel && launch.duration_ns) {
     if (!region.last_instance_ns) {
-      region.last_instance_ns = &EmplaceKey(region.instance_ns, *instance, 0.0).first->second;
+      region.last_instance_ns = &region.instance_ns[*instance];
     }
     *region.last_instance_ns += *launch.duration_ns;
   }
@@ -514,7 +506,8 @@ void RegionBuilder::AddRangeResult(RegionTree& tree, const model::LaunchRecord& 
                                       : tree.Find(one, 0, RegionKind::kStartEnd)];
   r.inputs.insert(source_);
   if (!launch.duration_ns) {
-    diagnostics_.Add(model::Diag::range_without_duration, fmt::format("range result {} of region '{}' has no duration", model::Excerpt(launch.result_id),
+    diagnostics_.Add(model::Diag::range_without_duration,
+                     fmt::format("range result {} of region '{}' has no duration", model::Excerpt(launch.result_id),
                                  model::Excerpt(r.label)));
     return;
   }
@@ -529,7 +522,8 @@ void RegionBuilder::OnNvtxRange(const model::NvtxRange& range) {
   saw_nvtx_ = true;
   caps_.cpu = true;
   if (*range.end_ns < *range.start_ns) {
-    diagnostics_.Add(model::Diag::range_ends_before_start, fmt::format("{}: NVTX range '{}' ends before it starts; skipped", source_, range.name));
+    diagnostics_.Add(model::Diag::range_ends_before_start,
+                     fmt::format("{}: NVTX range '{}' ends before it starts; skipped", source_, range.name));
     return;
   }
   timed_.push_back(TimedRange{TimedProcess(range.process), static_cast<std::uint32_t>(timed_.size()), *range.global_tid,
@@ -543,7 +537,8 @@ std::uint32_t RegionBuilder::TimedName(const std::string& domain, const std::str
     return last_timed_name_;
   }
   std::string key = fmt::format("{}:{}{}", domain.size(), domain, name);
-  const auto [it, added] = timed_name_index_.try_emplace(std::move(key), static_cast<std::uint32_t>(timed_names_.size()));
+  const auto [it, added] =
+      timed_name_index_.try_emplace(std::move(key), static_cast<std::uint32_t>(timed_names_.size()));
   if (added) timed_names_.push_back(model::NvtxFrame{domain, name, std::nullopt});
   return last_timed_name_ = it->second;
 }
@@ -696,7 +691,8 @@ void RegionBuilder::Finish() {
   last_tree_ = nullptr;  // CombineRegions moves the trees out after this
   AddTimedRanges();
   if (folded_ > 0) {
-    diagnostics_.Add(model::Diag::nvtx_depth_folded, fmt::format("{}: {} launch(es) or range(s) nested deeper than {} NVTX levels; counted in their "
+    diagnostics_.Add(model::Diag::nvtx_depth_folded,
+                     fmt::format("{}: {} launch(es) or range(s) nested deeper than {} NVTX levels; counted in their "
                                  "ancestor at level {}",
                                  source_, folded_, model::kMaxNvtxDepth, model::kMaxNvtxDepth));
   }

@@ -26,6 +26,7 @@
 
 #include "src/analysis/instance_spans.h"
 #include "src/analysis/instance_suffix.h"
+#include "src/analysis/instance_values.h"
 #include "src/analysis/kernel_aggregator.h"
 #include "src/analysis/kernel_filter.h"
 #include "src/core/hash.h"
@@ -105,7 +106,7 @@ struct Region {
   // measurements, per-instance GPU time and spans, per-instance CPU times.
   double kernel_ns = 0, kernel_exclusive_ns = 0;
   double copy_ns = 0, copy_exclusive_ns = 0;
-  std::map<std::int64_t, double> instance_ns;
+  InstanceValues instance_ns;
   InstanceSpans instance_span;  // GPU work per instance
   // The instance the last launch added to, and its entries: launches come in
   // runs of one instance, so most need no map lookup. Building only (map
@@ -219,7 +220,7 @@ class RegionTree {
   };
   std::unordered_map<std::size_t, KnownStack> known_stacks_;
   const KnownStack* last_known_ = nullptr;  // StackIds' last answer from known_stacks_
-  StackRegions answer_;  // the answer when the stack is not kept
+  StackRegions answer_;                     // the answer when the stack is not kept
 };
 
 struct Scope {

@@ -50,17 +50,21 @@ std::string At(const ReportSet&) {
 }
 std::string RegionsPath(const ReportSet& s) { return s.regions_subdir; }
 
-void Put(std::ostream& out, const std::string& text) { out.write(text.data(), static_cast<std::streamsize>(text.size())); }
+void Put(std::ostream& out, const std::string& text) {
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+}
 
 void KernelsMd(const ReportSet& s, std::ostream& o) {
   Put(o, report::KernelsMarkdown(s.kernels, s.top_k));
   if (s.phases) Put(o, report::PhasesMarkdown(*s.phases));
 }
-void KernelsJson(const ReportSet& s, std::ostream& o) { Put(o, report::KernelsJson(s.kernels, s.phases ? &*s.phases : nullptr)); }
+void KernelsJson(const ReportSet& s, std::ostream& o) {
+  report::WriteKernelsJson(s.kernels, s.phases ? &*s.phases : nullptr, o);
+}
 void CombinedMd(const ReportSet& s, std::ostream& o) { Put(o, report::KernelsMarkdown(*s.combined, s.top_k)); }
-void CombinedJson(const ReportSet& s, std::ostream& o) { Put(o, report::KernelsJson(*s.combined)); }
+void CombinedJson(const ReportSet& s, std::ostream& o) { report::WriteKernelsJson(*s.combined, nullptr, o); }
 void BreakdownMd(const ReportSet& s, std::ostream& o) { Put(o, report::GpuBreakdownMarkdown(*s.gpu_breakdown)); }
-void BreakdownJson(const ReportSet& s, std::ostream& o) { Put(o, report::GpuBreakdownJson(*s.gpu_breakdown)); }
+void BreakdownJson(const ReportSet& s, std::ostream& o) { report::WriteGpuBreakdownJson(*s.gpu_breakdown, o); }
 void Summary(const ReportSet& s, std::ostream& o) {
   Put(o, report::StakeholderSummary(s.run));
   if (s.phases) Put(o, report::PhasesSummaryMarkdown(*s.phases));
@@ -71,7 +75,7 @@ void RunReport(const ReportSet& s, std::ostream& o) {
 }
 bool HasStragglers(const ReportSet& s) { return s.stragglers.has_value(); }
 void StragglersMd(const ReportSet& s, std::ostream& o) { Put(o, report::StragglersMarkdown(*s.stragglers)); }
-void StragglersJson(const ReportSet& s, std::ostream& o) { Put(o, report::StragglersJson(*s.stragglers)); }
+void StragglersJson(const ReportSet& s, std::ostream& o) { report::WriteStragglersJson(*s.stragglers, o); }
 bool HasRankKernels(const ReportSet& s) { return report::HasRanksWithKernels(s); }
 void RankVsMedianMd(const ReportSet& s, std::ostream& o) {
   Put(o, report::RankVsMedianMarkdown(*report::RankVsMedian(s)));
@@ -84,10 +88,15 @@ void TraceJson(const ReportSet& s, std::ostream& o) { report::WriteChromeTrace(o
 void TraceQuality(const ReportSet& s, std::ostream& o) { Put(o, report::TraceDataQualityText(s.trace->diagnostics)); }
 void SetJson(const ReportSet& s, std::ostream& o) { report::WriteReportSetJson(s, o); }
 void Html(const ReportSet& s, std::ostream& o) {
-  const report::HtmlReportInput input{&s.run, &s.kernels, s.regions ? &*s.regions : nullptr,
-                                      s.timeline ? &*s.timeline : nullptr, &s.page, s.trace_json_link,
+  const report::HtmlReportInput input{&s.run,
+                                      &s.kernels,
+                                      s.regions ? &*s.regions : nullptr,
+                                      s.timeline ? &*s.timeline : nullptr,
+                                      &s.page,
+                                      s.trace_json_link,
                                       s.gpu_breakdown ? &*s.gpu_breakdown : nullptr,
-                                      s.phases ? &*s.phases : nullptr, s.stragglers ? &*s.stragglers : nullptr};
+                                      s.phases ? &*s.phases : nullptr,
+                                      s.stragglers ? &*s.stragglers : nullptr};
   Put(o, report::HtmlReport(input));
 }
 
@@ -195,8 +204,8 @@ Status StageFiles(const fs::path& out_dir, const fs::path& staging, const Report
     if (const fs::path above = fs::path(relative).parent_path(); !above.empty()) {
       RETURN_IF_ERROR(CreateFoldersNoFollow(staging / above, above));
     }
-    RETURN_IF_ERROR(
-        WriteFileAtomically(file, [&](std::ostream& out) { row.write(set, out); }, Durability::kSynced));
+    RETURN_IF_ERROR(WriteFileAtomically(
+        file, [&](std::ostream& out) { row.write(set, out); }, Durability::kSynced));
     staged.push_back({relative, file});
   }
   return OkStatus();

@@ -252,9 +252,9 @@ std::string GpuBreakdownMarkdown(const GpuBreakdownReport& report) {
   return md;
 }
 
-std::string GpuBreakdownJson(const GpuBreakdownReport& report) {
+void WriteGpuBreakdownJson(const GpuBreakdownReport& report, std::ostream& sink) {
   std::string out;
-  JsonWriter w(out);
+  JsonWriter w(out, sink);
   w.BeginObject();
   w.Member("schema_version", "2.0.0");  // 2: launch statistics in ms (were *_us)
   w.Key("devices");
@@ -265,7 +265,7 @@ std::string GpuBreakdownJson(const GpuBreakdownReport& report) {
   CpuOpsJson(w, report.breakdown);
   w.EndObject();
   out += '\n';
-  return out;
+  w.Flush();
 }
 
 }  // namespace llmpo::report

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,7 @@ struct KernelsReport;
 void FindClassDifferences(GpuBreakdownReport& report, const KernelsReport& kernels);
 
 std::string GpuBreakdownMarkdown(const GpuBreakdownReport& report);
-std::string GpuBreakdownJson(const GpuBreakdownReport& report);
+// gpu_breakdown.json, written to `out` as it goes (per rank and step).
+void WriteGpuBreakdownJson(const GpuBreakdownReport& report, std::ostream& out);
 
 }  // namespace llmpo::report

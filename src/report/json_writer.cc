@@ -59,6 +59,7 @@ void JsonWriter::EndObject() {
     Indent(static_cast<std::size_t>(base_depth_) + stack_.size());
   }
   out_ += '}';
+  FlushIfLarge();
 }
 
 void JsonWriter::EndArray() {
@@ -69,6 +70,13 @@ void JsonWriter::EndArray() {
     Indent(static_cast<std::size_t>(base_depth_) + stack_.size());
   }
   out_ += ']';
+  FlushIfLarge();
+}
+
+void JsonWriter::Flush() {
+  if (sink_ == nullptr) return;
+  sink_->write(out_.data(), static_cast<std::streamsize>(out_.size()));
+  out_.clear();
 }
 
 std::string JsonQuoted(std::string_view s) { return JsonCompactText(nlohmann::json(std::string(s))); }

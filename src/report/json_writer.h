@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,11 @@ class JsonWriter {
   // Appends to `out`; `depth` is the nesting level the first value sits at
   // (its closing bracket is indented 2 * depth).
   explicit JsonWriter(std::string& out, int depth = 0) : out_(out), base_depth_(depth) {}
+  // Appends to `buffer` and hands its text to `sink` each time an object or
+  // array closes with over 1 MiB held, so a large file never sits whole in
+  // memory; Flush() hands over the rest.
+  JsonWriter(std::string& buffer, std::ostream& sink) : out_(buffer), base_depth_(0), sink_(&sink) {}
+  void Flush();
 
   void BeginObject();
   void EndObject();
@@ -76,6 +82,10 @@ class JsonWriter {
   void BeforeValue();  // separator and indentation for an array element
   void WriteString(std::string_view s);
   void Indent(std::size_t depth);
+  void FlushIfLarge() {
+    if (sink_ != nullptr && out_.size() >= kFlushBytes) Flush();
+  }
+  static constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
 
   struct Level {
     bool object;
@@ -85,6 +95,7 @@ class JsonWriter {
   int base_depth_;
   std::vector<Level> stack_;
   bool after_key_ = false;
+  std::ostream* sink_ = nullptr;
 };
 
 }  // namespace llmpo::report

@@ -1,10 +1,12 @@
 // kernels.json, written with JsonWriter (no document in memory: a report can
 // hold thousands of kernels with dozens of metrics each).
+#include <sstream>
+
 #include "src/core/version.h"
-#include "src/report/phases_report.h"
 #include "src/report/json_process.h"
 #include "src/report/json_writer.h"
 #include "src/report/kernels_report.h"
+#include "src/report/phases_report.h"
 #include "src/report/text_format.h"
 
 namespace llmpo::report {
@@ -302,9 +304,9 @@ void WriteRegionKernels(JsonWriter& w, const std::vector<analysis::RegionKernel>
 
 }  // namespace
 
-std::string KernelsJson(const KernelsReport& report, const analysis::PhaseReport* phases) {
+void WriteKernelsJson(const KernelsReport& report, const analysis::PhaseReport* phases, std::ostream& sink) {
   std::string out;
-  JsonWriter w(out);
+  JsonWriter w(out, sink);
   w.BeginObject();
   WriteJsonHeader(w, kKernelsSchemaVersion, report.sources);
   w.Key("kernels");
@@ -350,7 +352,14 @@ std::string KernelsJson(const KernelsReport& report, const analysis::PhaseReport
     WritePhasesJson(w, *phases);
   }
   w.EndObject();
-  return out + "\n";
+  out += "\n";
+  w.Flush();
+}
+
+std::string KernelsJson(const KernelsReport& report, const analysis::PhaseReport* phases) {
+  std::ostringstream out;
+  WriteKernelsJson(report, phases, out);
+  return std::move(out).str();
 }
 
 }  // namespace llmpo::report

@@ -4,14 +4,15 @@
 #pragma once
 
 #include <map>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "src/analysis/phases.h"
 #include "src/analysis/gpu_timeline.h"
 #include "src/analysis/kernel_aggregator.h"
 #include "src/analysis/launch_pairing.h"
+#include "src/analysis/phases.h"
 #include "src/analysis/timeline_rules.h"
 #include "src/model/diagnostics.h"
 #include "src/model/records.h"
@@ -43,17 +44,17 @@ void WriteJsonHeader(JsonWriter& w, std::string_view schema_version, const std::
 
 struct KernelsReport {
   std::vector<SourceInfo> sources;
-  std::vector<KernelRow> kernels;                  // sorted per source, largest total first
-  analysis::RuntimeSummaries runtime;              // nsys' API, memory-operation and launch-overhead summaries
-  std::string times_from;                          // the input the run's kernel times come from
-  std::vector<Action> actions;                     // ranked, largest saving first
-  std::string why_no_actions;                      // when `actions` is empty and there are kernels
-  analysis::TimelineRulesResult timeline_rules;    // what the timeline says to do (analysis/timeline_rules.h)
-  RankedActions ranked;                            // actions and timeline findings in one list (ranked_actions.h)
+  std::vector<KernelRow> kernels;                // sorted per source, largest total first
+  analysis::RuntimeSummaries runtime;            // nsys' API, memory-operation and launch-overhead summaries
+  std::string times_from;                        // the input the run's kernel times come from
+  std::vector<Action> actions;                   // ranked, largest saving first
+  std::string why_no_actions;                    // when `actions` is empty and there are kernels
+  analysis::TimelineRulesResult timeline_rules;  // what the timeline says to do (analysis/timeline_rules.h)
+  RankedActions ranked;                          // actions and timeline findings in one list (ranked_actions.h)
   // Said in place of "no kernel records" for a source without kernels here
   // (kernels_combined: the ncu inputs, whose kernels lend their metrics).
   std::map<std::string, std::string> source_notes;
-  std::vector<analysis::DeviceBusy> gpu_busy;      // per timeline input and device
+  std::vector<analysis::DeviceBusy> gpu_busy;  // per timeline input and device
   // kernels_combined only: per region, the timeline's kernels with the ncu
   // metrics of the launches paired with them (analysis/launch_pairing.h).
   std::vector<analysis::RegionKernel> region_kernels;
@@ -71,5 +72,7 @@ void AnalyzeKernels(KernelsReport& report, const analysis::KernelCategorizer& ca
 std::string KernelsMarkdown(const KernelsReport& report, std::size_t top_k);
 // `phases`: the LLM phases section (analysis/phases.h), written when given.
 std::string KernelsJson(const KernelsReport& report, const analysis::PhaseReport* phases = nullptr);
+// The same, written to `out` as it goes (a many-rank kernels.json is large).
+void WriteKernelsJson(const KernelsReport& report, const analysis::PhaseReport* phases, std::ostream& out);
 
 }  // namespace llmpo::report

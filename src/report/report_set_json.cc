@@ -281,6 +281,17 @@ LLMPO_JSON_FIELDS(MetricSelection, sections, metrics)
 LLMPO_JSON_FIELDS(InstanceStats, count, min_ns, max_ns, total_ns, has_extremes)
 LLMPO_JSON_FIELDS(AlsoMeasured, quantity, input, ns)
 
+// As std::map<std::int64_t, double> is written: [[id, value], ...] in id order.
+[[maybe_unused]] static void to_json(Json& j, const InstanceValues& values) {
+  j = Json::array();
+  values.ForEach([&](std::int64_t id, double v) { j.push_back(Json::array({id, v})); });
+}
+[[maybe_unused]] static void from_json(const Json& j, InstanceValues& values) {
+  values.clear();
+  for (const auto& [id, v] : j.get<std::map<std::int64_t, double>>()) values[id] = v;
+  values.ShrinkToFit();
+}
+
 // What the writers and Region's methods read; not the building state
 // (kernel_ns, instance spans, ...). Per-instance GPU times (instance_ns)
 // are kept only where Instances() reads them: no measured, CPU or projected
@@ -291,7 +302,7 @@ LLMPO_JSON_FIELDS(AlsoMeasured, quantity, input, ns)
                 gpu_ops, kernels, inputs, also_measured, measured, cpu_instances, projected_stats, range_metrics)
   const Region& r = nlohmann_json_t;
   const bool read = r.measured.count == 0 && r.cpu_instances.count == 0 && r.projected_stats.count == 0;
-  nlohmann_json_j["instance_ns"] = read ? r.instance_ns : std::map<std::int64_t, double>{};
+  nlohmann_json_j["instance_ns"] = read ? r.instance_ns : InstanceValues{};
 }
 [[maybe_unused]] static void from_json(const Json& nlohmann_json_j, Region& nlohmann_json_t){
     LLMPO_JSON_FROM(label, name, domain, kind, path, parent, children, depth, total_ns, exclusive_ns, gpu_ops_ns,

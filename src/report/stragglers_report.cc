@@ -151,9 +151,9 @@ std::string StragglersMarkdown(const analysis::Stragglers& s) {
   return out;
 }
 
-std::string StragglersJson(const analysis::Stragglers& s) {
+void WriteStragglersJson(const analysis::Stragglers& s, std::ostream& sink) {
   std::string out;
-  JsonWriter w(out);
+  JsonWriter w(out, sink);
   w.BeginObject();
   w.Member("schema_version", "1.2.0");  // 1.2: a step's collectives
   w.Member("ranks", s.ranks);
@@ -163,7 +163,7 @@ std::string StragglersJson(const analysis::Stragglers& s) {
   CollectivesJson(w, "collectives", s.collectives);
   w.EndObject();
   out += '\n';
-  return out;
+  w.Flush();
 }
 
 }  // namespace llmpo::report

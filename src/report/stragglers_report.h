@@ -4,6 +4,7 @@
 // regions (NVTX ranges, PyTorch annotations).
 #pragma once
 
+#include <ostream>
 #include <string>
 
 #include "src/analysis/rank_stragglers.h"
@@ -11,7 +12,8 @@
 namespace llmpo::report {
 
 std::string StragglersMarkdown(const analysis::Stragglers& s);
-std::string StragglersJson(const analysis::Stragglers& s);
+// stragglers.json, written to `out` as it goes (one row per step and rank).
+void WriteStragglersJson(const analysis::Stragglers& s, std::ostream& out);
 // report.html's Stragglers section: the rank x step heatmap, the steps and
 // regions furthest over their median, time in collectives.
 std::string StragglersHtml(const analysis::Stragglers& s);
