@@ -20,6 +20,7 @@
 #include "src/analysis/kernel_category.h"
 #include "src/analysis/phase_kernels.h"
 #include "src/analysis/phase_steps.h"
+#include "src/core/hash.h"
 #include "src/model/diagnostics.h"
 #include "src/model/sink.h"
 
@@ -114,7 +115,7 @@ class PhaseCollector : public model::RecordSink {
   StepNamer namer_;
   std::string source_;
   PhaseInput in_;
-  std::unordered_map<std::string, std::uint32_t> name_ids_, scope_ids_;
+  std::unordered_map<std::string, std::uint32_t, StringHash, std::equal_to<>> name_ids_, scope_ids_;
   std::unique_ptr<PhaseStream> stream_;  // while the current input's kernels are reduced as they come
   std::optional<model::ProcessId> last_process_;  // the scope of the last launch, looked up once per run
   std::uint32_t last_scope_ = 0;

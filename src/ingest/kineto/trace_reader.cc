@@ -721,6 +721,15 @@ std::optional<std::int64_t> MicrosToNs(std::string_view text) {
 }
 
 std::optional<std::uint64_t> IdFromText(std::string_view text) {
+  // The usual id: 1 to 19 plain digits, which always fit.
+  if (!text.empty() && text.size() <= 19) {
+    std::uint64_t value = 0;
+    std::size_t i = 0;
+    for (unsigned digit = 0; i < text.size() && (digit = static_cast<unsigned char>(text[i]) - '0') <= 9; ++i) {
+      value = value * 10 + digit;
+    }
+    if (i == text.size()) return value;
+  }
   std::size_t begin = text.size();
   while (begin > 0 && text[begin - 1] >= '0' && text[begin - 1] <= '9') --begin;
   if (begin == text.size()) return std::nullopt;
