@@ -52,6 +52,15 @@ KernelAggregate& KernelAggregator::Entry(const model::ProcessId& process, const 
   return it->second;
 }
 
+KernelAggregate& KernelAggregator::LaunchEntry(const model::LaunchRecord& launch) {
+  const std::uint32_t number = ProcessNumber(launch.process);
+  const KeyedEntry* known = by_name_key_.Find(launch.kernel_name_key);
+  if (known != nullptr && known->process == number && known->device == launch.device) return *known->entry;
+  KernelAggregate& entry = Entry(launch.process, launch.device, launch.kernel_name);
+  by_name_key_.Put(launch.kernel_name_key, KeyedEntry{number, launch.device, &entry});
+  return entry;
+}
+
 namespace {
 
 void AddDuration(KernelAggregate& k, double ns) {
@@ -222,7 +231,7 @@ void AddSummary(KernelAggregate& k, const model::KernelSummaryRow& row) {
 void KernelAggregator::OnLaunch(const model::LaunchRecord& launch) {
   // Copies and memsets are not kernels: they reach regions (gpu_ops_ms), not the kernel table.
   if (launch.kind == model::LaunchKind::kMemcpy || launch.kind == model::LaunchKind::kMemset) return;
-  AddLaunch(Entry(launch.process, launch.device, launch.kernel_name), launch);
+  AddLaunch(LaunchEntry(launch), launch);
   if (launch.launch_call_start_ns && launch.start_ns) {
     if (timelines_.empty() || timelines_.back().input != input_) timelines_.push_back({input_, source_, {}});
     timelines_.back().builder.Add(launch);

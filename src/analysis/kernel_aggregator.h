@@ -19,6 +19,7 @@
 #include "src/analysis/kernel_findings.h"
 #include "src/analysis/launch_overhead.h"
 #include "src/analysis/metric_catalogue.h"
+#include "src/core/key_cache.h"
 #include "src/model/records.h"
 #include "src/model/sink.h"
 
@@ -152,6 +153,7 @@ class KernelAggregator : public model::RecordSink {
   void SetSource(std::string source) {
     source_ = std::move(source);
     index_.clear();
+    by_name_key_.Clear();
     ++input_;
   }
 
@@ -169,6 +171,8 @@ class KernelAggregator : public model::RecordSink {
  private:
   using Key = std::tuple<std::string, model::ProcessId, std::string, std::string>;
   KernelAggregate& Entry(const model::ProcessId& process, const std::string& device, const std::string& name);
+  // Entry for a launch, through by_name_key_ when the launch has a kernel_name_key.
+  KernelAggregate& LaunchEntry(const model::LaunchRecord& launch);
   // A small number per distinct process (inputs name a handful).
   std::uint32_t ProcessNumber(const model::ProcessId& process);
 
@@ -196,6 +200,12 @@ class KernelAggregator : public model::RecordSink {
   std::vector<TimelineOverhead> timelines_;
   std::map<Key, KernelAggregate, std::less<>> kernels_;  // transparent: found by views, no copies
   std::unordered_map<View, KernelAggregate*, ViewHash> index_;
+  struct KeyedEntry {
+    std::uint32_t process = 0;  // ProcessNumber
+    std::string device;
+    KernelAggregate* entry = nullptr;
+  };
+  KeyCache<KeyedEntry> by_name_key_;  // kernel_name_key -> the last Entry of that name (cleared with index_)
   std::map<model::ProcessId, std::uint32_t> process_numbers_;
   const model::ProcessId* last_process_ = nullptr;  // a key of process_numbers_
   std::uint32_t last_process_number_ = 0;

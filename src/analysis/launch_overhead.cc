@@ -19,14 +19,14 @@ std::optional<double> Mean(double sum, std::size_t n) {
 
 }  // namespace
 
-void LaunchOverheadBuilder::Add(const model::LaunchRecord& launch) {
-  if (launch.kind != model::LaunchKind::kKernel || !launch.start_ns || !launch.end_ns || !launch.launch_call_start_ns ||
-      !launch.launch_call_end_ns) {
-    return;
+LaunchOverheadBuilder::Entry LaunchOverheadBuilder::Find(const model::LaunchRecord& launch) {
+  if (const Entry* known = by_name_key_.Find(launch.kernel_name_key)) {
+    const Key& k = (*known)->first;
+    if (std::get<0>(k) == launch.process && std::get<1>(k) == launch.launch_thread &&
+        std::get<2>(k) == launch.device && std::get<3>(k) == launch.launch_call_name) {
+      return *known;
+    }
   }
-  const std::int64_t call_start = *launch.launch_call_start_ns;
-  const std::int64_t call_end = *launch.launch_call_end_ns;
-  if (call_end < call_start) return;  // a damaged call: no API time to speak of
   const auto key =
       std::tie(launch.process, launch.launch_thread, launch.device, launch.launch_call_name, launch.kernel_name);
   std::size_t hash = 0;
@@ -47,7 +47,19 @@ void LaunchOverheadBuilder::Add(const model::LaunchRecord& launch) {
              .first;
   }
   if (!hit) by_hash_.insert_or_assign(hash, it);
-  Samples& s = it->second;
+  by_name_key_.Put(launch.kernel_name_key, it);
+  return it;
+}
+
+void LaunchOverheadBuilder::Add(const model::LaunchRecord& launch) {
+  if (launch.kind != model::LaunchKind::kKernel || !launch.start_ns || !launch.end_ns || !launch.launch_call_start_ns ||
+      !launch.launch_call_end_ns) {
+    return;
+  }
+  const std::int64_t call_start = *launch.launch_call_start_ns;
+  const std::int64_t call_end = *launch.launch_call_end_ns;
+  if (call_end < call_start) return;  // a damaged call: no API time to speak of
+  Samples& s = Find(launch)->second;
   s.api_ns.Add(call_end - call_start);
   if (*launch.start_ns >= call_end) s.queue_ns.Add(*launch.start_ns - call_end);
   s.kernel_sum_ns += static_cast<double>(*launch.end_ns - *launch.start_ns);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "src/analysis/counted_samples.h"
+#include "src/core/key_cache.h"
 #include "src/model/records.h"
 
 namespace llmpo::analysis {
@@ -43,7 +44,12 @@ class LaunchOverheadBuilder {
   // Add's shortcut to keys_: by a hash of the key's fields, checked for
   // equality (a collision is only a miss), instead of an ordered walk of
   // five-field keys per launch. Map nodes do not move.
-  std::unordered_map<std::size_t, std::map<Key, Samples, std::less<>>::iterator> by_hash_;
+  using Entry = std::map<Key, Samples, std::less<>>::iterator;
+  std::unordered_map<std::size_t, Entry> by_hash_;
+  // Before that, by the launch's kernel_name_key: the entry the name had
+  // last, taken when the other four fields match too.
+  KeyCache<Entry> by_name_key_;
+  Entry Find(const model::LaunchRecord& launch);
 };
 
 // The process a row names, for matching rows of one run: its pid where

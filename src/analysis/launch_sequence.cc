@@ -40,6 +40,7 @@ void LaunchSequenceRecorder::SetSource(const std::string& label) {
   cursors_.clear();
   sequence_ids_.clear();
   signature_ids_.clear();
+  signature_by_key_.Clear();
   last_stack_.clear();
   last_sequence_.reset();
 }
@@ -85,6 +86,14 @@ std::optional<std::size_t> LaunchSequenceRecorder::SequenceFor(const model::Laun
 }
 
 std::uint32_t LaunchSequenceRecorder::SignatureId(const model::LaunchRecord& launch) {
+  const KeyedSignature* known = signature_by_key_.Find(launch.kernel_name_key);
+  if (known != nullptr && known->grid == launch.grid_size && known->block == launch.block_size) return known->id;
+  const std::uint32_t id = SignatureIdByName(launch);
+  signature_by_key_.Put(launch.kernel_name_key, KeyedSignature{launch.grid_size, launch.block_size, id});
+  return id;
+}
+
+std::uint32_t LaunchSequenceRecorder::SignatureIdByName(const model::LaunchRecord& launch) {
   const SignatureView view{launch.kernel_name, launch.grid_size, launch.block_size};
   if (const auto it = signature_ids_.find(view); it != signature_ids_.end()) return it->second;
   const auto id = static_cast<std::uint32_t>(current_->signatures.size());

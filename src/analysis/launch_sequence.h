@@ -23,6 +23,7 @@
 #include <tuple>
 #include <vector>
 
+#include "src/core/key_cache.h"
 #include "src/model/sink.h"
 
 namespace llmpo::analysis {
@@ -95,6 +96,7 @@ class LaunchSequenceRecorder : public model::RecordSink {
   };
   std::optional<std::size_t> SequenceFor(const model::LaunchRecord& launch);
   std::uint32_t SignatureId(const model::LaunchRecord& launch);
+  std::uint32_t SignatureIdByName(const model::LaunchRecord& launch);
   void Advance(std::size_t sequence, const model::LaunchRecord& launch);
 
   std::vector<SourceSequences> done_;
@@ -102,6 +104,11 @@ class LaunchSequenceRecorder : public model::RecordSink {
   std::vector<Cursor> cursors_;  // by sequence
   std::map<std::tuple<std::vector<std::string>, model::ProcessId, std::string>, std::size_t> sequence_ids_;
   std::map<KernelSignature, std::uint32_t, SignatureLess> signature_ids_;
+  struct KeyedSignature {  // signature_ids_' answer for a kernel_name_key with this grid and block
+    std::string grid, block;
+    std::uint32_t id = 0;
+  };
+  KeyCache<KeyedSignature> signature_by_key_;  // cleared with signature_ids_
   // The last launch's stack and scope and the sequence they led to: launches come in runs of one stack.
   std::vector<model::NvtxFrame> last_stack_;
   model::ProcessId last_process_;

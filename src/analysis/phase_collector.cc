@@ -15,6 +15,13 @@ std::uint32_t PhaseCollector::Name(const std::string& name) {
   return it->second;
 }
 
+std::uint32_t PhaseCollector::KernelName(const model::LaunchRecord& launch) {
+  if (const std::uint32_t* id = name_by_key_.Find(launch.kernel_name_key)) return *id;
+  const std::uint32_t id = Name(launch.kernel_name);
+  name_by_key_.Put(launch.kernel_name_key, id);
+  return id;
+}
+
 std::uint32_t PhaseCollector::Scope(const model::ProcessId& process) {
   if (last_process_ && *last_process_ == process) return last_scope_;
   const std::string label = process.Known() ? source_ + " (" + process.Label() + ")" : source_;
@@ -37,7 +44,7 @@ void PhaseCollector::OnLaunch(const model::LaunchRecord& l) {
   k.start = *l.start_ns, k.end = *l.end_ns;
   k.call_start = l.launch_call_start_ns, k.call_end = l.launch_call_end_ns;
   k.correlation = l.correlation_id;
-  k.name = Name(l.kernel_name);
+  k.name = KernelName(l);
   k.range = l.nvtx_stack.empty() ? 0 : Name(l.nvtx_stack.back().name);
   k.scope = Scope(l.process);
   const std::string_view call = l.launch_call_name;

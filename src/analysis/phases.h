@@ -20,6 +20,8 @@
 #include "src/analysis/kernel_category.h"
 #include "src/analysis/phase_kernels.h"
 #include "src/analysis/phase_steps.h"
+#include "src/core/hash.h"
+#include "src/core/key_cache.h"
 #include "src/model/diagnostics.h"
 #include "src/model/sink.h"
 
@@ -108,13 +110,15 @@ class PhaseCollector : public model::RecordSink {
 
  private:
   std::uint32_t Name(const std::string& name);
+  std::uint32_t KernelName(const model::LaunchRecord& launch);  // Name, by the record's key when it has one
   std::uint32_t Scope(const model::ProcessId& process);
   void EndStream();
 
   StepNamer namer_;
   std::string source_;
   PhaseInput in_;
-  std::unordered_map<std::string, std::uint32_t> name_ids_, scope_ids_;
+  std::unordered_map<std::string, std::uint32_t, StringHash, std::equal_to<>> name_ids_, scope_ids_;
+  KeyCache<std::uint32_t> name_by_key_;  // kernel_name_key -> Name(kernel_name)
   std::unique_ptr<PhaseStream> stream_;  // while the current input's kernels are reduced as they come
   std::optional<model::ProcessId> last_process_;  // the scope of the last launch, looked up once per run
   std::uint32_t last_scope_ = 0;

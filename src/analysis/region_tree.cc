@@ -396,7 +396,10 @@ KernelAggregate& RegionBuilder::KernelOf(const RegionTree& tree, std::size_t reg
   // stack, instead of a walk of the region's name-ordered map per region.
   if (kernel_slot_name_ != launch.kernel_name) {
     kernel_slot_name_ = launch.kernel_name;
-    kernel_slot_ = kernel_slots_.try_emplace(launch.kernel_name, kernel_slots_.size()).first->second;
+    const std::size_t* known = slot_by_key_.Find(launch.kernel_name_key);  // kernel_slots_' answer, unhashed
+    kernel_slot_ = known != nullptr ? *known
+                                    : kernel_slots_.try_emplace(launch.kernel_name, kernel_slots_.size()).first->second;
+    slot_by_key_.Put(launch.kernel_name_key, kernel_slot_);
   }
   // Most regions see few kernels: their aggregates by slot in a small array,
   // up to a bound on all such arrays together; the rest through a hash map.

@@ -30,6 +30,7 @@
 #include "src/analysis/kernel_aggregator.h"
 #include "src/analysis/kernel_filter.h"
 #include "src/core/hash.h"
+#include "src/core/key_cache.h"
 #include "src/model/diagnostics.h"
 #include "src/model/records.h"
 #include "src/model/sink.h"
@@ -312,6 +313,7 @@ class RegionBuilder : public model::RecordSink {
   };
   std::unordered_map<std::string, std::size_t, StringHash, std::equal_to<>> kernel_slots_;
   std::string kernel_slot_name_;
+  KeyCache<std::size_t> slot_by_key_;  // kernel_name_key -> its slot in kernel_slots_
   std::size_t kernel_slot_ = 0;
   std::unordered_map<CacheKey, KernelAggregate*, CacheKeyHash> kernel_cache_;
   // Region::kernel_by_slot's bounds: slots per region, and entries in all.

@@ -89,6 +89,10 @@ struct LaunchRecord {
   // A copy's memory kinds, "Pageable -> Device" (source -> destination, as
   // the profiler names them); empty when unknown or not a copy.
   std::string copy_memory;
+  // Nonzero: a key the importer gave kernel_name when it interned it (from
+  // NewNameKeySpace), so that records with equal keys have equal names and
+  // sinks may look the name up by the key. 0: none (the name decides).
+  std::uint64_t kernel_name_key = 0;
 };
 
 // A CPU operation of a timeline long enough to starve the GPU (a PyTorch
@@ -215,5 +219,9 @@ struct LaunchOverheadRow {
 
 // A metric layout id no other launch list has used.
 std::uint64_t NewMetricLayout();
+
+// A number no other caller has had, for keys of interned names:
+// (NewNameKeySpace() << 32) | (name index + 1) is unique in the process.
+std::uint64_t NewNameKeySpace();
 
 }  // namespace llmpo::model

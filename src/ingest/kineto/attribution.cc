@@ -524,6 +524,7 @@ class Emitter {
              : op.kind == GpuOpKind::kMemset ? model::LaunchKind::kMemset
                                              : model::LaunchKind::kKernel;
     r.kernel_name = s_.names[op.name];
+    r.kernel_name_key = name_keys_ | (std::uint64_t{op.name} + 1);
     r.process = process_;
     const Lane& lane = s_.lanes[op.lane];
     r.device = lane.device >= 0 ? std::to_string(lane.device) : "";
@@ -822,6 +823,7 @@ class Emitter {
   static constexpr std::size_t kBatch = 1024;
   std::vector<model::LaunchRecord> batch_;  // launches not yet given to the sink: batch_[0, batched_)
   std::size_t batched_ = 0;
+  std::uint64_t name_keys_ = model::NewNameKeySpace() << 32;  // | (name id + 1): LaunchRecord::kernel_name_key
   std::vector<std::optional<KernelClass>> class_of_;  // by name id
   std::vector<std::string> region_names_;             // by name id: ProfilerStep#N -> ProfilerStep
   std::vector<model::StepTimes> steps_;

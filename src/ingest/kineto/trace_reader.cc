@@ -542,7 +542,8 @@ class Reader {
     ++store_.events;
     diagnostics_.CountRow();
     if (fields_.skipped || fields_.ph != "X"sv) return;  // metadata, flows, instants, counters
-    CapFields(position);
+    // No value is longer than its event's text (decoding never lengthens one).
+    if (json_.offset() - position > kMaxKeptBytes) CapFields(position);
     switch (Classify(fields_)) {
       case Category::kKernel:
         return StoreGpuOp(position, GpuOpKind::kKernel);
@@ -692,20 +693,26 @@ struct StringDigits {
 // The common spellings, "123" and "123.4" to "123.456" (at most 15 integer
 // digits), without the general path; nullopt for anything else.
 std::optional<std::int64_t> PlainMicrosToNs(std::string_view text) {
+  const char* p = text.data();
+  const std::size_t n = text.size();
+  const std::size_t int_end = n < 15 ? n : 15;
   std::size_t i = 0;
   std::int64_t us = 0;
-  while (i < text.size() && i < 15 && text[i] >= '0' && text[i] <= '9') us = us * 10 + (text[i++] - '0');
-  if (i == 0) return std::nullopt;
-  if (i == text.size()) return us * 1000;
-  if (text[i] != '.' || text.size() - i - 1 > 3 || text.size() - i - 1 == 0) return std::nullopt;
-  std::int64_t ns = 0;
-  std::size_t digits = 0;
-  for (++i; i < text.size(); ++i, ++digits) {
-    if (text[i] < '0' || text[i] > '9') return std::nullopt;
-    ns = ns * 10 + (text[i] - '0');
+  for (unsigned digit = 0; i < int_end && (digit = static_cast<unsigned char>(p[i]) - '0') <= 9; ++i) {
+    us = us * 10 + digit;
   }
-  for (; digits < 3; ++digits) ns *= 10;
-  return us * 1000 + ns;
+  if (i == 0) return std::nullopt;
+  if (i == n) return us * 1000;
+  const std::size_t decimals = n - i - 1;
+  if (p[i] != '.' || decimals == 0 || decimals > 3) return std::nullopt;
+  std::int64_t ns = 0;
+  for (std::size_t k = i + 1; k < n; ++k) {
+    const unsigned digit = static_cast<unsigned char>(p[k]) - '0';
+    if (digit > 9) return std::nullopt;
+    ns = ns * 10 + digit;
+  }
+  static constexpr std::int64_t kScale[] = {1, 100, 10, 1};  // by decimals: to nanoseconds
+  return us * 1000 + ns * kScale[decimals];
 }
 
 }  // namespace
@@ -721,6 +728,15 @@ std::optional<std::int64_t> MicrosToNs(std::string_view text) {
 }
 
 std::optional<std::uint64_t> IdFromText(std::string_view text) {
+  // The usual id: 1 to 19 plain digits, which always fit.
+  if (!text.empty() && text.size() <= 19) {
+    std::uint64_t value = 0;
+    std::size_t i = 0;
+    for (unsigned digit = 0; i < text.size() && (digit = static_cast<unsigned char>(text[i]) - '0') <= 9; ++i) {
+      value = value * 10 + digit;
+    }
+    if (i == text.size()) return value;
+  }
   std::size_t begin = text.size();
   while (begin > 0 && text[begin - 1] >= '0' && text[begin - 1] <= '9') --begin;
   if (begin == text.size()) return std::nullopt;
