@@ -31,8 +31,9 @@ class InstanceSpans {
     }
     for (; late != late_.end(); ++late) f(late->first, late->second);
   }
+  // Frees the storage (assigning `{}` would keep the vector's capacity).
   void clear() {
-    sorted_ = {};
+    sorted_ = std::vector<Entry>();
     late_.clear();
   }
 
