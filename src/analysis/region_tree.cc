@@ -171,7 +171,10 @@ bool RegionTree::FoldInto(std::size_t id, const std::string& folded_name, std::i
   Repath(id, r.path.size() - 1, label);
   // Its launches so far were one instance; inputs that number no instance
   // (ncu) get the counter as the instance from now on.
-  if (r.instance_ns.empty() && r.instance_span.empty() && r.kernel_ns > 0) r.instance_ns[first_number] = r.kernel_ns;
+  if (r.instance_gpu_ns.empty() && r.instance_span.empty() && r.kernel_ns > 0) {
+    bool added = false;
+    r.instance_gpu_ns.At(first_number, r.kernel_ns, &added);
+  }
   if (!r.parent) {  // the first instance, so far a region of its own
     if (r.kernel_ns > 0) r.number_gpu_ns[first_number] = r.kernel_ns;
     if (r.cpu_instances.count > 0) r.number_cpu_ns[first_number] = r.cpu_instances.total_ns;
@@ -337,7 +340,14 @@ void RegionTree::Finish(const RegionCapabilities& with) {
     }
     // Instances() reads the per-instance GPU times only where no measured,
     // CPU or projected instances describe the region: elsewhere they go.
-    if (r.measured.count > 0 || r.cpu_instances.count > 0 || r.projected_stats.count > 0) r.instance_ns.clear();
+    if (r.measured.count > 0 || r.cpu_instances.count > 0 || r.projected_stats.count > 0) {
+      r.instance_ns.clear();
+    } else {
+      r.instance_gpu_ns.ForEach([&r](std::int64_t id, double ns) {
+        r.instance_ns.try_emplace(r.instance_ns.end(), id, 0.0)->second += ns;  // ids ascend: at the end
+      });
+    }
+    r.instance_gpu_ns.clear();
   }
 }
 
@@ -441,15 +451,6 @@ void RegionBuilder::Account(RegionTree& tree, std::size_t region_index, const mo
 
 namespace {
 
-// The value at `key`, inserted as `fresh` if absent. Instances mostly come
-// in increasing order: a key past the last one goes in at the end, without
-// a walk from the root.
-template <class Map, class Value>
-std::pair<typename Map::iterator, bool> EmplaceKey(Map& map, std::int64_t key, Value fresh) {
-  if (map.empty() || map.rbegin()->first < key) return {map.emplace_hint(map.end(), key, std::move(fresh)), true};
-  return map.try_emplace(key, std::move(fresh));
-}
-
 // Per numbered instance: GPU time of its kernels, and the span of its GPU work.
 // The instance is the source's (a range id), else the counter of a folded
 // numbered name.
@@ -463,7 +464,8 @@ void AddInstance(Region& region, std::optional<std::int64_t> instance, const mod
   const bool kernel = launch.kind == model::LaunchKind::kKernel;
   if (kernel && launch.duration_ns) {
     if (!region.last_instance_ns) {
-      region.last_instance_ns = &EmplaceKey(region.instance_ns, *instance, 0.0).first->second;
+      bool added = false;
+      region.last_instance_ns = &region.instance_gpu_ns.At(*instance, 0.0, &added);
     }
     *region.last_instance_ns += *launch.duration_ns;
   }

@@ -105,8 +105,9 @@ struct Region {
   // measurements, per-instance GPU time and spans, per-instance CPU times.
   double kernel_ns = 0, kernel_exclusive_ns = 0;
   double copy_ns = 0, copy_exclusive_ns = 0;
-  std::map<std::int64_t, double> instance_ns;
-  InstanceSpans instance_span;  // GPU work per instance
+  std::map<std::int64_t, double> instance_ns;  // GPU kernel time per instance, once finished (Instances())
+  InstanceMap<double> instance_gpu_ns;         // the same while building
+  InstanceSpans instance_span;                 // GPU work per instance
   // The instance the last launch added to, and its entries: launches come in
   // runs of one instance, so most need no map lookup. Building only (map
   // nodes do not move; RegionTree::Finish clears them).
