@@ -2,7 +2,7 @@
 // GPU work (first start, last end) for nsys' projection, and each
 // instance's GPU kernel time. Instances mostly arrive in increasing id
 // order: those go into a sorted array (the id and the value, instead of a
-// map node of 48 or 64 bytes), grown by a quarter at a time rather than
+// map node of 48 or 64 bytes), grown by an eighth at a time rather than
 // doubled (a million instances leave little unused room), and the rare id
 // below the last one into a map beside it.
 #pragma once
@@ -61,7 +61,7 @@ template <class V>
 V& InstanceMap<V>::At(std::int64_t id, V fresh, bool* added) {
   if (sorted_.empty() || sorted_.back().id < id) {
     *added = true;
-    if (sorted_.size() == sorted_.capacity()) sorted_.reserve(sorted_.size() + sorted_.size() / 4 + 16);
+    if (sorted_.size() == sorted_.capacity()) sorted_.reserve(sorted_.size() + sorted_.size() / 8 + 16);
     return sorted_.emplace_back(Entry{id, fresh}).value;
   }
   const auto lo =
