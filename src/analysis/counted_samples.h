@@ -30,7 +30,8 @@ class CountedSamples {
   // The value at 0-based position `k` in sorted order; runs_ only.
   std::int64_t At(std::size_t k) const;
 
-  static constexpr std::size_t kMinBuffer = 4096;
+  // Small: a trace has two of these per (thread, API function, kernel), hundreds in all.
+  static constexpr std::size_t kMinBuffer = 512;
   mutable std::vector<std::int64_t> buffer_;
   mutable std::vector<std::pair<std::int64_t, std::uint64_t>> runs_;
   std::size_t count_ = 0;

@@ -10,7 +10,10 @@ constexpr std::size_t kMaxCpuRanges = 200'000;
 void GpuTimeline::AddCpuRange(const std::string& name, std::int64_t start, std::int64_t end) {
   if (end - start < model::kCpuOpMinNs) return;
   auto& ranges = cpu_ranges_[source_];
-  if (ranges.size() < kMaxCpuRanges) ranges.push_back({name, start, end});
+  if (ranges.size() >= kMaxCpuRanges) return;
+  // Past half the cap, room for the cap exactly rather than twice the size.
+  if (ranges.size() == ranges.capacity() && 2 * ranges.size() >= kMaxCpuRanges) ranges.reserve(kMaxCpuRanges);
+  ranges.push_back({name, start, end});
 }
 
 void GpuTimeline::OnCpuOp(const model::CpuOp& op) { AddCpuRange(op.name, op.start_ns, op.end_ns); }

@@ -31,8 +31,9 @@ class InstanceValues {
   }
   // Gives back the array's spare capacity (a finished region adds no more).
   void ShrinkToFit() { sorted_.shrink_to_fit(); }
+  // Frees the storage (assigning `{}` would keep the vector's capacity).
   void clear() {
-    sorted_ = {};
+    sorted_ = std::vector<Entry>();
     late_.clear();
   }
   bool operator==(const InstanceValues& other) const;

@@ -43,12 +43,22 @@ void LaunchSequenceRecorder::SetSource(const std::string& label) {
   signature_by_key_.Clear();
   last_stack_.clear();
   last_sequence_.reset();
+  last_unrecorded_ = false;
+}
+
+void LaunchSequenceRecorder::Remember(const model::LaunchRecord& launch, std::optional<std::size_t> sequence) {
+  last_stack_ = launch.nvtx_stack;
+  last_process_ = launch.process;
+  last_device_ = launch.device;
+  last_sequence_ = sequence;
+  last_unrecorded_ = !sequence;
 }
 
 std::optional<std::size_t> LaunchSequenceRecorder::SequenceFor(const model::LaunchRecord& launch) {
   // Launches come in runs of one stack (of one instance or the next): the last key is checked first.
-  const bool same_key = last_sequence_ && SameLabels(launch.nvtx_stack, last_stack_) &&
+  const bool same_key = (last_sequence_ || last_unrecorded_) && SameLabels(launch.nvtx_stack, last_stack_) &&
                         launch.process == last_process_ && launch.device == last_device_;
+  if (same_key && last_unrecorded_) return std::nullopt;
   std::size_t id = 0;
   if (same_key) {
     id = *last_sequence_;
@@ -59,7 +69,10 @@ std::optional<std::size_t> LaunchSequenceRecorder::SequenceFor(const model::Laun
     auto key = std::make_tuple(std::move(path), launch.process, launch.device);
     auto it = sequence_ids_.find(key);
     if (it == sequence_ids_.end()) {
-      if (current_->sequences.size() >= kMaxSequences) return std::nullopt;
+      if (current_->sequences.size() >= kMaxSequences) {
+        Remember(launch, std::nullopt);
+        return std::nullopt;
+      }
       LaunchSequence& fresh = current_->sequences.emplace_back();
       fresh.path = std::get<0>(key);
       fresh.process = launch.process;
@@ -68,10 +81,7 @@ std::optional<std::size_t> LaunchSequenceRecorder::SequenceFor(const model::Laun
       it = sequence_ids_.emplace(std::move(key), current_->sequences.size() - 1).first;
     }
     id = it->second;
-    last_stack_ = launch.nvtx_stack;
-    last_process_ = launch.process;
-    last_device_ = launch.device;
-    last_sequence_ = id;
+    Remember(launch, id);
   }
   // A new instance of the region starts its pass from the first position.
   const std::optional<std::int64_t> instance =

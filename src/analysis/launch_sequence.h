@@ -95,6 +95,8 @@ class LaunchSequenceRecorder : public model::RecordSink {
     }
   };
   std::optional<std::size_t> SequenceFor(const model::LaunchRecord& launch);
+  // Keeps the launch's stack and scope as the last key, and what it led to (none: not recorded).
+  void Remember(const model::LaunchRecord& launch, std::optional<std::size_t> sequence);
   std::uint32_t SignatureId(const model::LaunchRecord& launch);
   std::uint32_t SignatureIdByName(const model::LaunchRecord& launch);
   void Advance(std::size_t sequence, const model::LaunchRecord& launch);
@@ -114,6 +116,7 @@ class LaunchSequenceRecorder : public model::RecordSink {
   model::ProcessId last_process_;
   std::string last_device_;
   std::optional<std::size_t> last_sequence_;
+  bool last_unrecorded_ = false;  // that key found no sequence and kMaxSequences were full: nor will it later
 };
 
 }  // namespace llmpo::analysis

@@ -295,8 +295,7 @@ void RegionTree::Finish(const RegionCapabilities& with) {
     r.last_instance.reset();
     r.last_instance_ns = nullptr;
     r.last_instance_span = nullptr;
-    r.kernel_by_slot = {};
-    r.instance_ns.ShrinkToFit();
+    r.kernel_by_slot = std::vector<KernelAggregate*>();  // freed (`= {}` keeps the capacity)
     if (r.kind == RegionKind::kSummary) continue;  // a summary row sets its quantities itself
     double children_total = 0, children_cpu = 0;
     bool measured_child = false;
@@ -335,6 +334,13 @@ void RegionTree::Finish(const RegionCapabilities& with) {
       r.cpu_ns = r.cpu_instances.total_ns;
       r.cpu_exclusive_ns = r.kind == RegionKind::kPushPop ? std::max(0.0, r.cpu_instances.total_ns - children_cpu)
                                                           : r.cpu_instances.total_ns;
+    }
+    // Instances() reads the per-instance GPU times only where no measured,
+    // CPU or projected instances describe the region: elsewhere they go.
+    if (r.measured.count > 0 || r.cpu_instances.count > 0 || r.projected_stats.count > 0) {
+      r.instance_ns.clear();
+    } else {
+      r.instance_ns.ShrinkToFit();
     }
   }
 }

@@ -36,7 +36,7 @@ class ReorderWindow {
   template <class Out>
   void Drain(Out&& out) {
     while (size() > 0) out(PopSmallest());
-    run_ = {};
+    run_ = std::vector<T>();  // freed (`= {}` keeps the capacity)
     heap_ = {};
     head_ = 0;
   }

@@ -14,25 +14,13 @@
 #include <optional>
 #include <unordered_map>
 
-#include "src/ingest/api_call_sums.h"
 #include "src/ingest/importer.h"
+#include "src/ingest/nsys_sqlite_db.h"
 #include "src/ingest/range_sweep.h"
 
 namespace llmpo::ingest {
+namespace nsys_sqlite {
 namespace {
-
-constexpr int kPushPopRange = 59;
-constexpr int kStartEndRange = 60;
-constexpr int kDomainCreate = 75;
-
-struct DbCloser {
-  void operator()(sqlite3* db) const { sqlite3_close(db); }
-};
-struct StmtFinalizer {
-  void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
-};
-using Db = std::unique_ptr<sqlite3, DbCloser>;
-using Stmt = std::unique_ptr<sqlite3_stmt, StmtFinalizer>;
 
 // SQLite's codes for a file that is not a whole database: cut short (a copy
 // or an export that stopped), overwritten, or not SQLite past its header.
@@ -40,6 +28,8 @@ bool IsDamaged(int code) {
   const int primary = code & 0xff;
   return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB || primary == SQLITE_IOERR;
 }
+
+}  // namespace
 
 Error SqlError(const ImportContext& ctx, sqlite3* db, std::string_view what) {
   if (db != nullptr && IsDamaged(sqlite3_extended_errcode(db))) {
@@ -60,6 +50,36 @@ Result<Stmt> Prepare(sqlite3* db, const std::string& sql, const ImportContext& c
   return Stmt(raw);
 }
 
+bool HasTable(sqlite3* db, const char* table) {
+  sqlite3_stmt* raw = nullptr;
+  sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", -1, &raw, nullptr);
+  Stmt stmt(raw);
+  sqlite3_bind_text(raw, 1, table, -1, SQLITE_STATIC);
+  return sqlite3_step(raw) == SQLITE_ROW;
+}
+
+}  // namespace nsys_sqlite
+
+namespace {
+
+using nsys_sqlite::ApiNameView;
+using nsys_sqlite::HasTable;
+using nsys_sqlite::Int;
+using nsys_sqlite::Prepare;
+using nsys_sqlite::SqlError;
+using nsys_sqlite::Stmt;
+using nsys_sqlite::Text;
+
+constexpr int kPushPopRange = 59;
+constexpr int kStartEndRange = 60;
+constexpr int kDomainCreate = 75;
+
+struct DbCloser {
+  void operator()(sqlite3* db) const { sqlite3_close(db); }
+};
+using Db = std::unique_ptr<sqlite3, DbCloser>;
+
+
 // Reads the schema once: SQLite reads the header and first page lazily, so a
 // damaged or truncated file shows here, not as a missing table.
 Status CheckReadable(sqlite3* db, const ImportContext& ctx) {
@@ -71,23 +91,6 @@ Status CheckReadable(sqlite3* db, const ImportContext& ctx) {
   return OkStatus();
 }
 
-bool HasTable(sqlite3* db, const char* table) {
-  sqlite3_stmt* raw = nullptr;
-  sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", -1, &raw, nullptr);
-  Stmt stmt(raw);
-  sqlite3_bind_text(raw, 1, table, -1, SQLITE_STATIC);
-  return sqlite3_step(raw) == SQLITE_ROW;
-}
-
-std::optional<std::int64_t> Int(sqlite3_stmt* s, int col) {
-  if (sqlite3_column_type(s, col) == SQLITE_NULL) return std::nullopt;
-  return sqlite3_column_int64(s, col);
-}
-
-std::string Text(sqlite3_stmt* s, int col) {
-  const auto* text = sqlite3_column_text(s, col);
-  return text ? reinterpret_cast<const char*>(text) : "";
-}
 
 // globalPid/globalTid pack the PID in bits 24..47.
 model::ProcessId ProcessOf(std::optional<std::int64_t> global_pid, const std::map<std::int64_t, std::string>& names) {
@@ -385,13 +388,6 @@ std::string KernelQuery(sqlite3* db, bool with_runtime, bool by_call) {
   return sql;
 }
 
-// The API function's name as nsys' cuda_kern_exec_sum prints it: without
-// the version suffix CUPTI appends ("cudaLaunchKernel_v7000").
-std::string_view ApiNameView(std::string_view name) {
-  if (name.size() >= 6 && name.substr(name.size() - 6, 2) == "_v") name.remove_suffix(6);
-  return name;
-}
-std::string ApiName(std::string_view name) { return std::string(ApiNameView(name)); }
 
 // The launch call's times, name and thread, where the row has a call (all
 // unknown where it has none: the record may be reused).
@@ -575,29 +571,6 @@ Status ImportGpuOps(sqlite3* db, ImportContext& ctx, const std::map<std::int64_t
   return OkStatus();
 }
 
-// The CUDA API calls per function (api_call_sums.h), the "_vNNNN" version
-// suffix dropped as the launch calls drop it.
-Status ImportApiSummary(sqlite3* db, ImportContext& ctx) {
-  if (!HasTable(db, "CUPTI_ACTIVITY_KIND_RUNTIME")) return OkStatus();
-  ASSIGN_OR_RETURN(Stmt stmt, Prepare(db,
-                                      "SELECT s.value, COUNT(*), SUM(r.end - r.start), MIN(r.end - r.start), "
-                                      "MAX(r.end - r.start), SUM(CAST(r.end - r.start AS REAL) * (r.end - r.start)) "
-                                      "FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId "
-                                      "WHERE r.end >= r.start GROUP BY r.nameId",
-                                      ctx));
-  ApiCallSums sums;
-  sqlite3_stmt* s = stmt.get();
-  int rc = 0;
-  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    sums.Add(ApiName(Text(s, 0)), Int(s, 1).value_or(0), static_cast<double>(Int(s, 2).value_or(0)),
-             static_cast<double>(Int(s, 3).value_or(0)), static_cast<double>(Int(s, 4).value_or(0)),
-             sqlite3_column_double(s, 5));
-  }
-  if (rc != SQLITE_DONE) return SqlError(ctx, db, "reading the CUDA API calls failed");
-  sums.Emit(ctx);
-  return OkStatus();
-}
-
 Result<std::map<std::int64_t, std::string>> DomainNames(sqlite3* db, const ImportContext& ctx) {
   std::map<std::int64_t, std::string> domains;
   ASSIGN_OR_RETURN(Stmt stmt, Prepare(db,
@@ -684,7 +657,7 @@ Status ImportNsysSqlite(const std::filesystem::path& file, ImportContext& ctx) {
   RETURN_IF_ERROR(ImportKernels(db.get(), ctx, nvtx));
   RETURN_IF_ERROR(ImportGpuOps(db.get(), ctx, nvtx, processes, "CUPTI_ACTIVITY_KIND_MEMCPY"));
   RETURN_IF_ERROR(ImportGpuOps(db.get(), ctx, nvtx, processes, "CUPTI_ACTIVITY_KIND_MEMSET"));
-  return ImportApiSummary(db.get(), ctx);
+  return nsys_sqlite::ImportApiSummary(db.get(), ctx);
 }
 
 }  // namespace llmpo::ingest

@@ -3,8 +3,9 @@
 automatic indexes, which it unlinks as soon as it opens them) inside the
 output folder, never in /var/tmp: nothing is written outside the output
 folder. Seen through strace on a generated export with a CUDA API table
-(bench/gen_nsys_sqlite.py --runtime: 100k kernels), whose kernel query
-sorts by launching thread and call time.
+(bench/gen_nsys_sqlite.py --runtime: 100k kernels and 100k NVTX ranges),
+whose NVTX queries sort the ranges by start and by thread and start (large
+enough to spill; the CUDA API calls are summed without a sort).
 
     sqlite_scratch_test.py LLM_PERF_OPT
 Exit 77 (skip) without strace.
@@ -30,7 +31,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         export = os.path.join(tmp, "rt.sqlite")
         subprocess.run([sys.executable, os.path.join(ROOT, "bench", "gen_nsys_sqlite.py"), "--kernels", "100000",
-                        "--ranges", "10000", "--runtime", "--out", export], check=True, stderr=subprocess.DEVNULL)
+                        "--ranges", "100000", "--runtime", "--out", export], check=True, stderr=subprocess.DEVNULL)
         out = os.path.join(tmp, "out")
         log = os.path.join(tmp, "strace.log")
         run = subprocess.run([strace, "-f", "-e", "trace=openat,open,creat", "-o", log, binary, "import", export,
