@@ -213,6 +213,21 @@ void SortAsOneImport(PartialSet& set) {
   });
 }
 
+// Appending one part at a time leaves the vectors with up to twice the room
+// they use; the report is built from the merged set, so the room goes first.
+void ShrinkToFit(PartialSet& set) {
+  set.sources.shrink_to_fit();
+  set.kernels.shrink_to_fit();
+  set.gpu_busy.shrink_to_fit();
+  set.gpu_breakdown.devices.shrink_to_fit();
+  set.gpu_breakdown.cpu_ops.shrink_to_fit();
+  set.regions.shrink_to_fit();
+  set.launch_sequences.shrink_to_fit();
+  set.phases.names.shrink_to_fit();
+  set.phases.ranges.shrink_to_fit();
+  set.phases.digest.steps.shrink_to_fit();
+}
+
 }  // namespace
 
 Result<PartialFile> ReadPartialFile(const fs::path& file) {
@@ -240,6 +255,7 @@ Result<PartialSet> MergePartials(std::vector<PartialFile> parts) {
     out.merged_from.push_back(parts[i].origin);
   }
   SortAsOneImport(out);
+  ShrinkToFit(out);
   return out;
 }
 
@@ -271,6 +287,7 @@ Result<PartialSet> PartialMerger::Finish() {
   PartialSet out = std::move(*out_);
   out_.reset();
   SortAsOneImport(out);
+  ShrinkToFit(out);
   return out;
 }
 

@@ -510,11 +510,14 @@ class MemberWriter {
   // A member whose `array` (a member of its own at indent 4, per rank and
   // so large) is written one element at a time: `head` is the member with
   // that array empty; element(i) gives the i-th of `n`.
+  // `depth`: 1 for a member of the member, 2 for a member of one of those.
   template <typename Element>
-  void Spliced(std::string_view key, const Json& head, std::string_view array, std::size_t n, Element element) {
+  void Spliced(std::string_view key, const Json& head, std::string_view array, std::size_t n, Element element,
+               std::size_t depth = 1) {
     std::string text;
     Dump(text, head, 2);
-    const std::string empty = fmt::format("\n    \"{}\": []", array);
+    const std::string pad(2 * (depth + 1), ' ');
+    const std::string empty = fmt::format("\n{}\"{}\": []", pad, array);
     const std::size_t at = text.find(empty);
     Key(key);
     if (n == 0 || at == std::string::npos) {
@@ -523,13 +526,15 @@ class MemberWriter {
     }
     out_.append(text, 0, at + empty.size() - 2);
     out_ += "[\n";
+    const unsigned indent = static_cast<unsigned>(pad.size() + 2);
     for (std::size_t i = 0; i < n; ++i) {
-      out_.append(6, ' ');
-      Dump(out_, element(i), 6);
+      out_.append(indent, ' ');
+      Dump(out_, element(i), indent);
       out_ += i + 1 < n ? ",\n" : "\n";
       Flush(false);
     }
-    out_ += "    ]";
+    out_ += pad;
+    out_ += "]";
     out_.append(text, at + empty.size(), std::string::npos);
     Flush(false);
   }
@@ -545,6 +550,27 @@ class MemberWriter {
     if (!regions) return (*this)("regions", nullptr);
     Spliced("regions", RegionsJson(*regions, false), "scopes", regions->scopes.size(),
             [&](std::size_t i) { return ScopeJson(regions->scopes[i]); });
+  }
+  // The GPU breakdown with its devices (one per rank and device) one at a
+  // time. The head holds every member GpuBreakdownReport's JSON names but
+  // the devices, copied without them.
+  void Breakdown(const std::optional<GpuBreakdownReport>& report) {
+    if (!report || report->breakdown.devices.empty()) return (*this)("gpu_breakdown", report);
+    GpuBreakdownReport head;
+    head.breakdown.cpu_ops = report->breakdown.cpu_ops;
+    head.ranks = report->ranks;
+    head.top_cpu_ops = report->top_cpu_ops;
+    head.cpu_ops_with_gpu = report->cpu_ops_with_gpu;
+    head.class_differences = report->class_differences;
+    head.class_differences_total = report->class_differences_total;
+    const auto& devices = report->breakdown.devices;
+    Spliced("gpu_breakdown", head, "devices", devices.size(), [&](std::size_t i) { return Json(devices[i]); }, 2);
+  }
+  // The stragglers with their steps (per rank times each) one at a time.
+  void StragglerSteps(const std::optional<analysis::Stragglers>& s) {
+    if (!s || s->steps.empty()) return (*this)("stragglers", s);
+    const analysis::Stragglers head{s->ranks, {}, s->steps_omitted, s->regions, s->collectives};
+    Spliced("stragglers", head, "steps", s->steps.size(), [&](std::size_t i) { return Json(s->steps[i]); });
   }
   void Finish() { out_ += first_ ? "{}\n" : "\n}\n"; }
 
@@ -575,14 +601,14 @@ void WriteSetJson(const ReportSet& set, MemberWriter& member) {
   member("trace_json_link", set.trace_json_link);
   member("kernels", set.kernels);
   member("combined", set.combined);
-  member("gpu_breakdown", set.gpu_breakdown);
+  member.Breakdown(set.gpu_breakdown);
   member.Regions(set.regions);
   member("timeline", set.timeline);
   member("run", set.run);
   member("page", set.page);
   member.Array("launch_sequences", set.launch_sequences);  // added in 1.2.0
   member.Phases(set.phases);  // 1.2.0
-  member("stragglers", set.stragglers);  // 1.2
+  member.StragglerSteps(set.stragglers);  // 1.2
 }
 
 ReportSet ReadSet(const Json& j) {
