@@ -40,6 +40,8 @@ class InstanceMap {
     sorted_ = std::vector<Entry>();
     late_.clear();
   }
+  // Gives back the array's spare capacity (a finished region adds no more).
+  void ShrinkToFit() { sorted_.shrink_to_fit(); }
 
  private:
   struct Entry {
