@@ -97,7 +97,7 @@ void Html(const ReportSet& s, std::ostream& o) {
                                       s.gpu_breakdown ? &*s.gpu_breakdown : nullptr,
                                       s.phases ? &*s.phases : nullptr,
                                       s.stragglers ? &*s.stragglers : nullptr};
-  Put(o, report::HtmlReport(input));
+  report::WriteHtmlReport(input, o);
 }
 
 // Every file of the region report into `dir` (a new, empty folder), named

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <ostream>
 
 #include "src/report/html_assets.h"
 #include "src/report/html_charts.h"
@@ -428,7 +429,11 @@ std::string Nav(const HtmlReportInput& in, bool ncu_rows) {
 
 }  // namespace
 
-std::string HtmlReport(const HtmlReportInput& in) {
+void WriteHtmlReport(const HtmlReportInput& in, std::ostream& sink) {
+  // Written a section at a time: a page of many ranks is tens of MB.
+  const auto put = [&sink](const std::string& text) {
+    sink.write(text.data(), static_cast<std::streamsize>(text.size()));
+  };
   std::size_t regions_omitted = 0;
   const std::size_t kernels_omitted = in.page->kernels_omitted;
   ordered_json data{{"kernels", KernelTable(*in.kernels, *in.page)},
@@ -437,38 +442,37 @@ std::string HtmlReport(const HtmlReportInput& in) {
                     {"ncu", NcuKernelTableData(*in.kernels, *in.page)}};
   for (const char* table : {"kernels", "regions", "ncu"}) DropUnknownColumns(data[table]);
   const std::string name = HtmlText(in.run->run.run_name);
-  std::string out = fmt::format(
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-      "<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\n"
-      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-      "<title>llm-perf-opt report: {}</title>\n<style>\n{}</style></head>\n<body>\n"
-      "<header><h1>llm-perf-opt report: {}</h1>\n",
-      kHtmlCsp, name, HtmlStyle(), name);
-  if (!in.run->run.gpu.empty()) out += fmt::format("<p>GPU: {}</p>\n", HtmlText(in.run->run.gpu));
-  out += Nav(in, !data["ncu"].is_null()) + "</header>\n<main>\n";
-  out += Overview(in);
-  out += RegionsSection(in);
-  out += KernelsSection(in);
-  out += NcuKernelSection(!data["ncu"].is_null());
-  if (in.phases) out += PhasesHtml(*in.phases);
-  out += TimelineSection(in);
-  out += GpuBreakdownSection(in.gpu_breakdown);
-  if (in.stragglers) out += StragglersHtml(*in.stragglers);
-  out += TableSection("kernel-table", "Kernels",
-                      kernels_omitted
-                          ? fmt::format("Every input's kernels per process and device, largest total first; the {} "
-                                        "smallest are not listed here (kernels.json has them).",
-                                        kernels_omitted)
-                          : "Every input's kernels per process and device. Click a heading to sort.");
-  out += TableSection("region-table", "Regions",
-                      regions_omitted
-                          ? fmt::format("Every region; {} more are in the region report only.", regions_omitted)
-                          : "Every region with each quantity it knows (empty: unknown). Click a heading "
-                            "to sort.");
-  out += DataQuality(in);
-  out += "</main>\n<script type=\"application/json\" id=\"report-data\">" + ScriptJson(data) + "</script>\n";
-  out += "<script>\n" + HtmlScript() + "</script>\n</body></html>\n";
-  return out;
+  put(
+      fmt::format("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+                  "<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\n"
+                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                  "<title>llm-perf-opt report: {}</title>\n<style>\n{}</style></head>\n<body>\n"
+                  "<header><h1>llm-perf-opt report: {}</h1>\n",
+                  kHtmlCsp, name, HtmlStyle(), name));
+  if (!in.run->run.gpu.empty()) put(fmt::format("<p>GPU: {}</p>\n", HtmlText(in.run->run.gpu)));
+  put(Nav(in, !data["ncu"].is_null()) + "</header>\n<main>\n");
+  put(Overview(in));
+  put(RegionsSection(in));
+  put(KernelsSection(in));
+  put(NcuKernelSection(!data["ncu"].is_null()));
+  if (in.phases) put(PhasesHtml(*in.phases));
+  put(TimelineSection(in));
+  put(GpuBreakdownSection(in.gpu_breakdown));
+  if (in.stragglers) put(StragglersHtml(*in.stragglers));
+  put(TableSection("kernel-table", "Kernels",
+                   kernels_omitted
+                       ? fmt::format("Every input's kernels per process and device, largest total first; the {} "
+                                     "smallest are not listed here (kernels.json has them).",
+                                     kernels_omitted)
+                       : "Every input's kernels per process and device. Click a heading to sort."));
+  put(TableSection("region-table", "Regions",
+                   regions_omitted
+                       ? fmt::format("Every region; {} more are in the region report only.", regions_omitted)
+                       : "Every region with each quantity it knows (empty: unknown). Click a heading "
+                         "to sort."));
+  put(DataQuality(in));
+  put("</main>\n<script type=\"application/json\" id=\"report-data\">" + ScriptJson(data) + "</script>\n");
+  put("<script>\n" + HtmlScript() + "</script>\n</body></html>\n");
 }
 
 }  // namespace llmpo::report

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <ostream>
 #include <string>
 
 #include "src/analysis/rank_stragglers.h"
@@ -31,6 +32,7 @@ struct HtmlReportInput {
   const analysis::Stragglers* stragglers = nullptr;  // null: fewer than two ranks with regions
 };
 
-std::string HtmlReport(const HtmlReportInput& input);
+// The page into `sink`, a section at a time.
+void WriteHtmlReport(const HtmlReportInput& input, std::ostream& sink);
 
 }  // namespace llmpo::report

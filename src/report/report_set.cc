@@ -186,6 +186,7 @@ ReportSet BuildReportSet(Collected collected, const ReportOptions& options) {
   set.top_k = options.top_k;
   set.kernels = BuildKernels(collected, options);
   set.phases = BuildPhases(collected.phases, options.phases, set.kernels, *options.categorizer);
+  collected.phases = {};  // one entry per rank and step: freed before the rest is built
   set.combined = BuildCombined(set.kernels, collected.pairing, *options.categorizer);
   if (!collected.gpu_breakdown.devices.empty() || !collected.gpu_breakdown.cpu_ops.empty()) {
     set.gpu_breakdown = BuildGpuBreakdownReport(std::move(collected.gpu_breakdown), options.top_k);

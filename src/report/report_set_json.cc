@@ -393,6 +393,24 @@ LLMPO_JSON_FIELDS(RegionFinding, rule, kernels, launches, saving_pct)
 
 namespace {
 
+// Every member of `r` but its steps, which report_set.json writes one at a
+// time: the steps are one per rank and step, too many to copy. The members
+// are those LLMPO_JSON_FIELDS(PhaseReport, ...) above names.
+analysis::PhaseReport WithoutSteps(const analysis::PhaseReport& r) {
+  analysis::PhaseReport head;
+  head.schemes = r.schemes;
+  head.phases = r.phases;
+  head.decode_batches = r.decode_batches;
+  head.steady_state = r.steady_state;
+  head.warmup_rule = r.warmup_rule;
+  head.kernels_outside_steps = r.kernels_outside_steps;
+  head.gpu_ns_outside_steps = r.gpu_ns_outside_steps;
+  head.graphs = r.graphs;
+  head.notes = r.notes;
+  return head;
+}
+
+
 // A region entry holds its region; read back, the region goes to `store`
 // (a deque: the entries' pointers stay valid as it grows).
 Json EntryJson(const RegionEntry& e) {
@@ -541,9 +559,8 @@ class MemberWriter {
   // The phases with their steps (one per rank and step) one at a time.
   void Phases(const std::optional<analysis::PhaseReport>& phases) {
     if (!phases || phases->steps.empty()) return (*this)("phases", phases);
-    analysis::PhaseReport rest = *phases;
-    rest.steps.clear();
-    Spliced("phases", rest, "steps", phases->steps.size(), [&](std::size_t i) { return Json(phases->steps[i]); });
+    Spliced("phases", WithoutSteps(*phases), "steps", phases->steps.size(),
+            [&](std::size_t i) { return Json(phases->steps[i]); });
   }
   // The regions with their scopes (one per rank and device) one at a time.
   void Regions(const std::optional<RegionsReport>& regions) {

@@ -1,13 +1,14 @@
 // report.html's Stragglers section. The heatmap has a row per rank and a
 // column per step; a cell's colour is the rank's time in that step over the
 // step's median rank (white at the median, red above, blue below), so a
-// straggling rank is a red row and a slow step on one rank a red cell.
+// straggling rank is a red row and a slow step on one rank a red cell. Many
+// ranks or steps share cells (heatmap_grid.h) so that the page stays small.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
+#include "src/report/heatmap_grid.h"
 #include "src/report/html_text.h"
 #include "src/report/stragglers_report.h"
 #include "src/report/text_format.h"
@@ -28,35 +29,59 @@ std::string CellColour(double ns, double median) {
   return r >= 0 ? fmt::format("#ff{0:02x}{0:02x}", fade(r)) : fmt::format("#{0:02x}{0:02x}ff", fade(r));
 }
 
-std::string Heatmap(const analysis::Stragglers& s) {
-  std::set<std::int64_t> ranks;
-  for (const auto& step : s.steps) {
-    for (const auto& [rank, ns] : step.per_rank_ns) ranks.insert(rank);
+std::string RowLabel(const HeatmapRow& row) {
+  return row.first_rank == row.last_rank ? fmt::format("rank {}", row.first_rank)
+                                         : fmt::format("ranks {}-{}", row.first_rank, row.last_rank);
+}
+
+std::string CellRect(const analysis::Stragglers& s, const HeatmapGrid& grid, const HeatmapRow& row, std::size_t column,
+                     double x, double y, double width) {
+  const HeatmapCell& c = row.cells[column];
+  const std::string& step = s.steps[c.step].region;
+  const double pct = c.median_ns > 0 ? 100 * (c.ns - c.median_ns) / c.median_ns : 0;
+  std::string among;
+  if (grid.ranks_per_row > 1 || grid.steps_per_column > 1) {
+    const std::size_t last = std::min(s.steps.size(), (column + 1) * grid.steps_per_column) - 1;
+    among = fmt::format("; the most over its step's median among {}, {} to {}", RowLabel(row),
+                        HtmlText(s.steps[column * grid.steps_per_column].region), HtmlText(s.steps[last].region));
   }
-  const double cell = (kWidth - kLabelWidth) / static_cast<double>(std::max<std::size_t>(1, s.steps.size()));
+  return fmt::format(
+      "<rect class=\"cell\" data-rank=\"{0}\" data-step=\"{1}\" data-ms=\"{2:.6f}\" x=\"{3:.2f}\" y=\"{4:.1f}\" "
+      "width=\"{5:.2f}\" height=\"{6:.1f}\" fill=\"{7}\"><title>rank {0}, {1}: {8} ms ({9:+.1f} % against the "
+      "median rank{10})</title></rect>\n",
+      c.rank, HtmlText(step), c.ns / 1e6, x, y, width, kRowHeight - 2, CellColour(c.ns, c.median_ns), MsText(c.ns), pct,
+      among);
+}
+
+std::string Heatmap(const analysis::Stragglers& s, const HeatmapGrid& grid) {
+  const double cell = (kWidth - kLabelWidth) / static_cast<double>(std::max<std::size_t>(1, grid.columns));
   std::string out = fmt::format(
       "<svg class=\"heatmap\" data-chart=\"rank-step-heatmap\" viewBox=\"0 0 {} {}\" width=\"100%\" role=\"img\" "
       "aria-label=\"Per rank and step: time over the step's median rank\">\n",
-      kWidth, kRowHeight * static_cast<double>(ranks.size()) + 4);
+      kWidth, kRowHeight * static_cast<double>(grid.rows.size()) + 4);
   double y = 0;
-  for (const std::int64_t rank : ranks) {
-    out += fmt::format("<text x=\"0\" y=\"{:.1f}\" font-size=\"11\">rank {}</text>\n", y + 11, rank);
-    for (std::size_t i = 0; i < s.steps.size(); ++i) {
-      const auto& step = s.steps[i];
-      const auto it = std::find_if(step.per_rank_ns.begin(), step.per_rank_ns.end(),
-                                   [rank](const auto& p) { return p.first == rank; });
-      if (it == step.per_rank_ns.end()) continue;  // the rank did not run this step: no cell
-      const double pct = step.median_ns > 0 ? 100 * (it->second - step.median_ns) / step.median_ns : 0;
-      out += fmt::format(
-          "<rect class=\"cell\" data-rank=\"{0}\" data-step=\"{1}\" data-ms=\"{2:.6f}\" x=\"{3:.2f}\" y=\"{4:.1f}\" "
-          "width=\"{5:.2f}\" height=\"{6:.1f}\" fill=\"{7}\"><title>rank {0}, {1}: {8} ms ({9:+.1f} % against the "
-          "median rank)</title></rect>\n",
-          rank, HtmlText(step.region), it->second / 1e6, kLabelWidth + cell * static_cast<double>(i), y, cell,
-          kRowHeight - 2, CellColour(it->second, step.median_ns), MsText(it->second), pct);
+  for (const HeatmapRow& row : grid.rows) {
+    out += fmt::format("<text x=\"0\" y=\"{:.1f}\" font-size=\"11\">{}</text>\n", y + 11, RowLabel(row));
+    for (std::size_t column = 0; column < grid.columns; ++column) {
+      if (!row.cells[column].present) continue;  // no rank of the row ran these steps: no cell
+      out += CellRect(s, grid, row, column, kLabelWidth + cell * static_cast<double>(column), y, cell);
     }
     y += kRowHeight;
   }
   return out + "</svg>\n";
+}
+
+// What a cell stands for, said when ranks share a row or steps a column.
+std::string BinNote(const HeatmapGrid& grid) {
+  if (grid.ranks_per_row == 1 && grid.steps_per_column == 1) return "";
+  std::string shared;
+  if (grid.ranks_per_row > 1) shared = fmt::format("a row holds {} ranks", grid.ranks_per_row);
+  if (grid.ranks_per_row > 1 && grid.steps_per_column > 1) shared += " and ";
+  if (grid.steps_per_column > 1) shared += fmt::format("a column holds {} steps", grid.steps_per_column);
+  return fmt::format(
+      " To keep the page small {}; a cell shows the rank and step in it furthest above its step's median (its "
+      "tooltip names them).",
+      shared);
 }
 
 std::string RowsTable(std::string_view id, std::string_view first, std::vector<analysis::StragglerRow> rows) {
@@ -132,11 +157,13 @@ std::string StragglersHtml(const analysis::Stragglers& s) {
       "slowest rank against the median rank (stragglers.md has the method).</p>\n",
       s.ranks);
   if (!s.steps.empty()) {
-    out += fmt::format("<h3>Rank &times; step</h3>\n<p>{} steps{}; a cell is the rank's {} in the step against the "
-                       "step's median rank: white at the median, red 50 % or more above, blue below.</p>\n",
-                       s.steps.size(), s.steps_omitted ? fmt::format(" ({} later steps left out)", s.steps_omitted) : "",
-                       s.steps.front().quantity == "total" ? "GPU kernel time" : "CPU range time");
-    out += Heatmap(s);
+    const HeatmapGrid grid = BinRankSteps(s);
+    out += fmt::format(
+        "<h3>Rank &times; step</h3>\n<p>{} steps{}; a cell is the rank's {} in the step against the "
+        "step's median rank: white at the median, red 50 % or more above, blue below.{}</p>\n",
+        s.steps.size(), s.steps_omitted ? fmt::format(" ({} later steps left out)", s.steps_omitted) : "",
+        s.steps.front().quantity == "total" ? "GPU kernel time" : "CPU range time", BinNote(grid));
+    out += Heatmap(s, grid);
     out += RowsTable("straggler-steps", "Step", s.steps);
     out += StepCollectivesTable(s.steps);
   }
