@@ -26,7 +26,8 @@ int ImportShare(const pipeline::ImportRequest& request, const MpiImportOptions& 
   auto collected = pipeline::CollectPartial(mine, options.job, options.threads);
   Status wrote = collected.ok() ? pipeline::CreateMpiPartialFolder(folder) : Status(collected.error());
   if (wrote.ok()) {
-    wrote = WriteFileAtomically(pipeline::MpiPartialFile(folder, who.rank), report::PartialSetJson(collected->set));
+    wrote = WriteFileAtomically(pipeline::MpiPartialFile(folder, who.rank),
+                                [&](std::ostream& out) { report::WritePartialSetJson(collected->set, out); });
   }
   if (!wrote.ok()) {
     Error error = std::move(wrote).error();

@@ -42,7 +42,7 @@ std::size_t RankCount(const report::PartialSet& set) {
 }  // namespace
 
 Status WritePartial(const report::PartialSet& set, const std::string& file) {
-  RETURN_IF_ERROR(WriteFileAtomically(file, report::PartialSetJson(set)));
+  RETURN_IF_ERROR(WriteFileAtomically(file, [&](std::ostream& out) { report::WritePartialSetJson(set, out); }));
   std::size_t failed = 0;
   for (const auto& s : set.sources) failed += s.ok() ? 0 : 1;
   Out() << fmt::format("wrote partial {}: {} input(s) ({} failed), {} rank(s), {} kernel row(s){}\n", file,

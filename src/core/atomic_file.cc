@@ -93,7 +93,8 @@ Result<TempFile> CreateTemp(const fs::path& path) {
   for (int attempt = 0; attempt < 16; ++attempt) {
     tmp = path;
     tmp += ".tmp." + RandomSuffix();
-    const int fd = ThroughNameGate([&] { return ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644); });
+    const int fd = ThroughNameGate(
+        [&] { return ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644); });
     if (fd >= 0) return TempFile{tmp, fd};
     if (errno != EEXIST) return IoError(tmp, "create");
   }
@@ -301,6 +302,17 @@ Result<std::string> ReadWholeFile(const fs::path& path) {
   }
   ::close(fd);
   return text;
+}
+
+Result<ReadStream> OpenRegularFileStream(const fs::path& path) {
+  ASSIGN_OR_RETURN(const int fd, OpenRegularForReading(path));
+  std::FILE* file = ::fdopen(fd, "rb");
+  if (file == nullptr) {
+    const int err = errno;
+    ::close(fd);
+    return MakeError(ExitStatus::kInput, fmt::format("cannot read '{}': {}", path.string(), std::strerror(err)));
+  }
+  return ReadStream(file, &std::fclose);
 }
 
 }  // namespace llmpo

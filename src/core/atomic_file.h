@@ -8,8 +8,10 @@
 // (docs/security.md).
 #pragma once
 
+#include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <string_view>
 
@@ -37,6 +39,11 @@ Status CheckOutputDestination(const std::filesystem::path& path);
 Status MoveIntoPlace(const std::filesystem::path& staged, const std::filesystem::path& path);
 
 Result<std::string> ReadWholeFile(const std::filesystem::path& path);
+
+// A regular file opened for reading as a stream (closed when the pointer
+// goes); anything else refused as ReadWholeFile refuses it.
+using ReadStream = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
+Result<ReadStream> OpenRegularFileStream(const std::filesystem::path& path);
 
 // For bulk output written in place (thousands of per-region files, where a
 // temp file and rename per file would cost seconds).

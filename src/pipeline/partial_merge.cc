@@ -4,10 +4,10 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <unordered_map>
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 #include <utility>
 
 #include "src/analysis/launch_overhead.h"
@@ -32,8 +32,8 @@ struct RankClaim {
 // What the parts before the next one hold, for its checks.
 struct PartialMerger::Checks {
   bool seen_first = false;
-  std::string first_job, first_origin;  // the first part's
-  std::map<std::string, std::string> holder;        // input -> the partial holding it
+  std::string first_job, first_origin;        // the first part's
+  std::map<std::string, std::string> holder;  // input -> the partial holding it
   std::map<std::int64_t, RankClaim> claims;
   std::optional<std::pair<std::int64_t, RankClaim>> world;
 
@@ -231,12 +231,13 @@ void ShrinkToFit(PartialSet& set) {
 }  // namespace
 
 Result<PartialFile> ReadPartialFile(const fs::path& file) {
-  auto text = ReadWholeFile(file);
-  if (!text.ok()) {
-    return MakeError(ExitStatus::kInput, fmt::format("{}: cannot read the partial result: {}", file.string(),
-                                                     text.error().message));
+  // Parsed as it is read: a partial of many ranks is hundreds of MB.
+  auto in = OpenRegularFileStream(file);
+  if (!in.ok()) {
+    return MakeError(ExitStatus::kInput,
+                     fmt::format("{}: cannot read the partial result: {}", file.string(), in.error().message));
   }
-  ASSIGN_OR_RETURN(PartialSet set, report::ReadPartialSetJson(*text, file.string()));
+  ASSIGN_OR_RETURN(PartialSet set, report::ReadPartialSetJsonFile(in->get(), file.string()));
   return PartialFile{file.string(), std::move(set)};
 }
 
@@ -306,12 +307,12 @@ void NoteMissingRanks(const model::GpuBreakdown& breakdown, model::Diagnostics& 
     if (!ranks.contains(r)) missing.push_back(r);
   }
   if (missing.empty()) return;
-  diagnostics.Add(model::Diag::rank_missing,
-                      fmt::format("{} of the {} rank(s) of the job's world size are in no input: rank(s) {}{}",
-                                  missing.size() > 1000 ? "over 1000" : std::to_string(missing.size()), *world,
-                                  fmt::join(missing.begin(), missing.begin() + std::min<std::size_t>(missing.size(), 20),
-                                            ", "),
-                                  missing.size() > 20 ? ", ..." : ""));
+  diagnostics.Add(
+      model::Diag::rank_missing,
+      fmt::format("{} of the {} rank(s) of the job's world size are in no input: rank(s) {}{}",
+                  missing.size() > 1000 ? "over 1000" : std::to_string(missing.size()), *world,
+                  fmt::join(missing.begin(), missing.begin() + std::min<std::size_t>(missing.size(), 20), ", "),
+                  missing.size() > 20 ? ", ..." : ""));
 }
 
 MergedCollection::MergedCollection(PartialSet set) : set_(std::move(set)) {

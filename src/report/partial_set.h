@@ -10,7 +10,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,17 +64,22 @@ struct PartialSet {
   model::GpuBreakdown gpu_breakdown;
   std::optional<TimelineOverview> timeline;  // from the first input with timed launches
   std::vector<std::string> unused_kernel_patterns;
-  model::Diagnostics diagnostics;         // the importers'
-  model::Diagnostics region_diagnostics;  // the region builders'
-  std::vector<RegionInputPart> regions;   // one per input
+  model::Diagnostics diagnostics;                           // the importers'
+  model::Diagnostics region_diagnostics;                    // the region builders'
+  std::vector<RegionInputPart> regions;                     // one per input
   std::vector<analysis::SourceSequences> launch_sequences;  // one per input (compare's launch order)
   analysis::PhaseInput phases;  // steps and timed kernels; merged with its names and scopes re-numbered
 };
 
 std::string PartialSetJson(const PartialSet& set);
+// The same bytes into `out`, the per-rank arrays an element at a time.
+void WritePartialSetJson(const PartialSet& set, std::ostream& out);
 
 // Invalid JSON, another schema, another major version, a missing or
 // mistyped member: an input error (exit 3) naming `origin` and the member.
+// The per-rank arrays are read an element at a time, the rest as one document.
 Result<PartialSet> ReadPartialSetJson(std::string_view text, const std::string& origin);
+// The same from an open file, read as it is parsed.
+Result<PartialSet> ReadPartialSetJsonFile(std::FILE* file, const std::string& origin);
 
 }  // namespace llmpo::report

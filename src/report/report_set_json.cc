@@ -7,8 +7,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -532,28 +534,38 @@ class MemberWriter {
   template <typename Element>
   void Spliced(std::string_view key, const Json& head, std::string_view array, std::size_t n, Element element,
                std::size_t depth = 1) {
+    SplicedMany(key, head, {Splice{array, depth, n, element}});
+  }
+  // The same for several arrays of the member, each named once in `head`
+  // at its depth.
+  struct Splice {
+    std::string_view array;
+    std::size_t depth = 1;
+    std::size_t n = 0;
+    std::function<Json(std::size_t)> element;
+  };
+  void SplicedMany(std::string_view key, const Json& head, std::vector<Splice> splices) {
     std::string text;
     Dump(text, head, 2);
-    const std::string pad(2 * (depth + 1), ' ');
-    const std::string empty = fmt::format("\n{}\"{}\": []", pad, array);
-    const std::size_t at = text.find(empty);
+    struct Place {
+      std::size_t at, length;
+      const Splice* splice;
+    };
+    std::vector<Place> places;
+    for (const Splice& s : splices) {
+      const std::string empty = fmt::format("\n{}\"{}\": []", std::string(2 * (s.depth + 1), ' '), s.array);
+      const std::size_t at = text.find(empty);
+      if (s.n > 0 && at != std::string::npos) places.push_back({at, empty.size(), &s});
+    }
+    std::sort(places.begin(), places.end(), [](const Place& a, const Place& b) { return a.at < b.at; });
     Key(key);
-    if (n == 0 || at == std::string::npos) {
-      out_ += text;
-      return;
+    std::size_t done = 0;
+    for (const Place& p : places) {
+      out_.append(text, done, p.at + p.length - 2 - done);
+      Elements(*p.splice);
+      done = p.at + p.length;
     }
-    out_.append(text, 0, at + empty.size() - 2);
-    out_ += "[\n";
-    const unsigned indent = static_cast<unsigned>(pad.size() + 2);
-    for (std::size_t i = 0; i < n; ++i) {
-      out_.append(indent, ' ');
-      Dump(out_, element(i), indent);
-      out_ += i + 1 < n ? ",\n" : "\n";
-      Flush(false);
-    }
-    out_ += pad;
-    out_ += "]";
-    out_.append(text, at + empty.size(), std::string::npos);
+    out_.append(text, done, std::string::npos);
     Flush(false);
   }
   // The phases with their steps (one per rank and step) one at a time.
@@ -592,6 +604,20 @@ class MemberWriter {
   void Finish() { out_ += first_ ? "{}\n" : "\n}\n"; }
 
  private:
+  // A spliced array's elements, from "[" to "]", at its depth's indent.
+  void Elements(const Splice& s) {
+    const std::string pad(2 * (s.depth + 1), ' ');
+    const unsigned indent = static_cast<unsigned>(pad.size() + 2);
+    out_ += "[\n";
+    for (std::size_t i = 0; i < s.n; ++i) {
+      out_.append(indent, ' ');
+      Dump(out_, s.element(i), indent);
+      out_ += i + 1 < s.n ? ",\n" : "\n";
+      Flush(false);
+    }
+    out_ += pad;
+    out_ += "]";
+  }
   void Key(std::string_view key) {
     out_ += first_ ? "{\n  \"" : ",\n  \"";
     first_ = false;

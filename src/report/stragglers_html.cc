@@ -41,9 +41,12 @@ std::string CellRect(const analysis::Stragglers& s, const HeatmapGrid& grid, con
   const double pct = c.median_ns > 0 ? 100 * (c.ns - c.median_ns) / c.median_ns : 0;
   std::string among;
   if (grid.ranks_per_row > 1 || grid.steps_per_column > 1) {
-    const std::size_t last = std::min(s.steps.size(), (column + 1) * grid.steps_per_column) - 1;
-    among = fmt::format("; the most over its step's median among {}, {} to {}", RowLabel(row),
-                        HtmlText(s.steps[column * grid.steps_per_column].region), HtmlText(s.steps[last].region));
+    const std::size_t first = column * grid.steps_per_column;
+    const std::size_t last = std::min(s.steps.size(), first + grid.steps_per_column) - 1;
+    const std::string steps =
+        first == last ? HtmlText(s.steps[first].region)
+                      : fmt::format("{} to {}", HtmlText(s.steps[first].region), HtmlText(s.steps[last].region));
+    among = fmt::format("; the most over its step's median among {}, {}", RowLabel(row), steps);
   }
   return fmt::format(
       "<rect class=\"cell\" data-rank=\"{0}\" data-step=\"{1}\" data-ms=\"{2:.6f}\" x=\"{3:.2f}\" y=\"{4:.1f}\" "
