@@ -330,9 +330,10 @@ class Reader {
         index_.Build(json_.data(), json_.pos(), json_.len());
         index_generation_ = json_.generation();
         indexed_ = true;
+        backslash_ = 0;
       }
       std::size_t end = 0;
-      switch (ScanEvent(json_.data(), index_, json_.pos(), fields_, end)) {
+      switch (ScanEvent(json_.data(), index_, json_.pos(), fields_, end, backslash_)) {
         case ScanResult::kDone:
           json_.set_pos(end);
           return true;
@@ -587,6 +588,7 @@ class Reader {
   StructuralIndex index_;
   std::uint64_t index_generation_ = 0;
   bool indexed_ = false;
+  std::size_t backslash_ = 0;  // ScanEvent's memory of the next backslash in the index
   EventFields fields_;
   TraceStore& store_;
   model::Diagnostics& diagnostics_;
