@@ -23,28 +23,6 @@ bool Is(std::string_view text, const char (&literal)[N]) {
 // The event and args keys this reader keeps (any other is skipped).
 enum class Field { kOther, kPh, kCat, kName, kPid, kTid, kTs, kDur, kArgs, kCorrelation, kExternalId, kDevice, kStream };
 
-// The field a key (its decoded text) names.
-Field FieldOf(std::string_view key) {
-  switch (key.size()) {
-    case 2:
-      return Is(key, "ph") ? Field::kPh : Is(key, "ts") ? Field::kTs : Field::kOther;
-    case 3:
-      if (Is(key, "cat")) return Field::kCat;
-      if (Is(key, "pid")) return Field::kPid;
-      if (Is(key, "tid")) return Field::kTid;
-      return Is(key, "dur") ? Field::kDur : Field::kOther;
-    case 4:
-      return Is(key, "name") ? Field::kName : Is(key, "args") ? Field::kArgs : Field::kOther;
-    case 6:
-      return Is(key, "device") ? Field::kDevice : Is(key, "stream") ? Field::kStream : Field::kOther;
-    case 11:
-      if (Is(key, "correlation")) return Field::kCorrelation;
-      return Is(key, "External id") || Is(key, "external id") ? Field::kExternalId : Field::kOther;
-    default:
-      return Field::kOther;
-  }
-}
-
 // A key's text and its closing quote (at most 16 bytes) as two
 // little-endian words and the masks of their bytes, made at compile time.
 template <std::size_t N>
@@ -73,7 +51,9 @@ bool Spells(const char* q) {
 // The key whose text starts at q (just past its opening quote), when q
 // spells one of the keys kept and its closing quote: that quote is not
 // escaped (a letter precedes it) and no escape lies before it, so it ends
-// the key as the index would find. False for any other key.
+// the key as the index would find. False for any other key. This is the
+// only place that knows the kept keys' spelling: a key without escapes
+// that it does not match is not kept (Key).
 bool QuickKey(const char* q, Field& field, std::size_t& length) {
   const auto set = [&](Field f, std::size_t n) {
     field = f;
@@ -248,9 +228,10 @@ class EventScanner {
     if (QuickKey(t_ + p + 1, field, length) && p + 1 + length < n_) {
       p += length + 2;
     } else {
+      // Not a kept key as written; one with escapes is read by the slow path.
       std::string_view key;
       if (!String(p, key)) return false;
-      field = FieldOf(key);
+      field = Field::kOther;
     }
     if (Separator(p, ':')) return true;
     if (!SkipSpace(p)) return false;

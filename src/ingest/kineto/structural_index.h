@@ -77,7 +77,8 @@ class StructuralIndex {
   std::size_t limit_ = 0;
 };
 
-// structural_index_avx2.cc (x86-64 builds): the blocks with AVX2 compares.
+// structural_index_avx2.cc (x86-64 builds): the blocks with AVX2 compares
+// and PCLMULQDQ (a CPU with AVX2 and PCLMUL only).
 std::size_t FillBlocksAvx2(StructuralIndex::Block* blocks, const char* text, std::size_t from, std::size_t size);
 
 }  // namespace llmpo::ingest::kineto
