@@ -237,8 +237,26 @@ class Reader {
         fields_ = event_.View();
       }
       Store(position);
-    } while (json_.Consume(','));
+    } while (NextElement());
     return json_.Expect(']', "',' or ']' after an event");
+  }
+
+  // The ',' after an event and the white space around it, as
+  // json_.Consume(',') takes them, through the index while it covers them.
+  bool NextElement() {
+    if (indexed_ && index_generation_ == json_.generation()) {
+      const char* t = json_.data();
+      const std::size_t n = index_.limit();
+      std::size_t p = json_.pos();
+      if (p < n && IsJsonSpace(t[p])) p = index_.NextNonSpace(p);
+      if (p < n && t[p] == ',') {
+        if (const std::size_t next = index_.NextNonSpace(p + 1); next < n) {
+          json_.set_pos(next);
+          return true;
+        }
+      }
+    }
+    return json_.Consume(',');
   }
 
   // The tail starts exactly here, at an event of the list: its events are
