@@ -710,18 +710,22 @@ struct StringDigits {
   void resize(std::size_t n) { s.resize(n); }
 };
 
-// The common spellings, "123" and "123.4" to "123.456" (at most 15 integer
-// digits), without the general path; nullopt for anything else.
+// The common spellings, "123" and "123.4" to "123.456" (at most 16 integer
+// digits, as Kineto's microsecond timestamps since 1970 have), without the
+// general path; nullopt for anything else, and for a value past
+// kMaxPlainUs, which the general path checks against int64.
 std::optional<std::int64_t> PlainMicrosToNs(std::string_view text) {
   const char* p = text.data();
   const std::size_t n = text.size();
-  const std::size_t int_end = n < 15 ? n : 15;
+  const std::size_t int_end = n < 16 ? n : 16;
   std::size_t i = 0;
-  std::int64_t us = 0;
+  std::int64_t us = 0;  // at most 16 digits: fits
   for (unsigned digit = 0; i < int_end && (digit = static_cast<unsigned char>(p[i]) - '0') <= 9; ++i) {
     us = us * 10 + digit;
   }
-  if (i == 0) return std::nullopt;
+  // Up to here us * 1000 + 999 fits an int64.
+  constexpr std::int64_t kMaxPlainUs = (std::numeric_limits<std::int64_t>::max() - 999) / 1000;
+  if (i == 0 || us > kMaxPlainUs) return std::nullopt;
   if (i == n) return us * 1000;
   const std::size_t decimals = n - i - 1;
   if (p[i] != '.' || decimals == 0 || decimals > 3) return std::nullopt;
