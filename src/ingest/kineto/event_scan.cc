@@ -222,7 +222,7 @@ class EventScanner {
   }
 
   // A key (the field it names) and its ':'; p ends at the value's first byte.
-  bool Key(std::size_t& p, Field& field) {
+  [[gnu::always_inline]] bool Key(std::size_t& p, Field& field) {
     if (t_[p] != '"') return Stop(ScanResult::kOther);
     std::size_t length = 0;
     if (QuickKey(t_ + p + 1, field, length) && p + 1 + length < n_) {
@@ -297,7 +297,7 @@ class EventScanner {
 
   // As the slow path's ReadScalarInto: a string's content, a number's or
   // literal's text, or empty for an object or array (skipped).
-  bool Scalar(std::size_t& p, std::string_view& out) {
+  [[gnu::always_inline]] bool Scalar(std::size_t& p, std::string_view& out) {
     const char c = t_[p];
     if (c == '"') return String(p, out);
     if (c == '{' || c == '[') {
