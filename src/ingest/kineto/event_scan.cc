@@ -54,7 +54,7 @@ bool Spells(const char* q) {
 // the key as the index would find. False for any other key. This is the
 // only place that knows the kept keys' spelling: a key without escapes
 // that it does not match is not kept (Key).
-bool QuickKey(const char* q, Field& field, std::size_t& length) {
+[[gnu::always_inline]] inline bool QuickKey(const char* q, Field& field, std::size_t& length) {
   const auto set = [&](Field f, std::size_t n) {
     field = f;
     length = n;
