@@ -244,10 +244,14 @@ class EventScanner {
   // token: p moves to that token, as SkipSpace, the separator and SkipSpace
   // would move it. False (p unchanged) for anything else.
   bool Separator(std::size_t& p, char separator) {
-    if (t_[p] != separator) return false;
-    const auto next = static_cast<unsigned char>(t_[p + 1]);
-    if (next > ' ' && p + 1 < n_) return (p += 1, true);
-    if (next == ' ' && static_cast<unsigned char>(t_[p + 2]) > ' ' && p + 2 < n_) return (p += 2, true);
+    std::uint16_t two;  // the separator and the byte after it, in one load (little endian, as swar.h)
+    std::memcpy(&two, t_ + p, 2);
+    if (two == static_cast<std::uint16_t>(static_cast<unsigned char>(separator) | (' ' << 8))) {
+      if (static_cast<unsigned char>(t_[p + 2]) > ' ' && p + 2 < n_) return (p += 2, true);
+      return false;
+    }
+    if ((two & 0xFF) != static_cast<unsigned char>(separator)) return false;
+    if ((two >> 8) > ' ' && p + 1 < n_) return (p += 1, true);
     return false;
   }
 
