@@ -20,6 +20,78 @@ bool Is(std::string_view text, const char (&literal)[N]) {
   return text.size() == N - 1 && std::memcmp(text.data(), literal, N - 1) == 0;
 }
 
+// The event and args keys this reader keeps (any other is skipped).
+enum class Field { kOther, kPh, kCat, kName, kPid, kTid, kTs, kDur, kArgs, kCorrelation, kExternalId, kDevice, kStream };
+
+// A key's text and its closing quote (at most 16 bytes) as two
+// little-endian words and the masks of their bytes, made at compile time.
+template <std::size_t N>
+struct KeyWords {
+  static constexpr std::size_t kBytes = N - 1;
+  static_assert(kBytes >= 2 && kBytes <= 16);
+  std::uint64_t head = 0, head_mask = 0, tail = 0, tail_mask = 0;
+  constexpr KeyWords(const char (&key)[N]) {  // NOLINT: implicit, for Spells<"...">
+    for (std::size_t i = 0; i < kBytes; ++i) {
+      const std::uint64_t byte = static_cast<unsigned char>(key[i]);
+      (i < 8 ? head : tail) |= byte << (8 * (i % 8));
+      (i < 8 ? head_mask : tail_mask) |= std::uint64_t{0xFF} << (8 * (i % 8));
+    }
+  }
+};
+
+// Whether the bytes at q spell key K: one or two word compares. q must be
+// readable for 16 bytes.
+template <KeyWords K>
+bool Spells(const char* q) {
+  if ((swar::Load8(q) & K.head_mask) != K.head) return false;
+  if constexpr (K.kBytes > 8) return (swar::Load8(q + 8) & K.tail_mask) == K.tail;
+  return true;
+}
+
+// The key whose text starts at q (just past its opening quote), when q
+// spells one of the keys kept and its closing quote: that quote is not
+// escaped (a letter precedes it) and no escape lies before it, so it ends
+// the key as the index would find. False for any other key. This is the
+// only place that knows the kept keys' spelling: a key without escapes
+// that it does not match is not kept (Key).
+[[gnu::always_inline]] inline bool QuickKey(const char* q, Field& field, std::size_t& length) {
+  const auto set = [&](Field f, std::size_t n) {
+    field = f;
+    length = n;
+    return true;
+  };
+  switch (q[0]) {
+    case 'p':
+      if (Spells<"ph\"">(q)) return set(Field::kPh, 2);
+      if (Spells<"pid\"">(q)) return set(Field::kPid, 3);
+      return false;
+    case 't':
+      if (Spells<"ts\"">(q)) return set(Field::kTs, 2);
+      if (Spells<"tid\"">(q)) return set(Field::kTid, 3);
+      return false;
+    case 'c':
+      if (Spells<"cat\"">(q)) return set(Field::kCat, 3);
+      if (Spells<"correlation\"">(q)) return set(Field::kCorrelation, 11);
+      return false;
+    case 'd':
+      if (Spells<"dur\"">(q)) return set(Field::kDur, 3);
+      if (Spells<"device\"">(q)) return set(Field::kDevice, 6);
+      return false;
+    case 'n':
+      return Spells<"name\"">(q) && set(Field::kName, 4);
+    case 'a':
+      return Spells<"args\"">(q) && set(Field::kArgs, 4);
+    case 's':
+      return Spells<"stream\"">(q) && set(Field::kStream, 6);
+    case 'E':
+      return Spells<"External id\"">(q) && set(Field::kExternalId, 11);
+    case 'e':
+      return Spells<"external id\"">(q) && set(Field::kExternalId, 11);
+    default:
+      return false;
+  }
+}
+
 #if defined(__SSE2__)
 constexpr std::size_t kDigitStep = 16;
 // The number of leading bytes of the 16 at p that are digits or '.', the
@@ -53,9 +125,10 @@ class EventScanner {
  public:
   // Past limit() (a backslash outside strings) the index is not trusted:
   // reaching it hands the event to the byte-by-byte path.
-  EventScanner(const char* text, const StructuralIndex& index)
+  EventScanner(const char* text, const StructuralIndex& index, std::size_t& backslash)
       : t_(text),
         index_(index),
+        backslash_(backslash),
         n_(index.limit()),
         cut_(n_ < index.size() ? ScanResult::kOther : ScanResult::kIncomplete) {}
 
@@ -68,45 +141,38 @@ class EventScanner {
       return ScanResult::kDone;
     }
     for (bool more = true; more;) {
-      std::string_view key;
-      if (!Key(p, key)) return result_;
+      Field field = Field::kOther;
+      if (!Key(p, field)) return result_;
       bool ok = true;
-      switch (key.size()) {
-        case 2:
-          if (Is(key, "ph")) {
-            ok = Scalar(p, f.ph);
-            // Metadata, flows, instants: nothing to keep.
-            if (ok && !Is(f.ph, "X")) return SkipRest(p, f, end);
-          } else if (Is(key, "ts")) {
-            f.has_ts = true;
-            ok = Scalar(p, f.ts);
-          } else {
-            ok = Skip(p);
-          }
+      switch (field) {
+        case Field::kPh:
+          ok = Scalar(p, f.ph);
+          // Metadata, flows, instants: nothing to keep.
+          if (ok && !Is(f.ph, "X")) return SkipRest(p, f, end);
           break;
-        case 3:
-          if (Is(key, "cat")) {
-            ok = Scalar(p, f.cat);
-            if (ok && IsIgnoredCategory(f.cat)) return SkipRest(p, f, end);
-          } else if (Is(key, "pid")) {
-            ok = Scalar(p, f.pid);
-          } else if (Is(key, "tid")) {
-            ok = Scalar(p, f.tid);
-          } else if (Is(key, "dur")) {
-            f.has_dur = true;
-            ok = Scalar(p, f.dur);
-          } else {
-            ok = Skip(p);
-          }
+        case Field::kTs:
+          f.has_ts = true;
+          ok = Scalar(p, f.ts);
           break;
-        case 4:
-          if (Is(key, "name")) {
-            ok = Scalar(p, f.name);
-          } else if (Is(key, "args")) {
-            ok = Args(p, f);
-          } else {
-            ok = Skip(p);
-          }
+        case Field::kCat:
+          ok = Scalar(p, f.cat);
+          if (ok && IsIgnoredCategory(f.cat)) return SkipRest(p, f, end);
+          break;
+        case Field::kPid:
+          ok = Scalar(p, f.pid);
+          break;
+        case Field::kTid:
+          ok = Scalar(p, f.tid);
+          break;
+        case Field::kDur:
+          f.has_dur = true;
+          ok = Scalar(p, f.dur);
+          break;
+        case Field::kName:
+          ok = Scalar(p, f.name);
+          break;
+        case Field::kArgs:
+          ok = Args(p, f);
           break;
         default:
           ok = Skip(p);
@@ -140,19 +206,53 @@ class EventScanner {
   bool String(std::size_t& p, std::string_view& out) {
     const std::size_t close = index_.NextQuote(p + 1);
     if (close >= n_) return Stop(cut_);
-    if (index_.BackslashIn(p + 1, close)) return Stop(ScanResult::kOther);  // escapes: decoded by the slow path
+    if (BackslashIn(p + 1, close)) return Stop(ScanResult::kOther);  // escapes: decoded by the slow path
     out = std::string_view(t_ + p + 1, close - p - 1);
     p = close + 1;
     return true;
   }
 
-  // A key and its ':'; p ends at the value's first byte.
-  bool Key(std::size_t& p, std::string_view& key) {
+  // Whether a backslash lies in [from, to). Events are scanned forward
+  // through an index, so the first backslash at or after the last position
+  // asked about is kept from event to event (one index lookup per index
+  // where there is none).
+  bool BackslashIn(std::size_t from, std::size_t to) {
+    if (backslash_ < from) backslash_ = index_.NextBackslash(from);
+    return backslash_ < to;
+  }
+
+  // A key (the field it names) and its ':'; p ends at the value's first byte.
+  [[gnu::always_inline]] bool Key(std::size_t& p, Field& field) {
     if (t_[p] != '"') return Stop(ScanResult::kOther);
-    if (!String(p, key) || !SkipSpace(p)) return false;
+    std::size_t length = 0;
+    if (QuickKey(t_ + p + 1, field, length) && p + 1 + length < n_) {
+      p += length + 2;
+    } else {
+      // Not a kept key as written; one with escapes is read by the slow path.
+      std::string_view key;
+      if (!String(p, key)) return false;
+      field = Field::kOther;
+    }
+    if (Separator(p, ':')) return true;
+    if (!SkipSpace(p)) return false;
     if (t_[p] != ':') return Stop(ScanResult::kOther);
     ++p;
     return SkipSpace(p);
+  }
+
+  // The usual separators, ":" or "," and at most one space before the next
+  // token: p moves to that token, as SkipSpace, the separator and SkipSpace
+  // would move it. False (p unchanged) for anything else.
+  bool Separator(std::size_t& p, char separator) {
+    std::uint16_t two;  // the separator and the byte after it, in one load (little endian, as swar.h)
+    std::memcpy(&two, t_ + p, 2);
+    if (two == static_cast<std::uint16_t>(static_cast<unsigned char>(separator) | (' ' << 8))) {
+      if (static_cast<unsigned char>(t_[p + 2]) > ' ' && p + 2 < n_) return (p += 2, true);
+      return false;
+    }
+    if ((two & 0xFF) != static_cast<unsigned char>(separator)) return false;
+    if ((two >> 8) > ' ' && p + 1 < n_) return (p += 1, true);
+    return false;
   }
 
   bool Bare(std::size_t& p, std::string_view& out) {
@@ -201,7 +301,7 @@ class EventScanner {
 
   // As the slow path's ReadScalarInto: a string's content, a number's or
   // literal's text, or empty for an object or array (skipped).
-  bool Scalar(std::size_t& p, std::string_view& out) {
+  [[gnu::always_inline]] bool Scalar(std::size_t& p, std::string_view& out) {
     const char c = t_[p];
     if (c == '"') return String(p, out);
     if (c == '{' || c == '[') {
@@ -214,6 +314,7 @@ class EventScanner {
 
   // After a member: ',' (p at the next key, more) or '}' (p past it, done).
   bool Next(std::size_t& p, bool& more) {
+    if (Separator(p, ',')) return (more = true);
     if (!SkipSpace(p)) return false;
     if (t_[p] == ',') {
       more = true;
@@ -237,21 +338,24 @@ class EventScanner {
       return true;
     }
     for (bool more = true; more;) {
-      std::string_view key;
-      if (!Key(p, key)) return false;
+      Field field = Field::kOther;
+      if (!Key(p, field)) return false;
       std::string_view* target = nullptr;
-      if (key.size() == 11) {
-        if (Is(key, "correlation")) {
+      switch (field) {
+        case Field::kCorrelation:
           target = &f.correlation;
-        } else if (Is(key, "External id") || Is(key, "external id")) {
+          break;
+        case Field::kExternalId:
           target = &f.external_id;
-        }
-      } else if (key.size() == 6) {
-        if (Is(key, "device")) {
+          break;
+        case Field::kDevice:
           target = &f.device;
-        } else if (Is(key, "stream")) {
+          break;
+        case Field::kStream:
           target = &f.stream;
-        }
+          break;
+        default:
+          break;
       }
       if (!(target ? Scalar(p, *target) : Skip(p))) return false;
       if (!Next(p, more)) return false;
@@ -268,6 +372,7 @@ class EventScanner {
 
   const char* t_;
   const StructuralIndex& index_;
+  std::size_t& backslash_;  // the first backslash at or after the last position asked about
   std::size_t n_;
   ScanResult cut_;  // what reaching n_ means
   ScanResult result_ = ScanResult::kOther;
@@ -304,8 +409,8 @@ bool IsIgnoredCategory(std::string_view c) {
 }
 
 ScanResult ScanEvent(const char* text, const StructuralIndex& index, std::size_t start, EventFields& fields,
-                     std::size_t& end) {
-  return EventScanner(text, index).Event(start, fields, end);
+                     std::size_t& end, std::size_t& backslash) {
+  return EventScanner(text, index, backslash).Event(start, fields, end);
 }
 
 }  // namespace llmpo::ingest::kineto

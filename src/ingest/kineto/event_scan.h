@@ -34,8 +34,10 @@ enum class ScanResult {
 };
 
 // Reads the event whose '{' is text[start]; index covers text up to
-// index.size().
+// index.size(). `backslash`: the scan's memory of where the next backslash
+// is, kept by the caller from event to event of one index (0 for a new
+// index, and whenever a scan starts before an earlier one).
 ScanResult ScanEvent(const char* text, const StructuralIndex& index, std::size_t start, EventFields& fields,
-                     std::size_t& end);
+                     std::size_t& end, std::size_t& backslash);
 
 }  // namespace llmpo::ingest::kineto

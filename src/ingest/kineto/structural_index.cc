@@ -66,7 +66,7 @@ void StructuralIndex::Build(const char* text, std::size_t from, std::size_t size
   size_ = size;
   blocks_.resize((size + 63) / 64);
 #if defined(LLMPO_AVX2_INDEX)
-  static const bool avx2 = __builtin_cpu_supports("avx2");
+  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul");
   if (avx2 && !any_cpu) {
     limit_ = FillBlocksAvx2(blocks_.data(), text, from, size);
     return;

@@ -31,6 +31,7 @@ class StructuralIndex {
   std::size_t NextQuote(std::size_t p) const { return Next<&Block::quote, false>(p); }
   std::size_t NextBracket(std::size_t p) const { return Next<&Block::bracket, false>(p); }
   std::size_t NextNonSpace(std::size_t p) const { return Next<&Block::space, true>(p); }
+  std::size_t NextBackslash(std::size_t p) const { return Next<&Block::backslash, false>(p); }
   // True when a backslash lies in [from, to).
   bool BackslashIn(std::size_t from, std::size_t to) const {
     if (from >= to) return false;
@@ -76,7 +77,8 @@ class StructuralIndex {
   std::size_t limit_ = 0;
 };
 
-// structural_index_avx2.cc (x86-64 builds): the blocks with AVX2 compares.
+// structural_index_avx2.cc (x86-64 builds): the blocks with AVX2 compares
+// and PCLMULQDQ (a CPU with AVX2 and PCLMUL only).
 std::size_t FillBlocksAvx2(StructuralIndex::Block* blocks, const char* text, std::size_t from, std::size_t size);
 
 }  // namespace llmpo::ingest::kineto

@@ -53,12 +53,17 @@ std::uint64_t PrefixXor(std::uint64_t x) {
 }
 
 // Fills blocks[from / 64, ceil(size / 64)) from text; `classify` gives the
-// raw bits of the 64 bytes at a pointer (a lambda, so that it is inlined).
-// Returns the position of the first backslash outside strings (invalid
-// JSON, where this escape rule and a byte-by-byte reader part ways), or size.
-template <typename Classify>
+// raw bits of the 64 bytes at a pointer, `prefix_xor` computes PrefixXor
+// (lambdas, so that they are inlined). Returns the position of the first
+// backslash outside strings (invalid JSON, where this escape rule and a
+// byte-by-byte reader part ways), or size.
+struct PortablePrefixXor {
+  std::uint64_t operator()(std::uint64_t x) const { return PrefixXor(x); }
+};
+
+template <typename Classify, typename Xor = PortablePrefixXor>
 inline std::size_t FillBlocks(StructuralIndex::Block* blocks, const char* text, std::size_t from, std::size_t size,
-                              Classify classify) {
+                              Classify classify, Xor prefix_xor = {}) {
   std::size_t stray = size;
   const std::size_t count = (size + 63) / 64;
   bool escape_carry = false;
@@ -69,7 +74,7 @@ inline std::size_t FillBlocks(StructuralIndex::Block* blocks, const char* text, 
     if (b == from / 64) valid &= ~std::uint64_t{0} << (from % 64);
     if (b + 1 == count && size % 64 != 0) valid &= (std::uint64_t{1} << (size % 64)) - 1;
     const std::uint64_t quote = raw.quote & valid & ~EscapedBytes(raw.backslash & valid, escape_carry);
-    const std::uint64_t in_string = PrefixXor(quote) ^ inside;
+    const std::uint64_t in_string = prefix_xor(quote) ^ inside;
     inside = (in_string >> 63) != 0 ? ~std::uint64_t{0} : 0;
     blocks[b] =
         StructuralIndex::Block{quote, raw.bracket & valid & ~in_string, raw.space & valid, raw.backslash & valid};

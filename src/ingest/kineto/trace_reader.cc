@@ -17,6 +17,7 @@
 #include "src/ingest/kineto/event_scan.h"
 #include "src/ingest/kineto/json_pull.h"
 #include "src/ingest/kineto/structural_index.h"
+#include "src/ingest/kineto/swar.h"
 
 namespace llmpo::ingest::kineto {
 namespace {
@@ -237,8 +238,26 @@ class Reader {
         fields_ = event_.View();
       }
       Store(position);
-    } while (json_.Consume(','));
+    } while (NextElement());
     return json_.Expect(']', "',' or ']' after an event");
+  }
+
+  // The ',' after an event and the white space around it, as
+  // json_.Consume(',') takes them, through the index while it covers them.
+  bool NextElement() {
+    if (indexed_ && index_generation_ == json_.generation()) {
+      const char* t = json_.data();
+      const std::size_t n = index_.limit();
+      std::size_t p = json_.pos();
+      if (p < n && IsJsonSpace(t[p])) p = index_.NextNonSpace(p);
+      if (p < n && t[p] == ',') {
+        if (const std::size_t next = index_.NextNonSpace(p + 1); next < n) {
+          json_.set_pos(next);
+          return true;
+        }
+      }
+    }
+    return json_.Consume(',');
   }
 
   // The tail starts exactly here, at an event of the list: its events are
@@ -330,9 +349,10 @@ class Reader {
         index_.Build(json_.data(), json_.pos(), json_.len());
         index_generation_ = json_.generation();
         indexed_ = true;
+        backslash_ = 0;
       }
       std::size_t end = 0;
-      switch (ScanEvent(json_.data(), index_, json_.pos(), fields_, end)) {
+      switch (ScanEvent(json_.data(), index_, json_.pos(), fields_, end, backslash_)) {
         case ScanResult::kDone:
           json_.set_pos(end);
           return true;
@@ -587,6 +607,7 @@ class Reader {
   StructuralIndex index_;
   std::uint64_t index_generation_ = 0;
   bool indexed_ = false;
+  std::size_t backslash_ = 0;  // ScanEvent's memory of the next backslash in the index
   EventFields fields_;
   TraceStore& store_;
   model::Diagnostics& diagnostics_;
@@ -690,18 +711,33 @@ struct StringDigits {
   void resize(std::size_t n) { s.resize(n); }
 };
 
-// The common spellings, "123" and "123.4" to "123.456" (at most 15 integer
-// digits), without the general path; nullopt for anything else.
+constexpr std::uint64_t kPow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+
+// The common spellings, "123" and "123.4" to "123.456" (at most 16 integer
+// digits, as Kineto's microsecond timestamps since 1970 have), without the
+// general path; nullopt for anything else, and for a value past
+// kMaxPlainUs, which the general path checks against int64.
 std::optional<std::int64_t> PlainMicrosToNs(std::string_view text) {
   const char* p = text.data();
   const std::size_t n = text.size();
-  const std::size_t int_end = n < 15 ? n : 15;
+  const std::size_t int_end = n < 16 ? n : 16;
   std::size_t i = 0;
-  std::int64_t us = 0;
+  std::int64_t us = 0;  // at most 16 digits: fits
+  // The leading digits eight bytes at a time while eight are left (a
+  // timestamp's), the rest one by one.
+  for (std::size_t k = 8; k == 8 && n - i >= 8 && i < 16;) {
+    const std::uint64_t w = swar::Load8(p + i);
+    k = swar::LeadingDigits(w);
+    if (k == 0) break;
+    us = us * static_cast<std::int64_t>(kPow10[k]) + static_cast<std::int64_t>(swar::DigitsValue(w, k));
+    i += k;
+  }
   for (unsigned digit = 0; i < int_end && (digit = static_cast<unsigned char>(p[i]) - '0') <= 9; ++i) {
     us = us * 10 + digit;
   }
-  if (i == 0) return std::nullopt;
+  // Up to here us * 1000 + 999 fits an int64.
+  constexpr std::int64_t kMaxPlainUs = (std::numeric_limits<std::int64_t>::max() - 999) / 1000;
+  if (i == 0 || us > kMaxPlainUs) return std::nullopt;
   if (i == n) return us * 1000;
   const std::size_t decimals = n - i - 1;
   if (p[i] != '.' || decimals == 0 || decimals > 3) return std::nullopt;
