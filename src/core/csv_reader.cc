@@ -178,40 +178,90 @@ void CsvReader::RememberPrefix(std::size_t comma) {
   }
 }
 
-// The common case: the rest of the record holds only plain fields (quoted
-// without doubled quotes, line breaks or text after the closing quote; or
-// unquoted without '\r') and ends with '\n' inside the buffer. Anything
-// else returns false with nothing changed, and the field-by-field scan takes
-// over; both give the same fields.
-bool CsvReader::ScanPlainTail(std::size_t i) {
-  const char* data = bytes_;
-  const std::size_t size = size_;
+namespace {
+
+// The common case: the rest of the record from `i` holds only plain fields
+// (quoted without doubled quotes, line breaks or text after the closing
+// quote; or unquoted without '\r') and ends with '\n' inside the buffer.
+// Each field's text [begin, end) goes to emit(begin, end), which may return
+// false to give up; the end of the record goes to `record_end`. False when
+// the record is not of this kind (the field-by-field scan then decides: both
+// give the same fields) or emit gave up; `emit` may have been called then.
+template <typename Emit>
+bool ScanPlainFields(const char* data, std::size_t size, std::size_t i, std::size_t& record_end, Emit&& emit) {
   // Within 64 bytes of the buffer's end the field-by-field scan decides, so
   // a reader of tiny chunks takes that path: the unit tests compare the two.
   if (size - i < 64) return false;
-  const std::size_t spans_before = spans_.size();
   std::size_t p = i;
   while (p < size) {
     std::size_t end;
     if (data[p] == '"') {
       const std::size_t close = FindClosingQuote(data, p + 1, size);
       end = close + 1;
-      if (end >= size || (data[end] != ',' && data[end] != '\n')) break;  // a doubled quote, or text after it
-      AddSpan(p + 1, close, false);
+      if (end >= size || (data[end] != ',' && data[end] != '\n')) return false;  // a doubled quote, or text after it
+      if (!emit(p + 1, close)) return false;
     } else {
       end = FindFieldEnd(data, p, size);
-      if (end >= size || (end > p && data[end - 1] == '\r')) break;
-      AddSpan(p, end, false);
+      if (end >= size || (end > p && data[end - 1] == '\r')) return false;
+      if (!emit(p, end)) return false;
     }
     if (data[end] == '\n') {
-      ++newlines_;
-      record_end_ = end + 1;
+      record_end = end + 1;
       return true;
     }
     p = end + 1;
   }
-  spans_.resize(spans_before);
   return false;
+}
+
+}  // namespace
+
+bool CsvReader::ScanPlainTail(std::size_t i) {
+  const std::size_t spans_before = spans_.size();
+  std::size_t record_end = 0;
+  const auto add = [this](std::size_t begin, std::size_t end) {
+    AddSpan(begin, end, false);
+    return true;
+  };
+  if (!ScanPlainFields(bytes_, size_, i, record_end, add)) {
+    spans_.resize(spans_before);
+    return false;
+  }
+  ++newlines_;
+  record_end_ = record_end;
+  return true;
+}
+
+// Next's common case on a details page: the record repeats the remembered
+// prefix and its other fields are plain (ScanPlainFields). The prefix's views
+// and the others' are written to `fields` directly, without the spans a
+// general scan records. False, with nothing consumed, for any other record.
+bool CsvReader::NextRepeated(std::vector<std::string_view>& fields) {
+  const std::size_t n = prefix_bytes_.size();
+  if (n == 0 || pos_ >= size_ || size_ - pos_ < n + 64) return false;
+  const char* data = bytes_;
+  if (size_ - pos_ > kPrefetchAhead + 320) {  // as ScanRecord does
+    for (std::size_t k = 0; k < 320; k += 64) __builtin_prefetch(data + pos_ + kPrefetchAhead + k);
+  }
+  if (std::memcmp(data + pos_, prefix_bytes_.data(), n) != 0) return false;
+  constexpr std::size_t kMaxTail = 32;  // more fields than this take the general path
+  std::string_view tail[kMaxTail];
+  std::size_t count = 0, record_end = 0;
+  const auto add = [&](std::size_t begin, std::size_t end) {
+    if (count == kMaxTail) return false;
+    tail[count++] = std::string_view(data + begin, end - begin);
+    return true;
+  };
+  if (!ScanPlainFields(data, size_, pos_ + n, record_end, add)) return false;
+  const std::size_t shared = prefix_views_.size();
+  if (fields.size() != shared + count) fields.resize(shared + count);
+  std::copy_n(prefix_views_.data(), shared, fields.data());
+  std::copy_n(tail, count, fields.data() + shared);
+  truncated_ = false;
+  record_line_ = line_;
+  line_ += prefix_newlines_ + 1;
+  pos_ = record_end;
+  return true;
 }
 
 // One pass over the record at pos_: field spans (offsets, so a refill that
@@ -333,6 +383,7 @@ bool CsvReader::Next(std::vector<std::string_view>& fields) {
     scratch_.clear();
     return NextFromBatch(fields);
   }
+  if (NextRepeated(fields)) return true;
   truncated_ = false;
   record_line_ = line_;
   bool at_eof = false;

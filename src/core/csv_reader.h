@@ -127,6 +127,7 @@ class CsvReader {
   enum class Scan { kDone, kNeedMore };
   Scan ScanRecord(bool at_eof);
   bool ScanPlainTail(std::size_t i);  // a fast path of ScanRecord
+  bool NextRepeated(std::vector<std::string_view>& fields);  // a fast path of Next
   void AddSpan(std::size_t begin, std::size_t end, bool unescape) {
     Span& s = spans_.emplace_back();
     s.begin = begin;

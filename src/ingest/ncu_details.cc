@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <iterator>
+#include <unordered_map>
 
 #include "src/core/assign_if_changed.h"
 #include "src/core/units.h"
@@ -131,12 +132,25 @@ class DetailsImporter {
     metric_count_ = 0;
     FillIdentity(identity_, fields, current_);
     RepairNames(current_, ctx_, reader_);
+    current_.kernel_name_key = NameKey(current_.kernel_name);
     duration_from_raw_ = false;
     std::uint64_t number = 0;
     std::from_chars(id.data(), id.data() + id.size(), number);
     skipping_ = any_result_ && number <= max_id_;
     if (!skipping_) max_id_ = number;
     any_result_ = true;
+  }
+
+  // The kernel name interned (LaunchRecord::kernel_name_key): the sinks then
+  // find a name they saw before by its key instead of hashing it again. The
+  // table holds each distinct name once.
+  std::uint64_t NameKey(const std::string& name) {
+    auto it = name_ids_.find(name);
+    if (it == name_ids_.end()) {
+      if (name_ids_.size() >= 0xffffffffu) return 0;  // out of keys: the name decides
+      it = name_ids_.emplace(name, static_cast<std::uint32_t>(name_ids_.size())).first;
+    }
+    return name_keys_ | (std::uint64_t{it->second} + 1);
   }
 
   void Flush() {
@@ -217,6 +231,8 @@ class DetailsImporter {
   bool skipping_ = false;
   bool any_result_ = false;
   std::uint64_t max_id_ = 0;
+  std::unordered_map<std::string, std::uint32_t> name_ids_;  // NameKey's table
+  std::uint64_t name_keys_ = model::NewNameKeySpace() << 32;
 };
 
 // Columns of no ncu version we know (nsight-reference §B) are left out of

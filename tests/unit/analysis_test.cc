@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -109,6 +110,33 @@ TEST(Findings, KernelKeepsTheLargestSpeedupMessageAndADurationWeightedMean) {
 TEST(Findings, MessageShapeMasksEveryNumber) {
   EXPECT_EQ(analysis::MessageShape("value is 7.79% above, 1,024 blocks, 0.39 full waves."),
             "value is #% above, # blocks, # full waves.");
+}
+
+// The shape, byte by byte, as the rule reads: digits with '.' or ',' between
+// digits are one number; anything else is kept.
+std::string ShapeByteByByte(std::string_view m) {
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  std::string out;
+  for (std::size_t i = 0; i < m.size();) {
+    if (!digit(m[i])) {
+      out += m[i++];
+      continue;
+    }
+    while (i < m.size() && (digit(m[i]) || ((m[i] == '.' || m[i] == ',') && i + 1 < m.size() && digit(m[i + 1])))) ++i;
+    out += '#';
+  }
+  return out;
+}
+
+TEST(Findings, MessageShapeOfAnyTextIsTheByteByByteRule) {
+  std::mt19937 rng(29);
+  const std::string pieces[] = {"0", "7", "9", ".", ",", " ", "a", "/", ":", "\xc3\xa9", "\xff", "%", "1,024", "6.334"};
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::string m;
+    const int parts = static_cast<int>(rng() % 60);
+    for (int p = 0; p < parts; ++p) m += pieces[rng() % std::size(pieces)];
+    ASSERT_EQ(analysis::MessageShape(m), ShapeByteByByte(m)) << m;
+  }
 }
 
 // Launches of one kernel whose rule gave different messages keep each message

@@ -79,5 +79,33 @@ TEST(CsvReaderReuse, DecodingDoesNotCarryOverToTheNextRecord) {
             (Rows{{"a", "x\"y", pad}, {"b", "plain", pad}, {"c", "q\"", pad}}));
 }
 
+// A repeated prefix with a line break inside its quotes, tails of up to 40
+// fields (more than the repeated-record path keeps on the stack) and a CR
+// before a newline: the same records and line numbers with the hint as
+// without it.
+TEST(CsvReaderReuse, RepeatedRecordsKeepLineNumbersAndLongTails) {
+  const std::string id = "\"1\",\"name with\na line break\",\"(1, 1, 1)\",";
+  std::string text;
+  for (int r = 0; r < 40; ++r) {
+    text += id + "\"Section\",\"metric " + std::to_string(r) + "\"";
+    for (int f = 0; f < r; ++f) text += ",\"" + std::to_string(f) + "\"";
+    text += r % 7 == 3 ? ",x\r\n" : ",\n";
+  }
+  const auto read = [&](std::size_t prefix) {
+    std::istringstream in(text);
+    CsvReader reader(in, 1 << 20);
+    reader.ReuseRepeatedPrefix(prefix);
+    std::vector<std::pair<std::vector<std::string>, std::uint64_t>> out;
+    std::vector<std::string_view> fields;
+    while (reader.Next(fields)) out.emplace_back(std::vector<std::string>(fields.begin(), fields.end()), reader.record_line());
+    return out;
+  };
+  const auto expected = read(0);
+  ASSERT_EQ(expected.size(), 40u);
+  EXPECT_EQ(expected.back().second, 79u);  // two lines a record
+  EXPECT_EQ(expected[3].first.back(), "x");
+  EXPECT_EQ(read(3), expected);
+}
+
 }  // namespace
 }  // namespace llmpo
