@@ -37,8 +37,12 @@ std::string NumberedLabel(const std::string& label, std::int64_t n) {
 
 void CollectNumbered(const Region& r, std::int64_t rank, StepTable& steps) {
   if (r.parent) return;
-  for (const auto& [n, ns] : r.number_gpu_ns) AddKnown(steps[{n, NumberedLabel(r.label, n)}][rank].total, ns);
-  for (const auto& [n, ns] : r.number_cpu_ns) AddKnown(steps[{n, NumberedLabel(r.label, n)}][rank].cpu, ns);
+  r.number_gpu_ns.ForEach([&](std::int64_t n, double ns) {
+    AddKnown(steps[{n, NumberedLabel(r.label, n)}][rank].total, ns);
+  });
+  r.number_cpu_ns.ForEach([&](std::int64_t n, double ns) {
+    AddKnown(steps[{n, NumberedLabel(r.label, n)}][rank].cpu, ns);
+  });
 }
 
 // Kineto's ProfilerStep#N per rank from the GPU breakdown: its CPU wall time,

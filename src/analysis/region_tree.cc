@@ -278,8 +278,8 @@ void RegionTree::Merge(const Region& other) {
   r.inputs.insert(other.inputs.begin(), other.inputs.end());
   for (const auto& [name, k] : other.kernels) MergeKernel(r.kernels[name], k);
   other.instance_ns.ForEach([&](std::int64_t id, double ns) { r.instance_ns[id] += ns; });
-  for (const auto& [n, ns] : other.number_gpu_ns) r.number_gpu_ns[n] += ns;
-  for (const auto& [n, ns] : other.number_cpu_ns) r.number_cpu_ns[n] += ns;
+  other.number_gpu_ns.ForEach([&](std::int64_t n, double ns) { r.number_gpu_ns[n] += ns; });
+  other.number_cpu_ns.ForEach([&](std::int64_t n, double ns) { r.number_cpu_ns[n] += ns; });
   r.measured.Merge(other.measured);
   r.cpu_instances.Merge(other.cpu_instances);
   r.projected_stats.Merge(other.projected_stats);
@@ -296,7 +296,7 @@ void RegionTree::Finish(const RegionCapabilities& with) {
     r.last_instance_ns = nullptr;
     r.last_instance_span = nullptr;
     r.kernel_by_slot = std::vector<KernelAggregate*>();  // freed (`= {}` keeps the capacity)
-    if (r.kind == RegionKind::kSummary) continue;  // a summary row sets its quantities itself
+    if (r.kind == RegionKind::kSummary) continue;        // a summary row sets its quantities itself
     double children_total = 0, children_cpu = 0;
     bool measured_child = false;
     for (std::size_t c : r.children) {
@@ -342,6 +342,8 @@ void RegionTree::Finish(const RegionCapabilities& with) {
     } else {
       r.instance_ns.ShrinkToFit();
     }
+    r.number_gpu_ns.ShrinkToFit();
+    r.number_cpu_ns.ShrinkToFit();
   }
 }
 
@@ -403,8 +405,8 @@ KernelAggregate& RegionBuilder::KernelOf(const RegionTree& tree, std::size_t reg
   if (kernel_slot_name_ != launch.kernel_name) {
     kernel_slot_name_ = launch.kernel_name;
     const std::size_t* known = slot_by_key_.Find(launch.kernel_name_key);  // kernel_slots_' answer, unhashed
-    kernel_slot_ = known != nullptr ? *known
-                                    : kernel_slots_.try_emplace(launch.kernel_name, kernel_slots_.size()).first->second;
+    kernel_slot_ =
+        known != nullptr ? *known : kernel_slots_.try_emplace(launch.kernel_name, kernel_slots_.size()).first->second;
     slot_by_key_.Put(launch.kernel_name_key, kernel_slot_);
   }
   // Most regions see few kernels: their aggregates by slot in a small array,

@@ -121,7 +121,8 @@ struct Region {
   // Top-level regions of folded numbered names ("step N") only: per number
   // its name carried, the GPU kernel time and CPU range time of that
   // instance (stragglers compare ranks step by step).
-  std::map<std::int64_t, double> number_gpu_ns, number_cpu_ns;
+  // Sorted arrays (16 bytes a number): a many-rank import keeps them per rank.
+  InstanceValues number_gpu_ns, number_cpu_ns;
   InstanceStats measured;         // range-replay results
   InstanceStats cpu_instances;    // CPU time per instance (timeline ranges, nvtx_sum)
   InstanceStats projected_stats;  // projection per instance (nvtx_gpu_proj_sum)
