@@ -451,18 +451,25 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const std::map<std::int64_
   // One record for every row: each field is set (or reset) per row, and its
   // strings and frames keep their buffers from the row before.
   model::LaunchRecord launch;
+  const std::uint64_t name_keys = model::NewNameKeySpace() << 32;  // | (StringIds id + 1)
   std::optional<std::int64_t> device_id;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     ctx.diagnostics.CountRow();
     launch.start_ns = Int(s, 0);
     launch.end_ns = Int(s, 1);
-    const std::string* name = strings.Find(Int(s, 6));  // the demangled name, else the short one
-    if (name == nullptr) name = strings.Find(Int(s, 10));
-    if (name != nullptr) {
-      launch.kernel_name = *name;
-    } else {
-      launch.kernel_name.clear();
+    auto name_id = Int(s, 6);  // the demangled name, else the short one
+    const std::string* name = strings.Find(name_id);
+    if (name == nullptr) name = strings.Find(name_id = Int(s, 10));
+    // Equal ids are equal names: the sinks find a name's answers by its key, unhashed.
+    const std::uint64_t key = name != nullptr && *name_id >= 0 && *name_id < 0xFFFFFFFF ? name_keys | (*name_id + 1) : 0;
+    if (key == 0 || key != launch.kernel_name_key) {
+      if (name != nullptr) {
+        launch.kernel_name = *name;
+      } else {
+        launch.kernel_name.clear();
+      }
     }
+    launch.kernel_name_key = key;
     const auto* row_id = sqlite3_column_text(s, 7);
     launch.result_id.assign(row_id ? reinterpret_cast<const char*>(row_id) : "");
     if (!launch.start_ns || !launch.end_ns || *launch.end_ns < *launch.start_ns || launch.kernel_name.empty()) {
