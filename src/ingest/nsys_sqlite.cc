@@ -62,6 +62,7 @@ bool HasTable(sqlite3* db, const char* table) {
 
 namespace {
 
+using nsys_sqlite::ApiCallGroups;
 using nsys_sqlite::ApiNameView;
 using nsys_sqlite::HasTable;
 using nsys_sqlite::Int;
@@ -264,15 +265,16 @@ struct LaunchCall {
 // in correlation id order: nothing is held but the current row and the next,
 // and no index or sort is built. It stops being `ordered` when the ids of the
 // API rows do not strictly increase (then the SQL join is used instead).
+// Rows without a correlation id or thread join nothing; with `sums`, every
+// row read is also summed there (the API summary's pass).
 class CallCursor {
  public:
-  static Result<CallCursor> Open(sqlite3* db, const ImportContext& ctx) {
+  static Result<CallCursor> Open(sqlite3* db, const ImportContext& ctx, ApiCallGroups* sums = nullptr) {
     ASSIGN_OR_RETURN(Stmt stmt, Prepare(db,
                                         "SELECT correlationId, globalTid, start, end, nameId "
-                                        "FROM CUPTI_ACTIVITY_KIND_RUNTIME "
-                                        "WHERE correlationId IS NOT NULL AND globalTid IS NOT NULL",
+                                        "FROM CUPTI_ACTIVITY_KIND_RUNTIME",
                                         ctx));
-    CallCursor cursor(std::move(stmt));
+    CallCursor cursor(std::move(stmt), sums);
     cursor.Read(cursor.cur_);
     cursor.Read(cursor.next_);
     return cursor;
@@ -292,31 +294,49 @@ class CallCursor {
   bool ordered() const { return ordered_; }
   int status() const { return status_; }
 
+  // Reads the rows not read yet, for `sums` (the cursor finds nothing after).
+  void ReadToEnd() {
+    cur_.valid = false;
+    do Read(next_);
+    while (next_.valid);
+  }
+
  private:
   struct Row {
     bool valid = false;
     std::int64_t corr = 0;
     LaunchCall call;
   };
-  explicit CallCursor(Stmt stmt) : stmt_(std::move(stmt)) {}
+  CallCursor(Stmt stmt, ApiCallGroups* sums) : stmt_(std::move(stmt)), sums_(sums) {}
 
   void Read(Row& row) {
     row.valid = false;
     sqlite3_stmt* s = stmt_.get();
-    const int rc = sqlite3_step(s);
-    if (rc != SQLITE_ROW) {
-      if (rc != SQLITE_DONE) status_ = rc;
-      return;
+    // Never stepped past the end: sqlite3_step would run the query again.
+    while (!done_) {
+      const int rc = sqlite3_step(s);
+      if (rc != SQLITE_ROW) {
+        if (rc != SQLITE_DONE) status_ = rc;
+        done_ = true;
+        return;
+      }
+      if (sums_ != nullptr) sums_->Add(s, 4, 2, 3);
+      const auto corr = Int(s, 0), tid = Int(s, 1);
+      if (corr && tid) {
+        row = Row{true, *corr, LaunchCall{tid, Int(s, 2), Int(s, 3), Int(s, 4)}};
+        if (row.corr <= last_corr_) ordered_ = false;
+        last_corr_ = row.corr;
+        return;
+      }
     }
-    row = Row{true, sqlite3_column_int64(s, 0), LaunchCall{Int(s, 1), Int(s, 2), Int(s, 3), Int(s, 4)}};
-    if (row.corr <= last_corr_) ordered_ = false;
-    last_corr_ = row.corr;
   }
 
   Stmt stmt_;
+  ApiCallGroups* sums_;
   Row cur_, next_;
   std::int64_t last_corr_ = INT64_MIN;
   bool ordered_ = true;
+  bool done_ = false;
   int status_ = SQLITE_DONE;
 };
 
@@ -325,10 +345,12 @@ class CallCursor {
 // id and, with `by_call`, by nondecreasing (thread, call start) of their
 // calls, rows without a call first, as the join's ORDER BY puts them (SQLite's
 // sorter keeps ties in the order they came, the table's). A cheap pass over
-// two columns of each table.
-Result<bool> CanMergeCalls(sqlite3* db, const ImportContext& ctx, const char* table, bool by_call) {
+// two columns of each table. With `sums`, the API calls are summed there, all
+// of them where the answer is true.
+Result<bool> CanMergeCalls(sqlite3* db, const ImportContext& ctx, const char* table, bool by_call,
+                           ApiCallGroups* sums) {
   ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, fmt::format("SELECT correlationId, globalPid FROM {}", table), ctx));
-  ASSIGN_OR_RETURN(CallCursor calls, CallCursor::Open(db, ctx));
+  ASSIGN_OR_RETURN(CallCursor calls, CallCursor::Open(db, ctx, sums));
   std::optional<std::int64_t> last_corr;
   using Key = std::optional<std::pair<std::int64_t, std::optional<std::int64_t>>>;  // nullopt first, as in SQL
   Key last_key;
@@ -346,16 +368,22 @@ Result<bool> CanMergeCalls(sqlite3* db, const ImportContext& ctx, const char* ta
     last_key = key;
   }
   if (rc != SQLITE_DONE) return SqlError(ctx, db, fmt::format("reading {} failed", table));
+  const bool ordered = calls.ordered();  // of the calls a GPU row may join: those read so far
+  if (sums != nullptr && ordered) calls.ReadToEnd();
   if (calls.status() != SQLITE_DONE) return SqlError(ctx, db, "reading the CUDA API calls failed");
-  return calls.ordered();
+  return ordered;
 }
 
 // The merge join of `table`'s rows with their launch calls where the
 // tables' order allows one (CanMergeCalls); none: join them by SQL (an
-// automatic index and a sort of every joined row).
-Result<std::optional<CallCursor>> MergeCalls(sqlite3* db, const ImportContext& ctx, const char* table, bool by_call) {
-  ASSIGN_OR_RETURN(const bool can_merge, CanMergeCalls(db, ctx, table, by_call));
+// automatic index and a sort of every joined row). With `sums`, set to the
+// API summary's sums where the check read every call.
+Result<std::optional<CallCursor>> MergeCalls(sqlite3* db, const ImportContext& ctx, const char* table, bool by_call,
+                                             std::optional<ApiCallGroups>* sums = nullptr) {
+  ApiCallGroups read;
+  ASSIGN_OR_RETURN(const bool can_merge, CanMergeCalls(db, ctx, table, by_call, sums ? &read : nullptr));
   if (!can_merge) return std::optional<CallCursor>();
+  if (sums != nullptr) *sums = std::move(read);
   ASSIGN_OR_RETURN(CallCursor calls, CallCursor::Open(db, ctx));
   return std::optional<CallCursor>(std::move(calls));
 }
@@ -414,7 +442,9 @@ LaunchCall CallOf(sqlite3_stmt* s, CallCursor* merge) {
 
 // `domains`: the NVTX domains by id when the export has NVTX ranges (null:
 // it has none), for attributing kernels to the ranges open at their launch.
-Status ImportKernels(sqlite3* db, ImportContext& ctx, const std::map<std::int64_t, std::string>* domains) {
+// `api_sums`: set where the API calls were summed on the way.
+Status ImportKernels(sqlite3* db, ImportContext& ctx, const std::map<std::int64_t, std::string>* domains,
+                     std::optional<ApiCallGroups>& api_sums) {
   if (!HasTable(db, "CUPTI_ACTIVITY_KIND_KERNEL")) {
     ctx.diagnostics.Note(
         fmt::format("{}: no CUPTI_ACTIVITY_KIND_KERNEL table: nsys recorded no kernels "
@@ -438,7 +468,7 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const std::map<std::int64_
   model::ProcessId label;
   std::optional<CallCursor> merge;
   if (has_runtime) {
-    ASSIGN_OR_RETURN(merge, MergeCalls(db, ctx, "CUPTI_ACTIVITY_KIND_KERNEL", with_runtime));
+    ASSIGN_OR_RETURN(merge, MergeCalls(db, ctx, "CUPTI_ACTIVITY_KIND_KERNEL", with_runtime, &api_sums));
   }
   ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, KernelQuery(db, has_runtime && !merge, with_runtime), ctx));
   ASSIGN_OR_RETURN(StringIds strings, StringIds::Open(db, ctx));
@@ -661,10 +691,11 @@ Status ImportNsysSqlite(const std::filesystem::path& file, ImportContext& ctx) {
   }
   ctx.sink.OnNvtxRangesDone();  // none come after this
   const std::map<std::int64_t, std::string>* nvtx = domains ? &*domains : nullptr;
-  RETURN_IF_ERROR(ImportKernels(db.get(), ctx, nvtx));
+  std::optional<nsys_sqlite::ApiCallGroups> api_sums;  // summed while the kernels' launch calls are checked
+  RETURN_IF_ERROR(ImportKernels(db.get(), ctx, nvtx, api_sums));
   RETURN_IF_ERROR(ImportGpuOps(db.get(), ctx, nvtx, processes, "CUPTI_ACTIVITY_KIND_MEMCPY"));
   RETURN_IF_ERROR(ImportGpuOps(db.get(), ctx, nvtx, processes, "CUPTI_ACTIVITY_KIND_MEMSET"));
-  return nsys_sqlite::ImportApiSummary(db.get(), ctx);
+  return nsys_sqlite::ImportApiSummary(db.get(), ctx, api_sums ? &*api_sums : nullptr);
 }
 
 }  // namespace llmpo::ingest
