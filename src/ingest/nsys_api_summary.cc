@@ -34,9 +34,7 @@ constexpr Uint128 kExactSquares = static_cast<Uint128>(1) << 53;
 
 // As the query's WHERE: calls without times, or ending before they start,
 // are not counted.
-void AddCall(CallGroup& g, sqlite3_stmt* s, int start_col, int end_col) {
-  sqlite3_value* start_value = sqlite3_column_value(s, start_col);
-  sqlite3_value* end_value = sqlite3_column_value(s, end_col);
+void AddCall(CallGroup& g, sqlite3_value* start_value, sqlite3_value* end_value) {
   const int start_type = sqlite3_value_type(start_value), end_type = sqlite3_value_type(end_value);
   if (g.by_sql || start_type == SQLITE_NULL || end_type == SQLITE_NULL) return;
   if (start_type != SQLITE_INTEGER || end_type != SQLITE_INTEGER) {
@@ -63,7 +61,9 @@ Result<ApiCallGroups> ReadCalls(sqlite3* db, const ImportContext& ctx) {
   ApiCallGroups groups;
   sqlite3_stmt* s = stmt.get();
   int rc = 0;
-  while ((rc = sqlite3_step(s)) == SQLITE_ROW) groups.Add(s, 0, 1, 2);
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    groups.Add(sqlite3_column_value(s, 0), sqlite3_column_value(s, 1), sqlite3_column_value(s, 2));
+  }
   if (rc != SQLITE_DONE) return SqlError(ctx, db, "reading the CUDA API calls failed");
   return groups;
 }
@@ -118,12 +118,11 @@ Status SumBySql(sqlite3* db, const ImportContext& ctx, const std::map<std::int64
 
 }  // namespace
 
-void ApiCallGroups::Add(sqlite3_stmt* s, int name_col, int start_col, int end_col) {
-  sqlite3_value* name = sqlite3_column_value(s, name_col);
+void ApiCallGroups::Add(sqlite3_value* name, sqlite3_value* start, sqlite3_value* end) {
   if (sqlite3_value_type(name) != SQLITE_INTEGER) return;  // joins no StringIds id
   const std::int64_t id = sqlite3_value_int64(name);
   if (last_ == nullptr || id != last_id_) last_ = &groups_[id], last_id_ = id;
-  AddCall(*last_, s, start_col, end_col);
+  AddCall(*last_, start, end);
 }
 
 // By nameId, as the GROUP BY gave them; the "_vNNNN" version suffix dropped

@@ -181,17 +181,23 @@ class RangeCursor {
     return cursor;
   }
 
-  void Attribute(std::int64_t tid, std::int64_t t, model::LaunchRecord& launch) {
+  // `holds_last`: the record holds the frames the call before gave it (a
+  // reused record): they are set again only when the open ranges changed.
+  void Attribute(std::int64_t tid, std::int64_t t, model::LaunchRecord& launch, bool holds_last = false) {
+    bool changed = !holds_last;
     if (tid != tid_) {
       tid_ = tid;
       active_.clear();
+      changed = true;
       while (row_ && row_tid_ < tid) Next();
     }
     while (row_ && row_tid_ == tid && row_->start <= t) {
       active_.push_back(std::move(*row_));
+      changed = true;
       Next();
     }
-    std::erase_if(active_, [t](const ThreadRange& r) { return r.end < t; });
+    if (std::erase_if(active_, [t](const ThreadRange& r) { return r.end < t; }) > 0) changed = true;
+    if (!changed) return;
     // As AddOpenRange adds them, into frames a reused record already holds
     // (assigning a name keeps its buffer: no allocation per launch).
     std::size_t stack = 0, start_end = 0;
@@ -320,10 +326,12 @@ class CallCursor {
         done_ = true;
         return;
       }
-      if (sums_ != nullptr) sums_->Add(s, 4, 2, 3);
-      const auto corr = Int(s, 0), tid = Int(s, 1);
+      sqlite3_value* v[5];  // each column fetched once
+      for (int i = 0; i < 5; ++i) v[i] = sqlite3_column_value(s, i);
+      if (sums_ != nullptr) sums_->Add(v[4], v[2], v[3]);
+      const auto corr = Int(v[0]), tid = Int(v[1]);
       if (corr && tid) {
-        row = Row{true, *corr, LaunchCall{tid, Int(s, 2), Int(s, 3), Int(s, 4)}};
+        row = Row{true, *corr, LaunchCall{tid, Int(v[2]), Int(v[3]), Int(v[4])}};
         if (row.corr <= last_corr_) ordered_ = false;
         last_corr_ = row.corr;
         return;
@@ -481,6 +489,7 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const std::map<std::int64_
   // One record for every row: each field is set (or reset) per row, and its
   // strings and frames keep their buffers from the row before.
   model::LaunchRecord launch;
+  bool frames_from_sweep = false;  // launch's frames are those the sweep set last
   const std::uint64_t name_keys = model::NewNameKeySpace() << 32;  // | (StringIds id + 1)
   std::optional<std::int64_t> device_id;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -527,10 +536,12 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const std::map<std::int64_
     launch.global_tid = call.tid;
     SetLaunchCall(call, strings, launch);
     if (with_runtime && launch.global_tid) {
-      sweep->Attribute(*launch.global_tid, call.start.value_or(0), launch);  // sets both frame lists
+      sweep->Attribute(*launch.global_tid, call.start.value_or(0), launch, frames_from_sweep);  // sets both lists
+      frames_from_sweep = true;
     } else {
       launch.nvtx_stack.clear();
       launch.nvtx_start_end.clear();
+      frames_from_sweep = false;
     }
     if (with_runtime && !launch.global_tid) {
       ctx.diagnostics.Add(model::Diag::kernel_without_launch_call,

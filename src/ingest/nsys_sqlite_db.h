@@ -28,11 +28,11 @@ bool HasTable(sqlite3* db, const char* table);
 // One column call instead of two (type, then value): the value read from a
 // connection only this thread uses (SQLITE_OPEN_NOMUTEX), so its type and
 // integer may be read from the unprotected sqlite3_value.
-inline std::optional<std::int64_t> Int(sqlite3_stmt* s, int col) {
-  sqlite3_value* v = sqlite3_column_value(s, col);
+inline std::optional<std::int64_t> Int(sqlite3_value* v) {
   if (sqlite3_value_type(v) == SQLITE_NULL) return std::nullopt;
   return sqlite3_value_int64(v);
 }
+inline std::optional<std::int64_t> Int(sqlite3_stmt* s, int col) { return Int(sqlite3_column_value(s, col)); }
 
 inline std::string Text(sqlite3_stmt* s, int col) {
   const auto* text = sqlite3_column_text(s, col);
@@ -59,8 +59,8 @@ struct CallGroup {
 // read, by whichever pass reads the table (nsys_api_summary.cc).
 class ApiCallGroups {
  public:
-  // The row `s` holds: its nameId, start and end at these columns.
-  void Add(sqlite3_stmt* s, int name_col, int start_col, int end_col);
+  // A call's nameId, start and end (a row's column values).
+  void Add(sqlite3_value* name, sqlite3_value* start, sqlite3_value* end);
   const std::map<std::int64_t, CallGroup>& groups() const { return groups_; }
 
  private:
