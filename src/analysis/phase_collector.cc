@@ -22,6 +22,12 @@ std::uint32_t PhaseCollector::KernelName(const model::LaunchRecord& launch) {
   return id;
 }
 
+std::uint32_t PhaseCollector::RangeName(const std::string& name) {
+  if (last_range_id_ != 0 && name == last_range_) return last_range_id_;
+  last_range_ = name;
+  return last_range_id_ = Name(name);
+}
+
 std::uint32_t PhaseCollector::Scope(const model::ProcessId& process) {
   if (last_process_ && *last_process_ == process) return last_scope_;
   const std::string label = process.Known() ? source_ + " (" + process.Label() + ")" : source_;
@@ -45,7 +51,7 @@ void PhaseCollector::OnLaunch(const model::LaunchRecord& l) {
   k.call_start = l.launch_call_start_ns, k.call_end = l.launch_call_end_ns;
   k.correlation = l.correlation_id;
   k.name = KernelName(l);
-  k.range = l.nvtx_stack.empty() ? 0 : Name(l.nvtx_stack.back().name);
+  k.range = l.nvtx_stack.empty() ? 0 : RangeName(l.nvtx_stack.back().name);
   k.scope = Scope(l.process);
   const std::string_view call = l.launch_call_name;
   k.graph = call.starts_with("cudaGraphLaunch") || call.starts_with("cuGraphLaunch") || l.graph_node_id.has_value();

@@ -111,6 +111,7 @@ class PhaseCollector : public model::RecordSink {
  private:
   std::uint32_t Name(const std::string& name);
   std::uint32_t KernelName(const model::LaunchRecord& launch);  // Name, by the record's key when it has one
+  std::uint32_t RangeName(const std::string& name);             // Name, the last one remembered
   std::uint32_t Scope(const model::ProcessId& process);
   void EndStream();
 
@@ -122,6 +123,8 @@ class PhaseCollector : public model::RecordSink {
   std::unique_ptr<PhaseStream> stream_;  // while the current input's kernels are reduced as they come
   std::optional<model::ProcessId> last_process_;  // the scope of the last launch, looked up once per run
   std::uint32_t last_scope_ = 0;
+  std::string last_range_;  // RangeName's last name and its id (launches come in runs of one range)
+  std::uint32_t last_range_id_ = 0;
 };
 
 struct PhaseStep {

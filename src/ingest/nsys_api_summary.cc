@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "src/ingest/api_call_sums.h"
@@ -21,15 +22,6 @@
 
 namespace llmpo::ingest::nsys_sqlite {
 namespace {
-
-__extension__ using Uint128 = unsigned __int128;  // a GCC/Clang extension: exact sums of squares
-
-// One function's calls (one nameId) while they are read.
-struct CallGroup {
-  std::int64_t calls = 0, total = 0, min = 0, max = 0;
-  Uint128 sum_sq = 0;
-  bool by_sql = false;  // summed by the GROUP BY query instead
-};
 
 // One function's row as the GROUP BY query gives it.
 struct FunctionSums {
@@ -40,16 +32,16 @@ struct FunctionSums {
 
 constexpr Uint128 kExactSquares = static_cast<Uint128>(1) << 53;
 
-// Row columns: nameId, start, end. As the query's WHERE: calls without
-// times, or ending before they start, are not counted.
-void AddCall(CallGroup& g, sqlite3_stmt* s) {
-  const int start_type = sqlite3_column_type(s, 1), end_type = sqlite3_column_type(s, 2);
+// As the query's WHERE: calls without times, or ending before they start,
+// are not counted.
+void AddCall(CallGroup& g, sqlite3_value* start_value, sqlite3_value* end_value) {
+  const int start_type = sqlite3_value_type(start_value), end_type = sqlite3_value_type(end_value);
   if (g.by_sql || start_type == SQLITE_NULL || end_type == SQLITE_NULL) return;
   if (start_type != SQLITE_INTEGER || end_type != SQLITE_INTEGER) {
     g.by_sql = true;  // SQL's comparison and arithmetic of other types
     return;
   }
-  const std::int64_t start = sqlite3_column_int64(s, 1), end = sqlite3_column_int64(s, 2);
+  const std::int64_t start = sqlite3_value_int64(start_value), end = sqlite3_value_int64(end_value);
   if (end < start) return;
   std::int64_t d = 0, total = 0;
   if (__builtin_sub_overflow(end, start, &d) || __builtin_add_overflow(g.total, d, &total)) {
@@ -64,18 +56,13 @@ void AddCall(CallGroup& g, sqlite3_stmt* s) {
   if (g.sum_sq > kExactSquares) g.by_sql = true;
 }
 
-Result<std::map<std::int64_t, CallGroup>> ReadCalls(sqlite3* db, const ImportContext& ctx) {
+Result<ApiCallGroups> ReadCalls(sqlite3* db, const ImportContext& ctx) {
   ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, "SELECT nameId, start, end FROM CUPTI_ACTIVITY_KIND_RUNTIME", ctx));
-  std::map<std::int64_t, CallGroup> groups;
-  CallGroup* last = nullptr;  // calls come in runs of one function
-  std::int64_t last_id = 0;
+  ApiCallGroups groups;
   sqlite3_stmt* s = stmt.get();
   int rc = 0;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    if (sqlite3_column_type(s, 0) != SQLITE_INTEGER) continue;  // joins no StringIds id
-    const std::int64_t id = sqlite3_column_int64(s, 0);
-    if (last == nullptr || id != last_id) last = &groups[id], last_id = id;
-    AddCall(*last, s);
+    groups.Add(sqlite3_column_value(s, 0), sqlite3_column_value(s, 1), sqlite3_column_value(s, 2));
   }
   if (rc != SQLITE_DONE) return SqlError(ctx, db, "reading the CUDA API calls failed");
   return groups;
@@ -131,11 +118,23 @@ Status SumBySql(sqlite3* db, const ImportContext& ctx, const std::map<std::int64
 
 }  // namespace
 
+void ApiCallGroups::Add(sqlite3_value* name, sqlite3_value* start, sqlite3_value* end) {
+  if (sqlite3_value_type(name) != SQLITE_INTEGER) return;  // joins no StringIds id
+  const std::int64_t id = sqlite3_value_int64(name);
+  if (last_ == nullptr || id != last_id_) last_ = &groups_[id], last_id_ = id;
+  AddCall(*last_, start, end);
+}
+
 // By nameId, as the GROUP BY gave them; the "_vNNNN" version suffix dropped
 // as the launch calls drop it (two versions of one function add up).
-Status ImportApiSummary(sqlite3* db, ImportContext& ctx) {
+Status ImportApiSummary(sqlite3* db, ImportContext& ctx, const ApiCallGroups* read) {
   if (!HasTable(db, "CUPTI_ACTIVITY_KIND_RUNTIME")) return OkStatus();
-  ASSIGN_OR_RETURN(const auto groups, ReadCalls(db, ctx));
+  std::optional<ApiCallGroups> own;
+  if (read == nullptr) {
+    ASSIGN_OR_RETURN(own, ReadCalls(db, ctx));
+    read = &*own;
+  }
+  const auto& groups = read->groups();
   std::map<std::int64_t, FunctionSums> by_id;
   RETURN_IF_ERROR(NameSummed(db, ctx, groups, by_id));
   RETURN_IF_ERROR(SumBySql(db, ctx, groups, by_id));

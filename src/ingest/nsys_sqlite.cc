@@ -62,6 +62,7 @@ bool HasTable(sqlite3* db, const char* table) {
 
 namespace {
 
+using nsys_sqlite::ApiCallGroups;
 using nsys_sqlite::ApiNameView;
 using nsys_sqlite::HasTable;
 using nsys_sqlite::Int;
@@ -180,17 +181,23 @@ class RangeCursor {
     return cursor;
   }
 
-  void Attribute(std::int64_t tid, std::int64_t t, model::LaunchRecord& launch) {
+  // `holds_last`: the record holds the frames the call before gave it (a
+  // reused record): they are set again only when the open ranges changed.
+  void Attribute(std::int64_t tid, std::int64_t t, model::LaunchRecord& launch, bool holds_last = false) {
+    bool changed = !holds_last;
     if (tid != tid_) {
       tid_ = tid;
       active_.clear();
+      changed = true;
       while (row_ && row_tid_ < tid) Next();
     }
     while (row_ && row_tid_ == tid && row_->start <= t) {
       active_.push_back(std::move(*row_));
+      changed = true;
       Next();
     }
-    std::erase_if(active_, [t](const ThreadRange& r) { return r.end < t; });
+    if (std::erase_if(active_, [t](const ThreadRange& r) { return r.end < t; }) > 0) changed = true;
+    if (!changed) return;
     // As AddOpenRange adds them, into frames a reused record already holds
     // (assigning a name keeps its buffer: no allocation per launch).
     std::size_t stack = 0, start_end = 0;
@@ -264,15 +271,16 @@ struct LaunchCall {
 // in correlation id order: nothing is held but the current row and the next,
 // and no index or sort is built. It stops being `ordered` when the ids of the
 // API rows do not strictly increase (then the SQL join is used instead).
+// Rows without a correlation id or thread join nothing; with `sums`, every
+// row read is also summed there (the API summary's pass).
 class CallCursor {
  public:
-  static Result<CallCursor> Open(sqlite3* db, const ImportContext& ctx) {
+  static Result<CallCursor> Open(sqlite3* db, const ImportContext& ctx, ApiCallGroups* sums = nullptr) {
     ASSIGN_OR_RETURN(Stmt stmt, Prepare(db,
                                         "SELECT correlationId, globalTid, start, end, nameId "
-                                        "FROM CUPTI_ACTIVITY_KIND_RUNTIME "
-                                        "WHERE correlationId IS NOT NULL AND globalTid IS NOT NULL",
+                                        "FROM CUPTI_ACTIVITY_KIND_RUNTIME",
                                         ctx));
-    CallCursor cursor(std::move(stmt));
+    CallCursor cursor(std::move(stmt), sums);
     cursor.Read(cursor.cur_);
     cursor.Read(cursor.next_);
     return cursor;
@@ -292,31 +300,51 @@ class CallCursor {
   bool ordered() const { return ordered_; }
   int status() const { return status_; }
 
+  // Reads the rows not read yet, for `sums` (the cursor finds nothing after).
+  void ReadToEnd() {
+    cur_.valid = false;
+    do Read(next_);
+    while (next_.valid);
+  }
+
  private:
   struct Row {
     bool valid = false;
     std::int64_t corr = 0;
     LaunchCall call;
   };
-  explicit CallCursor(Stmt stmt) : stmt_(std::move(stmt)) {}
+  CallCursor(Stmt stmt, ApiCallGroups* sums) : stmt_(std::move(stmt)), sums_(sums) {}
 
   void Read(Row& row) {
     row.valid = false;
     sqlite3_stmt* s = stmt_.get();
-    const int rc = sqlite3_step(s);
-    if (rc != SQLITE_ROW) {
-      if (rc != SQLITE_DONE) status_ = rc;
-      return;
+    // Never stepped past the end: sqlite3_step would run the query again.
+    while (!done_) {
+      const int rc = sqlite3_step(s);
+      if (rc != SQLITE_ROW) {
+        if (rc != SQLITE_DONE) status_ = rc;
+        done_ = true;
+        return;
+      }
+      sqlite3_value* v[5];  // each column fetched once
+      for (int i = 0; i < 5; ++i) v[i] = sqlite3_column_value(s, i);
+      if (sums_ != nullptr) sums_->Add(v[4], v[2], v[3]);
+      const auto corr = Int(v[0]), tid = Int(v[1]);
+      if (corr && tid) {
+        row = Row{true, *corr, LaunchCall{tid, Int(v[2]), Int(v[3]), Int(v[4])}};
+        if (row.corr <= last_corr_) ordered_ = false;
+        last_corr_ = row.corr;
+        return;
+      }
     }
-    row = Row{true, sqlite3_column_int64(s, 0), LaunchCall{Int(s, 1), Int(s, 2), Int(s, 3), Int(s, 4)}};
-    if (row.corr <= last_corr_) ordered_ = false;
-    last_corr_ = row.corr;
   }
 
   Stmt stmt_;
+  ApiCallGroups* sums_;
   Row cur_, next_;
   std::int64_t last_corr_ = INT64_MIN;
   bool ordered_ = true;
+  bool done_ = false;
   int status_ = SQLITE_DONE;
 };
 
@@ -325,10 +353,12 @@ class CallCursor {
 // id and, with `by_call`, by nondecreasing (thread, call start) of their
 // calls, rows without a call first, as the join's ORDER BY puts them (SQLite's
 // sorter keeps ties in the order they came, the table's). A cheap pass over
-// two columns of each table.
-Result<bool> CanMergeCalls(sqlite3* db, const ImportContext& ctx, const char* table, bool by_call) {
+// two columns of each table. With `sums`, the API calls are summed there, all
+// of them where the answer is true.
+Result<bool> CanMergeCalls(sqlite3* db, const ImportContext& ctx, const char* table, bool by_call,
+                           ApiCallGroups* sums) {
   ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, fmt::format("SELECT correlationId, globalPid FROM {}", table), ctx));
-  ASSIGN_OR_RETURN(CallCursor calls, CallCursor::Open(db, ctx));
+  ASSIGN_OR_RETURN(CallCursor calls, CallCursor::Open(db, ctx, sums));
   std::optional<std::int64_t> last_corr;
   using Key = std::optional<std::pair<std::int64_t, std::optional<std::int64_t>>>;  // nullopt first, as in SQL
   Key last_key;
@@ -346,16 +376,22 @@ Result<bool> CanMergeCalls(sqlite3* db, const ImportContext& ctx, const char* ta
     last_key = key;
   }
   if (rc != SQLITE_DONE) return SqlError(ctx, db, fmt::format("reading {} failed", table));
+  const bool ordered = calls.ordered();  // of the calls a GPU row may join: those read so far
+  if (sums != nullptr && ordered) calls.ReadToEnd();
   if (calls.status() != SQLITE_DONE) return SqlError(ctx, db, "reading the CUDA API calls failed");
-  return calls.ordered();
+  return ordered;
 }
 
 // The merge join of `table`'s rows with their launch calls where the
 // tables' order allows one (CanMergeCalls); none: join them by SQL (an
-// automatic index and a sort of every joined row).
-Result<std::optional<CallCursor>> MergeCalls(sqlite3* db, const ImportContext& ctx, const char* table, bool by_call) {
-  ASSIGN_OR_RETURN(const bool can_merge, CanMergeCalls(db, ctx, table, by_call));
+// automatic index and a sort of every joined row). With `sums`, set to the
+// API summary's sums where the check read every call.
+Result<std::optional<CallCursor>> MergeCalls(sqlite3* db, const ImportContext& ctx, const char* table, bool by_call,
+                                             std::optional<ApiCallGroups>* sums = nullptr) {
+  ApiCallGroups read;
+  ASSIGN_OR_RETURN(const bool can_merge, CanMergeCalls(db, ctx, table, by_call, sums ? &read : nullptr));
   if (!can_merge) return std::optional<CallCursor>();
+  if (sums != nullptr) *sums = std::move(read);
   ASSIGN_OR_RETURN(CallCursor calls, CallCursor::Open(db, ctx));
   return std::optional<CallCursor>(std::move(calls));
 }
@@ -414,7 +450,9 @@ LaunchCall CallOf(sqlite3_stmt* s, CallCursor* merge) {
 
 // `domains`: the NVTX domains by id when the export has NVTX ranges (null:
 // it has none), for attributing kernels to the ranges open at their launch.
-Status ImportKernels(sqlite3* db, ImportContext& ctx, const std::map<std::int64_t, std::string>* domains) {
+// `api_sums`: set where the API calls were summed on the way.
+Status ImportKernels(sqlite3* db, ImportContext& ctx, const std::map<std::int64_t, std::string>* domains,
+                     std::optional<ApiCallGroups>& api_sums) {
   if (!HasTable(db, "CUPTI_ACTIVITY_KIND_KERNEL")) {
     ctx.diagnostics.Note(
         fmt::format("{}: no CUPTI_ACTIVITY_KIND_KERNEL table: nsys recorded no kernels "
@@ -438,7 +476,7 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const std::map<std::int64_
   model::ProcessId label;
   std::optional<CallCursor> merge;
   if (has_runtime) {
-    ASSIGN_OR_RETURN(merge, MergeCalls(db, ctx, "CUPTI_ACTIVITY_KIND_KERNEL", with_runtime));
+    ASSIGN_OR_RETURN(merge, MergeCalls(db, ctx, "CUPTI_ACTIVITY_KIND_KERNEL", with_runtime, &api_sums));
   }
   ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, KernelQuery(db, has_runtime && !merge, with_runtime), ctx));
   ASSIGN_OR_RETURN(StringIds strings, StringIds::Open(db, ctx));
@@ -451,18 +489,26 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const std::map<std::int64_
   // One record for every row: each field is set (or reset) per row, and its
   // strings and frames keep their buffers from the row before.
   model::LaunchRecord launch;
+  bool frames_from_sweep = false;  // launch's frames are those the sweep set last
+  const std::uint64_t name_keys = model::NewNameKeySpace() << 32;  // | (StringIds id + 1)
   std::optional<std::int64_t> device_id;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     ctx.diagnostics.CountRow();
     launch.start_ns = Int(s, 0);
     launch.end_ns = Int(s, 1);
-    const std::string* name = strings.Find(Int(s, 6));  // the demangled name, else the short one
-    if (name == nullptr) name = strings.Find(Int(s, 10));
-    if (name != nullptr) {
-      launch.kernel_name = *name;
-    } else {
-      launch.kernel_name.clear();
+    auto name_id = Int(s, 6);  // the demangled name, else the short one
+    const std::string* name = strings.Find(name_id);
+    if (name == nullptr) name = strings.Find(name_id = Int(s, 10));
+    // Equal ids are equal names: the sinks find a name's answers by its key, unhashed.
+    const std::uint64_t key = name != nullptr && *name_id >= 0 && *name_id < 0xFFFFFFFF ? name_keys | (*name_id + 1) : 0;
+    if (key == 0 || key != launch.kernel_name_key) {
+      if (name != nullptr) {
+        launch.kernel_name = *name;
+      } else {
+        launch.kernel_name.clear();
+      }
     }
+    launch.kernel_name_key = key;
     const auto* row_id = sqlite3_column_text(s, 7);
     launch.result_id.assign(row_id ? reinterpret_cast<const char*>(row_id) : "");
     if (!launch.start_ns || !launch.end_ns || *launch.end_ns < *launch.start_ns || launch.kernel_name.empty()) {
@@ -490,10 +536,12 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const std::map<std::int64_
     launch.global_tid = call.tid;
     SetLaunchCall(call, strings, launch);
     if (with_runtime && launch.global_tid) {
-      sweep->Attribute(*launch.global_tid, call.start.value_or(0), launch);  // sets both frame lists
+      sweep->Attribute(*launch.global_tid, call.start.value_or(0), launch, frames_from_sweep);  // sets both lists
+      frames_from_sweep = true;
     } else {
       launch.nvtx_stack.clear();
       launch.nvtx_start_end.clear();
+      frames_from_sweep = false;
     }
     if (with_runtime && !launch.global_tid) {
       ctx.diagnostics.Add(model::Diag::kernel_without_launch_call,
@@ -654,10 +702,11 @@ Status ImportNsysSqlite(const std::filesystem::path& file, ImportContext& ctx) {
   }
   ctx.sink.OnNvtxRangesDone();  // none come after this
   const std::map<std::int64_t, std::string>* nvtx = domains ? &*domains : nullptr;
-  RETURN_IF_ERROR(ImportKernels(db.get(), ctx, nvtx));
+  std::optional<nsys_sqlite::ApiCallGroups> api_sums;  // summed while the kernels' launch calls are checked
+  RETURN_IF_ERROR(ImportKernels(db.get(), ctx, nvtx, api_sums));
   RETURN_IF_ERROR(ImportGpuOps(db.get(), ctx, nvtx, processes, "CUPTI_ACTIVITY_KIND_MEMCPY"));
   RETURN_IF_ERROR(ImportGpuOps(db.get(), ctx, nvtx, processes, "CUPTI_ACTIVITY_KIND_MEMSET"));
-  return nsys_sqlite::ImportApiSummary(db.get(), ctx);
+  return nsys_sqlite::ImportApiSummary(db.get(), ctx, api_sums ? &*api_sums : nullptr);
 }
 
 }  // namespace llmpo::ingest

@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,10 +25,14 @@ Error SqlError(const ImportContext& ctx, sqlite3* db, std::string_view what);
 Result<Stmt> Prepare(sqlite3* db, const std::string& sql, const ImportContext& ctx);
 bool HasTable(sqlite3* db, const char* table);
 
-inline std::optional<std::int64_t> Int(sqlite3_stmt* s, int col) {
-  if (sqlite3_column_type(s, col) == SQLITE_NULL) return std::nullopt;
-  return sqlite3_column_int64(s, col);
+// One column call instead of two (type, then value): the value read from a
+// connection only this thread uses (SQLITE_OPEN_NOMUTEX), so its type and
+// integer may be read from the unprotected sqlite3_value.
+inline std::optional<std::int64_t> Int(sqlite3_value* v) {
+  if (sqlite3_value_type(v) == SQLITE_NULL) return std::nullopt;
+  return sqlite3_value_int64(v);
 }
+inline std::optional<std::int64_t> Int(sqlite3_stmt* s, int col) { return Int(sqlite3_column_value(s, col)); }
 
 inline std::string Text(sqlite3_stmt* s, int col) {
   const auto* text = sqlite3_column_text(s, col);
@@ -41,7 +46,31 @@ inline std::string_view ApiNameView(std::string_view name) {
   return name;
 }
 
-// The CUDA API calls per function (api_call_sums.h), to the sink.
-Status ImportApiSummary(sqlite3* db, ImportContext& ctx);
+__extension__ using Uint128 = unsigned __int128;  // a GCC/Clang extension: exact sums of squares
+
+// One function's CUDA API calls (one nameId) while they are read.
+struct CallGroup {
+  std::int64_t calls = 0, total = 0, min = 0, max = 0;
+  Uint128 sum_sq = 0;
+  bool by_sql = false;  // summed by the GROUP BY query instead
+};
+
+// The calls of CUPTI_ACTIVITY_KIND_RUNTIME summed per nameId as rows are
+// read, by whichever pass reads the table (nsys_api_summary.cc).
+class ApiCallGroups {
+ public:
+  // A call's nameId, start and end (a row's column values).
+  void Add(sqlite3_value* name, sqlite3_value* start, sqlite3_value* end);
+  const std::map<std::int64_t, CallGroup>& groups() const { return groups_; }
+
+ private:
+  std::map<std::int64_t, CallGroup> groups_;
+  CallGroup* last_ = nullptr;  // calls come in runs of one function
+  std::int64_t last_id_ = 0;
+};
+
+// The CUDA API calls per function (api_call_sums.h), to the sink: from
+// `read` when a pass over every call summed them already, else read here.
+Status ImportApiSummary(sqlite3* db, ImportContext& ctx, const ApiCallGroups* read);
 
 }  // namespace llmpo::ingest::nsys_sqlite

@@ -21,7 +21,8 @@ namespace fs = std::filesystem;
 
 struct Collect : model::RecordSink {
   std::vector<model::ApiSummaryRow> rows;
-  void OnLaunch(const model::LaunchRecord&) override {}
+  std::vector<model::LaunchRecord> launches;
+  void OnLaunch(const model::LaunchRecord& l) override { launches.push_back(l); }
   void OnKernelSummary(const model::KernelSummaryRow&) override {}
   void OnApiSummary(const model::ApiSummaryRow& r) override { rows.push_back(r); }
 };
@@ -35,15 +36,19 @@ void Exec(sqlite3* db, const std::string& sql) {
 // Functions 1 and 3 (two versions of one name) with short calls, 2 with
 // calls of about 0.4 s (their squares add up past 2^53), 5 with a call whose
 // start is not an integer, 4 without a name; calls without an end, or
-// ending before they start, interleaved.
-fs::path MakeExport(const fs::path& dir) {
+// ending before they start, or without a correlation id, interleaved. With
+// `kernels`, every third call up to the 300th (with a correlation id)
+// launched a kernel inside an NVTX range: the import sums the calls while it
+// checks the merge join (those without a correlation id, and those after the
+// last kernel's, too).
+fs::path MakeExport(const fs::path& dir, bool kernels = false) {
   const fs::path file = dir / "api.sqlite";
   sqlite3* db = nullptr;
   EXPECT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
   Exec(db,
        "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);"
        "INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), (2, 'cudaMalloc_v3020'), "
-       "(3, 'cudaLaunchKernel_v9000'), (5, 'cudaFree_v3020');"
+       "(3, 'cudaLaunchKernel_v9000'), (5, 'cudaFree_v3020'), (6, 'gemm');"
        "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INT, end INT, eventClass INT, globalTid INT, "
        "correlationId INT, nameId INT);");
   std::mt19937_64 rng(29);
@@ -56,11 +61,29 @@ fs::path MakeExport(const fs::path& dir) {
     std::string end = std::to_string(start + length);
     if (i % 37 == 0) end = "NULL";
     if (i % 41 == 0) end = std::to_string(start - 5);
+    const std::string correlation = i % 53 == 7 ? "NULL" : std::to_string(i);
     values += (values.empty() ? "" : ",") + std::string("(") + std::to_string(start) + ", " + end + ", 0, 1, " +
-              std::to_string(i) + ", " + std::to_string(id) + ")";
+              correlation + ", " + std::to_string(id) + ")";
   }
   values += ", (10.5, 2000, 0, 1, 1000, 5), (3000, 4000, 0, 1, 1001, 5)";
   Exec(db, "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES " + values + ";");
+  if (kernels) {
+    std::string rows;
+    for (int i = 0; i <= 300; i += 3) {
+      if (i % 53 == 7) continue;  // a call without a correlation id
+      const std::int64_t start = 1'000'000'000LL * i + 900'000'000;
+      rows += (rows.empty() ? "" : ",") + std::string("(") + std::to_string(start) + ", " +
+              std::to_string(start + 1000) + ", 0, 7, " + std::to_string(i) + ", 0, 6, 6)";
+    }
+    Exec(db,
+         "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, end INT, deviceId INT, streamId INT, "
+         "correlationId INT, globalPid INT, demangledName INT, shortName INT);"
+         "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES " +
+         rows +
+         ";CREATE TABLE NVTX_EVENTS(start INT, end INT, eventType INT, rangeId INT, text TEXT, textId INT, "
+         "globalTid INT, domainId INT);"
+         "INSERT INTO NVTX_EVENTS VALUES (0, 500000000000, 59, NULL, 'run', NULL, 1, 0);");
+  }
   sqlite3_close(db);
   return file;
 }
@@ -92,15 +115,22 @@ std::vector<model::ApiSummaryRow> ByGroupBy(const fs::path& file) {
   return sink.rows;
 }
 
-TEST(NsysApiSummary, SameRowsAsTheGroupByQuery) {
+void ExpectGroupByRows(bool kernels) {
   testing::TempDir dir;
-  const fs::path file = MakeExport(dir.path());
+  const fs::path file = MakeExport(dir.path(), kernels);
   const std::vector<model::ApiSummaryRow> expected = ByGroupBy(file);
   ASSERT_EQ(expected.size(), 3u);  // cudaMalloc, cudaLaunchKernel (two versions), cudaFree
   Collect sink;
   model::Diagnostics d;
   ingest::ImportContext ctx{file.string(), sink, d};
   ASSERT_TRUE(ingest::ImportNsysSqlite(file, ctx).ok());
+  if (kernels) {  // the merge join was taken: every kernel found its call and range
+    ASSERT_EQ(sink.launches.size(), 99u);
+    for (const auto& l : sink.launches) {
+      ASSERT_TRUE(l.launch_call_start_ns.has_value()) << l.result_id;
+      ASSERT_EQ(l.nvtx_stack.size(), 1u) << l.result_id;
+    }
+  }
   ASSERT_EQ(sink.rows.size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
     const auto &got = sink.rows[i], &want = expected[i];
@@ -113,6 +143,11 @@ TEST(NsysApiSummary, SameRowsAsTheGroupByQuery) {
     EXPECT_EQ(got.time_pct, want.time_pct) << want.name;
   }
 }
+
+TEST(NsysApiSummary, SameRowsAsTheGroupByQuery) { ExpectGroupByRows(false); }
+
+// Summed by the pass that checks the kernels' merge join with their calls.
+TEST(NsysApiSummary, SameRowsWhenSummedBesideTheKernels) { ExpectGroupByRows(true); }
 
 }  // namespace
 }  // namespace llmpo
