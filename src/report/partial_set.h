@@ -71,9 +71,10 @@ struct PartialSet {
   analysis::PhaseInput phases;  // steps and timed kernels; merged with its names and scopes re-numbered
 };
 
-std::string PartialSetJson(const PartialSet& set);
-// The same bytes into `out`, the per-rank arrays an element at a time.
+// The partial as JSON (dump(2)'s layout), into `out` a member at a time and
+// its per-rank arrays an element at a time, or as one string.
 void WritePartialSetJson(const PartialSet& set, std::ostream& out);
+std::string PartialSetJson(const PartialSet& set);
 
 // Invalid JSON, another schema, another major version, a missing or
 // mistyped member: an input error (exit 3) naming `origin` and the member.

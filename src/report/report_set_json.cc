@@ -11,6 +11,7 @@
 #include <charconv>
 #include <deque>
 #include <functional>
+#include <sstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -412,7 +413,6 @@ analysis::PhaseReport WithoutSteps(const analysis::PhaseReport& r) {
   return head;
 }
 
-
 // A region entry holds its region; read back, the region goes to `store`
 // (a deque: the entries' pointers stay valid as it grows).
 Json EntryJson(const RegionEntry& e) {
@@ -518,14 +518,7 @@ class MemberWriter {
   void Array(std::string_view key, const std::vector<T>& items) {
     if (items.empty()) return (*this)(key, Json::array());
     Key(key);
-    out_ += "[\n";
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      out_.append(4, ' ');
-      Dump(out_, Json(items[i]), 4);
-      out_ += i + 1 < items.size() ? ",\n" : "\n";
-      Flush(false);
-    }
-    out_ += "  ]";
+    Elements({key, 0, items.size(), [&](std::size_t i) { return Json(items[i]); }});
   }
   // A member whose `array` (a member of its own at indent 4, per rank and
   // so large) is written one element at a time: `head` is the member with
@@ -604,7 +597,8 @@ class MemberWriter {
   void Finish() { out_ += first_ ? "{}\n" : "\n}\n"; }
 
  private:
-  // A spliced array's elements, from "[" to "]", at its depth's indent.
+  // An array's elements, from "[" to "]", at its depth's indent (0: a
+  // top-level member).
   void Elements(const Splice& s) {
     const std::string pad(2 * (s.depth + 1), ' ');
     const unsigned indent = static_cast<unsigned>(pad.size() + 2);
