@@ -537,9 +537,8 @@ void RegionBuilder::OnNvtxRange(const model::NvtxRange& range) {
                      fmt::format("{}: NVTX range '{}' ends before it starts; skipped", source_, range.name));
     return;
   }
-  timed_.push_back(TimedRange{TimedProcess(range.process), static_cast<std::uint32_t>(timed_.size()), *range.global_tid,
-                              *range.start_ns, *range.end_ns, range.push_pop, range.end_unknown,
-                              TimedName(range.domain, range.name)});
+  timed_.Add(TimedRange{TimedProcess(range.process), 0, *range.global_tid, *range.start_ns, *range.end_ns,
+                        range.push_pop, range.end_unknown, TimedName(range.domain, range.name)});
 }
 
 std::uint32_t RegionBuilder::TimedName(const std::string& domain, const std::string& name) {
@@ -630,29 +629,30 @@ std::uint32_t RegionBuilder::TimedProcess(const model::ProcessId& process) {
 void RegionBuilder::AddTimedRanges() {
   std::map<model::ProcessId, std::set<std::string>> devices;
   for (const auto& [scope, tree] : scopes_) devices[scope.process].insert(scope.device);
-  // Sorted in place by (process, thread, start, longer first), ties in
-  // arrival order, as small keys: the processes by their rank in ProcessId
-  // order (a copy of the keys would double the memory of a million ranges).
+  // Nested in order of (process, thread, start, longer first), ties in
+  // arrival order, the processes by their rank in ProcessId order. Ranges
+  // that came in that order are read from the log as they are; others are
+  // sorted in place as small keys (a copy of the keys would double the
+  // memory of a million ranges).
   std::vector<std::uint32_t> by_rank(timed_processes_.size());
+  std::vector<std::uint32_t> rank(timed_processes_.size());
+  bool ranked_as_indexed = true;
   {
-    std::vector<std::uint32_t> rank(timed_processes_.size());
     std::uint32_t next = 0;
-    for (const auto& [process, index] : timed_process_index_) by_rank[next] = index, rank[index] = next++;
-    for (TimedRange& r : timed_) r.process = rank[r.process];
+    for (const auto& [process, index] : timed_process_index_) {
+      ranked_as_indexed = ranked_as_indexed && index == next;
+      by_rank[next] = index, rank[index] = next++;
+    }
   }
-  std::sort(timed_.begin(), timed_.end(), [](const TimedRange& a, const TimedRange& b) {
-    if (a.process != b.process) return a.process < b.process;
-    if (a.tid != b.tid) return a.tid < b.tid;
-    if (a.start != b.start) return a.start < b.start;
-    if (a.end != b.end) return a.end > b.end;
-    return a.arrival < b.arrival;
-  });
-  std::vector<const TimedRange*> open;
+  std::vector<TimedRange> open;
   std::vector<model::NvtxFrame> frames;
   RegionTree::StackRegions levels;
-  for (std::size_t k = 0; k < timed_.size(); ++k) {
-    const TimedRange& r = timed_[k];
-    if (k == 0 || r.process != timed_[k - 1].process || r.tid != timed_[k - 1].tid) open.clear();
+  TimedRange prev;
+  bool first = true;
+  const auto place = [&](const TimedRange& r) {
+    if (first || r.process != prev.process || r.tid != prev.tid) open.clear();
+    first = false;
+    prev = r;
     // A CPU range belongs to the scope of its process's GPU work when that is one device.
     const model::ProcessId& process = timed_processes_[by_rank[r.process]];
     const auto& devs = devices[process];
@@ -661,21 +661,21 @@ void RegionBuilder::AddTimedRanges() {
     levels.ids.clear();
     levels.counters.clear();
     if (r.push_pop) {
-      const auto contains = [&r](const TimedRange* o) {
-        return o->start <= r.start && r.end <= o->end && !(o->end == r.start && o->start < r.start);
+      const auto contains = [&r](const TimedRange& o) {
+        return o.start <= r.start && r.end <= o.end && !(o.end == r.start && o.start < r.start);
       };
       while (!open.empty() && !contains(open.back())) open.pop_back();
       if (open.size() >= model::kMaxNvtxDepth) {
         // Folded: its CPU time is inside its ancestor's at the cap already.
         ++folded_;
-        open.push_back(&r);
-        continue;
+        open.push_back(r);
+        return;
       }
       frames.clear();
-      for (const TimedRange* o : open) frames.push_back(timed_names_[o->name]);
+      for (const TimedRange& o : open) frames.push_back(timed_names_[o.name]);
       frames.push_back(timed_names_[r.name]);
       id = tree.Find(frames, frames.size() - 1, RegionKind::kPushPop, &levels);
-      open.push_back(&r);
+      open.push_back(r);
     } else {
       id = tree.Find({timed_names_[r.name]}, 0, RegionKind::kStartEnd, &levels);
     }
@@ -688,9 +688,16 @@ void RegionBuilder::AddTimedRanges() {
     if (!r.end_unknown && !region.parent && levels.counters.size() == 1 && levels.counters[0]) {
       region.number_cpu_ns[*levels.counters[0]] += static_cast<double>(r.end - r.start);
     }
+  };
+  if (timed_.in_order() && ranked_as_indexed) {
+    timed_.ForEach(place);  // a process's index is its rank
+  } else {
+    std::vector<TimedRange> sorted = timed_.TakeVector();
+    for (TimedRange& r : sorted) r.process = rank[r.process];
+    std::sort(sorted.begin(), sorted.end(), NestsBefore);
+    for (const TimedRange& r : sorted) place(r);
   }
-  timed_.clear();
-  timed_.shrink_to_fit();
+  timed_.Clear();
   timed_processes_.clear();
   timed_process_index_.clear();
   timed_names_.clear();

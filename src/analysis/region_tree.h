@@ -29,6 +29,7 @@
 #include "src/analysis/instance_values.h"
 #include "src/analysis/kernel_aggregator.h"
 #include "src/analysis/kernel_filter.h"
+#include "src/analysis/timed_range_log.h"
 #include "src/core/hash.h"
 #include "src/core/key_cache.h"
 #include "src/model/diagnostics.h"
@@ -265,15 +266,6 @@ class RegionBuilder : public model::RecordSink {
   }
 
  private:
-  struct TimedRange {
-    std::uint32_t process = 0;  // index into timed_processes_ (AddTimedRanges: the process's rank)
-    std::uint32_t arrival = 0;  // its place in arrival order (ties sort by it)
-    std::int64_t tid = 0;
-    std::int64_t start = 0, end = 0;
-    bool push_pop = true;
-    bool end_unknown = false;  // cut at the trace's end: nests, no CPU time
-    std::uint32_t name = 0;    // index into timed_names_: a trace repeats few names many times
-  };
   std::uint32_t TimedName(const std::string& domain, const std::string& name);
   void AddKernelLaunch(RegionTree& tree, const model::LaunchRecord& launch);
   void AddRangeResult(RegionTree& tree, const model::LaunchRecord& launch);
@@ -291,7 +283,7 @@ class RegionBuilder : public model::RecordSink {
   std::map<Scope, RegionTree> scopes_;
   RegionTree* last_tree_ = nullptr;  // TreeFor's last answer and its scope
   Scope last_scope_;
-  std::vector<TimedRange> timed_;
+  TimedRangeLog timed_;  // processes index timed_processes_, names timed_names_
   std::vector<model::ProcessId> timed_processes_;  // the processes of timed_, each once
   std::map<model::ProcessId, std::uint32_t> timed_process_index_;
   std::uint32_t last_timed_process_ = 0;

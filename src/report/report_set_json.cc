@@ -458,13 +458,14 @@ Json ScopeJson(const ScopeEntry& s) {
   return {{"process", s.process}, {"device", s.device}, {"regions", EntriesJson(s.regions)}};
 }
 
-// `scopes` false: an empty "scopes" (report_set.json writes them one by one).
-Json RegionsJson(const RegionsReport& r, bool scopes = true) {
+// `entries` false: an empty "scopes" and "aggregate" (unless null), which
+// report_set.json writes an entry at a time.
+Json RegionsJson(const RegionsReport& r, bool entries = true) {
   Json j;
   j["sources"] = r.sources;
-  j["aggregate"] = r.aggregate ? EntriesJson(*r.aggregate) : Json(nullptr);
+  j["aggregate"] = !r.aggregate ? Json(nullptr) : entries ? EntriesJson(*r.aggregate) : Json::array();
   j["scopes"] = Json::array();
-  for (std::size_t i = 0; scopes && i < r.scopes.size(); ++i) j["scopes"].push_back(ScopeJson(r.scopes[i]));
+  for (std::size_t i = 0; entries && i < r.scopes.size(); ++i) j["scopes"].push_back(ScopeJson(r.scopes[i]));
   j["selection"] = r.selection;
   j["launches_with_nvtx"] = r.launches_with_nvtx;
   j["launches_outside"] = r.launches_outside;
@@ -531,15 +532,25 @@ class MemberWriter {
   }
   // The same for several arrays of the member, each named once in `head`
   // at its depth.
+  // `write`, when set, writes element i (at the indent given) itself, for
+  // an element whose own arrays are spliced in turn; `element` is unused.
   struct Splice {
     std::string_view array;
     std::size_t depth = 1;
     std::size_t n = 0;
     std::function<Json(std::size_t)> element;
+    std::function<void(std::size_t, unsigned)> write = nullptr;
   };
   void SplicedMany(std::string_view key, const Json& head, std::vector<Splice> splices) {
+    Key(key);
+    WriteSpliced(head, 2, splices);
+    Flush(false);
+  }
+  // `head`, dumped at `indent` (the depth of its members is indent / 2),
+  // with each splice's empty array replaced by its elements.
+  void WriteSpliced(const Json& head, unsigned indent, const std::vector<Splice>& splices) {
     std::string text;
-    Dump(text, head, 2);
+    Dump(text, head, indent);
     struct Place {
       std::size_t at, length;
       const Splice* splice;
@@ -551,7 +562,6 @@ class MemberWriter {
       if (s.n > 0 && at != std::string::npos) places.push_back({at, empty.size(), &s});
     }
     std::sort(places.begin(), places.end(), [](const Place& a, const Place& b) { return a.at < b.at; });
-    Key(key);
     std::size_t done = 0;
     for (const Place& p : places) {
       out_.append(text, done, p.at + p.length - 2 - done);
@@ -559,7 +569,6 @@ class MemberWriter {
       done = p.at + p.length;
     }
     out_.append(text, done, std::string::npos);
-    Flush(false);
   }
   // The phases with their steps (one per rank and step) one at a time.
   void Phases(const std::optional<analysis::PhaseReport>& phases) {
@@ -567,11 +576,24 @@ class MemberWriter {
     Spliced("phases", WithoutSteps(*phases), "steps", phases->steps.size(),
             [&](std::size_t i) { return Json(phases->steps[i]); });
   }
-  // The regions with their scopes (one per rank and device) one at a time.
+  // The regions a region entry at a time: the aggregate's, and each
+  // scope's (one per rank and device) inside its scope. A scope of a large
+  // trace holds megabytes of kernel tables; only one entry is built at once.
   void Regions(const std::optional<RegionsReport>& regions) {
     if (!regions) return (*this)("regions", nullptr);
-    Spliced("regions", RegionsJson(*regions, false), "scopes", regions->scopes.size(),
-            [&](std::size_t i) { return ScopeJson(regions->scopes[i]); });
+    const RegionsReport& r = *regions;
+    std::vector<Splice> splices;
+    if (r.aggregate) {
+      splices.push_back({"aggregate", 1, r.aggregate->size(), [&](std::size_t i) { return EntryJson((*r.aggregate)[i]); }});
+    }
+    splices.push_back({"scopes", 1, r.scopes.size(), nullptr, [&](std::size_t i, unsigned indent) {
+                         const ScopeEntry& s = r.scopes[i];
+                         const Json head = {{"process", s.process}, {"device", s.device}, {"regions", Json::array()}};
+                         WriteSpliced(head, indent, {Splice{"regions", indent / 2, s.regions.size(), [&](std::size_t k) {
+                                                             return EntryJson(s.regions[k]);
+                                                           }}});
+                       }});
+    SplicedMany("regions", RegionsJson(r, false), std::move(splices));
   }
   // The GPU breakdown with its devices (one per rank and device) one at a
   // time. The head holds every member GpuBreakdownReport's JSON names but
@@ -605,7 +627,11 @@ class MemberWriter {
     out_ += "[\n";
     for (std::size_t i = 0; i < s.n; ++i) {
       out_.append(indent, ' ');
-      Dump(out_, s.element(i), indent);
+      if (s.write) {
+        s.write(i, indent);
+      } else {
+        Dump(out_, s.element(i), indent);
+      }
       out_ += i + 1 < s.n ? ",\n" : "\n";
       Flush(false);
     }

@@ -24,6 +24,7 @@
 #include "src/ingest/input_file.h"
 #include "src/pipeline/collectors.h"
 #include "src/pipeline/outputs.h"
+#include "src/report/json_writer.h"
 #include "tests/unit/temp_dir.h"
 
 namespace llmpo::report {
@@ -163,6 +164,9 @@ void ExpectRoundTrip(const std::vector<fs::path>& inputs, bool run_folder = true
     expected = Render(built.set);
     Count(built.set, expected);
   }
+  // Written a member, an array element or a region entry at a time, the
+  // text is still the whole document's pretty print, byte for byte.
+  EXPECT_TRUE(SameText(json, JsonFileText(nlohmann::ordered_json::parse(json))));
   Result<ReportSet> back = ReadReportSetJson(json, "report_set.json");
   ASSERT_TRUE(back.ok()) << back.error().Render();
   EXPECT_EQ(back->trace, nullptr);
