@@ -92,15 +92,16 @@ void PhaseStream::FoldOldest(std::uint32_t keep) {
 
 PhaseInput::StepKernels::Name& PhaseStream::NameOf(std::uint32_t id, std::uint32_t name) {
   if (slot_step_ != id) {
-    if (slot_step_ != kNoPhaseStep) {  // left for now: its names take no more room than they need
+    if (slot_step_ != kNoPhaseStep) {  // left for now: packed (a step rarely gets kernels again)
       for (const auto& n : digests_[slot_step_].names) slot_[n.name] = 0;
-      digests_[slot_step_].names.shrink_to_fit();
+      digests_[slot_step_].names.Pack();
     }
     slot_step_ = id;
-    for (std::uint32_t i = 0; i < digests_[id].names.size(); ++i) slot_[digests_[id].names[i].name] = i + 1;
+    const auto& names = digests_[id].names.Open();
+    for (std::uint32_t i = 0; i < names.size(); ++i) slot_[names[i].name] = i + 1;
   }
   if (name >= slot_.size()) slot_.resize(std::max<std::size_t>(name + 1, slot_.size() * 2), 0);
-  auto& names = digests_[id].names;
+  auto& names = digests_[id].names.Open();
   if (slot_[name] == 0) {
     names.push_back({0, name, 0});
     slot_[name] = static_cast<std::uint32_t>(names.size());
@@ -126,7 +127,9 @@ void PhaseStream::Finish(PhaseInput& in) {
       for (const auto& [s, e] : o.pieces) busy += static_cast<double>(e - s);
       d.busy_ns = busy;
     }
-    std::sort(d.names.begin(), d.names.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    auto& names = d.names.Open();
+    std::sort(names.begin(), names.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    d.names.Pack();
     in.digest.steps.push_back(std::move(d));
   }
   in.digest.outside += outside_.outside;

@@ -408,6 +408,7 @@ PhaseInput DigestPhaseKernels(PhaseInput in) {
     if (digests[id]->kernels == 0) continue;
     digests[id]->busy_ns = UnionNs(busy[id]);
     for (const auto& [n, name] : names[id]) digests[id]->names.push_back(name);
+    digests[id]->names.Pack();
     in.digest.steps.push_back(std::move(*digests[id]));
   }
   in.kernels = {};

@@ -20,6 +20,7 @@
 #include "src/analysis/kernel_category.h"
 #include "src/analysis/phase_kernels.h"
 #include "src/analysis/phase_steps.h"
+#include "src/analysis/step_names.h"
 #include "src/core/hash.h"
 #include "src/core/key_cache.h"
 #include "src/model/diagnostics.h"
@@ -60,11 +61,7 @@ struct PhaseInput {
   // Kernels already reduced per step (DigestPhaseKernels): what the
   // analysis needs of them, without one entry per launch.
   struct StepKernels {
-    struct Name {  // 16 bytes: a step keeps one per kernel name it ran
-      double gpu_ns = 0;
-      std::uint32_t name = 0;
-      std::uint32_t launches = 0;
-    };
+    using Name = StepNames::Name;  // a step keeps one per kernel name it ran
     std::uint32_t scope = 0;
     std::uint32_t step = 0;  // its index among its scope's steps, by start
     double gpu_ns = 0;
@@ -72,7 +69,7 @@ struct PhaseInput {
     std::int64_t first_start = 0, last_end = 0;
     std::optional<double> busy_ns = 0;  // the union of its kernels; null: unknown (phase_stream.h)
     std::uint32_t autotune = 0;  // the first autotuning kernel's name (0: none)
-    std::vector<Name> names;     // GPU time and launches per kernel name
+    StepNames names;             // GPU time and launches per kernel name (packed once complete)
   };
   struct Digest {
     std::vector<StepKernels> steps;

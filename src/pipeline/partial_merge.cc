@@ -168,7 +168,8 @@ void AppendPhases(analysis::PhaseInput& into, analysis::PhaseInput& from) {
   }
   for (auto& d : from.digest.steps) {
     d.scope = scope_ids[d.scope], d.autotune = name_ids[d.autotune];
-    for (auto& n : d.names) n.name = name_ids[n.name];
+    for (auto& n : d.names.Open()) n.name = name_ids[n.name];
+    d.names.Pack();
     into.digest.steps.push_back(std::move(d));
   }
   into.digest.outside += from.digest.outside;
