@@ -206,10 +206,16 @@ std::vector<Action> RankActions(const std::vector<analysis::KernelAggregate>& ti
 std::string TimingSource(const KernelsReport& report) {
   std::set<std::string> with_kernels;
   for (const auto& k : report.kernels) with_kernels.insert(k.source);
+  return TimingSourceAmong(report.sources, with_kernels,
+                           report.kernels.empty() ? std::string() : report.kernels.front().source);
+}
+
+std::string TimingSourceAmong(const std::vector<SourceInfo>& sources, const std::set<std::string>& with_kernels,
+                              const std::string& fallback) {
   // The last timeline; else, in input order, the first input with kernels
   // that ncu did not serialise (an nsys summary); else the first ncu input.
   std::string timeline, summary, ncu;
-  for (const auto& s : report.sources) {
+  for (const auto& s : sources) {
     if (!s.ok() || !with_kernels.contains(s.path)) continue;
     if (s.family == model::SourceFamily::kTimeline) {
       timeline = s.path;
@@ -222,7 +228,7 @@ std::string TimingSource(const KernelsReport& report) {
   if (!timeline.empty()) return timeline;
   if (!summary.empty()) return summary;
   if (!ncu.empty()) return ncu;
-  return report.kernels.empty() ? std::string() : report.kernels.front().source;
+  return fallback;
 }
 
 // Why a run with kernels has no ranked actions: the ncu input's kernels are

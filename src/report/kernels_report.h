@@ -5,6 +5,7 @@
 
 #include <map>
 #include <ostream>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,6 +66,10 @@ struct KernelsReport {
 // with kernels (nsys, our tracer, Kineto: unserialised), else the first nsys
 // summary with kernels, else the first ncu input; "" when there are none.
 std::string TimingSource(const KernelsReport& report);
+// The same rule among the inputs in `with_kernels` (`fallback` when none of
+// `sources` is usable).
+std::string TimingSourceAmong(const std::vector<SourceInfo>& sources, const std::set<std::string>& with_kernels,
+                              const std::string& fallback);
 
 // Fills each row's insight, times_from, actions, why_no_actions, timeline_rules and ranked.
 void AnalyzeKernels(KernelsReport& report, const analysis::KernelCategorizer& categorizer);

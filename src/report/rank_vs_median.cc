@@ -12,12 +12,12 @@
 namespace llmpo::report {
 namespace {
 
-// GPU kernel time per rank from the one input compare takes its times from
-// (two inputs of one run are never added).
+// GPU kernel time per rank, each from the input compare takes that rank's
+// times from (two inputs of one rank are never added; rank files add).
 std::map<std::int64_t, double> KernelNsPerRank(const ReportSet& set) {
   std::string source;
   std::map<std::int64_t, double> per_rank;
-  for (const auto& k : TimesFromOneSource(set.kernels, &source)) {
+  for (const auto& k : TimesFromEachRank(set.kernels, &source)) {
     if (k.process.rank && k.timed_calls) per_rank[*k.process.rank] += k.total_ns;
   }
   return per_rank;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 
@@ -57,6 +58,25 @@ std::vector<RooflinePoint> RooflinePoints(const KernelsReport& all) {
 // timeline when there is one (whole-run, unserialised durations), else the
 // first input; its kernels borrow the metrics they lack (SM/DRAM throughput,
 // occupancy) from same-named kernels of the others.
+namespace {
+
+// Each timed kernel takes the metrics it lacks (SM/DRAM throughput,
+// occupancy) from the same-named kernels not timed (ncu's).
+void BorrowMetrics(std::vector<analysis::KernelAggregate>& timed,
+                   const std::unordered_map<std::string_view, std::vector<const analysis::KernelAggregate*>>& others) {
+  for (auto& k : timed) {
+    const auto same_name = others.find(k.name);
+    if (same_name == others.end()) continue;
+    for (const analysis::KernelAggregate* other : same_name->second) {
+      for (const auto& m : other->metrics) {
+        if (k.FindMetric(m.section, m.name) == nullptr) k.metrics.push_back(m);
+      }
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<analysis::KernelAggregate> TimesFromOneSource(const KernelsReport& all, std::string* source) {
   *source = TimingSource(all);
   std::vector<analysis::KernelAggregate> one;
@@ -68,16 +88,40 @@ std::vector<analysis::KernelAggregate> TimesFromOneSource(const KernelsReport& a
       others[k.name].push_back(&k);
     }
   }
-  for (auto& k : one) {
-    const auto same_name = others.find(k.name);
-    if (same_name == others.end()) continue;
-    for (const analysis::KernelAggregate* other : same_name->second) {
-      for (const auto& m : other->metrics) {
-        if (k.FindMetric(m.section, m.name) == nullptr) k.metrics.push_back(m);
-      }
+  BorrowMetrics(one, others);
+  return one;
+}
+
+std::vector<analysis::KernelAggregate> TimesFromEachRank(const KernelsReport& all, std::string* source) {
+  std::map<std::int64_t, std::set<std::string>> inputs_of_rank;
+  std::map<std::int64_t, std::string> first_of_rank;
+  for (const auto& k : all.kernels) {
+    if (!k.process.rank) continue;
+    inputs_of_rank[*k.process.rank].insert(k.source);
+    first_of_rank.try_emplace(*k.process.rank, k.source);
+  }
+  std::map<std::int64_t, std::string> chosen;
+  std::set<std::string> chosen_inputs;
+  for (const auto& [rank, inputs] : inputs_of_rank) {
+    chosen[rank] = TimingSourceAmong(all.sources, inputs, first_of_rank[rank]);
+    chosen_inputs.insert(chosen[rank]);
+  }
+  if (chosen_inputs.size() < 2) return TimesFromOneSource(all, source);
+  std::vector<analysis::KernelAggregate> timed;
+  std::unordered_map<std::string_view, std::vector<const analysis::KernelAggregate*>> others;
+  for (const auto& k : all.kernels) {
+    // A kernel without a rank counts where its input is some rank's timing input (a rank file without its rank on
+    // some processes), never from an input no rank is timed by (an ncu capture of a rank already timed).
+    const bool take = k.process.rank ? chosen[*k.process.rank] == k.source : chosen_inputs.contains(k.source);
+    if (take) {
+      timed.push_back(k);
+    } else {
+      others[k.name].push_back(&k);
     }
   }
-  return one;
+  BorrowMetrics(timed, others);
+  *source = fmt::format("{} inputs of {} ranks", chosen_inputs.size(), chosen.size());
+  return timed;
 }
 
 InsightsByName::InsightsByName(const KernelsReport& all) : all_(all) {
@@ -201,7 +245,7 @@ void Recommendations(RunModel& m, const KernelsReport& kernels, const RegionsRep
 RunModel BuildRunModel(const RunContext& run, const KernelsReport& kernels, const RegionsReport* regions) {
   RunModel m;
   m.run = run;
-  const auto timed = TimesFromOneSource(kernels, &m.times_from);
+  const auto timed = TimesFromEachRank(kernels, &m.times_from);
   for (const auto& k : timed) {
     m.gpu_kernel_ns += k.total_ns;
     m.launches += k.calls;

@@ -16,8 +16,13 @@ absent), recomputed here from the archive's rank files:
 - rank_vs_median.json: the rank with the most kernel time (kernel durations
   summed per rank file) against the median rank (the lower middle of the
   sorted sums), with both totals.
+
+The archive's rank files are then imported as eight files of their own (how
+torchrun and mpirun jobs leave them): the ranks are different processes, so
+report.html's GPU kernel time is every rank's kernels summed, from "8 inputs
+of 8 ranks", and rank_vs_median.json is written with the same ranks and totals
+as for the archive.
 """
-import io
 import json
 import os
 import re
@@ -60,11 +65,14 @@ def main():
         print("skip: no", PATH)
         return 77
     want = {}
+    raw = {}
     with tarfile.open(PATH) as tar:
         for m in tar.getmembers():
             if m.name.endswith(".json"):
-                doc = json.load(io.TextIOWrapper(tar.extractfile(m)))
+                text = tar.extractfile(m).read()
+                doc = json.loads(text)
                 want[doc["distributedInfo"]["rank"]] = per_rank(doc["traceEvents"])
+                raw[doc["distributedInfo"]["rank"]] = text
     check(sorted(want) == list(range(8)), f"8 ranks: {sorted(want)}")
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "o")
@@ -73,6 +81,16 @@ def main():
         page = open(os.path.join(out, "report.html")).read()
         md = open(os.path.join(out, "stragglers.md")).read()
         vs = json.load(open(os.path.join(out, "rank_vs_median.json")))
+        files = []
+        for r, text in sorted(raw.items()):
+            files.append(os.path.join(tmp, f"rank{r}.json"))
+            with open(files[-1], "wb") as f:
+                f.write(text)
+        out_files = os.path.join(tmp, "files")
+        subprocess.run([BIN, "-q", "import", *files, "--out", out_files], check=True)
+        page_files = open(os.path.join(out_files, "report.html")).read()
+        vs_path = os.path.join(out_files, "rank_vs_median.json")
+        vs_files = json.load(open(vs_path)) if os.path.exists(vs_path) else None
     name = want[0][0]
     check(all(w[0] == name for w in want.values()), "every rank ran the same step")
     rows = [r for r in s["steps"] if r["region"] == name]
@@ -128,6 +146,20 @@ def main():
     check(abs(t["base_ns"] / 1e6 - total[median]) < 1e-6 and abs(t["new_ns"] / 1e6 - total[slowest]) < 1e-6,
           f"rank_vs_median totals {t['base_ns']}, {t['new_ns']} ns == {total[median]}, {total[slowest]} ms")
     print(f"ok: rank_vs_median: rank {slowest} ({total[slowest]:.3f} ms) against rank {median} ({total[median]:.3f} ms)")
+    check(vs_files is not None, "rank files: rank_vs_median.json is written")
+    if vs_files is not None:
+        check(vs_files["sides"] == vs["sides"], f"rank files: rank_vs_median sides {vs_files['sides']} == the archive's")
+        t = vs_files["comparisons"][0]["total"]
+        check(abs(t["base_ns"] / 1e6 - total[median]) < 1e-6 and abs(t["new_ns"] / 1e6 - total[slowest]) < 1e-6,
+              f"rank files: rank_vs_median totals {t['base_ns']}, {t['new_ns']} ns == {total[median]}, {total[slowest]} ms")
+    tile = re.search(r'<div class="value">([0-9.]+) ms</div><div class="label">GPU kernel time, from ([^<]*)</div>',
+                     page_files)
+    every = sum(total.values())
+    check(tile is not None and abs(float(tile.group(1)) - every) < 1e-3 and tile.group(2) == "8 inputs of 8 ranks",
+          f"rank files: report.html's GPU kernel time {tile and tile.groups()} == {every:.4f} ms from 8 inputs of 8 ranks")
+    if vs_files is not None and tile is not None:
+        print(f"rank files: {every:.3f} ms of GPU kernel time over the 8 ranks; report.html says {tile.group(1)} ms "
+              f"from {tile.group(2)}")
     if failures:
         print(f"{len(failures)} failure(s)")
         return 1
