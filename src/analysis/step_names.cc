@@ -3,27 +3,12 @@
 #include <cmath>
 #include <cstring>
 
+#include "src/core/varint.h"
+
 namespace llmpo::analysis {
 namespace {
 
 constexpr double kExactIntegers = 9007199254740992.0;  // 2^53: every integer below is a double
-
-void PutVarint(std::vector<std::uint8_t>& out, std::uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<std::uint8_t>(v | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<std::uint8_t>(v));
-}
-
-std::uint64_t GetVarint(const std::uint8_t* bytes, std::size_t& pos) {
-  std::uint64_t v = 0;
-  for (int shift = 0;; shift += 7) {
-    const std::uint8_t b = bytes[pos++];
-    v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
-    if ((b & 0x80) == 0) return v;
-  }
-}
 
 // An entry: its name, its launches, then its time: a whole number of ns
 // below 2^53 as twice the number, anything else (a fraction, -0, NaN) as

@@ -2,28 +2,13 @@
 
 #include <utility>
 
+#include "src/core/varint.h"
+
 namespace llmpo::analysis {
 namespace {
 
 // A record's first byte.
 constexpr std::uint8_t kPushPop = 1, kEndUnknown = 2, kNewThread = 4;
-
-void PutVarint(std::vector<std::uint8_t>& out, std::uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<std::uint8_t>(v | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<std::uint8_t>(v));
-}
-
-std::uint64_t GetVarint(const std::uint8_t* bytes, std::size_t& pos) {
-  std::uint64_t v = 0;
-  for (int shift = 0;; shift += 7) {
-    const std::uint8_t b = bytes[pos++];
-    v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
-    if ((b & 0x80) == 0) return v;
-  }
-}
 
 std::uint64_t Zigzag(std::int64_t v) {
   return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
@@ -31,7 +16,9 @@ std::uint64_t Zigzag(std::int64_t v) {
 std::int64_t Unzigzag(std::uint64_t v) { return static_cast<std::int64_t>((v >> 1) ^ (~(v & 1) + 1)); }
 
 // Differences taken modulo 2^64: exact for any int64 pair with a >= b.
-std::uint64_t Gap(std::int64_t a, std::int64_t b) { return static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b); }
+std::uint64_t Gap(std::int64_t a, std::int64_t b) {
+  return static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b);
+}
 std::int64_t Plus(std::int64_t base, std::uint64_t gap) {
   return static_cast<std::int64_t>(static_cast<std::uint64_t>(base) + gap);
 }

@@ -16,18 +16,21 @@ using Name = StepNames::Name;
 bool SameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 TEST(StepNames, PackedEntriesReadBackBitForBitInTheirOrder) {
-  std::vector<Name> entries = {{0, 0, 0},
-                               {123456, 7, 3},
-                               {9007199254740991.0, 4294967295u, 4294967295u},  // 2^53 - 1, the largest taken as an integer
-                               {9007199254740992.0, 1, 1},                      // 2^53: kept as its bytes
-                               {0.5, 2, 1},
-                               {-0.0, 3, 1},
-                               {-12, 4, 1},
-                               {std::numeric_limits<double>::quiet_NaN(), 5, 1},
-                               {std::numeric_limits<double>::infinity(), 6, 1},
-                               {1e300, 8, 2}};
+  std::vector<Name> entries = {
+      {0, 0, 0},
+      {123456, 7, 3},
+      {9007199254740991.0, 4294967295u, 4294967295u},  // 2^53 - 1, the largest taken as an integer
+      {9007199254740992.0, 1, 1},                      // 2^53: kept as its bytes
+      {0.5, 2, 1},
+      {-0.0, 3, 1},
+      {-12, 4, 1},
+      {std::numeric_limits<double>::quiet_NaN(), 5, 1},
+      {std::numeric_limits<double>::infinity(), 6, 1},
+      {1e300, 8, 2}};
   std::mt19937_64 rng(11);
-  for (int i = 0; i < 500; ++i) entries.push_back({static_cast<double>(rng() % 100000000), static_cast<std::uint32_t>(rng() % 300), 1 + static_cast<std::uint32_t>(rng() % 50)});
+  for (int i = 0; i < 500; ++i)
+    entries.push_back({static_cast<double>(rng() % 100000000), static_cast<std::uint32_t>(rng() % 300),
+                       1 + static_cast<std::uint32_t>(rng() % 50)});
   StepNames names;
   for (const Name& n : entries) names.push_back(n);
   names.Pack();

@@ -15,8 +15,8 @@ namespace llmpo::analysis {
 namespace {
 
 bool Same(const TimedRange& a, const TimedRange& b) {
-  return a.process == b.process && a.arrival == b.arrival && a.tid == b.tid && a.start == b.start &&
-         a.end == b.end && a.push_pop == b.push_pop && a.end_unknown == b.end_unknown && a.name == b.name;
+  return a.process == b.process && a.arrival == b.arrival && a.tid == b.tid && a.start == b.start && a.end == b.end &&
+         a.push_pop == b.push_pop && a.end_unknown == b.end_unknown && a.name == b.name;
 }
 
 // Ranges in nesting order: processes, threads (negative tids too), starts
@@ -110,8 +110,8 @@ std::vector<std::string> Describe(const RegionTree& tree) {
   for (const Region& r : tree.regions()) {
     std::string path;
     for (const auto& p : r.path) path += "/" + p;
-    out.push_back(path + " cpu=" + std::to_string(r.cpu_ns.value_or(-1)) + " n=" +
-                  std::to_string(r.cpu_instances.count));
+    out.push_back(path + " cpu=" + std::to_string(r.cpu_ns.value_or(-1)) +
+                  " n=" + std::to_string(r.cpu_instances.count));
   }
   return out;
 }
