@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
+
 namespace llmpo::report {
 namespace {
 
@@ -18,8 +21,8 @@ TEST(RunModel, KernelTimesComeFromTheTimelineOnly) {
   KernelsReport kernels;
   kernels.sources = {{"ncu.csv", "ncu-details-csv", std::nullopt, model::SourceFamily::kNcu},
                      {"run.sqlite", "nsys-sqlite", std::nullopt, model::SourceFamily::kTimeline}};
-  kernels.kernels = KernelRows({Kernel("ncu.csv", "gemm", 900, 3), Kernel("run.sqlite", "gemm", 300, 3),
-                     Kernel("run.sqlite", "relu", 100, 1)});
+  kernels.kernels = KernelRows(
+      {Kernel("ncu.csv", "gemm", 900, 3), Kernel("run.sqlite", "gemm", 300, 3), Kernel("run.sqlite", "relu", 100, 1)});
   const RunModel m = BuildRunModel(RunContext{}, kernels, nullptr);
   EXPECT_EQ(m.times_from, "run.sqlite");
   EXPECT_DOUBLE_EQ(m.gpu_kernel_ns, 400);  // never 1300: ncu's replayed times are not added
@@ -28,6 +31,53 @@ TEST(RunModel, KernelTimesComeFromTheTimelineOnly) {
   EXPECT_EQ(m.top_kernels[0].kernel.name, "gemm");
   EXPECT_DOUBLE_EQ(m.top_kernels[0].share_pct, 75);
   EXPECT_FALSE(m.has_regions);
+}
+
+analysis::KernelAggregate RankKernel(const char* source, const char* name, double total_ns, std::optional<int> rank) {
+  analysis::KernelAggregate k = Kernel(source, name, total_ns, 1);
+  if (rank) k.process.rank = *rank;
+  return k;
+}
+
+model::SourceFamily Timeline() { return model::SourceFamily::kTimeline; }
+
+// Rank files are different processes: their kernels add, each rank's from
+// its own timing input; rank 0's ncu capture (replayed times) is never added,
+// nor an input without ranks that times no rank (here a second ncu page).
+TEST(RunModel, RankFilesAddEachRankFromItsOwnTimingInput) {
+  KernelsReport kernels;
+  kernels.sources = {{"r0.json", "kineto-trace", std::nullopt, Timeline()},
+                     {"r1.json", "kineto-trace", std::nullopt, Timeline()},
+                     {"ncu.r0.csv", "ncu-details-csv", std::nullopt, model::SourceFamily::kNcu},
+                     {"ncu.csv", "ncu-details-csv", std::nullopt, model::SourceFamily::kNcu}};
+  kernels.kernels = KernelRows({RankKernel("r0.json", "gemm", 300, 0), RankKernel("r0.json", "relu", 50, std::nullopt),
+                                RankKernel("r1.json", "gemm", 400, 1), RankKernel("ncu.r0.csv", "gemm", 900, 0),
+                                RankKernel("ncu.csv", "gemm", 700, std::nullopt)});
+  const RunModel m = BuildRunModel(RunContext{}, kernels, nullptr);
+  EXPECT_EQ(m.times_from, "2 inputs of 2 ranks");
+  // r0's gemm, r0's relu without a rank (its input times rank 0), r1's gemm.
+  EXPECT_DOUBLE_EQ(m.gpu_kernel_ns, 750);
+  EXPECT_EQ(m.launches, 3u);
+}
+
+// One input for every rank (a tar of ranks): as TimesFromOneSource, the
+// input's every kernel, ranked or not.
+TEST(RunModel, OneInputOfEveryRankIsThatInput) {
+  KernelsReport kernels;
+  kernels.sources = {{"ranks.tar", "kineto-trace", std::nullopt, Timeline()},
+                     {"ncu.csv", "ncu-details-csv", std::nullopt, model::SourceFamily::kNcu}};
+  kernels.kernels =
+      KernelRows({RankKernel("ranks.tar", "gemm", 300, 0), RankKernel("ranks.tar", "gemm", 400, 1),
+                  RankKernel("ranks.tar", "relu", 5, std::nullopt), RankKernel("ncu.csv", "gemm", 900, 0)});
+  const RunModel m = BuildRunModel(RunContext{}, kernels, nullptr);
+  EXPECT_EQ(m.times_from, "ranks.tar");
+  EXPECT_DOUBLE_EQ(m.gpu_kernel_ns, 705);
+  std::string one;
+  const auto same = TimesFromOneSource(kernels, &one);
+  double ns = 0;
+  for (const auto& k : same) ns += k.total_ns;
+  EXPECT_EQ(one, "ranks.tar");
+  EXPECT_DOUBLE_EQ(ns, 705);
 }
 
 TEST(RunModel, MfuNeedsAKnownGpuTime) {
