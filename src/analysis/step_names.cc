@@ -54,10 +54,9 @@ std::vector<StepNames::Name>& StepNames::Open() {
 
 void StepNames::Pack() {
   if (packed() || open_.empty()) return;
-  std::vector<std::uint8_t> bytes;
-  bytes.reserve(open_.size() * 6);
-  for (const Name& n : open_) PutName(bytes, n);
-  bytes_.assign(bytes.begin(), bytes.end());  // exactly as large as it needs
+  bytes_.reserve(open_.size() * 6);
+  for (const Name& n : open_) PutName(bytes_, n);
+  bytes_.shrink_to_fit();  // no more than it needs
   packed_count_ = static_cast<std::uint32_t>(open_.size());
   open_ = std::vector<Name>();
 }

@@ -8,6 +8,7 @@
 
 #include "ncu_report.pb.h"  // generated from ncu_report.proto (CMakeLists.txt)
 #include "src/core/utf8.h"
+#include "src/core/varint.h"
 
 namespace llmpo::ingest::ncurep {
 namespace {
@@ -151,16 +152,7 @@ void ReadNvtx(const pb::NvtxState& state, ProfileResult& out, std::size_t& repla
 // parser then says it does not decode).
 template <class OnField>
 bool ForEachLengthField(std::string_view message, OnField on_field) {
-  auto varint = [&](std::uint64_t& v) {
-    v = 0;
-    for (int shift = 0; shift < 64 && !message.empty(); shift += 7) {
-      const auto byte = static_cast<unsigned char>(message.front());
-      message.remove_prefix(1);
-      v |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
-      if ((byte & 0x80) == 0) return true;
-    }
-    return false;
-  };
+  auto varint = [&](std::uint64_t& v) { return ReadVarint(message, v); };
   while (!message.empty()) {
     std::uint64_t key = 0, n = 0;
     if (!varint(key)) return false;
