@@ -160,15 +160,20 @@ std::optional<Action> ActionFor(const std::string& name, double ns, double total
 
 // What the timeline rules read: the timing input's devices and kernels, and
 // the run-wide API and launch-overhead summaries of every input.
-static analysis::TimelineEvidence TimelineEvidenceOf(const KernelsReport& report,
+static analysis::TimelineEvidence TimelineEvidenceOf(const KernelsReport& report, const TimingChoice& timing,
                                                      std::vector<analysis::KernelAggregate> timed) {
   analysis::TimelineEvidence e;
-  e.times_from = report.times_from;
+  e.times_from = timing.label();
+  // A timeline when every timing input is one (rank files: each rank's).
+  bool any = false, all_timelines = true;
   for (const auto& s : report.sources) {
-    if (s.path == report.times_from) e.timeline = s.family == model::SourceFamily::kTimeline;
+    if (!timing.Uses(s.path)) continue;
+    any = true;
+    all_timelines = all_timelines && s.family == model::SourceFamily::kTimeline;
   }
+  e.timeline = any && all_timelines;
   for (const auto& d : report.gpu_busy) {
-    if (d.source == report.times_from) e.devices.push_back(d);
+    if (timing.Uses(d.source)) e.devices.push_back(d);
   }
   e.kernels = std::move(timed);
   for (const auto& a : report.runtime.api_calls) e.api_calls.push_back(a.row);
@@ -231,12 +236,47 @@ std::string TimingSourceAmong(const std::vector<SourceInfo>& sources, const std:
   return fallback;
 }
 
+TimingChoice TimingChoice::Of(const KernelsReport& report) {
+  std::map<std::int64_t, std::set<std::string>> inputs_of_rank;
+  std::map<std::int64_t, std::string> first_of_rank;
+  for (const auto& k : report.kernels) {
+    if (!k.process.rank) continue;
+    inputs_of_rank[*k.process.rank].insert(k.source);
+    first_of_rank.try_emplace(*k.process.rank, k.source);
+  }
+  TimingChoice c;
+  for (const auto& [rank, inputs] : inputs_of_rank) {
+    // One input: the rule can only give it (a failed input is its own
+    // fallback), and asking it would read every source for every rank.
+    c.by_rank_[rank] =
+        inputs.size() == 1 ? *inputs.begin() : TimingSourceAmong(report.sources, inputs, first_of_rank[rank]);
+    c.inputs_.insert(c.by_rank_[rank]);
+  }
+  if (c.inputs_.size() >= 2) {
+    c.label_ = fmt::format("{} inputs of {} ranks", c.inputs_.size(), c.by_rank_.size());
+    return c;
+  }
+  c.by_rank_.clear();
+  c.inputs_.clear();
+  c.label_ = TimingSource(report);
+  if (!c.label_.empty()) c.inputs_.insert(c.label_);
+  return c;
+}
+
+bool TimingChoice::Times(const std::string& source, const std::optional<std::int64_t>& rank) const {
+  if (by_rank_.empty()) return inputs_.contains(source);
+  if (!rank) return inputs_.contains(source);
+  const auto it = by_rank_.find(*rank);
+  return it != by_rank_.end() && it->second == source;
+}
+
 // Why a run with kernels has no ranked actions: the ncu input's kernels are
 // named differently from the timing input's, or no input has ncu's metrics.
-std::string WhyNoActions(const KernelsReport& report, const std::vector<analysis::KernelAggregate>& timed) {
+std::string WhyNoActions(const KernelsReport& report, const TimingChoice& timing,
+                         const std::vector<analysis::KernelAggregate>& timed) {
   std::set<std::string> ncu_names, timed_names;
   for (const auto& s : report.sources) {
-    if (s.family != model::SourceFamily::kNcu || s.path == report.times_from) continue;
+    if (s.family != model::SourceFamily::kNcu || timing.Uses(s.path)) continue;
     for (const auto& k : report.kernels) {
       if (k.source == s.path) ncu_names.insert(k.name);
     }
@@ -259,14 +299,15 @@ std::string WhyNoActions(const KernelsReport& report, const std::vector<analysis
 
 void AnalyzeKernels(KernelsReport& report, const analysis::KernelCategorizer& categorizer) {
   for (KernelRow& row : report.kernels) row.insight = InsightFor(row, categorizer);
-  report.times_from = TimingSource(report);
+  const TimingChoice timing = TimingChoice::Of(report);
+  report.times_from = timing.label();
   std::vector<analysis::KernelAggregate> timed;
   for (const auto& k : report.kernels) {
-    if (k.source == report.times_from) timed.push_back(k);
+    if (timing.Times(k.source, k.process.rank)) timed.push_back(k);
   }
   report.actions = RankActions(timed, report.kernels);
-  if (report.actions.empty() && !report.kernels.empty()) report.why_no_actions = WhyNoActions(report, timed);
-  report.timeline_rules = analysis::EvaluateTimelineRules(TimelineEvidenceOf(report, std::move(timed)));
+  if (report.actions.empty() && !report.kernels.empty()) report.why_no_actions = WhyNoActions(report, timing, timed);
+  report.timeline_rules = analysis::EvaluateTimelineRules(TimelineEvidenceOf(report, timing, std::move(timed)));
   report.ranked = RankTogether(report);
 }
 

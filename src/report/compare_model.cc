@@ -38,7 +38,7 @@ std::optional<double> SumVariance(const std::map<std::string, analysis::KernelAg
 
 SideKernels KernelsOf(const ReportSet& set) {
   SideKernels side;
-  for (auto& k : ByName(TimesFromOneSource(set.kernels, &side.times_from))) {
+  for (auto& k : ByName(TimesFromEachRank(set.kernels, &side.times_from))) {
     side.total_ns += k.total_ns;
     side.launches += k.calls;
     side.by_name.emplace(k.name, std::move(k));
@@ -252,11 +252,18 @@ std::vector<RegionDelta> RegionDeltas(const ReportSet& base_set, const ReportSet
   return out;
 }
 
-const SourceInfo* TimingInput(const ReportSet& set, const std::string& times_from) {
+// The one family of a side's timing inputs (rank files: each rank's);
+// null when it has none, or inputs of two families.
+std::optional<model::SourceFamily> TimingFamily(const ReportSet& set, std::string* format) {
+  const TimingChoice timing = TimingChoice::Of(set.kernels);
+  std::optional<model::SourceFamily> family;
   for (const auto& s : set.kernels.sources) {
-    if (s.path == times_from) return &s;
+    if (!timing.Uses(s.path)) continue;
+    if (family && *family != s.family) return std::nullopt;
+    family = s.family;
+    *format = s.format;
   }
-  return nullptr;
+  return family;
 }
 
 std::set<std::string> GpuNames(const ReportSet& set) {
@@ -269,13 +276,14 @@ std::set<std::string> GpuNames(const ReportSet& set) {
 }
 
 void Guardrails(Comparison& c, const ReportSet& base, const ReportSet& next) {
-  const SourceInfo* b = TimingInput(base, c.base_times_from);
-  const SourceInfo* n = TimingInput(next, c.new_times_from);
-  if (b && n && b->family != n->family) {
+  std::string base_format, new_format;
+  const auto b = TimingFamily(base, &base_format);
+  const auto n = TimingFamily(next, &new_format);
+  if (b && n && *b != *n) {
     c.guardrails.push_back(fmt::format(
         "the kernel times come from different kinds of input ({} on the base side, {} on the new side): ncu "
         "serialises kernels and fixes clocks, so its durations are not a timeline's",
-        b->format, n->format));
+        base_format, new_format));
   }
   const auto gb = GpuNames(base), gn = GpuNames(next);
   if (!gb.empty() && !gn.empty() && gb != gn) {
@@ -343,7 +351,7 @@ Comparison Compare(const CompareSide& base, const CompareSide& next, const Compa
   Guardrails(c, *base.set, *next.set);
   Notes(c, *base.set, *next.set);
   c.scopes = ScopeDeltas(*base.set, *next.set, options);
-  c.sequences = SequenceDeltas(*base.set, bk.times_from, *next.set, nk.times_from, options, c.notes);
+  c.sequences = SequenceDeltas(*base.set, *next.set, options, c.notes);
   return c;
 }
 

@@ -104,7 +104,7 @@ struct ScopeDelta {
 
 struct Comparison {
   std::string base_label, new_label;
-  std::string base_times_from, new_times_from;   // each side's timing input
+  std::string base_times_from, new_times_from;   // each side's timing input(s) (TimingChoice::label)
   double base_kernel_ns = 0, new_kernel_ns = 0;  // total GPU kernel time of the timing input
   std::uint64_t base_launches = 0, new_launches = 0;
   double delta_ns = 0;
@@ -131,12 +131,11 @@ CompareReport BuildCompareReport(const std::vector<CompareSide>& sides, const Co
 // "#<digits>" ending as "#N" (ProfilerStep#12 -> ProfilerStep#N).
 std::string ComparePath(const std::vector<std::string>& labels, bool* numbered);
 
-// The launch sequences of the two sides' timing inputs, aligned region by
-// region and scope by scope (compare_sequences.cc); what could not be
-// aligned, and why, goes to `notes`.
-std::vector<SequenceDelta> SequenceDeltas(const ReportSet& base, const std::string& base_times_from,
-                                          const ReportSet& next, const std::string& new_times_from,
-                                          const CompareOptions& options, std::vector<std::string>& notes);
+// The launch sequences of the two sides' timing inputs (TimingChoice: over
+// rank files, each rank's own), aligned region by region and scope by scope
+// (compare_sequences.cc); what could not be aligned, and why, goes to `notes`.
+std::vector<SequenceDelta> SequenceDeltas(const ReportSet& base, const ReportSet& next, const CompareOptions& options,
+                                          std::vector<std::string>& notes);
 
 // Per-scope GPU kernel time of the two sides' timing inputs (compare_scope.cc).
 std::vector<ScopeDelta> ScopeDeltas(const ReportSet& base, const ReportSet& next, const CompareOptions& options);

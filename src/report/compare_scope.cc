@@ -35,7 +35,7 @@ struct ScopeTotals {
 std::map<std::string, ScopeTotals> TotalsByRole(const ReportSet& set) {
   std::string source;
   std::map<std::string, ScopeTotals> out;
-  for (const auto& k : TimesFromOneSource(set.kernels, &source)) {
+  for (const auto& k : TimesFromEachRank(set.kernels, &source)) {
     ScopeTotals& t = out[RoleOf(k.process, k.device)];
     if (k.timed_calls) t.ns += k.total_ns;
     t.launches += k.calls;

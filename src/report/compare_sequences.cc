@@ -16,11 +16,29 @@ namespace {
 // Past this many insertions and deletions two sequences are not aligned.
 constexpr std::size_t kMaxEdits = 1024;
 
-const analysis::SourceSequences* SequencesOf(const ReportSet& set, const std::string& times_from) {
+// A side's launch sequences from its timing inputs (TimingChoice): one
+// input's as they are; over rank files, each rank's from its own input, in
+// one table (`merged`, the signatures renumbered). Null when none has any.
+const analysis::SourceSequences* TimedSequences(const ReportSet& set, analysis::SourceSequences& merged) {
+  const TimingChoice timing = TimingChoice::Of(set.kernels);
+  std::vector<const analysis::SourceSequences*> used;
   for (const auto& s : set.launch_sequences) {
-    if (s.source == times_from) return &s;
+    if (timing.Uses(s.source)) used.push_back(&s);
   }
-  return nullptr;
+  if (used.empty()) return nullptr;
+  if (used.size() == 1 && timing.inputs().size() == 1) return used.front();
+  merged.source = timing.label();
+  for (const analysis::SourceSequences* s : used) {
+    const auto offset = static_cast<std::uint32_t>(merged.signatures.size());
+    merged.signatures.insert(merged.signatures.end(), s->signatures.begin(), s->signatures.end());
+    merged.launches_not_recorded += s->launches_not_recorded;
+    for (const analysis::LaunchSequence& seq : s->sequences) {
+      if (!timing.Times(s->source, seq.process.rank)) continue;
+      analysis::LaunchSequence& copy = merged.sequences.emplace_back(seq);
+      for (analysis::SequenceStep& step : copy.steps) step.signature += offset;
+    }
+  }
+  return &merged;
 }
 
 // How sequences of two sides are paired: the rank where the process has one,
@@ -229,11 +247,11 @@ std::optional<SequenceDelta> Align(const std::string& path, const std::string& r
 
 }  // namespace
 
-std::vector<SequenceDelta> SequenceDeltas(const ReportSet& base, const std::string& base_times_from,
-                                          const ReportSet& next, const std::string& new_times_from,
-                                          const CompareOptions& options, std::vector<std::string>& notes) {
-  const analysis::SourceSequences* bs = SequencesOf(base, base_times_from);
-  const analysis::SourceSequences* ns = SequencesOf(next, new_times_from);
+std::vector<SequenceDelta> SequenceDeltas(const ReportSet& base, const ReportSet& next, const CompareOptions& options,
+                                          std::vector<std::string>& notes) {
+  analysis::SourceSequences base_merged, new_merged;
+  const analysis::SourceSequences* bs = TimedSequences(base, base_merged);
+  const analysis::SourceSequences* ns = TimedSequences(next, new_merged);
   if (!bs || !ns) {
     notes.push_back(fmt::format(
         "launch order is not aligned: the {} side has no launch sequence (a summary input, or a report_set.json "

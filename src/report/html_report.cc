@@ -57,17 +57,23 @@ std::string DeviceBusyTable(const HtmlReportInput& in, const std::vector<analysi
   std::string out =
       "<h3>GPU busy and idle per device</h3><table class=\"plain\"><thead><tr><th>Input</th><th>Device</th>"
       "<th>Span (ms)</th><th>Busy (ms)</th><th>Idle (ms)</th><th>Idle</th></tr></thead><tbody>\n";
+  const auto labels = SourceLabels(in.kernels->sources);  // once: a row per rank of thousands of rank inputs
   for (const auto& d : devices) {
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
         "<td class=\"num\">{}</td></tr>\n",
-        HtmlText(Label(in, d.source)), HtmlText(d.device), MsText(d.span_ns), d.busy_ns ? MsText(*d.busy_ns) : "n/a",
+        HtmlText(LabelOf(labels, d.source)), HtmlText(d.device), MsText(d.span_ns), d.busy_ns ? MsText(*d.busy_ns) : "n/a",
         d.idle_ns ? MsText(*d.idle_ns) : "n/a", d.idle_pct ? Pct(*d.idle_pct) : "n/a");
   }
   return out + "</tbody></table>\n";
 }
 
-bool SeveralDevices(const HtmlReportInput& in) { return in.timeline != nullptr && in.timeline->devices > 1; }
+// Several devices in the run: in the drawn timeline, or among the timing
+// inputs' devices (rank files and an archive's members: the timeline is the
+// first input's, one rank, while gpu_busy has every rank's devices).
+bool SeveralDevices(const HtmlReportInput& in) {
+  return (in.timeline != nullptr && in.timeline->devices > 1) || in.kernels->gpu_busy.size() > 1;
+}
 
 std::string Tiles(const HtmlReportInput& in) {
   const RunModel& run = *in.run;
@@ -366,14 +372,16 @@ ordered_json RegionTable(const RegionsReport* r, std::size_t shown, std::size_t&
 }
 
 // The timeline's numbers, for programs reading the page (the chart draws them).
-ordered_json TimelineData(const TimelineOverview* t) {
+// With several devices in the run its busy and idle are null, as in the
+// tiles: the drawn input's would read as the run's.
+ordered_json TimelineData(const TimelineOverview* t, bool several_devices) {
   if (t == nullptr) return nullptr;
   ordered_json rows = ordered_json::array();
   for (const auto& r : t->rows) rows.push_back(ordered_json{{"label", r.label}, {"busy_ms", Ms(r.busy_total_ns)}});
   ordered_json data{{"source", t->source},
                     {"span_ms", static_cast<double>(t->end_ns - t->start_ns) / 1e6},
-                    {"gpu_busy_ms", Ms(t->gpu_busy_ns)},
-                    {"gpu_idle_ms", Ms(t->gpu_idle_ns)},
+                    {"gpu_busy_ms", several_devices ? ordered_json(nullptr) : Ms(t->gpu_busy_ns)},
+                    {"gpu_idle_ms", several_devices ? ordered_json(nullptr) : Ms(t->gpu_idle_ns)},
                     {"gpu_ops", t->gpu_ops},
                     {"bins", t->bins},
                     {"bin_ms", t->bin_ns / 1e6},
@@ -438,7 +446,7 @@ void WriteHtmlReport(const HtmlReportInput& in, std::ostream& sink) {
   const std::size_t kernels_omitted = in.page->kernels_omitted;
   ordered_json data{{"kernels", KernelTable(*in.kernels, *in.page)},
                     {"regions", RegionTable(in.regions, in.page->region_rows, regions_omitted)},
-                    {"timeline", TimelineData(in.timeline)},
+                    {"timeline", TimelineData(in.timeline, SeveralDevices(in))},
                     {"ncu", NcuKernelTableData(*in.kernels, *in.page)}};
   for (const char* table : {"kernels", "regions", "ncu"}) DropUnknownColumns(data[table]);
   const std::string name = HtmlText(in.run->run.run_name);

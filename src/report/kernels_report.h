@@ -3,7 +3,9 @@
 // All times in the output are milliseconds, all byte counts bytes.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <string>
@@ -47,7 +49,7 @@ struct KernelsReport {
   std::vector<SourceInfo> sources;
   std::vector<KernelRow> kernels;                // sorted per source, largest total first
   analysis::RuntimeSummaries runtime;            // nsys' API, memory-operation and launch-overhead summaries
-  std::string times_from;                        // the input the run's kernel times come from
+  std::string times_from;                        // TimingChoice::label: the input(s) the run's kernel times come from
   std::vector<Action> actions;                   // ranked, largest saving first
   std::string why_no_actions;                    // when `actions` is empty and there are kernels
   analysis::TimelineRulesResult timeline_rules;  // what the timeline says to do (analysis/timeline_rules.h)
@@ -70,6 +72,30 @@ std::string TimingSource(const KernelsReport& report);
 // `sources` is usable).
 std::string TimingSourceAmong(const std::vector<SourceInfo>& sources, const std::set<std::string>& with_kernels,
                               const std::string& fallback);
+
+// Which input times each kernel, so that no kernel is counted twice and
+// every rank is. Ranks are different processes: each rank's kernels come
+// from that rank's own timing input (TimingSourceAmong over the inputs
+// holding its kernels), and a kernel without a rank counts where its input
+// times some rank (never from an input that times none: an ncu capture of
+// a rank already timed). Where that comes to one input for the whole run
+// (one input, a tar of ranks, no ranks at all) it is TimingSource's input.
+class TimingChoice {
+ public:
+  static TimingChoice Of(const KernelsReport& report);
+  // The input's path, or "N inputs of M ranks"; "" without kernels.
+  const std::string& label() const { return label_; }
+  // Whether a kernel (or launch sequence, device) of `source` and `rank` is timed.
+  bool Times(const std::string& source, const std::optional<std::int64_t>& rank) const;
+  // Whether some of `source`'s kernels are timed.
+  bool Uses(const std::string& source) const { return inputs_.contains(source); }
+  const std::set<std::string>& inputs() const { return inputs_; }
+
+ private:
+  std::string label_;
+  std::set<std::string> inputs_;
+  std::map<std::int64_t, std::string> by_rank_;  // empty: inputs_ (at most one) times every kernel
+};
 
 // Fills each row's insight, times_from, actions, why_no_actions, timeline_rules and ranked.
 void AnalyzeKernels(KernelsReport& report, const analysis::KernelCategorizer& categorizer);

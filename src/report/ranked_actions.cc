@@ -9,23 +9,29 @@
 namespace llmpo::report {
 namespace {
 
-model::SourceFamily FamilyOf(const KernelsReport& r, const std::string& path) {
+// The family every timing input has (rank files: each rank's); kNcu when
+// they differ, so a mix is never taken for a timeline.
+model::SourceFamily FamilyOf(const KernelsReport& r, const TimingChoice& timing) {
+  std::optional<model::SourceFamily> family;
   for (const auto& s : r.sources) {
-    if (s.path == path) return s.family;
+    if (!timing.Uses(s.path)) continue;
+    if (family && *family != s.family) return model::SourceFamily::kNcu;
+    family = s.family;
   }
-  return model::SourceFamily::kNcu;
+  return family.value_or(model::SourceFamily::kNcu);
 }
 
-// The measured time the savings are shares of: the timing input's device
-// spans when it is a timeline, else its GPU kernel time.
+// The measured time the savings are shares of: the timing inputs' device
+// spans when they are timelines, else their GPU kernel time.
 void ChooseBase(const KernelsReport& r, RankedActions& out) {
   out.times_from = r.times_from;
   if (r.times_from.empty()) return;
-  const model::SourceFamily family = FamilyOf(r, r.times_from);
+  const TimingChoice timing = TimingChoice::Of(r);
+  const model::SourceFamily family = FamilyOf(r, timing);
   if (family == model::SourceFamily::kTimeline) {
     double span = 0;
     for (const auto& d : r.gpu_busy) {
-      if (d.source == r.times_from && d.span_ns > 0) span += d.span_ns, ++out.devices;
+      if (timing.Uses(d.source) && d.span_ns > 0) span += d.span_ns, ++out.devices;
     }
     if (span > 0) {
       out.base = RankBase::kDeviceSpan, out.base_ns = span;
@@ -34,7 +40,7 @@ void ChooseBase(const KernelsReport& r, RankedActions& out) {
   }
   double kernel_ns = 0;
   for (const auto& k : r.kernels) {
-    if (k.source == r.times_from && k.timed_calls > 0) kernel_ns += k.total_ns;
+    if (timing.Times(k.source, k.process.rank) && k.timed_calls > 0) kernel_ns += k.total_ns;
   }
   if (kernel_ns <= 0) return;
   out.base_ns = kernel_ns;

@@ -93,34 +93,18 @@ std::vector<analysis::KernelAggregate> TimesFromOneSource(const KernelsReport& a
 }
 
 std::vector<analysis::KernelAggregate> TimesFromEachRank(const KernelsReport& all, std::string* source) {
-  std::map<std::int64_t, std::set<std::string>> inputs_of_rank;
-  std::map<std::int64_t, std::string> first_of_rank;
-  for (const auto& k : all.kernels) {
-    if (!k.process.rank) continue;
-    inputs_of_rank[*k.process.rank].insert(k.source);
-    first_of_rank.try_emplace(*k.process.rank, k.source);
-  }
-  std::map<std::int64_t, std::string> chosen;
-  std::set<std::string> chosen_inputs;
-  for (const auto& [rank, inputs] : inputs_of_rank) {
-    chosen[rank] = TimingSourceAmong(all.sources, inputs, first_of_rank[rank]);
-    chosen_inputs.insert(chosen[rank]);
-  }
-  if (chosen_inputs.size() < 2) return TimesFromOneSource(all, source);
+  const TimingChoice timing = TimingChoice::Of(all);
+  *source = timing.label();
   std::vector<analysis::KernelAggregate> timed;
   std::unordered_map<std::string_view, std::vector<const analysis::KernelAggregate*>> others;
   for (const auto& k : all.kernels) {
-    // A kernel without a rank counts where its input is some rank's timing input (a rank file without its rank on
-    // some processes), never from an input no rank is timed by (an ncu capture of a rank already timed).
-    const bool take = k.process.rank ? chosen[*k.process.rank] == k.source : chosen_inputs.contains(k.source);
-    if (take) {
+    if (timing.Times(k.source, k.process.rank)) {
       timed.push_back(k);
     } else {
       others[k.name].push_back(&k);
     }
   }
   BorrowMetrics(timed, others);
-  *source = fmt::format("{} inputs of {} ranks", chosen_inputs.size(), chosen.size());
   return timed;
 }
 

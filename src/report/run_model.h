@@ -98,12 +98,10 @@ RunModel BuildRunModel(const RunContext& run, const KernelsReport& kernels, cons
 // input's; each borrows the metrics it lacks from same-named kernels of the
 // other inputs (ncu). `source` is set to the input whose times are used.
 std::vector<analysis::KernelAggregate> TimesFromOneSource(const KernelsReport& all, std::string* source);
-// Ranks imported from inputs of their own (a file per rank; a rank's
-// timeline and its ncu capture): ranks are different processes, so their
-// kernels add, each rank's from its own timing input (the rule above among
-// the inputs holding that rank's kernels). Where that is one input for
-// every rank (a tar of ranks, no ranks at all) it is TimesFromOneSource;
-// otherwise `source` is "N inputs of M ranks".
+// The kernels TimingChoice times (over rank files, each rank's from its own
+// timing input; else TimesFromOneSource's), each borrowing the metrics it
+// lacks as there. `source` is set to the choice's label: the input's path,
+// or "N inputs of M ranks".
 std::vector<analysis::KernelAggregate> TimesFromEachRank(const KernelsReport& all, std::string* source);
 
 // Kernels by name over processes and devices (MergeKernel), largest total first.

@@ -60,6 +60,36 @@ def per_rank(events):
     return step["name"], in_step / 1e3, comm / 1e3, sum(k["dur"] for k in kernels) / 1e3, comm_in_step / 1e3
 
 
+def check_rank_files_everywhere(total, every, kernels_tar, kernels_files, compares):
+    """Over the eight rank files, compare and the ranked actions count every rank, each from its own file, as the
+    archive (one input holding every rank) does; `total` per rank and `every` (ms) are recomputed from the traces."""
+    ranked_tar, ranked_files = kernels_tar["what_to_do_first"], kernels_files["what_to_do_first"]
+    check(kernels_files["times_from"] == "8 inputs of 8 ranks" and ranked_files["times_from"] == "8 inputs of 8 ranks",
+          f"rank files: kernels.json times from {kernels_files['times_from']!r}, ranked {ranked_files['times_from']!r}")
+    check(ranked_files["ranked_by"] == ranked_tar["ranked_by"] == "device_span"
+          and abs(ranked_files["measured_ms"] - ranked_tar["measured_ms"]) < 1e-6,
+          f"rank files: actions ranked by {ranked_files['ranked_by']} over {ranked_files['measured_ms']} ms, as the "
+          f"archive's {ranked_tar['ranked_by']} over {ranked_tar['measured_ms']} ms (every rank's devices)")
+    check([i["what"] for i in ranked_files["items"]] == [i["what"] for i in ranked_tar["items"]],
+          "rank files: the same ranked items as the archive's")
+    c = compares.get("self")
+    if c is not None:
+        check(abs(c["total"]["base_ns"] / 1e6 - every) < 1e-6 and c["total"]["delta_ns"] == 0,
+              f"rank files against themselves: total {c['total']['base_ns']} ns == {every:.4f} ms, unchanged")
+        scopes = {s["scope"]: s for s in c["scopes"]}
+        check(sorted(scopes) == [f"rank {r}" for r in sorted(total)]
+              and all(abs(scopes[f"rank {r}"]["base_ns"] / 1e6 - ms) < 1e-6 for r, ms in total.items()),
+              f"rank files against themselves: one scope per rank, each its rank's time ({sorted(scopes)})")
+        roles = {s["scope"] for s in c["launch_order"]}
+        check(roles == {f"rank {r}" for r in total}, f"rank files: launch order aligned for every rank ({roles})")
+    c = compares.get("0-3")
+    if c is not None:
+        check(abs(c["total"]["base_ns"] / 1e6 - total[0]) < 1e-6 and abs(c["total"]["new_ns"] / 1e6 - total[3]) < 1e-6,
+              f"rank files: rank 0 against rank 3 totals {c['total']['base_ns']}, {c['total']['new_ns']} ns == "
+              f"{total[0]}, {total[3]} ms")
+    print(f"ok: rank files: compare and the ranked actions count the 8 ranks ({every:.3f} ms)")
+
+
 def main():
     if not os.path.exists(PATH):
         print("skip: no", PATH)
@@ -91,6 +121,15 @@ def main():
         page_files = open(os.path.join(out_files, "report.html")).read()
         vs_path = os.path.join(out_files, "rank_vs_median.json")
         vs_files = json.load(open(vs_path)) if os.path.exists(vs_path) else None
+        kernels_tar = json.load(open(os.path.join(out, "kernels.json")))
+        kernels_files = json.load(open(os.path.join(out_files, "kernels.json")))
+        compares = {}
+        for case, sides in (("self", (out_files, out_files)), ("0-3", (out_files + "@rank=0", out_files + "@rank=3"))):
+            cmp_out = os.path.join(tmp, "compare-" + case)
+            r = subprocess.run([BIN, "-q", "compare", *sides, "--out", cmp_out], capture_output=True, text=True)
+            check(r.returncode == 0, f"rank files: compare {case} exits 0 ({r.returncode}: {r.stderr})")
+            path = os.path.join(cmp_out, "compare.json")
+            compares[case] = json.load(open(path))["comparisons"][0] if os.path.exists(path) else None
     name = want[0][0]
     check(all(w[0] == name for w in want.values()), "every rank ran the same step")
     rows = [r for r in s["steps"] if r["region"] == name]
@@ -160,6 +199,7 @@ def main():
     if vs_files is not None and tile is not None:
         print(f"rank files: {every:.3f} ms of GPU kernel time over the 8 ranks; report.html says {tile.group(1)} ms "
               f"from {tile.group(2)}")
+    check_rank_files_everywhere(total, every, kernels_tar, kernels_files, compares)
     if failures:
         print(f"{len(failures)} failure(s)")
         return 1

@@ -85,6 +85,7 @@ TEST(RankedActions, ALargerKernelSavingRanksBeforeASmallerFinding) {
   KernelsReport r;
   r.sources = {Source("t.json", model::SourceFamily::kTimeline)};
   r.times_from = "t.json";
+  r.kernels = KernelRows({Kernel("t.json", "gemm", 80)});  // the timing input is the input with kernels
   analysis::DeviceBusy d;
   d.source = "t.json", d.span_ns = 100e6;
   r.gpu_busy = {d};

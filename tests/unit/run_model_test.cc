@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "src/analysis/kernel_category.h"
+
 namespace llmpo::report {
 namespace {
 
@@ -78,6 +80,66 @@ TEST(RunModel, OneInputOfEveryRankIsThatInput) {
   for (const auto& k : same) ns += k.total_ns;
   EXPECT_EQ(one, "ranks.tar");
   EXPECT_DOUBLE_EQ(ns, 705);
+}
+
+// An input holding two ranks beside a later file of one of them: each rank
+// is timed by its own rule, so the file times rank 1 and the archive rank 0
+// only (never rank 1 twice). Kernels, launch sequences and devices all ask
+// the same choice.
+TEST(TimingChoice, EachRankFromItsOwnInputNeverTwice) {
+  KernelsReport kernels;
+  kernels.sources = {{"ranks.tar", "kineto-trace", std::nullopt, Timeline()},
+                     {"r1.json", "kineto-trace", std::nullopt, Timeline()},
+                     {"ncu.csv", "ncu-details-csv", std::nullopt, model::SourceFamily::kNcu}};
+  kernels.kernels = KernelRows({RankKernel("ranks.tar", "gemm", 300, 0), RankKernel("ranks.tar", "gemm", 400, 1),
+                                RankKernel("r1.json", "gemm", 450, 1), RankKernel("ncu.csv", "gemm", 900, 1)});
+  const TimingChoice c = TimingChoice::Of(kernels);
+  EXPECT_EQ(c.label(), "2 inputs of 2 ranks");
+  EXPECT_TRUE(c.Times("ranks.tar", 0));
+  EXPECT_FALSE(c.Times("ranks.tar", 1));
+  EXPECT_TRUE(c.Times("r1.json", 1));
+  EXPECT_FALSE(c.Times("r1.json", 0));
+  EXPECT_FALSE(c.Times("ncu.csv", 1));
+  EXPECT_TRUE(c.Times("ranks.tar", std::nullopt));  // an unranked kernel of a timing input
+  EXPECT_FALSE(c.Times("ncu.csv", std::nullopt));
+  EXPECT_TRUE(c.Uses("ranks.tar") && c.Uses("r1.json") && !c.Uses("ncu.csv"));
+  std::string label;
+  double ns = 0;
+  for (const auto& k : TimesFromEachRank(kernels, &label)) ns += k.total_ns;
+  EXPECT_DOUBLE_EQ(ns, 750);  // 300 + 450
+}
+
+TEST(TimingChoice, OneInputAndNoKernels) {
+  KernelsReport none;
+  const TimingChoice empty = TimingChoice::Of(none);
+  EXPECT_EQ(empty.label(), "");
+  EXPECT_TRUE(empty.inputs().empty());
+  EXPECT_FALSE(empty.Times("", std::nullopt));
+  KernelsReport one;
+  one.sources = {{"run.sqlite", "nsys-sqlite", std::nullopt, Timeline()},
+                 {"ncu.csv", "ncu-details-csv", std::nullopt, model::SourceFamily::kNcu}};
+  one.kernels = KernelRows({RankKernel("run.sqlite", "gemm", 1, 0), RankKernel("ncu.csv", "gemm", 9, 0)});
+  const TimingChoice c = TimingChoice::Of(one);
+  EXPECT_EQ(c.label(), "run.sqlite");
+  EXPECT_TRUE(c.Times("run.sqlite", 5));  // one input times every kernel it holds, whatever its rank
+  EXPECT_FALSE(c.Times("ncu.csv", 0));
+}
+
+// The ranked actions' measured time over rank files: every rank's kernels,
+// each from its own file (no device spans here: GPU kernel time).
+TEST(TimingChoice, RankedActionsMeasureEveryRank) {
+  auto categorizer = analysis::KernelCategorizer::Create();
+  ASSERT_TRUE(categorizer.ok());
+  KernelsReport kernels;
+  kernels.sources = {{"r0.json", "kineto-trace", std::nullopt, Timeline()},
+                     {"r1.json", "kineto-trace", std::nullopt, Timeline()}};
+  kernels.kernels = KernelRows({RankKernel("r0.json", "gemm", 300, 0), RankKernel("r1.json", "gemm", 400, 1)});
+  AnalyzeKernels(kernels, *categorizer);
+  EXPECT_EQ(kernels.times_from, "2 inputs of 2 ranks");
+  EXPECT_EQ(kernels.ranked.times_from, "2 inputs of 2 ranks");
+  EXPECT_EQ(kernels.ranked.base, RankBase::kGpuKernelTime);
+  ASSERT_TRUE(kernels.ranked.base_ns.has_value());
+  EXPECT_DOUBLE_EQ(*kernels.ranked.base_ns, 700);  // the old rule measured one file: 400
 }
 
 TEST(RunModel, MfuNeedsAKnownGpuTime) {
