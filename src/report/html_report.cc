@@ -62,8 +62,9 @@ std::string DeviceBusyTable(const HtmlReportInput& in, const std::vector<analysi
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
         "<td class=\"num\">{}</td></tr>\n",
-        HtmlText(LabelOf(labels, d.source)), HtmlText(d.device), MsText(d.span_ns), d.busy_ns ? MsText(*d.busy_ns) : "n/a",
-        d.idle_ns ? MsText(*d.idle_ns) : "n/a", d.idle_pct ? Pct(*d.idle_pct) : "n/a");
+        HtmlText(LabelOf(labels, d.source)), HtmlText(d.device), MsText(d.span_ns),
+        d.busy_ns ? MsText(*d.busy_ns) : "n/a", d.idle_ns ? MsText(*d.idle_ns) : "n/a",
+        d.idle_pct ? Pct(*d.idle_pct) : "n/a");
   }
   return out + "</tbody></table>\n";
 }
