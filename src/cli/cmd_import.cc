@@ -69,11 +69,16 @@ void StopImport(int signal, const std::string& out, std::optional<pipeline::RunL
 // with -j 1, so memory does not grow with their number. ncu inputs are
 // paired launch by launch with the timelines (kernels_combined), which the
 // summaries no longer allow: an import with one is read whole.
+// Several timelines (rank files), or one archive of traces (a tar of ranks,
+// each member an input of its own): read one at a time, each reduced first.
 bool SeveralTimelines(const std::vector<fs::path>& inputs, bool no_captures) {
-  return no_captures && inputs.size() > 1 && std::all_of(inputs.begin(), inputs.end(), [](const fs::path& file) {
-           const ingest::Importer* importer = ingest::GuessImporter(file);
-           return importer != nullptr && importer->family == model::SourceFamily::kTimeline;
-         });
+  if (!no_captures || inputs.empty()) return false;
+  const bool timelines = std::all_of(inputs.begin(), inputs.end(), [](const fs::path& file) {
+    const ingest::Importer* importer = ingest::GuessImporter(file);
+    return importer != nullptr && importer->family == model::SourceFamily::kTimeline;
+  });
+  if (!timelines) return false;
+  return inputs.size() > 1 || ingest::IsKinetoArchive(inputs.front());
 }
 
 }  // namespace

@@ -34,6 +34,8 @@ enum class InputFormat {
 
 std::string_view ToString(InputFormat f);
 
+class MemberInputs;
+
 struct ImportContext {
   std::string source;  // label for messages: the file path
   model::RecordSink& sink;
@@ -41,7 +43,30 @@ struct ImportContext {
   // Large text inputs may be read and scanned on a second thread (see
   // CsvReader::StartReadAhead); the caller decides, knowing the machine.
   bool read_ahead = false;
+  // Where an archive's traces go as inputs of their own (a tar of rank
+  // traces); without it they are read into `sink`, as one input.
+  MemberInputs* members = nullptr;
 };
+
+// Takes each trace of an archive as an input of its own, labelled
+// "ARCHIVE:MEMBER", with its own sink and diagnostics: the caller can then
+// reduce each member as it ends, as it does a rank file, instead of keeping
+// every rank until the archive ends. What concerns the archive itself (a
+// member that is not a trace, damage past the last member) goes to the
+// archive's own context.
+class MemberInputs {
+ public:
+  virtual ~MemberInputs() = default;
+  // The context the member's records go to, until End.
+  virtual ImportContext& Begin(const std::string& label) = 0;
+  // The member is read; `read` is false when nothing usable came out of it.
+  virtual void End(bool read) = 0;
+};
+
+// Whether `file`, an input of the Kineto importer, is an archive (a tar,
+// plain or gzipped): each of its traces may then be an input of its own
+// (MemberInputs).
+bool IsKinetoArchive(const std::filesystem::path& file);
 
 // Detects the format from the first bytes of a file (up to 64 KiB), never
 // from its name: the first row of the importer table whose content sniff

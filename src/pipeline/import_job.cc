@@ -141,18 +141,96 @@ bool FromPreloadedTrace(const ImportRequest& request, const fs::path& file, inge
   return false;
 }
 
+// What an archive's context receives outside its members: nothing (the
+// importer sends every record to a member's own context).
+class NoRecords final : public model::RecordSink {
+ public:
+  void OnLaunch(const model::LaunchRecord&) override {}
+  void OnKernelSummary(const model::KernelSummaryRow&) override {}
+};
+
+// Each trace of an archive begun and ended as an input of its own, in the
+// collectors ArchiveMembers gives (or the archive's own), with the rank the
+// run recorded for the archive where a record has none.
+class MemberReader final : public ingest::MemberInputs {
+ public:
+  MemberReader(Collectors& own, const ArchiveMembers* members, std::optional<std::int64_t> rank, bool read_ahead)
+      : own_(own), members_(members), rank_(rank), read_ahead_(read_ahead) {}
+
+  ingest::ImportContext& Begin(const std::string& label) override {
+    current_ = members_ != nullptr ? &members_->begin() : &own_;
+    label_ = label;
+    model::RecordSink* sink = &current_->BeginInput(label, "");
+    if (rank_) sink = &tagged_.emplace(*sink, *rank_);
+    context_.emplace(label, *sink, current_->diagnostics());
+    context_->read_ahead = read_ahead_;
+    return *context_;
+  }
+
+  void End(bool read) override {
+    const ingest::Importer& kineto = ingest::ImporterFor(ingest::InputFormat::kKinetoTrace);
+    report::SourceInfo info{label_, std::string(kineto.name), std::nullopt, kineto.family};
+    if (!read) info.failure = "no event could be read from the trace";
+    context_.reset();
+    tagged_.reset();
+    current_->EndInput(std::move(info));
+    if (members_ != nullptr) members_->end(*current_);
+    current_ = nullptr;
+  }
+
+ private:
+  Collectors& own_;
+  const ArchiveMembers* members_;
+  std::optional<std::int64_t> rank_;
+  bool read_ahead_;
+  Collectors* current_ = nullptr;
+  std::string label_;
+  std::optional<RankTagSink> tagged_;
+  std::optional<ingest::ImportContext> context_;
+};
+
+bool IsArchiveOfTraces(const fs::path& file) {
+  const ingest::Importer* importer = ingest::GuessImporter(file);
+  return importer != nullptr && importer->format == ingest::InputFormat::kKinetoTrace && ingest::IsKinetoArchive(file);
+}
+
+// An archive of traces, each an input of its own. The archive is a source
+// of its own only when it fails (the members read before are kept).
+void ReadArchive(const fs::path& file, const std::string& label, std::optional<std::int64_t> rank,
+                 const ingest::InputOptions& options, bool read_ahead, Collectors& collectors,
+                 const ArchiveMembers* members, std::vector<Error>& failures) {
+  MemberReader reader(collectors, members, rank, read_ahead);
+  NoRecords none;
+  ingest::ImportContext ctx{label, none, collectors.diagnostics()};
+  ctx.members = &reader;
+  const ingest::Importer* used = nullptr;
+  Status status = ingest::ImportFile(file, options, ctx, &used);
+  if (status.ok()) return;
+  const ingest::Importer& kineto = ingest::ImporterFor(ingest::InputFormat::kKinetoTrace);
+  collectors.BeginInput(label, "");
+  collectors.EndInput({label, std::string(kineto.name), status.error().message, kineto.family});
+  failures.push_back(std::move(status).error());
+}
+
 // Every input into the collectors, each content once (input_dedupe.h); one
 // failure per input that could not be read. Returns how many were read.
-std::size_t ReadInputs(const ImportRequest& request, Collectors& collectors, std::vector<Error>& failures) {
+std::size_t ReadInputs(const ImportRequest& request, Collectors& collectors, std::vector<Error>& failures,
+                       const ArchiveMembers* members) {
   const ingest::InputOptions options{request.out_dir, ConvertWithNsys};
   const bool read_ahead = ReadAheadWanted();
   const std::vector<fs::path> inputs = UniqueInputs(request.inputs, collectors.diagnostics());
   for (const auto& file : inputs) {
     report::SourceInfo info{LabelFor(request, file), "unknown", std::nullopt};
     const auto capture = request.capture_regions.find(file.string());
+    const auto rank = request.input_ranks.find(file.string());
+    if (capture == request.capture_regions.end() && IsArchiveOfTraces(file)) {
+      const std::optional<std::int64_t> archive_rank =
+          rank != request.input_ranks.end() ? std::optional(rank->second) : std::nullopt;
+      ReadArchive(file, info.path, archive_rank, options, read_ahead, collectors, members, failures);
+      continue;
+    }
     model::RecordSink& input_sink =
         collectors.BeginInput(info.path, capture != request.capture_regions.end() ? capture->second : "");
-    const auto rank = request.input_ranks.find(file.string());
     std::optional<RankTagSink> tagged;
     if (rank != request.input_ranks.end()) tagged.emplace(input_sink, rank->second);
     model::RecordSink& sink = tagged ? static_cast<model::RecordSink&>(*tagged) : input_sink;
@@ -195,8 +273,9 @@ report::ReportOptions ReportOptionsFor(const ImportRequest& request, const analy
 
 }  // namespace
 
-std::size_t ReadImportInputs(const ImportRequest& request, Collectors& collectors, std::vector<Error>& failures) {
-  return ReadInputs(request, collectors, failures);
+std::size_t ReadImportInputs(const ImportRequest& request, Collectors& collectors, std::vector<Error>& failures,
+                             const ArchiveMembers* members) {
+  return ReadInputs(request, collectors, failures, members);
 }
 
 report::ReportOptions ImportReportOptions(const ImportRequest& request,
@@ -222,7 +301,7 @@ Result<ImportOutcome> RunImport(const ImportRequest& request) {
   const bool pair = request.inputs.size() > 1 && TimelineAndNcuPossible(request.inputs);
   ASSIGN_OR_RETURN(std::unique_ptr<Collectors> collectors, Collectors::Create(request.regions, pair));
   ImportOutcome outcome;
-  const std::size_t read = ReadInputs(request, *collectors, outcome.failures);
+  const std::size_t read = ReadInputs(request, *collectors, outcome.failures, nullptr);
   // Every input failed before its first row: reports of no data would
   // replace what the folder holds (an earlier good import), so the folder
   // is left as it is. What a failed input read before its error is reported.

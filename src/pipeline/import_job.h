@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -65,7 +66,17 @@ Result<ImportOutcome> RunImport(const ImportRequest& request);
 // every input of `request` into `collectors` (returns how many were read),
 // and the report options the request implies.
 class Collectors;
-std::size_t ReadImportInputs(const ImportRequest& request, Collectors& collectors, std::vector<Error>& failures);
+// The traces of an archive (a tar of rank traces) are inputs of their own,
+// "ARCHIVE:MEMBER", as rank files are: without `members` they go into
+// `collectors`; with it, `begin` gives the collectors of each member in turn
+// and `end` gets them back once the member is read (the pooled import
+// reduces each member there, so the archive's ranks are not all kept).
+struct ArchiveMembers {
+  std::function<Collectors&()> begin;
+  std::function<void(Collectors&)> end;
+};
+std::size_t ReadImportInputs(const ImportRequest& request, Collectors& collectors, std::vector<Error>& failures,
+                             const ArchiveMembers* members = nullptr);
 report::ReportOptions ImportReportOptions(const ImportRequest& request, const analysis::KernelCategorizer& categorizer);
 // Makes the output folder and removes what an import killed half-way left
 // there (callers hold the folder's lock): the start of every import.

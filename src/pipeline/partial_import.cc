@@ -59,7 +59,9 @@ struct Slot {
   std::vector<Error> failures;
 };
 
-// One input, read alone and reduced; its collectors are gone on return.
+// One input, read alone and reduced; its collectors are gone on return. An
+// archive's traces are each reduced as they end, in collectors of their own,
+// and merged in order: the archive then keeps what its rank files would.
 void CollectOne(const ImportRequest& request, const fs::path& file, const std::string& job, Slot& slot) {
   ImportRequest one = request;
   one.inputs = {file};
@@ -68,8 +70,32 @@ void CollectOne(const ImportRequest& request, const fs::path& file, const std::s
     slot.failures.push_back(collectors.error());
     return;
   }
-  ReadImportInputs(one, **collectors, slot.failures);
-  slot.part = PartialFile{file.string(), ToPartial(**collectors, job)};
+  PartialMerger members_merged;
+  std::size_t members_read = 0;
+  std::unique_ptr<Collectors> member;
+  const ArchiveMembers members{[&]() -> Collectors& {
+                                 member = std::move(Collectors::Create(request.regions, false)).value();
+                                 return *member;
+                               },
+                               [&](Collectors& done) {
+                                 const std::string label = done.sources().back().path;
+                                 (void)members_merged.Add({label, ToPartial(done, job)});  // Finish says a refusal
+                                 member.reset();
+                                 ++members_read;
+                               }};
+  ReadImportInputs(one, **collectors, slot.failures, &members);
+  PartialSet own = ToPartial(**collectors, job);
+  if (members_read == 0) {
+    slot.part = PartialFile{file.string(), std::move(own)};
+    return;
+  }
+  (void)members_merged.Add({file.string(), std::move(own)});
+  auto merged = members_merged.Finish();
+  if (!merged.ok()) {
+    slot.failures.push_back(std::move(merged).error());
+    return;
+  }
+  slot.part = PartialFile{file.string(), std::move(merged).value()};
 }
 
 }  // namespace

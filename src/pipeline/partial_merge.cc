@@ -29,8 +29,25 @@ struct RankClaim {
 
 }  // namespace
 
+namespace {
+
+using KeptOverhead = std::vector<std::pair<std::optional<std::int64_t>, model::LaunchOverheadFrom>>;
+
+// Lookups into what the parts before hold, kept from one part to the next:
+// rebuilt for each part, they made merging N parts cost N^2 (2,000 ranks of
+// an archive, each its own part). Built from the first part when the second
+// comes.
+struct AppendIndex {
+  bool built = false;
+  std::unordered_map<std::string, std::uint32_t> phase_names, phase_scopes;  // PhaseInput's tables
+  std::map<analysis::LaunchPath, KeptOverhead> launch_paths;                 // launch overhead rows
+};
+
+}  // namespace
+
 // What the parts before the next one hold, for its checks.
 struct PartialMerger::Checks {
+  AppendIndex index;
   bool seen_first = false;
   std::string first_job, first_origin;        // the first part's
   std::map<std::string, std::string> holder;  // input -> the partial holding it
@@ -115,13 +132,11 @@ void MergeSummaries(analysis::RuntimeSummaries& into, analysis::RuntimeSummaries
 
 // Launch overhead rows: one per launch path and rank, the earlier input's
 // kept (KernelAggregator::runtime's rule, across partials).
-void MergeLaunchOverhead(analysis::RuntimeSummaries& into, analysis::RuntimeSummaries& from) {
-  using Kept = std::vector<std::pair<std::optional<std::int64_t>, model::LaunchOverheadFrom>>;
-  std::map<analysis::LaunchPath, Kept> kept;
-  for (const auto& r : into.launch_overhead) kept[analysis::PathOf(r.row)].emplace_back(r.row.process.rank, r.row.from);
+void MergeLaunchOverhead(analysis::RuntimeSummaries& into, analysis::RuntimeSummaries& from,
+                         std::map<analysis::LaunchPath, KeptOverhead>& kept) {
   for (auto& r : from.launch_overhead) {
     const model::LaunchOverheadRow& row = r.row;
-    Kept& same_path = kept[analysis::PathOf(row)];
+    KeptOverhead& same_path = kept[analysis::PathOf(row)];
     const auto earlier = std::find_if(same_path.begin(), same_path.end(), [&](const auto& k) {
       return !k.first || !row.process.rank || *k.first == *row.process.rank;
     });
@@ -143,10 +158,9 @@ void MoveAppend(std::vector<T>& into, std::vector<T>& from) {
 
 // `from`'s phase input after `into`'s, its name and scope ids re-numbered
 // into `into`'s tables (first seen first, as one import numbers them).
-void AppendPhases(analysis::PhaseInput& into, analysis::PhaseInput& from) {
-  auto remap = [](std::vector<std::string>& table, const std::vector<std::string>& names) {
-    std::unordered_map<std::string, std::uint32_t> index;
-    for (std::size_t i = 0; i < table.size(); ++i) index.try_emplace(table[i], static_cast<std::uint32_t>(i));
+void AppendPhases(analysis::PhaseInput& into, analysis::PhaseInput& from, AppendIndex& kept) {
+  auto remap = [](std::vector<std::string>& table, const std::vector<std::string>& names,
+                  std::unordered_map<std::string, std::uint32_t>& index) {
     std::vector<std::uint32_t> ids;
     ids.reserve(names.size());
     for (const auto& n : names) {
@@ -156,8 +170,8 @@ void AppendPhases(analysis::PhaseInput& into, analysis::PhaseInput& from) {
     }
     return ids;
   };
-  const auto name_ids = remap(into.names, from.names);
-  const auto scope_ids = remap(into.scopes, from.scopes);
+  const auto name_ids = remap(into.names, from.names, kept.phase_names);
+  const auto scope_ids = remap(into.scopes, from.scopes, kept.phase_scopes);
   for (auto k : from.kernels) {  // by value: the list keeps them packed
     k.name = name_ids[k.name], k.range = name_ids[k.range], k.scope = scope_ids[k.scope];
     into.kernels.push_back(k);
@@ -177,13 +191,29 @@ void AppendPhases(analysis::PhaseInput& into, analysis::PhaseInput& from) {
   into.digest.outside_ns += from.digest.outside_ns;
 }
 
-void Append(PartialSet& into, PartialSet& from) {
+// The index of the first part's tables and rows, once.
+void BuildIndex(const PartialSet& first, AppendIndex& index) {
+  if (index.built) return;
+  index.built = true;
+  for (std::size_t i = 0; i < first.phases.names.size(); ++i) {
+    index.phase_names.try_emplace(first.phases.names[i], static_cast<std::uint32_t>(i));
+  }
+  for (std::size_t i = 0; i < first.phases.scopes.size(); ++i) {
+    index.phase_scopes.try_emplace(first.phases.scopes[i], static_cast<std::uint32_t>(i));
+  }
+  for (const auto& r : first.runtime.launch_overhead) {
+    index.launch_paths[analysis::PathOf(r.row)].emplace_back(r.row.process.rank, r.row.from);
+  }
+}
+
+void Append(PartialSet& into, PartialSet& from, AppendIndex& index) {
+  BuildIndex(into, index);
   MoveAppend(into.sources, from.sources);
   MoveAppend(into.kernels, from.kernels);
   into.runtime.repeated_rows += from.runtime.repeated_rows;
   into.runtime.repeated_launch_paths += from.runtime.repeated_launch_paths;
   MergeSummaries(into.runtime, from.runtime);
-  MergeLaunchOverhead(into.runtime, from.runtime);
+  MergeLaunchOverhead(into.runtime, from.runtime, index.launch_paths);
   MoveAppend(into.gpu_busy, from.gpu_busy);
   MoveAppend(into.gpu_breakdown.devices, from.gpu_breakdown.devices);
   MoveAppend(into.gpu_breakdown.cpu_ops, from.gpu_breakdown.cpu_ops);
@@ -197,7 +227,7 @@ void Append(PartialSet& into, PartialSet& from) {
   into.region_diagnostics.Merge(from.region_diagnostics);
   MoveAppend(into.regions, from.regions);
   MoveAppend(into.launch_sequences, from.launch_sequences);
-  AppendPhases(into.phases, from.phases);
+  AppendPhases(into.phases, from.phases, index);
 }
 
 // The orders one import gives (KernelAggregator::Sorted, GpuTimeline::Busy):
@@ -253,7 +283,7 @@ Result<PartialSet> MergePartials(std::vector<PartialFile> parts) {
   PartialSet out = std::move(parts.front().set);
   out.merged_from = {parts.front().origin};
   for (std::size_t i = 1; i < parts.size(); ++i) {
-    Append(out, parts[i].set);
+    Append(out, parts[i].set, checks.index);
     out.merged_from.push_back(parts[i].origin);
   }
   SortAsOneImport(out);
@@ -278,7 +308,7 @@ Status PartialMerger::Add(PartialFile part) {
     out_->merged_from = {part.origin};
     return OkStatus();
   }
-  Append(*out_, part.set);
+  Append(*out_, part.set, checks_->index);
   out_->merged_from.push_back(std::move(part.origin));
   return OkStatus();
 }

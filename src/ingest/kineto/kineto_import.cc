@@ -291,7 +291,16 @@ Status ImportArchive(const std::filesystem::path& file, ImportContext& ctx) {
     }
     std::unique_ptr<ByteSource> inflated = gzip ? kineto::GunzipSource(source) : nullptr;
     const std::string label = ctx.source + ":" + member;
-    if (ImportOneTrace(inflated ? *inflated : source, label, ctx, api)) ++traces;
+    if (ctx.members == nullptr) {
+      if (ImportOneTrace(inflated ? *inflated : source, label, ctx, api)) ++traces;
+    } else {  // an input of its own, with its own API call rows
+      ImportContext& into = ctx.members->Begin(label);
+      ApiCallSums own;
+      const bool read = ImportOneTrace(inflated ? *inflated : source, label, into, own);
+      if (read) own.Emit(into);
+      ctx.members->End(read);
+      if (read) ++traces;
+    }
     if (inflated) RETURN_IF_ERROR(InflateRefusal(*inflated, label));
     RETURN_IF_ERROR(InflateRefusal(source, ctx.source));
   }
@@ -303,11 +312,25 @@ Status ImportArchive(const std::filesystem::path& file, ImportContext& ctx) {
   if (traces == 0) {
     return MakeError(ExitStatus::kInput, fmt::format("{}: an archive without a readable Kineto trace", ctx.source));
   }
-  api.Emit(ctx);
+  if (ctx.members == nullptr) api.Emit(ctx);
   return OkStatus();
 }
 
 }  // namespace
+
+bool IsKinetoArchive(const std::filesystem::path& file) {
+  std::string why;
+  std::unique_ptr<ByteSource> source = kineto::OpenFileSource(file.string(), why);
+  if (!source) return false;
+  char first[512];
+  std::size_t got = 0;
+  while (got < sizeof first) {
+    const std::size_t n = source->Read(first + got, sizeof first - got);
+    if (n == 0) break;
+    got += n;
+  }
+  return IsTarHeader(std::string_view(first, got));
+}
 
 bool LooksLikeKinetoTrace(std::string_view head) {
   const std::string inflated = kineto::IsGzip(head.data(), head.size()) ? InflateHead(head) : std::string();
