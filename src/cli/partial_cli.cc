@@ -114,6 +114,10 @@ int RunPooledImport(const pipeline::ImportRequest& request, const std::string& p
     if (!wrote.ok()) return ReportError(wrote.error());
     return exit_code;
   }
+  // As a one-process import: when every input failed before its first row,
+  // reports of no data would replace what the folder holds (an earlier good
+  // import), so the folder is left as it was.
+  if (ok == 0 && set.diagnostics.rows_read() == 0) return exit_code;
   const int wrote = WriteReportsFromPartial(std::move(collected->set), request, hold_lock);
   return wrote != 0 ? wrote : exit_code;
 }

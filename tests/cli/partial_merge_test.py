@@ -141,6 +141,32 @@ def bad_sets(d, files):
     print("ok: refusals (same input, same rank, world size, job, schema, version), missing and broken ranks")
 
 
+def archive_as_its_members(d):
+    """The archive's traces are inputs of their own: importing it gives the reports of its members imported as files
+    in the archive's order, but for the labels ("ARCHIVE:MEMBER" against the file's path); the JSON reports, which
+    hold every number and message whole, are compared. --read-whole (every member kept) gives the same folder."""
+    archive = FIXTURES / "param-dlrm-8ranks.tar.gz"
+    with tarfile.open(archive) as tar:
+        members = [m.name for m in tar.getmembers() if m.isfile()]
+    run("import", str(archive), "--out", f"{d}/archive")
+    run("import", "--read-whole", str(archive), "--out", f"{d}/archive-whole")
+    same_folders(f"{d}/archive", f"{d}/archive-whole")
+    run("import", *[f"{d}/{m}" for m in members], "--out", f"{d}/members")
+    compared = 0
+    for a in sorted(pathlib.Path(f"{d}/archive").rglob("*.json")):
+        rel = a.relative_to(f"{d}/archive")
+        b = pathlib.Path(f"{d}/members") / rel
+        assert b.is_file(), f"archive: {rel} has no counterpart among the members' reports"
+        text = a.read_text().replace(f"{archive}:", f"{d}/")
+        assert text == b.read_text(), f"archive: {rel} differs from the members' (labels aside)"
+        compared += 1
+    wanted = sorted(str(p.relative_to(f"{d}/members")) for p in pathlib.Path(f"{d}/members").rglob("*.json"))
+    got = sorted(str(p.relative_to(f"{d}/archive")) for p in pathlib.Path(f"{d}/archive").rglob("*.json"))
+    assert got == wanted, "archive and members: different JSON reports"
+    print(f"ok: the archive gives its {len(members)} members' reports ({compared} JSON files, labels aside); "
+          f"--read-whole the same")
+
+
 def shared(d):
     if not FIXTURES.is_dir():
         print(f"skip: {FIXTURES} is absent (shared multi-rank fixtures)")
@@ -153,6 +179,7 @@ def shared(d):
     dlrm = sorted(glob.glob(f"{d}/dlrm_kineto/*.json"))
     assert len(dlrm) == 8, dlrm
     check_identity(dlrm, d, "dlrm", [[0, 1, 2], [3, 4, 5], [6, 7]])
+    archive_as_its_members(d)
     for f in sorted(FIXTURES.glob("hta-ddp-*")):
         run("import", str(f), "--out", f"{d}/ddp-whole")
         run("import", "--partial", f"{d}/ddp.json", str(f))

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""An archive of rank traces read member by member (docs/multirank.md, "Bounded memory"): each trace is an input of
+its own, labelled ARCHIVE:MEMBER, and bad members or a failing archive lose nothing else.
+
+Cases, on tars written here (hand-made, three ranks of a world of three):
+- a member that is not JSON between two good ones: exit 0; three member sources, the bad one failed with a reason,
+  the good ones' kernel times (recomputed here from the written durations) in kernels.json, and rank 1 reported
+  missing (rank_missing) because its trace gave nothing;
+- a .tar.gz whose second member inflates past the gzip limit (LLMPO_MAX_INFLATED_BYTES): exit 3 naming the limit,
+  the first member's kernels kept, and the archive listed as a failed source of its own;
+- an archive without any readable trace: exit 3, the folder left as it was.
+
+  archive_members_test.py BIN
+"""
+import io
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def trace(rank, durations_us):
+    """A Kineto trace of one rank: a launch call and its kernel per duration."""
+    events = []
+    for i, dur in enumerate(durations_us):
+        ts = 100 * i
+        events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 10 + rank, "tid": 1,
+                       "ts": ts, "dur": 2, "args": {"correlation": i + 1}})
+        events.append({"ph": "X", "cat": "kernel", "name": f"k{i % 2}", "pid": 10 + rank, "tid": 7, "ts": ts + 3,
+                       "dur": dur, "args": {"correlation": i + 1, "device": rank, "stream": 7}})
+    info = {"backend": "nccl", "rank": rank, "world_size": 3}
+    return json.dumps({"distributedInfo": info, "traceEvents": events}).encode()
+
+
+def write_tar(path, members, mode="w"):
+    with tarfile.open(path, mode) as tar:
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+
+
+def run(binary, args, env=None):
+    r = subprocess.run([binary, *args], capture_output=True, text=True, env=env)
+    return r.returncode, r.stderr
+
+
+def main():
+    binary = sys.argv[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        good = {0: [10, 20, 30], 2: [5, 7]}
+        archive = tmp / "ranks.tar"
+        write_tar(archive, [("rank0.json", trace(0, good[0])), ("rank1.json", b"{not json at all"),
+                            ("rank2.json", trace(2, good[2]))])
+        out = tmp / "out"
+        rc, err = run(binary, ["import", str(archive), "--out", str(out)])
+        check(rc == 0, f"a bad member: exit {rc} ({err})")
+        doc = json.loads((out / "kernels.json").read_text())
+        sources = {s["path"]: s for s in doc["sources"]}
+        labels = [f"{archive}:rank{r}.json" for r in range(3)]
+        check(sorted(sources) == labels, f"one source per member: {sorted(sources)}")
+        bad = sources.get(labels[1], {})
+        check(bad.get("status", "").startswith("failed") and "no event could be read" in bad.get("status", ""),
+              f"the bad member is a failed source with its reason: {bad}")
+        check(all(sources.get(l, {}).get("status") == "ok" for l in (labels[0], labels[2])), "the good members: ok")
+        got = {}
+        for k in doc["kernels"]:
+            got[k["source"]] = got.get(k["source"], 0) + k["total_ms"]
+        for rank, durations in good.items():
+            want = sum(durations) / 1000  # us -> ms
+            check(abs(got.get(labels[rank], -1) - want) < 1e-9, f"rank {rank}: {got.get(labels[rank])} == {want} ms")
+        codes = [e["code"] for e in doc["diagnostics"]["entries"]]
+        check("rank_missing" in codes and "kineto_json_error" in codes,
+              f"rank 1 reported missing and its trace damaged: {codes}")
+        print(f"ok: a bad member is a failed source; ranks 0 and 2 kept ({got})")
+
+        bomb = tmp / "bomb.tar.gz"
+        write_tar(bomb, [("rank0.json", trace(0, good[0])), ("rank1.json", b" " * (8 << 20))], "w:gz")
+        out = tmp / "out-bomb"
+        env = dict(os.environ, LLMPO_MAX_INFLATED_BYTES=str(4 << 20))
+        rc, err = run(binary, ["import", str(bomb), "--out", str(out)], env)
+        check(rc == 3 and "LLMPO_MAX_INFLATED_BYTES" in err, f"a member past the gzip limit: exit {rc} ({err})")
+        if (out / "kernels.json").is_file():
+            doc = json.loads((out / "kernels.json").read_text())
+            sources = {s["path"]: s["status"] for s in doc["sources"]}
+            check(sources.get(f"{bomb}:rank0.json") == "ok", f"the member before the limit is kept: {sources}")
+            check(sources.get(str(bomb), "").startswith("failed"), f"the archive is a failed source: {sources}")
+            kept = sum(k["total_ms"] for k in doc["kernels"])
+            check(abs(kept - sum(good[0]) / 1000) < 1e-9, f"rank 0's kernels kept: {kept} ms")
+        else:
+            check(False, "a member past the gzip limit: no kernels.json written for the members before it")
+        print("ok: a member past the gzip limit fails the archive, and the member before it is kept")
+
+        empty = tmp / "nothing.tar"
+        write_tar(empty, [("rank0.json", b'{"traceEvents": [{"ph": "X", "cat": "kern'), ("notes.txt", b"hello")])
+        out = tmp / "out-nothing"
+        out.mkdir()
+        (out / "kept.txt").write_text("an earlier import's\n")
+        rc, err = run(binary, ["import", str(empty), "--out", str(out)])
+        check(rc == 3 and "without a readable Kineto trace" in err, f"no readable trace: exit {rc} ({err})")
+        check((out / "kept.txt").is_file() and not (out / "kernels.json").exists(),
+              f"no readable trace: the folder is left as it was ({sorted(p.name for p in out.iterdir())})")
+        print("ok: an archive without a readable trace: exit 3, the folder left as it was")
+    if failures:
+        print(f"{len(failures)} failure(s)")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
