@@ -24,8 +24,19 @@ std::map<std::int64_t, double> KernelNsPerRank(const ReportSet& set) {
 }
 
 // The set narrowed to one rank (a copy: the caller's set stays whole).
+// One rank's side: what compare reads (kernels, regions, launch order, the
+// run's GPU and command), narrowed to the rank. The per-rank tables compare
+// never reads (the GPU breakdown, LLM phases, stragglers, timeline, page)
+// are left out: a copy of each for both sides was most of the peak memory
+// of a many-rank import.
 std::optional<ReportSet> RankOnly(const ReportSet& set, std::int64_t rank) {
-  ReportSet one = set;
+  ReportSet one;
+  one.kernels = set.kernels;
+  one.top_k = set.top_k;
+  one.regions = set.regions;
+  one.regions_subdir = set.regions_subdir;
+  one.run = set.run;
+  one.launch_sequences = set.launch_sequences;
   if (SelectScope(one, ScopeFilter{"rank", std::to_string(rank)})) return std::nullopt;
   return one;
 }
