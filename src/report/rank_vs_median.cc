@@ -27,8 +27,8 @@ std::map<std::int64_t, double> KernelNsPerRank(const ReportSet& set) {
 // One rank's side: what compare reads (kernels, regions, launch order, the
 // run's GPU and command), narrowed to the rank. The per-rank tables compare
 // never reads (the GPU breakdown, LLM phases, stragglers, timeline, page)
-// are left out: a copy of each for both sides was most of the peak memory
-// of a many-rank import.
+// are left out: both sides copied every rank's (64 ranks: 4 of the 44 MB
+// of heap at the peak).
 std::optional<ReportSet> RankOnly(const ReportSet& set, std::int64_t rank) {
   ReportSet one;
   one.kernels = set.kernels;

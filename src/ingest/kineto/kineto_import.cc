@@ -316,20 +316,25 @@ Status ImportArchive(const std::filesystem::path& file, ImportContext& ctx) {
   return OkStatus();
 }
 
+// Whether the (inflated) bytes of `source` start with a tar header: its
+// first 512-byte block, read.
+bool StartsWithTarHeader(ByteSource& source) {
+  char first[512];
+  std::size_t got = 0;
+  while (got < sizeof first) {
+    const std::size_t n = source.Read(first + got, sizeof first - got);
+    if (n == 0) break;
+    got += n;
+  }
+  return IsTarHeader(std::string_view(first, got));
+}
+
 }  // namespace
 
 bool IsKinetoArchive(const std::filesystem::path& file) {
   std::string why;
   std::unique_ptr<ByteSource> source = kineto::OpenFileSource(file.string(), why);
-  if (!source) return false;
-  char first[512];
-  std::size_t got = 0;
-  while (got < sizeof first) {
-    const std::size_t n = source->Read(first + got, sizeof first - got);
-    if (n == 0) break;
-    got += n;
-  }
-  return IsTarHeader(std::string_view(first, got));
+  return source && StartsWithTarHeader(*source);
 }
 
 bool LooksLikeKinetoTrace(std::string_view head) {
@@ -345,14 +350,7 @@ Status ImportKinetoTrace(const std::filesystem::path& file, ImportContext& ctx) 
   std::string why;
   std::unique_ptr<ByteSource> source = kineto::OpenFileSource(file.string(), why);
   if (!source) return MakeError(ExitStatus::kInput, fmt::format("{}: {}", ctx.source, why));
-  char first[512];
-  std::size_t got = 0;
-  while (got < sizeof first) {
-    const std::size_t n = source->Read(first + got, sizeof first - got);
-    if (n == 0) break;
-    got += n;
-  }
-  if (IsTarHeader(std::string_view(first, got))) return ImportArchive(file, ctx);
+  if (StartsWithTarHeader(*source)) return ImportArchive(file, ctx);
   source = kineto::OpenFileSource(file.string(), why);  // start again from byte 0
   if (!source) return MakeError(ExitStatus::kInput, fmt::format("{}: {}", ctx.source, why));
   std::error_code size_error;
