@@ -244,7 +244,7 @@ void KernelAggregator::OnKernelSummary(const model::KernelSummaryRow& row) {
 
 void KernelAggregator::OnApiSummary(const model::ApiSummaryRow& row) {
   for (const auto& have : runtime_.api_calls) {
-    if (have.row.name == row.name) {
+    if (have.row.name == row.name && have.row.rank == row.rank) {  // other ranks' calls are other calls
       ++runtime_.repeated_rows;
       return;
     }

@@ -26,8 +26,9 @@ class ApiCallSums {
   // A group of `calls` calls already summed (an SQL GROUP BY).
   void Add(const std::string& name, std::int64_t calls, double total_ns, double min_ns, double max_ns,
            double sum_sq_ns2);
-  // One row per function to the sink, the largest total first.
-  void Emit(ImportContext& ctx) const;
+  // One row per function to the sink, the largest total first; `rank`: the
+  // rank of the process whose calls they are, where known.
+  void Emit(ImportContext& ctx, std::optional<std::int64_t> rank = std::nullopt) const;
 
  private:
   struct Sums {
@@ -50,7 +51,7 @@ inline void ApiCallSums::Add(const std::string& name, std::int64_t calls, double
   s.max = s.max ? std::max(*s.max, max_ns) : max_ns;
 }
 
-inline void ApiCallSums::Emit(ImportContext& ctx) const {
+inline void ApiCallSums::Emit(ImportContext& ctx, std::optional<std::int64_t> rank) const {
   double all_ns = 0;
   for (const auto& [name, s] : by_name_) all_ns += s.total;
   std::vector<model::ApiSummaryRow> rows;
@@ -65,6 +66,7 @@ inline void ApiCallSums::Emit(ImportContext& ctx) const {
     row.time.max_ns = s.max;
     if (s.calls > 1) row.time.stddev_ns = std::sqrt(std::max(0.0, (s.sum_sq - s.total * s.total / n) / (n - 1)));
     if (all_ns > 0) row.time_pct = 100 * s.total / all_ns;
+    row.rank = rank;
     rows.push_back(std::move(row));
   }
   std::stable_sort(rows.begin(), rows.end(),

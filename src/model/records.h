@@ -182,6 +182,11 @@ struct ApiSummaryRow {
   std::int64_t calls = 0;
   TimeStats time;
   std::optional<double> time_pct;
+  // The rank whose calls these are, where the input names one (a PyTorch
+  // trace's distributedInfo, a launcher's rank file): rows of different
+  // ranks are different processes' calls and both count; rows of one rank
+  // (or none) from two inputs are one measurement given twice.
+  std::optional<std::int64_t> rank;
 };
 
 // cuda_gpu_mem_time_sum / cuda_gpu_mem_size_sum: one kind of GPU memory

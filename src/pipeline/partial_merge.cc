@@ -103,8 +103,9 @@ namespace {
 // same measurement again; missing fields are filled in).
 void MergeSummaries(analysis::RuntimeSummaries& into, analysis::RuntimeSummaries& from) {
   for (auto& api : from.api_calls) {
-    const bool have = std::any_of(into.api_calls.begin(), into.api_calls.end(),
-                                  [&](const auto& h) { return h.row.name == api.row.name; });
+    const bool have = std::any_of(into.api_calls.begin(), into.api_calls.end(), [&](const auto& h) {
+      return h.row.name == api.row.name && h.row.rank == api.row.rank;  // other ranks' calls are other calls
+    });
     if (have) {
       ++into.repeated_rows;
     } else {

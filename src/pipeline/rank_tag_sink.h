@@ -26,7 +26,12 @@ class RankTagSink final : public model::RecordSink {
   void OnNvtxKernelRow(const model::NvtxKernelRow& r) override {
     Forward(r, [this](const auto& x) { next_.OnNvtxKernelRow(x); });
   }
-  void OnApiSummary(const model::ApiSummaryRow& r) override { next_.OnApiSummary(r); }        // no process
+  void OnApiSummary(const model::ApiSummaryRow& r) override {
+    if (r.rank) return next_.OnApiSummary(r);
+    model::ApiSummaryRow tagged = r;
+    tagged.rank = rank_;
+    next_.OnApiSummary(tagged);
+  }
   void OnGpuOpSummary(const model::GpuOpSummaryRow& r) override { next_.OnGpuOpSummary(r); }  // no process
   void OnLaunchOverhead(const model::LaunchOverheadRow& r) override {
     Forward(r, [this](const auto& x) { next_.OnLaunchOverhead(x); });

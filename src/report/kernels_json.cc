@@ -209,6 +209,7 @@ void WriteRuntime(JsonWriter& w, const analysis::RuntimeSummaries& r) {
     w.BeginObject();
     w.Member("name", row.name);
     w.Member("source", source);
+    w.Member("rank", row.rank);
     w.Member("calls", row.calls);
     WriteTimes(w, row.time);
     w.Member("time_pct", row.time_pct);

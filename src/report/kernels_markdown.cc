@@ -258,20 +258,33 @@ void LaunchOverheadMd(std::string& out, const std::vector<analysis::FromInput<mo
   }
 }
 
-void RuntimeSections(std::string& out, const analysis::RuntimeSummaries& r, std::size_t top_k) {
-  if (!r.api_calls.empty()) {
-    out +=
-        "\n## CUDA API calls (nsys cuda_api_sum, or summed from a timeline's calls)\n\n| API | Calls | Total (ms) | "
-        "Mean (ms) | Median (ms) | Max (ms) | "
-        "Time % |\n";
-    out += "|---|---:|---:|---:|---:|---:|---:|\n";
-    for (std::size_t i = 0; i < r.api_calls.size() && i < top_k; ++i) {
-      const auto& row = r.api_calls[i].row;
-      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", MdCell(row.name), row.calls,
-                         MsText(row.time.total_ns), MsText(row.time.mean_ns), MsText(row.time.median_ns),
-                         MsText(row.time.max_ns), row.time_pct ? fmt::format("{:.1f}", *row.time_pct) : "n/a");
-    }
+// The CUDA API table. Rows of several ranks (each rank's calls apart) get a
+// Rank column and are ranked by total over all ranks; Time % stays each
+// row's share of its own rank's API time.
+void ApiCallsMd(std::string& out, const analysis::RuntimeSummaries& r, std::size_t top_k) {
+  const bool ranked = std::any_of(r.api_calls.begin(), r.api_calls.end(), [](const auto& a) { return a.row.rank; });
+  std::vector<const model::ApiSummaryRow*> rows;
+  for (const auto& a : r.api_calls) rows.push_back(&a.row);
+  if (ranked) {
+    std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {
+      return a->time.total_ns.value_or(0) > b->time.total_ns.value_or(0);
+    });
   }
+  out += "\n## CUDA API calls (nsys cuda_api_sum, or summed from a timeline's calls)\n\n| API |";
+  out += ranked ? " Rank |" : "";
+  out += " Calls | Total (ms) | Mean (ms) | Median (ms) | Max (ms) | Time % |\n";
+  out += ranked ? "|---|---:|---:|---:|---:|---:|---:|---:|\n" : "|---|---:|---:|---:|---:|---:|---:|\n";
+  for (std::size_t i = 0; i < rows.size() && i < top_k; ++i) {
+    const model::ApiSummaryRow& row = *rows[i];
+    const std::string rank = !ranked ? "" : (row.rank ? fmt::format(" {} |", *row.rank) : " n/a |");
+    out += fmt::format("| {} |{} {} | {} | {} | {} | {} | {} |\n", MdCell(row.name), rank, row.calls,
+                       MsText(row.time.total_ns), MsText(row.time.mean_ns), MsText(row.time.median_ns),
+                       MsText(row.time.max_ns), row.time_pct ? fmt::format("{:.1f}", *row.time_pct) : "n/a");
+  }
+}
+
+void RuntimeSections(std::string& out, const analysis::RuntimeSummaries& r, std::size_t top_k) {
+  if (!r.api_calls.empty()) ApiCallsMd(out, r, top_k);
   if (!r.gpu_ops.empty()) {
     out += "\n## GPU memory operations (nsys cuda_gpu_mem_time_sum / _size_sum)\n\n";
     out += "| Operation | Count | Total (ms) | Mean (ms) | Total (bytes) |\n|---|---:|---:|---:|---:|\n";

@@ -25,7 +25,7 @@
 
 namespace llmpo::report {
 
-inline constexpr const char* kKernelsSchemaVersion = "1.4.0";
+inline constexpr const char* kKernelsSchemaVersion = "1.5.0";
 
 struct SourceInfo {
   std::string path;

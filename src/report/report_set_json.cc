@@ -160,7 +160,7 @@ LLMPO_JSON_FIELDS(DeviceInfo, id, name, sm_count, compute_capability_major, comp
                   memory_clock_max_khz, memory_bus_width_bits, l2_cache_bytes, total_memory_bytes, attributes)
 LLMPO_JSON_FIELDS(Finding, rule, section, type, message, speedup_pct, speedup_kind, title)
 LLMPO_JSON_FIELDS(TimeStats, total_ns, mean_ns, median_ns, min_ns, max_ns, stddev_ns)
-LLMPO_JSON_FIELDS(ApiSummaryRow, name, calls, time, time_pct)
+LLMPO_JSON_FIELDS_ADDED(ApiSummaryRow, rank, name, calls, time, time_pct)
 LLMPO_JSON_FIELDS(GpuOpSummaryRow, operation, count, time, total_bytes, mean_bytes, max_bytes)
 LLMPO_JSON_FIELDS(LaunchOverheadRow, process, thread, device, api_name, kernel_name, from, count, queue_count,
                   api_mean_ns, api_median_ns, api_max_ns, queue_mean_ns, queue_median_ns, queue_max_ns, kernel_mean_ns,

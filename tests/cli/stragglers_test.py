@@ -90,6 +90,28 @@ def check_rank_files_everywhere(total, every, kernels_tar, kernels_files, compar
     print(f"ok: rank files: compare and the ranked actions count the 8 ranks ({every:.3f} ms)")
 
 
+def check_api_calls_of_every_rank(raw, kernels_tar, kernels_files):
+    """The CUDA API table counts every rank's calls, one set of rows per rank, whether the ranks come in the archive
+    or as files: per rank and function, calls and total time equal the trace's cuda_runtime/cuda_driver events."""
+    want = {}
+    for rank, text in raw.items():
+        for e in json.loads(text)["traceEvents"]:
+            if e.get("ph") == "X" and e.get("cat") in ("cuda_runtime", "cuda_driver") and e.get("dur", -1) >= 0:
+                calls, us = want.get((rank, e["name"]), (0, 0.0))
+                want[(rank, e["name"])] = (calls + 1, us + e["dur"])
+    for case, doc in (("archive", kernels_tar), ("rank files", kernels_files)):
+        got = {(r["rank"], r["name"]): (r["calls"], r["total_ms"]) for r in doc["cuda_api"]}
+        check(sorted(got) == sorted(want), f"{case}: CUDA API rows for every rank and function "
+              f"({len(got)} rows, {len(want)} wanted)")
+        bad = [k for k, (calls, us) in want.items()
+               if k not in got or got[k][0] != calls or abs(got[k][1] - us / 1000) > 1e-9]
+        check(not bad, f"{case}: CUDA API calls and time per rank equal the traces' (differ: {bad[:3]})")
+        notes = " ".join(doc["diagnostics"]["notes"])
+        check("repeat what an earlier input gave" not in notes, f"{case}: no rank's API rows dropped as repeated")
+    ms = sum(us for _, us in want.values()) / 1000
+    print(f"ok: CUDA API calls of all {len(raw)} ranks counted ({len(want)} rows, {ms:.3f} ms), archive and files")
+
+
 def main():
     if not os.path.exists(PATH):
         print("skip: no", PATH)
@@ -200,6 +222,7 @@ def main():
         print(f"rank files: {every:.3f} ms of GPU kernel time over the 8 ranks; report.html says {tile.group(1)} ms "
               f"from {tile.group(2)}")
     check_rank_files_everywhere(total, every, kernels_tar, kernels_files, compares)
+    check_api_calls_of_every_rank(raw, kernels_tar, kernels_files)
     if failures:
         print(f"{len(failures)} failure(s)")
         return 1

@@ -370,5 +370,38 @@ TEST(LaunchOverheadFixtures, CupySqliteLeavesOutTheLaunchWithoutQueueTime) {
   EXPECT_DOUBLE_EQ(*rows.at("fill").queue_mean_ns, 1090);
 }
 
+model::ApiSummaryRow ApiRow(const char* name, std::int64_t calls, std::optional<std::int64_t> rank) {
+  model::ApiSummaryRow row;
+  row.name = name;
+  row.calls = calls;
+  row.time.total_ns = 100.0 * static_cast<double>(calls);
+  row.rank = rank;
+  return row;
+}
+
+// CUDA API rows of different ranks are different processes' calls: each is
+// kept. The same function again for the same rank (or from inputs naming
+// none) is one measurement given twice: counted, not added.
+TEST(ApiSummaryRows, EachRanksRowsKeptTheSameRankTwiceNot) {
+  analysis::KernelAggregator a;
+  a.SetSource("rank0.json");
+  a.OnApiSummary(ApiRow("cudaLaunchKernel", 10, 0));
+  a.SetSource("rank1.json");
+  a.OnApiSummary(ApiRow("cudaLaunchKernel", 12, 1));
+  a.SetSource("rank1-again.json");
+  a.OnApiSummary(ApiRow("cudaLaunchKernel", 12, 1));
+  a.SetSource("run_cuda_api_sum.csv");
+  a.OnApiSummary(ApiRow("cudaLaunchKernel", 3, std::nullopt));
+  a.SetSource("run.sqlite");
+  a.OnApiSummary(ApiRow("cudaLaunchKernel", 3, std::nullopt));
+  const auto r = a.runtime();
+  ASSERT_EQ(r.api_calls.size(), 3u);
+  EXPECT_EQ(r.api_calls[0].source, "rank0.json");
+  EXPECT_EQ(r.api_calls[1].source, "rank1.json");
+  EXPECT_EQ(r.api_calls[1].row.calls, 12);
+  EXPECT_EQ(r.api_calls[2].source, "run_cuda_api_sum.csv");
+  EXPECT_EQ(r.repeated_rows, 2u);
+}
+
 }  // namespace
 }  // namespace llmpo

@@ -205,7 +205,7 @@ void SumApiCalls(const kineto::TraceStore& store, ApiCallSums& sums) {
 // Reads one trace; false when nothing usable came out of it. Its API calls
 // go into `api` (one set of rows per input: the ranks of an archive add up).
 bool ImportOneTrace(ByteSource& source, const std::string& label, ImportContext& ctx, ApiCallSums& api,
-                    const kineto::SplitRead* split = nullptr) {
+                    const kineto::SplitRead* split = nullptr, std::optional<std::int64_t>* rank = nullptr) {
   kineto::TraceStore store;
   const kineto::ReadOutcome read =
       kineto::ReadTrace(source, store, ctx.diagnostics, label, kineto::kDefaultBufferBytes, true, split);
@@ -219,6 +219,7 @@ bool ImportOneTrace(ByteSource& source, const std::string& label, ImportContext&
   if (store.events == 0 && !read.error.empty()) return false;
   RepairNames(store, label, ctx);
   SumApiCalls(store, api);  // before EmitTrace, which drops the calls
+  if (rank != nullptr) *rank = store.rank;
   kineto::EmitTrace(store, label, ctx);
   return true;
 }
@@ -296,8 +297,9 @@ Status ImportArchive(const std::filesystem::path& file, ImportContext& ctx) {
     } else {  // an input of its own, with its own API call rows
       ImportContext& into = ctx.members->Begin(label);
       ApiCallSums own;
-      const bool read = ImportOneTrace(inflated ? *inflated : source, label, into, own);
-      if (read) own.Emit(into);
+      std::optional<std::int64_t> rank;
+      const bool read = ImportOneTrace(inflated ? *inflated : source, label, into, own, nullptr, &rank);
+      if (read) own.Emit(into, rank);
       ctx.members->End(read);
       if (read) ++traces;
     }
@@ -359,9 +361,10 @@ Status ImportKinetoTrace(const std::filesystem::path& file, ImportContext& ctx) 
   const kineto::SplitRead split{file.string(), size_error ? 0 : size,
                                 UsableCpus() >= 2 ? kSplitFromBytes : std::numeric_limits<std::uint64_t>::max()};
   ApiCallSums api;
-  const bool read = ImportOneTrace(*source, ctx.source, ctx, api, &split);
+  std::optional<std::int64_t> rank;
+  const bool read = ImportOneTrace(*source, ctx.source, ctx, api, &split, &rank);
   RETURN_IF_ERROR(InflateRefusal(*source, ctx.source));
-  if (read) api.Emit(ctx);
+  if (read) api.Emit(ctx, rank);
   if (!read) {
     return MakeError(ExitStatus::kInput, fmt::format("{}: no event could be read from the trace", ctx.source))
         .WithNote(
