@@ -223,7 +223,7 @@ std::size_t ReadInputs(const ImportRequest& request, Collectors& collectors, std
     report::SourceInfo info{LabelFor(request, file), "unknown", std::nullopt};
     const auto capture = request.capture_regions.find(file.string());
     const auto rank = request.input_ranks.find(file.string());
-    if (capture == request.capture_regions.end() && IsArchiveOfTraces(file)) {
+    if (!request.archives_whole && capture == request.capture_regions.end() && IsArchiveOfTraces(file)) {
       const std::optional<std::int64_t> archive_rank =
           rank != request.input_ranks.end() ? std::optional(rank->second) : std::nullopt;
       ReadArchive(file, info.path, archive_rank, options, read_ahead, collectors, members, failures);

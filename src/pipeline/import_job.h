@@ -27,6 +27,9 @@ struct ImportRequest {
   // that region even without NVTX columns.
   std::map<std::string, std::string> capture_regions;
   std::filesystem::path out_dir;
+  // Read an archive of traces as one input, its traces into one sink (what
+  // an archive that holds one rank twice needs: partial_import.cc).
+  bool archives_whole = false;
   std::size_t top_k = 50;
   RegionOptions regions;
   std::string regions_subdir = "regions";  // under out_dir; a run folder uses ncu/regions

@@ -91,11 +91,23 @@ void CollectOne(const ImportRequest& request, const fs::path& file, const std::s
   }
   (void)members_merged.Add({file.string(), std::move(own)});
   auto merged = members_merged.Finish();
-  if (!merged.ok()) {
-    slot.failures.push_back(std::move(merged).error());
+  if (merged.ok()) {
+    slot.part = PartialFile{file.string(), std::move(merged).value()};
     return;
   }
-  slot.part = PartialFile{file.string(), std::move(merged).value()};
+  // Two of its traces claim one rank (a rank profiled in several windows,
+  // as the profiler's trace handler writes them): read again as one input,
+  // its traces added up, as an import of the archive always did.
+  ImportRequest whole = one;
+  whole.archives_whole = true;
+  auto again = std::move(Collectors::Create(request.regions, false)).value();
+  slot.failures.clear();
+  ReadImportInputs(whole, *again, slot.failures);
+  again->diagnostics().Note(
+      fmt::format("{}: {}; the archive is read as one input, its traces added up, without "
+                  "reducing them one at a time",
+                  file.string(), merged.error().message));
+  slot.part = PartialFile{file.string(), ToPartial(*again, job)};
 }
 
 }  // namespace

@@ -80,7 +80,10 @@ struct PartialMerger::Checks {
       if (!d.rank) continue;
       const RankClaim claim{p.origin, d.source};
       const auto [it, fresh] = claims.try_emplace(*d.rank, claim);
-      if (!fresh && it->second.source != d.source) {
+      // One input may hold a rank in several traces (an archive read as one
+      // input); two inputs may not.
+      const bool one_input = it->second.origin == p.origin && p.set.sources.size() == 1;
+      if (!fresh && it->second.source != d.source && !one_input) {
         return Refuse(fmt::format("rank {} is claimed twice: by {} (in {}) and by {} (in {})", *d.rank,
                                   it->second.source, it->second.origin, d.source, p.origin),
                       "give each rank's trace once (two captures of one rank, or files of two runs?)");

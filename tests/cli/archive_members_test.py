@@ -8,6 +8,8 @@ Cases, on tars written here (hand-made, three ranks of a world of three):
   missing (rank_missing) because its trace gave nothing;
 - a .tar.gz whose second member inflates past the gzip limit (LLMPO_MAX_INFLATED_BYTES): exit 3 naming the limit,
   the first member's kernels kept, and the archive listed as a failed source of its own;
+- an archive holding rank 0 in two traces (two profiling windows): read as one input, every trace's kernels
+  added up, as before the members were inputs of their own, with a note saying why;
 - an archive without any readable trace: exit 3, the folder left as it was.
 
   archive_members_test.py BIN
@@ -102,6 +104,21 @@ def main():
         else:
             check(False, "a member past the gzip limit: no kernels.json written for the members before it")
         print("ok: a member past the gzip limit fails the archive, and the member before it is kept")
+
+        twice = tmp / "windows.tar"
+        windows = {"rank0.step1.json": (0, [10, 20]), "rank0.step2.json": (0, [30]), "rank1.step1.json": (1, [5])}
+        write_tar(twice, [(name, trace(rank, d)) for name, (rank, d) in windows.items()])
+        out = tmp / "out-twice"
+        rc, err = run(binary, ["import", str(twice), "--out", str(out)])
+        check(rc == 0, f"rank 0 in two traces: exit {rc} ({err})")
+        if (out / "kernels.json").is_file():
+            doc = json.loads((out / "kernels.json").read_text())
+            check([s["path"] for s in doc["sources"]] == [str(twice)], f"read as one input: {doc['sources']}")
+            kept = sum(k["total_ms"] for k in doc["kernels"])
+            want = sum(sum(d) for _, d in windows.values()) / 1000
+            check(abs(kept - want) < 1e-9, f"every window's kernels added up: {kept} == {want} ms")
+            check(any("read as one input" in n for n in doc["diagnostics"]["notes"]), "a note says why")
+        print("ok: an archive holding one rank in two traces is read as one input, every trace counted")
 
         empty = tmp / "nothing.tar"
         write_tar(empty, [("rank0.json", b'{"traceEvents": [{"ph": "X", "cat": "kern'), ("notes.txt", b"hello")])
