@@ -10,7 +10,7 @@ Cases, on tars written here (hand-made, three ranks of a world of three):
   the first member's kernels kept, and the archive listed as a failed source of its own;
 - an archive holding rank 0 in two traces (two profiling windows): read as one input, every trace's kernels
   added up, as before the members were inputs of their own, with a note saying why;
-- an archive without any readable trace: exit 3, the folder left as it was.
+- an archive without any readable trace, or two rank files without an event: exit 3, the folder left as it was.
 
   archive_members_test.py BIN
 """
@@ -130,6 +130,19 @@ def main():
         check((out / "kept.txt").is_file() and not (out / "kernels.json").exists(),
               f"no readable trace: the folder is left as it was ({sorted(p.name for p in out.iterdir())})")
         print("ok: an archive without a readable trace: exit 3, the folder left as it was")
+        # The same rule for rank files, which take the pooled path too: two damaged ranks, nothing read.
+        bad = [tmp / "rank0.json", tmp / "rank1.json"]
+        for path in bad:
+            path.write_bytes(b'{"traceEvents": [{"ph": "X", "cat": "kern')
+        out = tmp / "out-bad-files"
+        out.mkdir()
+        (out / "kept.txt").write_text("an earlier import's\n")
+        rc, err = run(binary, ["import", *map(str, bad), "--out", str(out)])
+        check(rc == 3, f"two rank files without an event: exit {rc} ({err})")
+        check((out / "kept.txt").is_file() and not (out / "kernels.json").exists(),
+              f"two rank files without an event: the folder is left as it was "
+              f"({sorted(p.name for p in out.iterdir())})")
+        print("ok: rank files that all fail before their first row: exit 3, the folder left as it was")
     if failures:
         print(f"{len(failures)} failure(s)")
         return 1
