@@ -34,7 +34,7 @@ inline constexpr double kStartupMinPct = 20;  // startup_cost: module loading's 
 inline constexpr double kSyncMinPct = 5;  // sync_calls: share of the devices' spans summed
 
 struct TimelineEvidence {
-  std::string times_from;                                 // the timing input
+  std::string times_from;                                 // the timing input(s), TimingChoice::label
   bool timeline = false;                                  // it is a timeline (it has per-launch times)
   std::vector<DeviceBusy> devices;                        // its devices
   std::vector<KernelAggregate> kernels;                   // its kernels

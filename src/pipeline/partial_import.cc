@@ -95,9 +95,10 @@ void CollectOne(const ImportRequest& request, const fs::path& file, const std::s
     slot.part = PartialFile{file.string(), std::move(merged).value()};
     return;
   }
-  // Two of its traces claim one rank (a rank profiled in several windows,
-  // as the profiler's trace handler writes them): read again as one input,
-  // its traces added up, as an import of the archive always did.
+  // The merge refused its members (two traces claiming one rank: a rank
+  // profiled in several windows, as the profiler's trace handler writes
+  // them): read again as one input, its traces added up, as an import of
+  // the archive always did; the note says why.
   ImportRequest whole = one;
   whole.archives_whole = true;
   auto again = std::move(Collectors::Create(request.regions, false)).value();

@@ -264,8 +264,7 @@ TimingChoice TimingChoice::Of(const KernelsReport& report) {
 }
 
 bool TimingChoice::Times(const std::string& source, const std::optional<std::int64_t>& rank) const {
-  if (by_rank_.empty()) return inputs_.contains(source);
-  if (!rank) return inputs_.contains(source);
+  if (by_rank_.empty() || !rank) return inputs_.contains(source);
   const auto it = by_rank_.find(*rank);
   return it != by_rank_.end() && it->second == source;
 }

@@ -23,8 +23,7 @@ std::map<std::int64_t, double> KernelNsPerRank(const ReportSet& set) {
   return per_rank;
 }
 
-// The set narrowed to one rank (a copy: the caller's set stays whole).
-// One rank's side: what compare reads (kernels, regions, launch order, the
+// One rank's side, a copy (the caller's set stays whole): what compare reads (kernels, regions, launch order, the
 // run's GPU and command), narrowed to the rank. The per-rank tables compare
 // never reads (the GPU breakdown, LLM phases, stragglers, timeline, page)
 // are left out: both sides copied every rank's (64 ranks: 4 of the 44 MB

@@ -39,7 +39,7 @@ enum class RankBase {
 std::string_view ToString(RankBase base);
 
 struct RankedActions {
-  std::string times_from;  // the input the times come from
+  std::string times_from;  // TimingChoice::label: the input, or "N inputs of M ranks"
   RankBase base = RankBase::kNone;
   std::optional<double> base_ns;      // the measured time each saving is a share of
   std::size_t devices = 0;            // kDeviceSpan: the devices summed

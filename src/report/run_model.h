@@ -67,7 +67,7 @@ struct RooflinePoint {
 
 struct RunModel {
   RunContext run;
-  std::string times_from;  // the input the kernel times come from ("" without kernels)
+  std::string times_from;  // TimingChoice::label: the input, or "N inputs of M ranks" ("" without kernels)
   double gpu_kernel_ns = 0;
   std::uint64_t launches = 0;
   std::size_t distinct_kernels = 0;

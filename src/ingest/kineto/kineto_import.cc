@@ -203,7 +203,8 @@ void SumApiCalls(const kineto::TraceStore& store, ApiCallSums& sums) {
 }
 
 // Reads one trace; false when nothing usable came out of it. Its API calls
-// go into `api` (one set of rows per input: the ranks of an archive add up).
+// go into `api`: the trace's own rows, or (an archive read as one input)
+// the ranks' calls added up; `rank`, when given, gets the trace's rank.
 bool ImportOneTrace(ByteSource& source, const std::string& label, ImportContext& ctx, ApiCallSums& api,
                     const kineto::SplitRead* split = nullptr, std::optional<std::int64_t>* rank = nullptr) {
   kineto::TraceStore store;
