@@ -4,8 +4,11 @@
 // whole: no header, not the format it claimed, unreadable.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <istream>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -61,6 +64,28 @@ class MemberInputs {
   virtual ImportContext& Begin(const std::string& label) = 0;
   // The member is read; `read` is false when nothing usable came out of it.
   virtual void End(bool read) = 0;
+
+  // What reading a deferred member gave: whether anything usable came out
+  // of it, and the error that refuses the whole archive (a gzip bomb).
+  struct Outcome {
+    bool read = false;
+    std::optional<Error> refusal;
+  };
+  using DeferredRead = std::function<Outcome(ImportContext&)>;
+  // The largest member, as stored, that Defer may take (0: none): the
+  // importer then reads its bytes whole and hands over `read`, which parses
+  // them later, perhaps on another thread, into a context of its own.
+  // Members stay in the archive's order, deferred or not.
+  virtual std::uint64_t DeferBytes() const { return 0; }
+  virtual void Defer(const std::string& /*label*/, DeferredRead /*read*/) {}
+  // Waits for the deferred members: how many were read, and the first
+  // refusal in the archive's order (the members after it are dropped, as
+  // a read in turn would never have reached them).
+  struct Settled {
+    int read = 0;
+    std::optional<Error> refusal;
+  };
+  virtual Settled Settle() { return {}; }
 };
 
 // Whether `file`, an input of the Kineto importer, is an archive (a tar,

@@ -149,6 +149,14 @@ class NoRecords final : public model::RecordSink {
   void OnKernelSummary(const model::KernelSummaryRow&) override {}
 };
 
+// A member's line among the sources.
+report::SourceInfo MemberSource(const std::string& label, bool read) {
+  const ingest::Importer& kineto = ingest::ImporterFor(ingest::InputFormat::kKinetoTrace);
+  report::SourceInfo info{label, std::string(kineto.name), std::nullopt, kineto.family};
+  if (!read) info.failure = "no event could be read from the trace";
+  return info;
+}
+
 // Each trace of an archive begun and ended as an input of its own, in the
 // collectors ArchiveMembers gives (or the archive's own), with the rank the
 // run recorded for the archive where a record has none.
@@ -168,15 +176,33 @@ class MemberReader final : public ingest::MemberInputs {
   }
 
   void End(bool read) override {
-    const ingest::Importer& kineto = ingest::ImporterFor(ingest::InputFormat::kKinetoTrace);
-    report::SourceInfo info{label_, std::string(kineto.name), std::nullopt, kineto.family};
-    if (!read) info.failure = "no event could be read from the trace";
     context_.reset();
     tagged_.reset();
-    current_->EndInput(std::move(info));
+    current_->EndInput(MemberSource(label_, read));
     if (members_ != nullptr) members_->end(*current_);
     current_ = nullptr;
   }
+
+  std::uint64_t DeferBytes() const override {
+    return members_ != nullptr && members_->defer ? members_->defer_bytes : 0;
+  }
+
+  // The member as Begin and End would read it, into collectors given later.
+  void Defer(const std::string& label, DeferredRead read) override {
+    members_->defer([label, read = std::move(read), rank = rank_, read_ahead = read_ahead_](Collectors& into) {
+      model::RecordSink* sink = &into.BeginInput(label, "");
+      std::optional<RankTagSink> tagged;
+      if (rank) sink = &tagged.emplace(*sink, *rank);
+      ingest::ImportContext context{label, *sink, into.diagnostics()};
+      context.read_ahead = read_ahead;
+      Outcome outcome = read(context);
+      tagged.reset();
+      into.EndInput(MemberSource(label, outcome.read));
+      return outcome;
+    });
+  }
+
+  Settled Settle() override { return members_ != nullptr && members_->settle ? members_->settle() : Settled{}; }
 
  private:
   Collectors& own_;

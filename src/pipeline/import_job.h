@@ -6,6 +6,7 @@
 // `report RUN_DIR`, profile and trace runs all write their reports this way.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "src/core/result.h"
+#include "src/ingest/importer.h"
 #include "src/pipeline/region_options.h"
 #include "src/report/kernels_report.h"
 #include "src/report/report_set.h"
@@ -74,9 +76,17 @@ class Collectors;
 // `collectors`; with it, `begin` gives the collectors of each member in turn
 // and `end` gets them back once the member is read (the pooled import
 // reduces each member there, so the archive's ranks are not all kept).
+// With `defer`, a member of at most `defer_bytes` (as stored) is read whole
+// by the archive's thread and handed over as a function that parses it into
+// the collectors it is given; `defer` runs it when it will (another thread),
+// merging in the archive's order, and `settle` waits for every one.
 struct ArchiveMembers {
+  using Outcome = ingest::MemberInputs::Outcome;
   std::function<Collectors&()> begin;
   std::function<void(Collectors&)> end;
+  std::uint64_t defer_bytes = 0;
+  std::function<void(std::function<Outcome(Collectors&)>)> defer;
+  std::function<ingest::MemberInputs::Settled()> settle;
 };
 std::size_t ReadImportInputs(const ImportRequest& request, Collectors& collectors, std::vector<Error>& failures,
                              const ArchiveMembers* members = nullptr);

@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <condition_variable>
-#include <mutex>
-#include <set>
+#include <deque>
+#include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "src/analysis/kernel_category.h"
@@ -59,10 +62,123 @@ struct Slot {
   std::vector<Error> failures;
 };
 
+// An archive member's bytes may wait in memory, to be parsed on another
+// thread, up to this size as stored (a .json.gz member is still
+// compressed). At most 2 x threads members are held at once, read or not.
+constexpr std::uint64_t kDeferMemberBytes = std::uint64_t{32} << 20;
+
+// An archive's members, each reduced to a partial and merged in the
+// archive's order: those read in place by the archive's thread, and those
+// deferred (ArchiveMembers::defer), parsed by `threads` threads of their
+// own. The archive's thread waits before a member more than 2 x threads
+// ahead of the merge. From a member refused (a gzip bomb) on, nothing more
+// is merged, as a read in turn would have stopped there.
+class MemberFold {
+ public:
+  using Outcome = ingest::MemberInputs::Outcome;
+  using Read = std::function<Outcome(Collectors&)>;
+
+  MemberFold(const ImportRequest& request, const std::string& job, unsigned threads)
+      : request_(request), job_(job), window_(std::size_t{threads} + 1) {
+    for (unsigned t = 0; t < threads; ++t) workers_.emplace_back([this] { Work(); });
+  }
+  ~MemberFold() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    changed_.notify_all();
+    for (auto& t : workers_) t.join();
+  }
+  MemberFold(const MemberFold&) = delete;
+  MemberFold& operator=(const MemberFold&) = delete;
+
+  // The place in the archive's order of the next member.
+  std::size_t Reserve() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return next_ < merged_ + window_; });
+    return next_++;
+  }
+  void Done(std::size_t i, std::optional<PartialFile> part, Outcome outcome) {
+    std::lock_guard lock(mutex_);
+    done_.emplace(i, Finished{std::move(part), std::move(outcome)});
+    for (auto it = done_.begin(); it != done_.end() && it->first == merged_; it = done_.erase(it), ++merged_) {
+      if (settled_.refusal) continue;  // after a refused member: dropped
+      if (it->second.part) {
+        (void)merger_.Add(std::move(*it->second.part));  // Finish says a refusal
+        ++members_;
+      }
+      if (it->second.outcome.read) ++settled_.read;
+      settled_.refusal = std::move(it->second.outcome.refusal);
+    }
+    changed_.notify_all();
+  }
+  void Defer(Read read) {
+    const std::size_t i = Reserve();
+    std::lock_guard lock(mutex_);
+    queue_.push_back({i, std::move(read)});
+    changed_.notify_all();
+  }
+  // Waits for every member handed over; what the deferred ones gave.
+  ingest::MemberInputs::Settled Settle() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return merged_ == next_; });
+    ingest::MemberInputs::Settled out = std::move(settled_);
+    settled_ = {};
+    return out;
+  }
+
+  PartialMerger& merger() { return merger_; }
+  std::size_t members() const { return members_; }
+
+ private:
+  struct Finished {
+    std::optional<PartialFile> part;
+    Outcome outcome;
+  };
+  struct Task {
+    std::size_t index;
+    Read read;
+  };
+
+  void Work() {
+    for (;;) {
+      Task task;
+      {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+        if (queue_.empty()) return;
+        task = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      auto collectors = std::move(Collectors::Create(request_.regions, false)).value();  // checked by the caller
+      Outcome outcome = task.read(*collectors);
+      const std::string label = collectors->sources().back().path;
+      Done(task.index, PartialFile{label, ToPartial(*collectors, job_)}, std::move(outcome));
+    }
+  }
+
+  const ImportRequest& request_;
+  const std::string& job_;
+  const std::size_t window_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Task> queue_;
+  std::map<std::size_t, Finished> done_;
+  std::size_t next_ = 0, merged_ = 0, members_ = 0;
+  ingest::MemberInputs::Settled settled_;
+  PartialMerger merger_;
+  bool stopping_ = false;
+  std::vector<std::thread> workers_;  // last: started once the rest is built
+};
+
 // One input, read alone and reduced; its collectors are gone on return. An
 // archive's traces are each reduced as they end, in collectors of their own,
 // and merged in order: the archive then keeps what its rank files would.
-void CollectOne(const ImportRequest& request, const fs::path& file, const std::string& job, Slot& slot) {
+// With `member_threads` > 1, an archive's small members are parsed by that
+// many threads (MemberFold).
+void CollectOne(const ImportRequest& request, const fs::path& file, const std::string& job, unsigned member_threads,
+                Slot& slot) {
   ImportRequest one = request;
   one.inputs = {file};
   auto collectors = Collectors::Create(request.regions, false);
@@ -70,27 +186,34 @@ void CollectOne(const ImportRequest& request, const fs::path& file, const std::s
     slot.failures.push_back(collectors.error());
     return;
   }
-  PartialMerger members_merged;
-  std::size_t members_read = 0;
   std::unique_ptr<Collectors> member;
-  const ArchiveMembers members{[&]() -> Collectors& {
-                                 member = std::move(Collectors::Create(request.regions, false)).value();
-                                 return *member;
-                               },
-                               [&](Collectors& done) {
-                                 const std::string label = done.sources().back().path;
-                                 (void)members_merged.Add({label, ToPartial(done, job)});  // Finish says a refusal
-                                 member.reset();
-                                 ++members_read;
-                               }};
+  std::size_t member_index = 0;
+  MemberFold fold(request, job, member_threads > 1 ? member_threads : 0);
+  ArchiveMembers members;
+  members.begin = [&]() -> Collectors& {
+    member_index = fold.Reserve();
+    member = std::move(Collectors::Create(request.regions, false)).value();
+    return *member;
+  };
+  members.end = [&](Collectors& done) {
+    const std::string label = done.sources().back().path;
+    fold.Done(member_index, PartialFile{label, ToPartial(done, job)}, {});
+    member.reset();
+  };
+  if (member_threads > 1) {
+    members.defer_bytes = kDeferMemberBytes;
+    members.defer = [&](MemberFold::Read read) { fold.Defer(std::move(read)); };
+    members.settle = [&] { return fold.Settle(); };
+  }
   ReadImportInputs(one, **collectors, slot.failures, &members);
+  (void)fold.Settle();  // the importer settled already, unless it stopped early
   PartialSet own = ToPartial(**collectors, job);
-  if (members_read == 0) {
+  if (fold.members() == 0) {
     slot.part = PartialFile{file.string(), std::move(own)};
     return;
   }
-  (void)members_merged.Add({file.string(), std::move(own)});
-  auto merged = members_merged.Finish();
+  (void)fold.merger().Add({file.string(), std::move(own)});
+  auto merged = fold.merger().Finish();
   if (merged.ok()) {
     slot.part = PartialFile{file.string(), std::move(merged).value()};
     return;
@@ -171,6 +294,8 @@ Result<PartialImport> CollectPartial(const ImportRequest& request, const std::st
   const std::vector<fs::path> inputs = UniqueInputs(request.inputs, dedupe);
   const unsigned n = std::clamp<unsigned>(threads, 1, std::max<std::size_t>(inputs.size(), 1));
   OrderedFold fold(inputs.size(), 2 * std::size_t{n});
+  // Threads the inputs leave over read an archive's members (a lone tar of ranks).
+  const unsigned member_threads = std::max(threads, 1u) / n;
   PartialSet head;  // what the dedupe said comes first, as in one import
   head.job = job;
   head.diagnostics = std::move(dedupe);
@@ -178,7 +303,7 @@ Result<PartialImport> CollectPartial(const ImportRequest& request, const std::st
   const auto work = [&] {
     while (const auto i = fold.Take()) {
       Slot slot;
-      CollectOne(request, inputs[*i], job, slot);
+      CollectOne(request, inputs[*i], job, member_threads, slot);
       fold.Done(*i, std::move(slot));
     }
   };

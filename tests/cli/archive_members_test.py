@@ -10,10 +10,17 @@ Cases, on tars written here (hand-made, three ranks of a world of three):
   the first member's kernels kept, and the archive listed as a failed source of its own;
 - an archive holding rank 0 in two traces (two profiling windows): read as one input, every trace's kernels
   added up, as before the members were inputs of their own, with a note saying why;
+- a plain tar whose second member, a .json.gz, inflates past the gzip limit: exit 3, the first member kept and the
+  third never read, as a read in turn stops at the refusal;
 - an archive without any readable trace, or two rank files without an event: exit 3, the folder left as it was.
+
+Every case runs twice, `import -j 1` and `import -j 2` (members parsed by two threads while the archive is read,
+docs/multirank.md): the two output folders must be byte for byte the same.
 
   archive_members_test.py BIN
 """
+import filecmp
+import gzip
 import io
 import json
 import os
@@ -54,19 +61,50 @@ def write_tar(path, members, mode="w"):
 
 
 def run(binary, args, env=None):
-    r = subprocess.run([binary, *args], capture_output=True, text=True, env=env)
+    r = subprocess.run([binary, *args[:1], "-j", str(JOBS), *args[1:]], capture_output=True, text=True, env=env)
     return r.returncode, r.stderr
 
 
+JOBS = 1
+
+
+def same_trees(a, b):
+    """Paths under a and b whose bytes differ, or that only one has."""
+    cmp = filecmp.dircmp(a, b)
+    diffs = [str(a / n) for n in cmp.left_only + cmp.right_only]
+    for name in cmp.common_files:
+        if not filecmp.cmp(a / name, b / name, shallow=False):
+            diffs.append(str(a / name))
+    for name in cmp.common_dirs:
+        diffs += same_trees(a / name, b / name)
+    return diffs
+
+
 def main():
+    global JOBS
     binary = sys.argv[1]
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
+        for jobs in (1, 2):
+            JOBS = jobs
+            print(f"-- import -j {jobs}")
+            cases(binary, tmp, tmp / f"j{jobs}")
+        diffs = same_trees(tmp / "j1", tmp / "j2")
+        check(not diffs, f"-j 1 and -j 2 write the same folders: {diffs}")
+        print("ok: -j 1 and -j 2 write the same folders" if not diffs else "")
+    if failures:
+        print(f"{len(failures)} failure(s)")
+        return 1
+    return 0
+
+
+def cases(binary, tmp, outs):
+        outs.mkdir()
         good = {0: [10, 20, 30], 2: [5, 7]}
         archive = tmp / "ranks.tar"
         write_tar(archive, [("rank0.json", trace(0, good[0])), ("rank1.json", b"{not json at all"),
                             ("rank2.json", trace(2, good[2]))])
-        out = tmp / "out"
+        out = outs / "out"
         rc, err = run(binary, ["import", str(archive), "--out", str(out)])
         check(rc == 0, f"a bad member: exit {rc} ({err})")
         doc = json.loads((out / "kernels.json").read_text())
@@ -90,7 +128,7 @@ def main():
 
         bomb = tmp / "bomb.tar.gz"
         write_tar(bomb, [("rank0.json", trace(0, good[0])), ("rank1.json", b" " * (8 << 20))], "w:gz")
-        out = tmp / "out-bomb"
+        out = outs / "out-bomb"
         env = dict(os.environ, LLMPO_MAX_INFLATED_BYTES=str(4 << 20))
         rc, err = run(binary, ["import", str(bomb), "--out", str(out)], env)
         check(rc == 3 and "LLMPO_MAX_INFLATED_BYTES" in err, f"a member past the gzip limit: exit {rc} ({err})")
@@ -108,7 +146,7 @@ def main():
         twice = tmp / "windows.tar"
         windows = {"rank0.step1.json": (0, [10, 20]), "rank0.step2.json": (0, [30]), "rank1.step1.json": (1, [5])}
         write_tar(twice, [(name, trace(rank, d)) for name, (rank, d) in windows.items()])
-        out = tmp / "out-twice"
+        out = outs / "out-twice"
         rc, err = run(binary, ["import", str(twice), "--out", str(out)])
         check(rc == 0, f"rank 0 in two traces: exit {rc} ({err})")
         if (out / "kernels.json").is_file():
@@ -122,7 +160,7 @@ def main():
 
         empty = tmp / "nothing.tar"
         write_tar(empty, [("rank0.json", b'{"traceEvents": [{"ph": "X", "cat": "kern'), ("notes.txt", b"hello")])
-        out = tmp / "out-nothing"
+        out = outs / "out-nothing"
         out.mkdir()
         (out / "kept.txt").write_text("an earlier import's\n")
         rc, err = run(binary, ["import", str(empty), "--out", str(out)])
@@ -134,7 +172,7 @@ def main():
         bad = [tmp / "rank0.json", tmp / "rank1.json"]
         for path in bad:
             path.write_bytes(b'{"traceEvents": [{"ph": "X", "cat": "kern')
-        out = tmp / "out-bad-files"
+        out = outs / "out-bad-files"
         out.mkdir()
         (out / "kept.txt").write_text("an earlier import's\n")
         rc, err = run(binary, ["import", *map(str, bad), "--out", str(out)])
@@ -143,10 +181,28 @@ def main():
               f"two rank files without an event: the folder is left as it was "
               f"({sorted(p.name for p in out.iterdir())})")
         print("ok: rank files that all fail before their first row: exit 3, the folder left as it was")
-    if failures:
-        print(f"{len(failures)} failure(s)")
-        return 1
-    return 0
+
+        # A gzip member past the limit inside a plain tar: the member itself is refused; the one after it is never
+        # read (with -j 2 it may have been parsed already, and is dropped).
+        inner = tmp / "inner-bomb.tar"
+        write_tar(inner, [("rank0.json.gz", gzip.compress(trace(0, good[0]))),
+                          ("rank1.json.gz", gzip.compress(b" " * (8 << 20))),
+                          ("rank2.json.gz", gzip.compress(trace(2, good[2])))])
+        out = outs / "out-inner-bomb"
+        env = dict(os.environ, LLMPO_MAX_INFLATED_BYTES=str(4 << 20))
+        rc, err = run(binary, ["import", str(inner), "--out", str(out)], env)
+        check(rc == 3 and "rank1.json.gz" in err and "LLMPO_MAX_INFLATED_BYTES" in err,
+              f"a gzip member past the limit: exit {rc} ({err})")
+        if (out / "kernels.json").is_file():
+            doc = json.loads((out / "kernels.json").read_text())
+            sources = {s["path"]: s["status"] for s in doc["sources"]}
+            check(sources.get(f"{inner}:rank0.json.gz") == "ok", f"the member before it is kept: {sources}")
+            check(f"{inner}:rank2.json.gz" not in sources, f"the member after it is not read: {sources}")
+            kept = sum(k["total_ms"] for k in doc["kernels"])
+            check(abs(kept - sum(good[0]) / 1000) < 1e-9, f"only rank 0's kernels: {kept} ms")
+        else:
+            check(False, "a gzip member past the limit: no kernels.json for the member before it")
+        print("ok: a gzip member past the limit stops the archive there")
 
 
 if __name__ == "__main__":

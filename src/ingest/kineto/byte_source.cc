@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -11,6 +12,8 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace llmpo::ingest::kineto {
@@ -125,6 +128,24 @@ class PlainFileSource : public ByteSource {
   bool done_ = false;
 };
 
+class PagesSource : public ByteSource {
+ public:
+  PagesSource(PageBuffer bytes, std::string error) : bytes_(std::move(bytes)), end_error_(std::move(error)) {}
+  std::size_t Read(char* buffer, std::size_t size) override {
+    const std::size_t n = std::min(size, bytes_.size() - at_);
+    if (n == 0) error_ = end_error_;
+    std::memcpy(buffer, bytes_.data() + at_, n);
+    at_ += n;
+    return n;
+  }
+  // No Seek: read as the archive member it was, in one pass.
+
+ private:
+  PageBuffer bytes_;
+  std::string end_error_;
+  std::size_t at_ = 0;
+};
+
 // zlib's inflate over another source, for gzip members of an archive.
 class InflatingSource : public ByteSource {
  public:
@@ -189,6 +210,37 @@ class InflatingSource : public ByteSource {
 std::uint64_t InflateLimit(std::uint64_t compressed) {
   const std::uint64_t scaled = compressed > UINT64_MAX / kInflateRatio ? UINT64_MAX : compressed * kInflateRatio;
   return std::max(kInflateFloorBytes, scaled);
+}
+
+PageBuffer::PageBuffer(std::size_t size) {
+  if (size == 0) return;
+  void* pages = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (pages == MAP_FAILED) return;
+  data_ = static_cast<char*>(pages);
+  size_ = mapped_ = size;
+}
+
+PageBuffer::~PageBuffer() {
+  if (data_ != nullptr) ::munmap(data_, mapped_);
+}
+
+PageBuffer::PageBuffer(PageBuffer&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)),
+      size_(std::exchange(other.size_, 0)),
+      mapped_(std::exchange(other.mapped_, 0)) {}
+
+PageBuffer& PageBuffer::operator=(PageBuffer&& other) noexcept {
+  if (this != &other) {
+    if (data_ != nullptr) ::munmap(data_, mapped_);
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+    mapped_ = std::exchange(other.mapped_, 0);
+  }
+  return *this;
+}
+
+std::unique_ptr<ByteSource> MemorySource(PageBuffer bytes, std::string error) {
+  return std::make_unique<PagesSource>(std::move(bytes), std::move(error));
 }
 
 std::unique_ptr<ByteSource> GunzipSource(ByteSource& compressed) {

@@ -48,6 +48,34 @@ std::uint64_t InflateLimitOrOverride(std::uint64_t compressed);
 // A plain or gzip file; nullptr and `why` set when it cannot be opened.
 std::unique_ptr<ByteSource> OpenFileSource(const std::string& path, std::string& why);
 
+// Bytes in pages of their own (an anonymous mapping), given back to the
+// system when freed: an archive member of some MB read whole would
+// otherwise raise malloc's mmap threshold and stay in the heap after.
+class PageBuffer {
+ public:
+  PageBuffer() = default;
+  explicit PageBuffer(std::size_t size);  // size() is 0 if the pages cannot be had
+  ~PageBuffer();
+  PageBuffer(PageBuffer&& other) noexcept;
+  PageBuffer& operator=(PageBuffer&& other) noexcept;
+  PageBuffer(const PageBuffer&) = delete;
+  PageBuffer& operator=(const PageBuffer&) = delete;
+
+  char* data() { return data_; }
+  const char* data() const { return data_; }
+  std::size_t size() const { return size_; }
+  void Shrink(std::size_t size) { size_ = size < size_ ? size : size_; }  // keeps the pages
+
+ private:
+  char* data_ = nullptr;
+  std::size_t size_ = 0, mapped_ = 0;
+};
+
+// Bytes already in memory (an archive member read whole, to be parsed on
+// another thread); the source owns them. A non-empty `error` is the
+// source's error() once the bytes are read: why reading them stopped early.
+std::unique_ptr<ByteSource> MemorySource(PageBuffer bytes, std::string error = {});
+
 // Inflates a gzip stream read from `compressed` (which it does not own).
 std::unique_ptr<ByteSource> GunzipSource(ByteSource& compressed);
 

@@ -255,6 +255,108 @@ struct ArchiveCloser {
   void operator()(archive* a) const { archive_read_free(a); }
 };
 
+// A member read whole into memory, for MemberInputs::Defer; the source's
+// error, if reading stopped early, goes with the bytes (the member's parse
+// then says it as it would have said it reading in place).
+struct MemberBytes {
+  kineto::PageBuffer bytes;
+  std::string error;
+};
+
+MemberBytes ReadWhole(ArchiveMemberSource& source, std::uint64_t size) {
+  MemberBytes out{kineto::PageBuffer(size), {}};
+  if (out.bytes.size() < size) {  // no pages to be had: read as if the member ended here
+    out.error = fmt::format("cannot hold the member's {} bytes in memory", size);
+    source.Drain();
+    return out;
+  }
+  std::size_t got = 0;
+  while (got < out.bytes.size()) {
+    const std::size_t n = source.Read(out.bytes.data() + got, out.bytes.size() - got);
+    if (n == 0) break;
+    got += n;
+  }
+  out.bytes.Shrink(got);
+  out.error = source.error();
+  return out;
+}
+
+// The parse of a deferred member: what ImportArchive does with a member in
+// place, on bytes read before.
+MemberInputs::DeferredRead ParseLater(MemberBytes member, bool gzip, std::string label) {
+  // Shared: a std::function is copyable, the pages are not.
+  auto held = std::make_shared<MemberBytes>(std::move(member));
+  return [held, gzip, label = std::move(label)](ImportContext& into) {
+    std::unique_ptr<ByteSource> bytes = kineto::MemorySource(std::move(held->bytes), std::move(held->error));
+    std::unique_ptr<ByteSource> inflated = gzip ? kineto::GunzipSource(*bytes) : nullptr;
+    ApiCallSums own;
+    std::optional<std::int64_t> rank;
+    MemberInputs::Outcome outcome;
+    outcome.read = ImportOneTrace(inflated ? *inflated : *bytes, label, into, own, nullptr, &rank);
+    if (outcome.read) own.Emit(into, rank);
+    if (inflated) {
+      if (Status refused = InflateRefusal(*inflated, label); !refused.ok())
+        outcome.refusal = std::move(refused).error();
+    }
+    return outcome;
+  };
+}
+
+// Whether the member may be read whole now and parsed later (DeferBytes).
+// Not in a compressed archive: where its gzip limit stops a member then
+// depends on the sizes of the reads, and the reports must not.
+bool Deferrable(archive_entry* entry, const ArchiveLimit& limit, const ImportContext& ctx) {
+  if (ctx.members == nullptr || limit.compressed || !archive_entry_size_is_set(entry)) return false;
+  const la_int64_t size = archive_entry_size(entry);
+  return size >= 0 && static_cast<std::uint64_t>(size) <= ctx.members->DeferBytes();
+}
+
+// Every member of an opened archive; `traces` counts those read in place.
+Status ReadMembers(archive* a, const ArchiveLimit& limit, ImportContext& ctx, ApiCallSums& api, int& traces, int& rc) {
+  archive_entry* entry = nullptr;
+  // ARCHIVE_WARN: the entry is whole, but something in its header could not
+  // be converted: a pax tar's UTF-8 member name, which libarchive cannot
+  // turn into the "C" locale's ASCII (Python's tarfile writes pax by
+  // default). The name is read as UTF-8 instead.
+  while ((rc = archive_read_next_header(a, &entry)) == ARCHIVE_OK || rc == ARCHIVE_WARN) {
+    ArchiveMemberSource source(a, limit);
+    const std::string member = MemberName(entry);
+    const bool gzip = member.ends_with(".json.gz");
+    const bool regular = archive_entry_filetype(entry) == AE_IFREG;
+    if (regular && !member.ends_with(".json") && !gzip) {
+      ctx.diagnostics.Note(fmt::format("{}: member '{}' is not a .json or .json.gz trace; not read", ctx.source,
+                                       model::Excerpt(member)));
+    }
+    if (!regular || (!member.ends_with(".json") && !gzip)) {
+      source.Drain();
+      RETURN_IF_ERROR(InflateRefusal(source, ctx.source));
+      continue;
+    }
+    const std::string label = ctx.source + ":" + member;
+    if (Deferrable(entry, limit, ctx)) {
+      ctx.members->Defer(
+          label, ParseLater(ReadWhole(source, static_cast<std::uint64_t>(archive_entry_size(entry))), gzip, label));
+      RETURN_IF_ERROR(InflateRefusal(source, ctx.source));
+      continue;
+    }
+    std::unique_ptr<ByteSource> inflated = gzip ? kineto::GunzipSource(source) : nullptr;
+    if (ctx.members == nullptr) {
+      if (ImportOneTrace(inflated ? *inflated : source, label, ctx, api)) ++traces;
+    } else {  // an input of its own, with its own API call rows
+      ImportContext& into = ctx.members->Begin(label);
+      ApiCallSums own;
+      std::optional<std::int64_t> rank;
+      const bool read = ImportOneTrace(inflated ? *inflated : source, label, into, own, nullptr, &rank);
+      if (read) own.Emit(into, rank);
+      ctx.members->End(read);
+      if (read) ++traces;
+    }
+    if (inflated) RETURN_IF_ERROR(InflateRefusal(*inflated, label));
+    RETURN_IF_ERROR(InflateRefusal(source, ctx.source));
+  }
+  return OkStatus();
+}
+
 Status ImportArchive(const std::filesystem::path& file, ImportContext& ctx) {
   std::unique_ptr<archive, ArchiveCloser> a(archive_read_new());
   archive_read_support_filter_all(a.get());
@@ -270,43 +372,15 @@ Status ImportArchive(const std::filesystem::path& file, ImportContext& ctx) {
   if (size_error) limit.file_bytes = 0;
   limit.limit = kineto::InflateLimitOrOverride(limit.file_bytes);
   int traces = 0;
-  ApiCallSums api;
-  archive_entry* entry = nullptr;
   int rc = 0;
-  // ARCHIVE_WARN: the entry is whole, but something in its header could not
-  // be converted: a pax tar's UTF-8 member name, which libarchive cannot
-  // turn into the "C" locale's ASCII (Python's tarfile writes pax by
-  // default). The name is read as UTF-8 instead.
-  while ((rc = archive_read_next_header(a.get(), &entry)) == ARCHIVE_OK || rc == ARCHIVE_WARN) {
-    ArchiveMemberSource source(a.get(), limit);
-    const std::string member = MemberName(entry);
-    const bool gzip = member.ends_with(".json.gz");
-    const bool regular = archive_entry_filetype(entry) == AE_IFREG;
-    if (regular && !member.ends_with(".json") && !gzip) {
-      ctx.diagnostics.Note(fmt::format("{}: member '{}' is not a .json or .json.gz trace; not read", ctx.source,
-                                       model::Excerpt(member)));
-    }
-    if (!regular || (!member.ends_with(".json") && !gzip)) {
-      source.Drain();
-      RETURN_IF_ERROR(InflateRefusal(source, ctx.source));
-      continue;
-    }
-    std::unique_ptr<ByteSource> inflated = gzip ? kineto::GunzipSource(source) : nullptr;
-    const std::string label = ctx.source + ":" + member;
-    if (ctx.members == nullptr) {
-      if (ImportOneTrace(inflated ? *inflated : source, label, ctx, api)) ++traces;
-    } else {  // an input of its own, with its own API call rows
-      ImportContext& into = ctx.members->Begin(label);
-      ApiCallSums own;
-      std::optional<std::int64_t> rank;
-      const bool read = ImportOneTrace(inflated ? *inflated : source, label, into, own, nullptr, &rank);
-      if (read) own.Emit(into, rank);
-      ctx.members->End(read);
-      if (read) ++traces;
-    }
-    if (inflated) RETURN_IF_ERROR(InflateRefusal(*inflated, label));
-    RETURN_IF_ERROR(InflateRefusal(source, ctx.source));
+  ApiCallSums api;
+  Status read = ReadMembers(a.get(), limit, ctx, api, traces, rc);
+  if (ctx.members != nullptr) {  // the deferred members come before whatever stopped the loop
+    MemberInputs::Settled settled = ctx.members->Settle();
+    traces += settled.read;
+    if (settled.refusal) return std::move(*settled.refusal);
   }
+  RETURN_IF_ERROR(std::move(read));
   if (rc != ARCHIVE_EOF) {
     ctx.diagnostics.Add(model::Diag::kineto_json_error,
                         fmt::format("{}: the archive is damaged or cut short ({}); the {} trace(s) before it are kept",
