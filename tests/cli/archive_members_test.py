@@ -12,7 +12,8 @@ Cases, on tars written here (hand-made, three ranks of a world of three):
   added up, as before the members were inputs of their own, with a note saying why;
 - a plain tar whose second member, a .json.gz, inflates past the gzip limit: exit 3, the first member kept and the
   third never read, as a read in turn stops at the refusal;
-- an archive without any readable trace, or two rank files without an event: exit 3, the folder left as it was.
+- an archive without any readable trace, or two rank files without an event: exit 3, the folder left as it was;
+- a tar and a .tar.gz cut short inside their second member: the first whole, the second's kernels before the cut.
 
 Every case runs twice, `import -j 1` and `import -j 2` (members parsed by two threads while the archive is read,
 docs/multirank.md): the two output folders must be byte for byte the same.
@@ -203,6 +204,33 @@ def cases(binary, tmp, outs):
         else:
             check(False, "a gzip member past the limit: no kernels.json for the member before it")
         print("ok: a gzip member past the limit stops the archive there")
+
+        # An archive cut short inside its second member, plain and gzipped: the first member whole, the second's
+        # events before the cut (read in the same 64 KiB pieces whether parsed in place or later), the third gone.
+        many = {rank: [1 + i % 50 for i in range(3000)] for rank in range(3)}
+        members = [(f"rank{r}.json", trace(r, d)) for r, d in many.items()]
+        whole = tmp / "whole.tar"
+        write_tar(whole, members)
+        cut_at = 512 + len(members[0][1]) + 1024 + len(members[1][1]) // 2  # headers are 512 bytes, data padded
+        for name, mode in (("cut.tar", None), ("cut.tar.gz", "gz")):
+            cut = tmp / name
+            data = whole.read_bytes()[:cut_at]
+            cut.write_bytes(gzip.compress(data) if mode else data)
+            out = outs / f"out-{name}"
+            rc, err = run(binary, ["import", str(cut), "--out", str(out)])
+            check(rc == 0, f"{name}: exit {rc} ({err})")
+            if not (out / "kernels.json").is_file():
+                check(False, f"{name}: no kernels.json")
+                continue
+            doc = json.loads((out / "kernels.json").read_text())
+            calls = {}
+            for k in doc["kernels"]:
+                calls[k["source"]] = calls.get(k["source"], 0) + k["calls"]
+            check(calls.get(f"{cut}:rank0.json") == 3000, f"{name}: the first member whole: {calls}")
+            second = calls.get(f"{cut}:rank1.json", 0)
+            check(0 < second < 3000, f"{name}: the cut member's kernels before the cut: {calls}")
+            check(f"{cut}:rank2.json" not in calls, f"{name}: nothing of the member past the cut: {calls}")
+            print(f"ok: {name}, cut in its second member: rank 0 whole, {second} of rank 1's 3000 kernels")
 
 
 if __name__ == "__main__":

@@ -925,3 +925,42 @@ TEST(GpuBreakdownReport, CpuOpsAreRankedOverEveryRankWithACutNote) {
 
 }  // namespace
 }  // namespace llmpo
+
+namespace llmpo::ingest {
+namespace {
+
+// A member read whole and parsed later must end as the archive's source did:
+// each request filled until the bytes run out, and the reason reading
+// stopped given on the read that could not be filled.
+TEST(KinetoMemorySource, FillsEachRequestAndSaysWhyOnTheShortRead) {
+  kineto::PageBuffer pages(10);
+  ASSERT_EQ(pages.size(), 10u);
+  std::memcpy(pages.data(), "0123456789", 10);
+  pages.Shrink(7);
+  auto source = kineto::MemorySource(std::move(pages), "Truncated tar archive");
+  char buffer[4];
+  EXPECT_EQ(source->Read(buffer, 4), 4u);
+  EXPECT_EQ(std::string(buffer, 4), "0123");
+  EXPECT_TRUE(source->error().empty());
+  EXPECT_EQ(source->Read(buffer, 4), 3u);
+  EXPECT_EQ(std::string(buffer, 3), "456");
+  EXPECT_EQ(source->error(), "Truncated tar archive");
+  EXPECT_EQ(source->Read(buffer, 4), 0u);
+  EXPECT_FALSE(source->Seek(0));  // one pass, as the archive member was
+}
+
+TEST(KinetoMemorySource, PagesMoveAndAnEmptyBufferReadsNothing) {
+  kineto::PageBuffer a(4096);
+  a.data()[0] = 'x';
+  kineto::PageBuffer b = std::move(a);
+  EXPECT_EQ(a.size(), 0u);
+  EXPECT_EQ(b.size(), 4096u);
+  EXPECT_EQ(b.data()[0], 'x');
+  auto source = kineto::MemorySource(kineto::PageBuffer());
+  char c;
+  EXPECT_EQ(source->Read(&c, 1), 0u);
+  EXPECT_TRUE(source->error().empty());
+}
+
+}  // namespace
+}  // namespace llmpo::ingest

@@ -133,7 +133,7 @@ class PagesSource : public ByteSource {
   PagesSource(PageBuffer bytes, std::string error) : bytes_(std::move(bytes)), end_error_(std::move(error)) {}
   std::size_t Read(char* buffer, std::size_t size) override {
     const std::size_t n = std::min(size, bytes_.size() - at_);
-    if (n == 0) error_ = end_error_;
+    if (n < size) error_ = end_error_;  // as the archive's source: on the read it could not fill
     std::memcpy(buffer, bytes_.data() + at_, n);
     at_ += n;
     return n;

@@ -147,32 +147,60 @@ bool PastArchiveLimit(archive* a, const ArchiveLimit& limit, std::string& error)
   return true;
 }
 
-// An archive member, read through libarchive.
+// An archive member, read through libarchive in chunks of a fixed size from
+// its first byte, whatever the caller asks for, and each request filled
+// whole (short only at the end). libarchive drops the bytes of a call that
+// fails (a tar cut short) or that takes the archive past its gzip limit, so
+// what a member yields then depends only on those chunks: a member read
+// whole and parsed later (MemberInputs::Defer) gives what it gives read in
+// place.
 class ArchiveMemberSource : public ByteSource {
  public:
-  ArchiveMemberSource(archive* a, const ArchiveLimit& limit) : a_(a), limit_(limit) {}
+  ArchiveMemberSource(archive* a, const ArchiveLimit& limit) : a_(a), limit_(limit), chunk_(kChunkBytes) {}
   std::size_t Read(char* buffer, std::size_t size) override {
-    if (over_limit_) return 0;
-    const la_ssize_t got = archive_read_data(a_, buffer, size);
-    if (PastArchiveLimit(a_, limit_, error_)) {
-      over_limit_ = true;
-      return 0;
+    std::size_t got = 0;
+    while (got < size) {
+      if (at_ == held_ && !Fetch()) break;
+      const std::size_t n = std::min(size - got, held_ - at_);
+      std::memcpy(buffer + got, chunk_.data() + at_, n);
+      at_ += n;
+      got += n;
     }
-    if (got >= 0) return static_cast<std::size_t>(got);
-    error_ = archive_error_string(a_) != nullptr ? archive_error_string(a_) : "archive read error";
-    return 0;
+    return got;
   }
   // Reads a member that is not a trace to its end, keeping nothing (letting
   // libarchive skip it would inflate it whole without a check).
   void Drain() {
-    std::vector<char> buffer(1 << 16);
-    while (Read(buffer.data(), buffer.size()) > 0) {
+    while (Fetch()) {
     }
   }
 
  private:
+  static constexpr std::size_t kChunkBytes = std::size_t{1} << 16;
+
+  // The next chunk into chunk_; false at the end, on an error or past the limit.
+  bool Fetch() {
+    at_ = held_ = 0;
+    if (done_) return false;
+    const la_ssize_t got = archive_read_data(a_, chunk_.data(), chunk_.size());
+    if (PastArchiveLimit(a_, limit_, error_)) {
+      over_limit_ = done_ = true;
+      return false;
+    }
+    if (got > 0) {
+      held_ = static_cast<std::size_t>(got);
+      return true;
+    }
+    done_ = true;
+    if (got < 0) error_ = archive_error_string(a_) != nullptr ? archive_error_string(a_) : "archive read error";
+    return false;
+  }
+
   archive* a_;
   const ArchiveLimit& limit_;
+  std::vector<char> chunk_;
+  std::size_t at_ = 0, held_ = 0;
+  bool done_ = false;
 };
 
 // A plain trace file from this size up is read by two threads when the
@@ -303,10 +331,8 @@ MemberInputs::DeferredRead ParseLater(MemberBytes member, bool gzip, std::string
 }
 
 // Whether the member may be read whole now and parsed later (DeferBytes).
-// Not in a compressed archive: where its gzip limit stops a member then
-// depends on the sizes of the reads, and the reports must not.
-bool Deferrable(archive_entry* entry, const ArchiveLimit& limit, const ImportContext& ctx) {
-  if (ctx.members == nullptr || limit.compressed || !archive_entry_size_is_set(entry)) return false;
+bool Deferrable(archive_entry* entry, const ImportContext& ctx) {
+  if (ctx.members == nullptr || !archive_entry_size_is_set(entry)) return false;
   const la_int64_t size = archive_entry_size(entry);
   return size >= 0 && static_cast<std::uint64_t>(size) <= ctx.members->DeferBytes();
 }
@@ -333,7 +359,7 @@ Status ReadMembers(archive* a, const ArchiveLimit& limit, ImportContext& ctx, Ap
       continue;
     }
     const std::string label = ctx.source + ":" + member;
-    if (Deferrable(entry, limit, ctx)) {
+    if (Deferrable(entry, ctx)) {
       ctx.members->Defer(
           label, ParseLater(ReadWhole(source, static_cast<std::uint64_t>(archive_entry_size(entry))), gzip, label));
       RETURN_IF_ERROR(InflateRefusal(source, ctx.source));
