@@ -61,8 +61,8 @@ namespace {
 
 class GzFileSource : public ByteSource {
  public:
-  GzFileSource(gzFile file, std::uint64_t compressed) : file_(file), compressed_(compressed) {
-    gzbuffer(file_, 1 << 20);
+  GzFileSource(gzFile file, std::uint64_t compressed, std::size_t buffer) : file_(file), compressed_(compressed) {
+    gzbuffer(file_, static_cast<unsigned>(buffer));
   }
   ~GzFileSource() override { gzclose(file_); }
   GzFileSource(const GzFileSource&) = delete;
@@ -251,7 +251,7 @@ bool IsGzip(const char* bytes, std::size_t size) {
   return size >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
-std::unique_ptr<ByteSource> OpenFileSource(const std::string& path, std::string& why) {
+std::unique_ptr<ByteSource> OpenFileSource(const std::string& path, std::string& why, std::size_t gzip_buffer) {
   // A regular file without gzip's magic is read plainly; anything else
   // (gzip, a pipe that cannot be peeked at) through zlib.
   if (const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC); fd >= 0) {
@@ -268,7 +268,7 @@ std::unique_ptr<ByteSource> OpenFileSource(const std::string& path, std::string&
   }
   struct stat st {};
   const std::uint64_t compressed = ::stat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
-  return std::make_unique<GzFileSource>(file, compressed);
+  return std::make_unique<GzFileSource>(file, compressed, gzip_buffer);
 }
 
 }  // namespace llmpo::ingest::kineto

@@ -46,7 +46,12 @@ std::uint64_t InflateLimit(std::uint64_t compressed);
 std::uint64_t InflateLimitOrOverride(std::uint64_t compressed);
 
 // A plain or gzip file; nullptr and `why` set when it cannot be opened.
-std::unique_ptr<ByteSource> OpenFileSource(const std::string& path, std::string& why);
+// `gzip_buffer`: zlib's input buffer (it inflates up to twice that ahead of
+// a read): large for reading a whole trace, small for a look at its head.
+inline constexpr std::size_t kGzipReadBuffer = std::size_t{1} << 20;
+inline constexpr std::size_t kGzipPeekBuffer = std::size_t{1} << 13;
+std::unique_ptr<ByteSource> OpenFileSource(const std::string& path, std::string& why,
+                                           std::size_t gzip_buffer = kGzipReadBuffer);
 
 // Bytes in pages of their own (an anonymous mapping), given back to the
 // system when freed: an archive member of some MB read whole would

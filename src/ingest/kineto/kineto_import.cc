@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -29,17 +30,25 @@ bool Contains(std::string_view s, std::string_view part) { return s.find(part) !
 
 bool IsTarHeader(std::string_view bytes) { return bytes.size() >= 262 && bytes.substr(257, 5) == "ustar"; }
 
-// The first bytes of a gzip stream, inflated (as much as `head` allows).
-std::string InflateHead(std::string_view head) {
-  std::string out(1 << 20, '\0');
+// The first bytes of a gzip stream, inflated (as much as `head` allows, up
+// to 1 MiB), in 64 KiB steps: it stops once `enough` says what comes after
+// cannot change the answer (a head is looked at several times per input).
+std::string InflateHead(std::string_view head, const std::function<bool(std::string_view)>& enough) {
+  constexpr std::size_t kMax = std::size_t{1} << 20, kStep = std::size_t{1} << 16;
+  std::string out;
   z_stream z{};
   if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return "";
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(head.data()));
   z.avail_in = static_cast<uInt>(head.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  inflate(&z, Z_SYNC_FLUSH);
-  out.resize(out.size() - z.avail_out);
+  while (out.size() < kMax) {
+    const std::size_t had = out.size();
+    out.resize(had + kStep);
+    z.next_out = reinterpret_cast<Bytef*>(out.data() + had);
+    z.avail_out = static_cast<uInt>(kStep);
+    const int rc = inflate(&z, Z_SYNC_FLUSH);
+    out.resize(out.size() - z.avail_out);
+    if (rc != Z_OK || z.avail_out != 0 || enough(out)) break;  // the end, damage, input used up, or sure
+  }
   inflateEnd(&z);
   return out;
 }
@@ -436,12 +445,25 @@ bool StartsWithTarHeader(ByteSource& source) {
 
 bool IsKinetoArchive(const std::filesystem::path& file) {
   std::string why;
-  std::unique_ptr<ByteSource> source = kineto::OpenFileSource(file.string(), why);
+  std::unique_ptr<ByteSource> source = kineto::OpenFileSource(file.string(), why, kineto::kGzipPeekBuffer);
   return source && StartsWithTarHeader(*source);
 }
 
+// True only where LooksLikeTraceText is true of `text` and of any longer
+// text it begins: one of the clauses that more text cannot undo.
+bool SurelyTraceText(std::string_view text) {
+  if (IsTarHeader(text)) return false;
+  std::size_t i = 0;
+  if (text.starts_with("\xEF\xBB\xBF")) i = 3;
+  while (i < text.size() && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t')) ++i;
+  if (i == text.size()) return false;
+  if (text[i] == '{') return Contains(text, "\"traceEvents\"") || Contains(text, "\"schemaVersion\"");
+  return text[i] == '[' && Contains(text, "\"ph\"") && Contains(text, "\"ts\"");
+}
+
 bool LooksLikeKinetoTrace(std::string_view head) {
-  const std::string inflated = kineto::IsGzip(head.data(), head.size()) ? InflateHead(head) : std::string();
+  const std::string inflated =
+      kineto::IsGzip(head.data(), head.size()) ? InflateHead(head, SurelyTraceText) : std::string();
   const std::string_view text = inflated.empty() ? head : std::string_view(inflated);
   if (IsTarHeader(text)) {
     return Contains(text, "\"traceEvents\"") || TarHeadHasGzipJson(text) || LooksLikeTraceText(text.substr(512));
@@ -451,7 +473,7 @@ bool LooksLikeKinetoTrace(std::string_view head) {
 
 Status ImportKinetoTrace(const std::filesystem::path& file, ImportContext& ctx) {
   std::string why;
-  std::unique_ptr<ByteSource> source = kineto::OpenFileSource(file.string(), why);
+  std::unique_ptr<ByteSource> source = kineto::OpenFileSource(file.string(), why, kineto::kGzipPeekBuffer);
   if (!source) return MakeError(ExitStatus::kInput, fmt::format("{}: {}", ctx.source, why));
   if (StartsWithTarHeader(*source)) return ImportArchive(file, ctx);
   source = kineto::OpenFileSource(file.string(), why);  // start again from byte 0
