@@ -3,6 +3,7 @@
 // traces, the reference numbers of /work/shared/docs/kineto-reference.md §7
 // (computed there with exact integer-ns arithmetic, independently of us).
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cmath>
@@ -11,15 +12,15 @@
 #include <fstream>
 #include <map>
 
+#include "src/analysis/rank_comparison.h"
+#include "src/analysis/region_combine.h"
+#include "src/analysis/region_tree.h"
 #include "src/ingest/importer.h"
 #include "src/ingest/kineto/byte_source.h"
 #include "src/ingest/kineto/id_table.h"
 #include "src/ingest/kineto/structural_index.h"
 #include "src/ingest/kineto/trace_reader.h"
 #include "src/model/sink.h"
-#include "src/analysis/rank_comparison.h"
-#include "src/analysis/region_combine.h"
-#include "src/analysis/region_tree.h"
 #include "src/report/gpu_breakdown_report.h"
 #include "src/report/report_set.h"
 #include "tests/unit/temp_dir.h"
@@ -763,6 +764,38 @@ TEST(KinetoDetect, TraceEventsAfterTheHead) {
   EXPECT_EQ(DetectFormat(events.substr(0, 65536)), InputFormat::kKinetoTrace);
   // Not Kineto: a closed object without its keys; its keys only nested.
   EXPECT_EQ(DetectFormat(R"({"a": {"deviceProperties": 1}, "b": [{"ph": "X", "ts": 1}]})"), InputFormat::kUnknown);
+}
+
+std::string Gzip(const std::string& text) {
+  z_stream z{};
+  EXPECT_EQ(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string out(deflateBound(&z, text.size()), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+  out.resize(out.size() - z.avail_out);
+  deflateEnd(&z);
+  return out;
+}
+
+// A gzip'd head is inflated in steps and the steps stop early only where
+// more text cannot change the answer: each case here needs text past the
+// first 64 KiB step.
+TEST(KinetoDetect, GzipHeadsDecideAsTheWholeInflatedHeadWould) {
+  std::string padding = "{\"x\": [";
+  while (padding.size() < 300000) padding += "{\"k\": 12345},";
+  // "traceEvents" after 300 KB of other keys: found within the 1 MiB looked at.
+  const std::string late = padding + "1], \"traceEvents\": [{\"ph\": \"X\", \"ts\": 1}]}";
+  EXPECT_EQ(DetectFormat(Gzip(late).substr(0, 65536)), InputFormat::kKinetoTrace);
+  // Events in an open object, no Kineto key: a trace where the head ends open...
+  std::string open = R"({"meta": [)";
+  while (open.size() < 300000) open += R"({"ph": "X", "ts": 1, "dur": 2},)";
+  EXPECT_EQ(DetectFormat(Gzip(open).substr(0, 65536)), InputFormat::kKinetoTrace);
+  // ...but not once that object closes, even where its first 64 KiB alone would say so.
+  const std::string closed = open + "1]}";
+  EXPECT_EQ(DetectFormat(Gzip(closed).substr(0, 65536)), InputFormat::kUnknown);
 }
 
 // ---- Shared fixtures: reference numbers from kineto-reference.md §7 ----
