@@ -105,7 +105,8 @@ int RunImport(const Invocation& inv) {
                  "write one partial result (OUT.json) instead of reports, for `merge` (docs/multirank.md)");
   app.add_option("--job", job, "the job the partial belongs to: merge refuses partials of different jobs");
   app.add_option("-j,--jobs", threads,
-                 "read the inputs with up to N threads, each input reduced to a summary before the next is opened")
+                 "read the inputs with up to N threads, each input reduced to a summary before the next is opened (a "
+                 "lone archive of traces: its members)")
       ->check(CLI::PositiveNumber);
   bool read_whole = false;
   app.add_flag("--read-whole", read_whole,
