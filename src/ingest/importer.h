@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "src/core/csv_reader.h"
 #include "src/core/result.h"
@@ -78,11 +79,18 @@ class MemberInputs {
   // Members stay in the archive's order, deferred or not.
   virtual std::uint64_t DeferBytes() const { return 0; }
   virtual void Defer(const std::string& /*label*/, DeferredRead /*read*/) {}
-  // Waits for the deferred members: how many were read, and the first
-  // refusal in the archive's order (the members after it are dropped, as
-  // a read in turn would never have reached them).
+  // A note about the archive (a member that is not a trace) kept in order
+  // with the deferred members, so none is made about a member after a
+  // refused one; false: not taken, the importer notes it itself.
+  virtual bool Note(const std::string& /*note*/) { return false; }
+  // True once a deferred member was refused: reading on would be dropped.
+  virtual bool Stopped() { return false; }
+  // Waits for the deferred members: how many were read, the notes taken,
+  // and the first refusal in the archive's order (the members and notes
+  // after it are dropped, as a read in turn would never have reached them).
   struct Settled {
     int read = 0;
+    std::vector<std::string> notes;
     std::optional<Error> refusal;
   };
   virtual Settled Settle() { return {}; }

@@ -189,6 +189,11 @@ class MemberReader final : public ingest::MemberInputs {
 
   // The member as Begin and End would read it, into collectors given later.
   void Defer(const std::string& label, DeferredRead read) override {
+    if (DeferBytes() == 0) {  // not offered: read it here, as Begin and End would
+      Outcome outcome = read(Begin(label));
+      End(outcome.read);
+      return;
+    }
     members_->defer([label, read = std::move(read), rank = rank_, read_ahead = read_ahead_](Collectors& into) {
       model::RecordSink* sink = &into.BeginInput(label, "");
       std::optional<RankTagSink> tagged;
@@ -202,6 +207,12 @@ class MemberReader final : public ingest::MemberInputs {
     });
   }
 
+  bool Note(const std::string& note) override {
+    if (DeferBytes() == 0 || !members_->note) return false;
+    members_->note(note);
+    return true;
+  }
+  bool Stopped() override { return members_ != nullptr && members_->stopped && members_->stopped(); }
   Settled Settle() override { return members_ != nullptr && members_->settle ? members_->settle() : Settled{}; }
 
  private:

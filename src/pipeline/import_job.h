@@ -87,6 +87,8 @@ struct ArchiveMembers {
   std::uint64_t defer_bytes = 0;
   std::function<void(std::function<Outcome(Collectors&)>)> defer;
   std::function<ingest::MemberInputs::Settled()> settle;
+  std::function<void(const std::string&)> note;  // an archive note, in order with the members (with defer)
+  std::function<bool()> stopped;                 // a deferred member was refused
 };
 std::size_t ReadImportInputs(const ImportRequest& request, Collectors& collectors, std::vector<Error>& failures,
                              const ArchiveMembers* members = nullptr);

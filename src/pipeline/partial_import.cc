@@ -64,15 +64,17 @@ struct Slot {
 
 // An archive member's bytes may wait in memory, to be parsed on another
 // thread, up to this size as stored (a .json.gz member is still
-// compressed). At most 2 x threads members are held at once, read or not.
+// compressed). At most threads + 2 members are held at once: threads + 1
+// handed over and not yet merged, and the one being read.
 constexpr std::uint64_t kDeferMemberBytes = std::uint64_t{32} << 20;
 
 // An archive's members, each reduced to a partial and merged in the
 // archive's order: those read in place by the archive's thread, and those
 // deferred (ArchiveMembers::defer), parsed by `threads` threads of their
-// own. The archive's thread waits before a member more than 2 x threads
-// ahead of the merge. From a member refused (a gzip bomb) on, nothing more
-// is merged, as a read in turn would have stopped there.
+// own, and the archive's notes. The archive's thread waits before a member
+// more than threads + 1 ahead of the merge. From a member refused (a gzip
+// bomb) on, nothing more is merged, as a read in turn would have stopped
+// there.
 class MemberFold {
  public:
   using Outcome = ingest::MemberInputs::Outcome;
@@ -99,9 +101,9 @@ class MemberFold {
     changed_.wait(lock, [&] { return next_ < merged_ + window_; });
     return next_++;
   }
-  void Done(std::size_t i, std::optional<PartialFile> part, Outcome outcome) {
+  void Done(std::size_t i, std::optional<PartialFile> part, Outcome outcome, std::string note = {}) {
     std::lock_guard lock(mutex_);
-    done_.emplace(i, Finished{std::move(part), std::move(outcome)});
+    done_.emplace(i, Finished{std::move(part), std::move(outcome), std::move(note)});
     for (auto it = done_.begin(); it != done_.end() && it->first == merged_; it = done_.erase(it), ++merged_) {
       if (settled_.refusal) continue;  // after a refused member: dropped
       if (it->second.part) {
@@ -109,9 +111,16 @@ class MemberFold {
         ++members_;
       }
       if (it->second.outcome.read) ++settled_.read;
+      if (!it->second.note.empty()) settled_.notes.push_back(std::move(it->second.note));
       settled_.refusal = std::move(it->second.outcome.refusal);
+      if (settled_.refusal) refused_ = true;
     }
     changed_.notify_all();
+  }
+  void Note(const std::string& note) { Done(Reserve(), std::nullopt, {}, note); }
+  bool Refused() {
+    std::lock_guard lock(mutex_);
+    return refused_;
   }
   void Defer(Read read) {
     const std::size_t i = Reserve();
@@ -135,6 +144,7 @@ class MemberFold {
   struct Finished {
     std::optional<PartialFile> part;
     Outcome outcome;
+    std::string note;
   };
   struct Task {
     std::size_t index;
@@ -168,7 +178,7 @@ class MemberFold {
   std::size_t next_ = 0, merged_ = 0, members_ = 0;
   ingest::MemberInputs::Settled settled_;
   PartialMerger merger_;
-  bool stopping_ = false;
+  bool stopping_ = false, refused_ = false;
   std::vector<std::thread> workers_;  // last: started once the rest is built
 };
 
@@ -204,6 +214,8 @@ void CollectOne(const ImportRequest& request, const fs::path& file, const std::s
     members.defer_bytes = kDeferMemberBytes;
     members.defer = [&](MemberFold::Read read) { fold.Defer(std::move(read)); };
     members.settle = [&] { return fold.Settle(); };
+    members.note = [&](const std::string& note) { fold.Note(note); };
+    members.stopped = [&] { return fold.Refused(); };
   }
   ReadImportInputs(one, **collectors, slot.failures, &members);
   (void)fold.Settle();  // the importer settled already, unless it stopped early

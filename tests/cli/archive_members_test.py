@@ -13,7 +13,9 @@ Cases, on tars written here (hand-made, three ranks of a world of three):
 - a plain tar whose second member, a .json.gz, inflates past the gzip limit: exit 3, the first member kept and the
   third never read, as a read in turn stops at the refusal;
 - an archive without any readable trace, or two rank files without an event: exit 3, the folder left as it was;
-- a tar and a .tar.gz cut short inside their second member: the first whole, the second's kernels before the cut.
+- a tar and a .tar.gz cut short inside their second member: the first whole, the second's kernels before the cut;
+- an empty member and a hard link (read in place), and a .tar.gz member with megabytes after its JSON (the bytes
+  the parse leaves count towards the archive's gzip limit).
 
 Every case runs twice, `import -j 1` and `import -j 2` (members parsed by two threads while the archive is read,
 docs/multirank.md): the two output folders must be byte for byte the same.
@@ -188,7 +190,8 @@ def cases(binary, tmp, outs):
         inner = tmp / "inner-bomb.tar"
         write_tar(inner, [("rank0.json.gz", gzip.compress(trace(0, good[0]))),
                           ("rank1.json.gz", gzip.compress(b" " * (8 << 20))),
-                          ("rank2.json.gz", gzip.compress(trace(2, good[2])))])
+                          ("rank2.json.gz", gzip.compress(trace(2, good[2]))),
+                          ("notes.txt", b"not a trace: noted with -j 1 only if read")])
         out = outs / "out-inner-bomb"
         env = dict(os.environ, LLMPO_MAX_INFLATED_BYTES=str(4 << 20))
         rc, err = run(binary, ["import", str(inner), "--out", str(out)], env)
@@ -199,11 +202,43 @@ def cases(binary, tmp, outs):
             sources = {s["path"]: s["status"] for s in doc["sources"]}
             check(sources.get(f"{inner}:rank0.json.gz") == "ok", f"the member before it is kept: {sources}")
             check(f"{inner}:rank2.json.gz" not in sources, f"the member after it is not read: {sources}")
+            check(not any("notes.txt" in n for n in doc["diagnostics"]["notes"]),
+                  f"no note about a member after it: {doc['diagnostics']['notes']}")
             kept = sum(k["total_ms"] for k in doc["kernels"])
             check(abs(kept - sum(good[0]) / 1000) < 1e-9, f"only rank 0's kernels: {kept} ms")
         else:
             check(False, "a gzip member past the limit: no kernels.json for the member before it")
         print("ok: a gzip member past the limit stops the archive there")
+
+        # An empty member and a hard link (stored size 0) before a good one: read in place, never handed over.
+        odd = tmp / "odd.tar"
+        with tarfile.open(odd, "w") as tar:
+            tar.addfile(tarfile.TarInfo("rank1.json"), io.BytesIO(b""))
+            link = tarfile.TarInfo("again.json")
+            link.type, link.linkname = tarfile.LNKTYPE, "rank1.json"
+            tar.addfile(link)
+            data = trace(0, good[0])
+            info = tarfile.TarInfo("rank0.json")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+        out = outs / "out-odd"
+        rc, err = run(binary, ["import", str(odd), "--out", str(out)])
+        check(rc == 0, f"an empty member and a hard link: exit {rc} ({err})")
+        if (out / "kernels.json").is_file():
+            kept = sum(k["total_ms"] for k in json.loads((out / "kernels.json").read_text())["kernels"])
+            check(abs(kept - sum(good[0]) / 1000) < 1e-9, f"an empty member and a hard link: rank 0 kept ({kept} ms)")
+        print("ok: an empty member and a hard link are read in place; the good member is kept")
+
+        # A .tar.gz member whose JSON ends early, followed by megabytes of other bytes: what the parse leaves is
+        # read too, so the archive's gzip limit stops it there whether it is parsed in place or later.
+        tail = tmp / "tail.tar.gz"
+        write_tar(tail, [("rank0.json", trace(0, good[0])), ("rank1.json", trace(1, [3]) + b"x" * (8 << 20)),
+                         ("rank2.json", trace(2, good[2]))], "w:gz")
+        out = outs / "out-tail"
+        rc, err = run(binary, ["import", str(tail), "--out", str(out)], env)
+        check(rc == 3 and "LLMPO_MAX_INFLATED_BYTES" in err, f"bytes after a member's JSON past the limit: exit {rc} "
+                                                               f"({err})")
+        print("ok: bytes after a member's JSON count towards the archive's gzip limit")
 
         # An archive cut short inside its second member, plain and gzipped: the first member whole, the second's
         # events before the cut (read in the same 64 KiB pieces whether parsed in place or later), the third gone.

@@ -134,7 +134,7 @@ class PagesSource : public ByteSource {
   std::size_t Read(char* buffer, std::size_t size) override {
     const std::size_t n = std::min(size, bytes_.size() - at_);
     if (n < size) error_ = end_error_;  // as the archive's source: on the read it could not fill
-    std::memcpy(buffer, bytes_.data() + at_, n);
+    if (n > 0) std::memcpy(buffer, bytes_.data() + at_, n);
     at_ += n;
     return n;
   }

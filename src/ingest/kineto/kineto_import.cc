@@ -300,13 +300,10 @@ struct MemberBytes {
   std::string error;
 };
 
-MemberBytes ReadWhole(ArchiveMemberSource& source, std::uint64_t size) {
-  MemberBytes out{kineto::PageBuffer(size), {}};
-  if (out.bytes.size() < size) {  // no pages to be had: read as if the member ended here
-    out.error = fmt::format("cannot hold the member's {} bytes in memory", size);
-    source.Drain();
-    return out;
-  }
+// Every byte to the member's end, as an in-place read drains it (the same
+// calls to libarchive, so the same limit checks and errors).
+MemberBytes ReadWhole(ArchiveMemberSource& source, kineto::PageBuffer pages) {
+  MemberBytes out{std::move(pages), {}};
   std::size_t got = 0;
   while (got < out.bytes.size()) {
     const std::size_t n = source.Read(out.bytes.data() + got, out.bytes.size() - got);
@@ -314,6 +311,7 @@ MemberBytes ReadWhole(ArchiveMemberSource& source, std::uint64_t size) {
     got += n;
   }
   out.bytes.Shrink(got);
+  source.Drain();  // the call that finds the member's end
   out.error = source.error();
   return out;
 }
@@ -339,11 +337,14 @@ MemberInputs::DeferredRead ParseLater(MemberBytes member, bool gzip, std::string
   };
 }
 
-// Whether the member may be read whole now and parsed later (DeferBytes).
-bool Deferrable(archive_entry* entry, const ImportContext& ctx) {
-  if (ctx.members == nullptr || !archive_entry_size_is_set(entry)) return false;
+// Pages for the member when it may be read whole now and parsed later
+// (DeferBytes); none (size 0) when it is read in place.
+kineto::PageBuffer DeferPages(archive_entry* entry, const ImportContext& ctx) {
+  if (ctx.members == nullptr || !archive_entry_size_is_set(entry)) return {};
+  const std::uint64_t most = ctx.members->DeferBytes();
   const la_int64_t size = archive_entry_size(entry);
-  return size >= 0 && static_cast<std::uint64_t>(size) <= ctx.members->DeferBytes();
+  if (most == 0 || size <= 0 || static_cast<std::uint64_t>(size) > most) return {};
+  return kineto::PageBuffer(static_cast<std::size_t>(size));  // empty if the pages cannot be had
 }
 
 // Every member of an opened archive; `traces` counts those read in place.
@@ -354,13 +355,15 @@ Status ReadMembers(archive* a, const ArchiveLimit& limit, ImportContext& ctx, Ap
   // turn into the "C" locale's ASCII (Python's tarfile writes pax by
   // default). The name is read as UTF-8 instead.
   while ((rc = archive_read_next_header(a, &entry)) == ARCHIVE_OK || rc == ARCHIVE_WARN) {
+    if (ctx.members != nullptr && ctx.members->Stopped()) break;  // a deferred member was refused
     ArchiveMemberSource source(a, limit);
     const std::string member = MemberName(entry);
     const bool gzip = member.ends_with(".json.gz");
     const bool regular = archive_entry_filetype(entry) == AE_IFREG;
     if (regular && !member.ends_with(".json") && !gzip) {
-      ctx.diagnostics.Note(fmt::format("{}: member '{}' is not a .json or .json.gz trace; not read", ctx.source,
-                                       model::Excerpt(member)));
+      const std::string note =
+          fmt::format("{}: member '{}' is not a .json or .json.gz trace; not read", ctx.source, model::Excerpt(member));
+      if (ctx.members == nullptr || !ctx.members->Note(note)) ctx.diagnostics.Note(note);
     }
     if (!regular || (!member.ends_with(".json") && !gzip)) {
       source.Drain();
@@ -368,9 +371,8 @@ Status ReadMembers(archive* a, const ArchiveLimit& limit, ImportContext& ctx, Ap
       continue;
     }
     const std::string label = ctx.source + ":" + member;
-    if (Deferrable(entry, ctx)) {
-      ctx.members->Defer(
-          label, ParseLater(ReadWhole(source, static_cast<std::uint64_t>(archive_entry_size(entry))), gzip, label));
+    if (kineto::PageBuffer pages = DeferPages(entry, ctx); pages.size() > 0) {
+      ctx.members->Defer(label, ParseLater(ReadWhole(source, std::move(pages)), gzip, label));
       RETURN_IF_ERROR(InflateRefusal(source, ctx.source));
       continue;
     }
@@ -386,6 +388,10 @@ Status ReadMembers(archive* a, const ArchiveLimit& limit, ImportContext& ctx, Ap
       ctx.members->End(read);
       if (read) ++traces;
     }
+    // What the parse left of the member (after the JSON's end, or a gzip
+    // stream's) is read too: checked against the archive's gzip limit, and
+    // the same calls to libarchive as a member read whole.
+    source.Drain();
     if (inflated) RETURN_IF_ERROR(InflateRefusal(*inflated, label));
     RETURN_IF_ERROR(InflateRefusal(source, ctx.source));
   }
@@ -413,6 +419,7 @@ Status ImportArchive(const std::filesystem::path& file, ImportContext& ctx) {
   if (ctx.members != nullptr) {  // the deferred members come before whatever stopped the loop
     MemberInputs::Settled settled = ctx.members->Settle();
     traces += settled.read;
+    for (const std::string& note : settled.notes) ctx.diagnostics.Note(note);
     if (settled.refusal) return std::move(*settled.refusal);
   }
   RETURN_IF_ERROR(std::move(read));
