@@ -12,19 +12,13 @@ are plain (`tar cf`) tars of the first N files of a generated set (gen_kineto_ra
 import argparse
 import glob
 import os
-import shutil
 import statistics
 import subprocess
+import sys
 import tarfile
 
-
-def measure(cmd, out):
-    shutil.rmtree(out, ignore_errors=True)
-    r = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M", *cmd], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd[:5])}... exited {r.returncode}: {r.stderr[-2000:]}")
-    wall, user, sys_, rss = r.stderr.strip().splitlines()[-1].split()
-    return float(wall), float(user) + float(sys_), int(rss) / 1024
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run_multirank_bench import measure  # noqa: E402  (wall s, CPU s, peak RSS MiB of one run)
 
 
 def main():

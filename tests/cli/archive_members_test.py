@@ -42,6 +42,12 @@ def check(cond, what):
         print("FAIL:", what)
 
 
+def check_kept(doc, want_ms, what):
+    """The kernel time of kernels.json's rows, against the durations written (ms)."""
+    kept = sum(k["total_ms"] for k in doc["kernels"])
+    check(abs(kept - want_ms) < 1e-9, f"{what}: {kept} == {want_ms} ms")
+
+
 def trace(rank, durations_us):
     """A Kineto trace of one rank: a launch call and its kernel per duration."""
     events = []
@@ -140,8 +146,7 @@ def cases(binary, tmp, outs):
             sources = {s["path"]: s["status"] for s in doc["sources"]}
             check(sources.get(f"{bomb}:rank0.json") == "ok", f"the member before the limit is kept: {sources}")
             check(sources.get(str(bomb), "").startswith("failed"), f"the archive is a failed source: {sources}")
-            kept = sum(k["total_ms"] for k in doc["kernels"])
-            check(abs(kept - sum(good[0]) / 1000) < 1e-9, f"rank 0's kernels kept: {kept} ms")
+            check_kept(doc, sum(good[0]) / 1000, "rank 0's kernels kept")
         else:
             check(False, "a member past the gzip limit: no kernels.json written for the members before it")
         print("ok: a member past the gzip limit fails the archive, and the member before it is kept")
@@ -204,8 +209,7 @@ def cases(binary, tmp, outs):
             check(f"{inner}:rank2.json.gz" not in sources, f"the member after it is not read: {sources}")
             check(not any("notes.txt" in n for n in doc["diagnostics"]["notes"]),
                   f"no note about a member after it: {doc['diagnostics']['notes']}")
-            kept = sum(k["total_ms"] for k in doc["kernels"])
-            check(abs(kept - sum(good[0]) / 1000) < 1e-9, f"only rank 0's kernels: {kept} ms")
+            check_kept(doc, sum(good[0]) / 1000, "only rank 0's kernels")
         else:
             check(False, "a gzip member past the limit: no kernels.json for the member before it")
         print("ok: a gzip member past the limit stops the archive there")
@@ -225,8 +229,8 @@ def cases(binary, tmp, outs):
         rc, err = run(binary, ["import", str(odd), "--out", str(out)])
         check(rc == 0, f"an empty member and a hard link: exit {rc} ({err})")
         if (out / "kernels.json").is_file():
-            kept = sum(k["total_ms"] for k in json.loads((out / "kernels.json").read_text())["kernels"])
-            check(abs(kept - sum(good[0]) / 1000) < 1e-9, f"an empty member and a hard link: rank 0 kept ({kept} ms)")
+            check_kept(json.loads((out / "kernels.json").read_text()), sum(good[0]) / 1000,
+                       "an empty member and a hard link: rank 0 kept")
         print("ok: an empty member and a hard link are read in place; the good member is kept")
 
         # A .tar.gz member whose JSON ends early, followed by megabytes of other bytes: what the parse leaves is
