@@ -124,14 +124,17 @@ bool LooksLikeKinetoObject(std::string_view text) {
   return open && Contains(text, "\"ph\"") && Contains(text, "\"ts\"");
 }
 
-bool LooksLikeTraceText(std::string_view text) {
+// `settled_only`: by the clauses alone that more text cannot undo (not the
+// guess from an object's keys and events so far), for a head looked at in
+// steps.
+bool LooksLikeTraceText(std::string_view text, bool settled_only = false) {
   std::size_t i = 0;
   if (text.starts_with("\xEF\xBB\xBF")) i = 3;
   while (i < text.size() && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t')) ++i;
   if (i == text.size()) return false;
   if (text[i] == '{') {
     return Contains(text, "\"traceEvents\"") || Contains(text, "\"schemaVersion\"") ||
-           LooksLikeKinetoObject(text.substr(i));
+           (!settled_only && LooksLikeKinetoObject(text.substr(i)));
   }
   if (text[i] == '[') return Contains(text, "\"ph\"") && Contains(text, "\"ts\"");
   return false;
@@ -458,15 +461,7 @@ bool IsKinetoArchive(const std::filesystem::path& file) {
 
 // True only where LooksLikeTraceText is true of `text` and of any longer
 // text it begins: one of the clauses that more text cannot undo.
-bool SurelyTraceText(std::string_view text) {
-  if (IsTarHeader(text)) return false;
-  std::size_t i = 0;
-  if (text.starts_with("\xEF\xBB\xBF")) i = 3;
-  while (i < text.size() && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t')) ++i;
-  if (i == text.size()) return false;
-  if (text[i] == '{') return Contains(text, "\"traceEvents\"") || Contains(text, "\"schemaVersion\"");
-  return text[i] == '[' && Contains(text, "\"ph\"") && Contains(text, "\"ts\"");
-}
+bool SurelyTraceText(std::string_view text) { return !IsTarHeader(text) && LooksLikeTraceText(text, true); }
 
 bool LooksLikeKinetoTrace(std::string_view head) {
   const std::string inflated =
