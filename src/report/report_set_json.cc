@@ -610,6 +610,19 @@ class MemberWriter {
     const auto& devices = report->breakdown.devices;
     Spliced("gpu_breakdown", head, "devices", devices.size(), [&](std::size_t i) { return Json(devices[i]); }, 2);
   }
+  // The kernel table with its rows (one per rank scope and kernel name) and
+  // its launch overhead rows one at a time: the head is the report without
+  // either array.
+  void Kernels(const KernelsReport& report) {
+    KernelsReport head = report;
+    head.kernels.clear();
+    head.runtime.launch_overhead.clear();
+    const auto& rows = report.kernels;
+    const auto& overhead = report.runtime.launch_overhead;
+    SplicedMany("kernels", head,
+                {Splice{"kernels", 1, rows.size(), [&](std::size_t i) { return Json(rows[i]); }},
+                 Splice{"launch_overhead", 2, overhead.size(), [&](std::size_t i) { return Json(overhead[i]); }}});
+  }
   // The stragglers with their steps (per rank times each) one at a time.
   void StragglerSteps(const std::optional<analysis::Stragglers>& s) {
     if (!s || s->steps.empty()) return (*this)("stragglers", s);
@@ -662,7 +675,7 @@ void WriteSetJson(const ReportSet& set, MemberWriter& member) {
   member("run_folder", set.run_folder);
   member("regions_subdir", set.regions_subdir);
   member("trace_json_link", set.trace_json_link);
-  member("kernels", set.kernels);
+  member.Kernels(set.kernels);
   member("combined", set.combined);
   member.Breakdown(set.gpu_breakdown);
   member.Regions(set.regions);
