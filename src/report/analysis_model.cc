@@ -208,6 +208,25 @@ std::vector<Action> RankActions(const std::vector<analysis::KernelAggregate>& ti
   return actions;
 }
 
+KernelsReport KernelsReportHead(const KernelsReport& report) {
+  KernelsReport head;
+  head.sources = report.sources;
+  head.runtime.api_calls = report.runtime.api_calls;
+  head.runtime.gpu_ops = report.runtime.gpu_ops;
+  head.runtime.repeated_rows = report.runtime.repeated_rows;
+  head.runtime.repeated_launch_paths = report.runtime.repeated_launch_paths;
+  head.times_from = report.times_from;
+  head.actions = report.actions;
+  head.why_no_actions = report.why_no_actions;
+  head.timeline_rules = report.timeline_rules;
+  head.ranked = report.ranked;
+  head.source_notes = report.source_notes;
+  head.gpu_busy = report.gpu_busy;
+  head.region_kernels = report.region_kernels;
+  head.diagnostics = report.diagnostics;
+  return head;
+}
+
 std::string TimingSource(const KernelsReport& report) {
   std::set<std::string> with_kernels;
   for (const auto& k : report.kernels) with_kernels.insert(k.source);

@@ -148,6 +148,12 @@ struct ScopeFilter {
 // Keeps the kernels, regions and launch sequences of that scope only; an
 // error text naming the scopes there are when none matches.
 std::optional<std::string> SelectScope(ReportSet& set, const ScopeFilter& filter);
+// What compare reads of `set` (kernels, regions, launch order, the run),
+// narrowed as SelectScope narrows it, copying that scope's rows only (a
+// whole copy of many ranks holds every rank's); null when no kernel ran
+// there. The tables compare never reads (GPU breakdown, LLM phases,
+// stragglers, timeline, page) are left out.
+std::optional<ReportSet> ScopeCopy(const ReportSet& set, const ScopeFilter& filter);
 
 // Slower beyond threshold and noise: the total or any matched kernel or
 // region; each as a line for the gate's message (--fail-if-slower).

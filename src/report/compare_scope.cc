@@ -49,6 +49,13 @@ std::map<std::string, ScopeTotals> TotalsByRole(const ReportSet& set) {
   return out;
 }
 
+// The regions of the kept scopes, in one list: a narrowed side's aggregate.
+std::vector<RegionEntry> ScopeRegions(const std::vector<ScopeEntry>& scopes) {
+  std::vector<RegionEntry> regions;
+  for (const auto& scope : scopes) regions.insert(regions.end(), scope.regions.begin(), scope.regions.end());
+  return regions;
+}
+
 }  // namespace
 
 std::vector<ScopeDelta> ScopeDeltas(const ReportSet& base, const ReportSet& next, const CompareOptions& options) {
@@ -91,18 +98,55 @@ std::optional<std::string> SelectScope(ReportSet& set, const ScopeFilter& filter
   }
   set.kernels.kernels = std::move(kept);
   if (set.regions) {
-    std::vector<RegionEntry> regions;
-    for (const auto& scope : set.regions->scopes) {
-      if (!Matches(scope.process, scope.device, filter)) continue;
-      regions.insert(regions.end(), scope.regions.begin(), scope.regions.end());
-    }
-    set.regions->aggregate = std::move(regions);
+    std::erase_if(set.regions->scopes, [&](const ScopeEntry& s) { return !Matches(s.process, s.device, filter); });
+    set.regions->aggregate = ScopeRegions(set.regions->scopes);
   }
   for (auto& source : set.launch_sequences) {
     std::erase_if(source.sequences,
                   [&](const analysis::LaunchSequence& s) { return !Matches(s.process, s.device, filter); });
   }
   return std::nullopt;
+}
+
+std::optional<ReportSet> ScopeCopy(const ReportSet& set, const ScopeFilter& filter) {
+  ReportSet one;
+  one.kernels = KernelsReportHead(set.kernels);
+  for (const auto& k : set.kernels.kernels) {
+    if (Matches(k.process, k.device, filter)) one.kernels.kernels.push_back(k);
+  }
+  if (one.kernels.kernels.empty()) return std::nullopt;
+  for (const auto& o : set.kernels.runtime.launch_overhead) {
+    if (Matches(o.row.process, o.row.device, filter)) one.kernels.runtime.launch_overhead.push_back(o);
+  }
+  one.top_k = set.top_k;
+  if (set.regions) {
+    RegionsReport& r = one.regions.emplace();
+    r.sources = set.regions->sources;
+    r.selection = set.regions->selection;
+    r.launches_with_nvtx = set.regions->launches_with_nvtx;
+    r.launches_outside = set.regions->launches_outside;
+    r.launches_per_range = set.regions->launches_per_range;
+    r.notes = set.regions->notes;
+    r.diagnostics = set.regions->diagnostics;
+    r.owned_regions = set.regions->owned_regions;
+    for (const auto& scope : set.regions->scopes) {
+      if (Matches(scope.process, scope.device, filter)) r.scopes.push_back(scope);
+    }
+    r.aggregate = ScopeRegions(r.scopes);
+  }
+  one.regions_subdir = set.regions_subdir;
+  one.run = set.run;
+  for (const auto& source : set.launch_sequences) {
+    analysis::SourceSequences& copy = one.launch_sequences.emplace_back();
+    copy.source = source.source;
+    copy.launches_not_recorded = source.launches_not_recorded;
+    for (const auto& s : source.sequences) {
+      if (Matches(s.process, s.device, filter)) copy.sequences.push_back(s);
+    }
+    // The kernels the kept sequences name; another rank's input keeps none.
+    if (!copy.sequences.empty()) copy.signatures = source.signatures;
+  }
+  return one;
 }
 
 }  // namespace llmpo::report

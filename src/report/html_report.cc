@@ -467,7 +467,7 @@ void WriteHtmlReport(const HtmlReportInput& in, std::ostream& sink) {
   if (in.phases) put(PhasesHtml(*in.phases));
   put(TimelineSection(in));
   put(GpuBreakdownSection(in.gpu_breakdown));
-  if (in.stragglers) put(StragglersHtml(*in.stragglers));
+  if (in.stragglers) WriteStragglersHtml(*in.stragglers, sink);
   put(TableSection("kernel-table", "Kernels",
                    kernels_omitted
                        ? fmt::format("Every input's kernels per process and device, largest total first; the {} "

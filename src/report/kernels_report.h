@@ -64,6 +64,11 @@ struct KernelsReport {
   model::Diagnostics diagnostics;
 };
 
+// `report` copied without its two per-scope tables, the kernel rows and
+// the launch-overhead rows (at many ranks the bulk of it), for a caller
+// that writes or narrows them itself.
+KernelsReport KernelsReportHead(const KernelsReport& report);
+
 // The input whose kernel durations are the run's GPU time: the last timeline
 // with kernels (nsys, our tracer, Kineto: unserialised), else the first nsys
 // summary with kernels, else the first ncu input; "" when there are none.

@@ -23,23 +23,6 @@ std::map<std::int64_t, double> KernelNsPerRank(const ReportSet& set) {
   return per_rank;
 }
 
-// One rank's side, a copy (the caller's set stays whole): what compare reads (kernels, regions, launch order, the
-// run's GPU and command), narrowed to the rank. The per-rank tables compare
-// never reads (the GPU breakdown, LLM phases, stragglers, timeline, page)
-// are left out: both sides copied every rank's (64 ranks: 4 of the 44 MB
-// of heap at the peak).
-std::optional<ReportSet> RankOnly(const ReportSet& set, std::int64_t rank) {
-  ReportSet one;
-  one.kernels = set.kernels;
-  one.top_k = set.top_k;
-  one.regions = set.regions;
-  one.regions_subdir = set.regions_subdir;
-  one.run = set.run;
-  one.launch_sequences = set.launch_sequences;
-  if (SelectScope(one, ScopeFilter{"rank", std::to_string(rank)})) return std::nullopt;
-  return one;
-}
-
 }  // namespace
 
 bool HasRanksWithKernels(const ReportSet& set) { return KernelNsPerRank(set).size() >= 2; }
@@ -52,8 +35,9 @@ std::optional<CompareReport> RankVsMedian(const ReportSet& set) {
   std::stable_sort(order.begin(), order.end());
   // The lower middle of an even count: a rank that exists, not an average.
   const std::int64_t median = order[(order.size() - 1) / 2].second, slowest = order.back().second;
-  auto base = RankOnly(set, median);
-  auto next = RankOnly(set, slowest);
+  // Each side a copy of one rank's rows (the caller's set stays whole).
+  auto base = ScopeCopy(set, ScopeFilter{"rank", std::to_string(median)});
+  auto next = ScopeCopy(set, ScopeFilter{"rank", std::to_string(slowest)});
   if (!base || !next) return std::nullopt;
   const std::vector<CompareSide> sides{
       {fmt::format("rank {} (median GPU kernel time of {} ranks)", median, per_rank.size()), &*base},

@@ -614,21 +614,7 @@ class MemberWriter {
   // its launch overhead rows one at a time. The head holds every member
   // KernelsReport's JSON names, copied without those two arrays.
   void Kernels(const KernelsReport& report) {
-    KernelsReport head;
-    head.sources = report.sources;
-    head.runtime.api_calls = report.runtime.api_calls;
-    head.runtime.gpu_ops = report.runtime.gpu_ops;
-    head.runtime.repeated_rows = report.runtime.repeated_rows;
-    head.runtime.repeated_launch_paths = report.runtime.repeated_launch_paths;
-    head.times_from = report.times_from;
-    head.actions = report.actions;
-    head.why_no_actions = report.why_no_actions;
-    head.timeline_rules = report.timeline_rules;
-    head.ranked = report.ranked;
-    head.source_notes = report.source_notes;
-    head.gpu_busy = report.gpu_busy;
-    head.region_kernels = report.region_kernels;
-    head.diagnostics = report.diagnostics;
+    const KernelsReport head = KernelsReportHead(report);
     const auto& rows = report.kernels;
     const auto& overhead = report.runtime.launch_overhead;
     SplicedMany("kernels", head,

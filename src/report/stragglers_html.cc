@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "src/report/heatmap_grid.h"
 #include "src/report/html_text.h"
@@ -56,22 +57,23 @@ std::string CellRect(const analysis::Stragglers& s, const HeatmapGrid& grid, con
       among);
 }
 
-std::string Heatmap(const analysis::Stragglers& s, const HeatmapGrid& grid) {
+// Written a cell at a time: the grid holds up to kHeatmapMaxCells of them.
+void WriteHeatmap(const analysis::Stragglers& s, const HeatmapGrid& grid, std::ostream& out) {
   const double cell = (kWidth - kLabelWidth) / static_cast<double>(std::max<std::size_t>(1, grid.columns));
-  std::string out = fmt::format(
+  out << fmt::format(
       "<svg class=\"heatmap\" data-chart=\"rank-step-heatmap\" viewBox=\"0 0 {} {}\" width=\"100%\" role=\"img\" "
       "aria-label=\"Per rank and step: time over the step's median rank\">\n",
       kWidth, kRowHeight * static_cast<double>(grid.rows.size()) + 4);
   double y = 0;
   for (const HeatmapRow& row : grid.rows) {
-    out += fmt::format("<text x=\"0\" y=\"{:.1f}\" font-size=\"11\">{}</text>\n", y + 11, RowLabel(row));
+    out << fmt::format("<text x=\"0\" y=\"{:.1f}\" font-size=\"11\">{}</text>\n", y + 11, RowLabel(row));
     for (std::size_t column = 0; column < grid.columns; ++column) {
       if (!row.cells[column].present) continue;  // no rank of the row ran these steps: no cell
-      out += CellRect(s, grid, row, column, kLabelWidth + cell * static_cast<double>(column), y, cell);
+      out << CellRect(s, grid, row, column, kLabelWidth + cell * static_cast<double>(column), y, cell);
     }
     y += kRowHeight;
   }
-  return out + "</svg>\n";
+  out << "</svg>\n";
 }
 
 // What a cell stands for, said when ranks share a row or steps a column.
@@ -87,20 +89,25 @@ std::string BinNote(const HeatmapGrid& grid) {
       shared);
 }
 
-std::string RowsTable(std::string_view id, std::string_view first, std::vector<analysis::StragglerRow> rows) {
-  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.excess_ns > b.excess_ns; });
+// The largest excess first, the first kMaxTableRows of them (sorted by
+// reference: a step row holds a value per rank).
+std::string RowsTable(std::string_view id, std::string_view first, const std::vector<analysis::StragglerRow>& all) {
+  std::vector<const analysis::StragglerRow*> rows;
+  rows.reserve(all.size());
+  for (const auto& r : all) rows.push_back(&r);
+  std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) { return a->excess_ns > b->excess_ns; });
   if (rows.size() > kMaxTableRows) rows.resize(kMaxTableRows);
   std::string out = fmt::format(
       "<table class=\"plain\" id=\"{}\"><thead><tr><th>{}</th><th>Ranks</th><th>Slowest rank</th><th>Slowest (ms)</th>"
       "<th>Median (ms)</th><th>Fastest rank</th><th>Slowest - median (ms)</th><th>Over median</th></tr></thead>"
       "<tbody>\n",
       id, first);
-  for (const auto& r : rows) {
+  for (const analysis::StragglerRow* r : rows) {
     out += fmt::format(
         "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
         "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
-        HtmlText(r.region), r.ranks, r.slowest_rank, MsText(r.slowest_ns), MsText(r.median_ns), r.fastest_rank,
-        MsText(r.excess_ns), r.excess_pct ? fmt::format("{:.1f} %", *r.excess_pct) : "n/a");
+        HtmlText(r->region), r->ranks, r->slowest_rank, MsText(r->slowest_ns), MsText(r->median_ns), r->fastest_rank,
+        MsText(r->excess_ns), r->excess_pct ? fmt::format("{:.1f} %", *r->excess_pct) : "n/a");
   }
   return out + "</tbody></table>\n";
 }
@@ -154,25 +161,31 @@ std::string StepCollectivesTable(const std::vector<analysis::StragglerRow>& step
 
 }  // namespace
 
-std::string StragglersHtml(const analysis::Stragglers& s) {
-  std::string out = fmt::format(
+void WriteStragglersHtml(const analysis::Stragglers& s, std::ostream& out) {
+  out << fmt::format(
       "<section id=\"stragglers\"><h2>Stragglers across {} ranks</h2>\n<p>Per region that several ranks ran, the "
       "slowest rank against the median rank (stragglers.md has the method).</p>\n",
       s.ranks);
   if (!s.steps.empty()) {
     const HeatmapGrid grid = BinRankSteps(s);
-    out += fmt::format(
+    out << fmt::format(
         "<h3>Rank &times; step</h3>\n<p>{} steps{}; a cell is the rank's {} in the step against the "
         "step's median rank: white at the median, red 50 % or more above, blue below.{}</p>\n",
         s.steps.size(), s.steps_omitted ? fmt::format(" ({} later steps left out)", s.steps_omitted) : "",
         s.steps.front().quantity == "total" ? "GPU kernel time" : "CPU range time", BinNote(grid));
-    out += Heatmap(s, grid);
-    out += RowsTable("straggler-steps", "Step", s.steps);
-    out += StepCollectivesTable(s.steps);
+    WriteHeatmap(s, grid, out);
+    out << RowsTable("straggler-steps", "Step", s.steps);
+    out << StepCollectivesTable(s.steps);
   }
-  if (!s.regions.empty()) out += "<h3>Regions</h3>\n" + RowsTable("straggler-regions", "Region", s.regions);
-  if (!s.collectives.empty()) out += CollectivesTable(s.collectives);
-  return out + "</section>\n";
+  if (!s.regions.empty()) out << "<h3>Regions</h3>\n" << RowsTable("straggler-regions", "Region", s.regions);
+  if (!s.collectives.empty()) out << CollectivesTable(s.collectives);
+  out << "</section>\n";
+}
+
+std::string StragglersHtml(const analysis::Stragglers& s) {
+  std::ostringstream out;
+  WriteStragglersHtml(s, out);
+  return std::move(out).str();
 }
 
 }  // namespace llmpo::report

@@ -15,7 +15,9 @@ std::string StragglersMarkdown(const analysis::Stragglers& s);
 // stragglers.json, written to `out` as it goes (one row per step and rank).
 void WriteStragglersJson(const analysis::Stragglers& s, std::ostream& out);
 // report.html's Stragglers section: the rank x step heatmap, the steps and
-// regions furthest over their median, time in collectives.
+// regions furthest over their median, time in collectives; written to `out`
+// as it goes (the heatmap a cell at a time), or returned as one string.
+void WriteStragglersHtml(const analysis::Stragglers& s, std::ostream& out);
 std::string StragglersHtml(const analysis::Stragglers& s);
 
 }  // namespace llmpo::report
