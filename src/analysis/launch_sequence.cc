@@ -34,7 +34,7 @@ std::string FoldInstanceNumber(const std::string& label, bool* numbered) {
 }
 
 void LaunchSequenceRecorder::SetSource(const std::string& label) {
-  if (current_) done_.push_back(std::move(*current_));
+  Close();
   current_.emplace();
   current_->source = label;
   cursors_.clear();
@@ -158,9 +158,19 @@ void LaunchSequenceRecorder::OnLaunch(const model::LaunchRecord& launch) {
   Advance(*id, launch);
 }
 
-std::vector<SourceSequences> LaunchSequenceRecorder::Finish() {
-  if (current_) done_.push_back(std::move(*current_));
+// An input's sequences are kept until the reports (one per rank file): the
+// room their vectors grew into goes first.
+void LaunchSequenceRecorder::Close() {
+  if (!current_) return;
+  current_->signatures.shrink_to_fit();
+  current_->sequences.shrink_to_fit();
+  for (LaunchSequence& s : current_->sequences) s.steps.shrink_to_fit();
+  done_.push_back(std::move(*current_));
   current_.reset();
+}
+
+std::vector<SourceSequences> LaunchSequenceRecorder::Finish() {
+  Close();
   return std::move(done_);
 }
 

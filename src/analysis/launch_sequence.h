@@ -100,6 +100,7 @@ class LaunchSequenceRecorder : public model::RecordSink {
   std::uint32_t SignatureId(const model::LaunchRecord& launch);
   std::uint32_t SignatureIdByName(const model::LaunchRecord& launch);
   void Advance(std::size_t sequence, const model::LaunchRecord& launch);
+  void Close();  // the current input's sequences into done_
 
   std::vector<SourceSequences> done_;
   std::optional<SourceSequences> current_;
