@@ -9,22 +9,20 @@
 
 #include <gtest/gtest.h>
 
-#include <set>
-
 #include <algorithm>
 #include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
-#include "src/analysis/kernel_category.h"
 #include "src/core/utf8.h"
-#include "src/ingest/input_file.h"
 #include "src/pipeline/collectors.h"
 #include "src/pipeline/outputs.h"
 #include "src/report/json_writer.h"
+#include "tests/unit/import_for_test.h"
 #include "tests/unit/temp_dir.h"
 
 namespace llmpo::report {
@@ -68,36 +66,14 @@ RunContext FullContext() {
   return run;
 }
 
-struct Built {
-  std::unique_ptr<pipeline::Collectors> collectors;  // owns the regions the set points at
-  ReportSet set;
-};
+using Built = testing::ImportedSet;
 
 // The set RunImport builds from `inputs` (src/pipeline/import_job.cc).
 Built BuildSet(const std::vector<fs::path>& inputs, const fs::path& scratch, bool run_folder) {
-  static const analysis::KernelCategorizer categorizer = *analysis::KernelCategorizer::Create();
-  Built built;
-  built.collectors = pipeline::Collectors::Create(pipeline::RegionOptions{}, inputs.size() > 1).value();
-  const ingest::InputOptions options{scratch, nullptr};
-  for (const auto& file : inputs) {
-    SourceInfo info{file.string(), "unknown", std::nullopt};
-    model::RecordSink& sink = built.collectors->BeginInput(info.path, "");
-    ingest::ImportContext ctx{info.path, sink, built.collectors->diagnostics()};
-    const ingest::Importer* used = nullptr;
-    const Status status = ingest::ImportFile(file, options, ctx, &used);
-    if (used != nullptr) {
-      info.format = std::string(used->name);
-      info.family = used->family;
-    }
-    if (!status.ok()) info.failure = status.error().message;
-    built.collectors->EndInput(std::move(info));
-  }
   ReportOptions report_options;
-  report_options.categorizer = &categorizer;
   report_options.max_folders = 20;  // some regions without a folder
   if (run_folder) report_options.run_folder = FullContext();
-  built.set = BuildReportSet(built.collectors->Finish(), report_options);
-  return built;
+  return testing::ImportForTest(inputs, scratch, report_options);
 }
 
 // Every row of the output table rendered from `set`: files by their path,
