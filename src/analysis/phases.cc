@@ -94,6 +94,7 @@ Steps PickSteps(const PhaseInput& in, const PhaseOptions& options, PhaseReport& 
   });
   Steps out;
   out.by_scope.resize(in.scopes.size());
+  out.steps.reserve(chosen.size());  // a step is 300 bytes and many ranks have tens of thousands: no doubling
   for (const auto* r : chosen) {
     PhaseStep s;
     s.scope = in.scopes[r->scope];
