@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <optional>
+#include <vector>
 
 #include "src/report/compare_model.h"
 #include "tests/unit/import_for_test.h"
@@ -29,20 +31,21 @@ std::string CompareOf(const ReportSet& base, const ReportSet& next) {
 // Every ordered pair of the ranks 0..max_rank (absent ranks included: both
 // ways refuse them).
 void ExpectSameSides(const ReportSet& set, int max_rank) {
+  struct Sides {
+    std::optional<ReportSet> whole, copied;
+  };
+  std::vector<Sides> by_rank;
+  for (int r = 0; r <= max_rank; ++r) {
+    const ScopeFilter filter{"rank", std::to_string(r)};
+    by_rank.push_back({NarrowedWhole(set, filter), ScopeCopy(set, filter)});
+    EXPECT_EQ(by_rank.back().whole.has_value(), by_rank.back().copied.has_value()) << "rank " << r;
+  }
   int compared = 0;
-  for (int b = 0; b <= max_rank; ++b) {
-    const ScopeFilter fb{"rank", std::to_string(b)};
-    const auto whole_base = NarrowedWhole(set, fb);
-    const auto copied_base = ScopeCopy(set, fb);
-    ASSERT_EQ(whole_base.has_value(), copied_base.has_value()) << "rank " << b;
-    if (!whole_base) continue;
-    for (int n = 0; n <= max_rank; ++n) {
-      const ScopeFilter fn{"rank", std::to_string(n)};
-      const auto whole_next = NarrowedWhole(set, fn);
-      const auto copied_next = ScopeCopy(set, fn);
-      ASSERT_EQ(whole_next.has_value(), copied_next.has_value()) << "rank " << n;
-      if (!whole_next) continue;
-      EXPECT_EQ(CompareOf(*whole_base, *whole_next), CompareOf(*copied_base, *copied_next))
+  for (std::size_t b = 0; b < by_rank.size(); ++b) {
+    for (std::size_t n = 0; n < by_rank.size(); ++n) {
+      const Sides &base = by_rank[b], &next = by_rank[n];
+      if (!base.whole || !base.copied || !next.whole || !next.copied) continue;
+      EXPECT_EQ(CompareOf(*base.whole, *next.whole), CompareOf(*base.copied, *next.copied))
           << "ranks " << b << " and " << n;
       ++compared;
     }
