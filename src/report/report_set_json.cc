@@ -11,11 +11,15 @@
 #include <charconv>
 #include <deque>
 #include <functional>
-#include <sstream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "src/core/version.h"
 #include "src/report/json_writer.h"
@@ -50,12 +54,24 @@ namespace {
 using Json = nlohmann::ordered_json;
 }  // namespace
 
+#include "src/report/json_stream.inc"
+
 // to_json / from_json for a struct's members, by name, each member required
 // when read (unknown ones are ignored). Internal linkage: only this file
 // serialises the model, and argument-dependent lookup still finds them.
 #define LLMPO_JSON_TO(...) NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))
 #define LLMPO_JSON_FROM(...) NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_FROM, __VA_ARGS__))
+// to_stream (Stream's twin of to_json) for the same members in the same order.
+#define LLMPO_STREAM_ONE(field) nlohmann_json_o(#field, nlohmann_json_t.field);
+#define LLMPO_JSON_STREAM(...) NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(LLMPO_STREAM_ONE, __VA_ARGS__))
+#define LLMPO_JSON_STREAM_FN(Type, after, ...)                                                             \
+  [[maybe_unused]] static void to_stream(std::string& out, const Type& nlohmann_json_t, unsigned indent) { \
+    ObjectStream nlohmann_json_o(out, indent);                                                             \
+    LLMPO_JSON_STREAM(__VA_ARGS__)                                                                         \
+    after nlohmann_json_o.Close();                                                                         \
+  }
 #define LLMPO_JSON_FIELDS(Type, ...)                                                           \
+  LLMPO_JSON_STREAM_FN(Type, , __VA_ARGS__)                                                    \
   [[maybe_unused]] static void to_json(Json& nlohmann_json_j, const Type& nlohmann_json_t) {   \
     LLMPO_JSON_TO(__VA_ARGS__)                                                                 \
   }                                                                                            \
@@ -66,6 +82,7 @@ using Json = nlohmann::ordered_json;
 // The same, with one member added by a later minor version (1.1): written
 // last, and read as its empty value (null, []) from a file that lacks it.
 #define LLMPO_JSON_FIELDS_ADDED(Type, added, ...)                                              \
+  LLMPO_JSON_STREAM_FN(Type, nlohmann_json_o(#added, nlohmann_json_t.added);, __VA_ARGS__)     \
   [[maybe_unused]] static void to_json(Json& nlohmann_json_j, const Type& nlohmann_json_t) {   \
     LLMPO_JSON_TO(__VA_ARGS__)                                                                 \
     nlohmann_json_j[#added] = nlohmann_json_t.added;                                           \
@@ -82,6 +99,8 @@ using Json = nlohmann::ordered_json;
 
 // The same with two members added by later minor versions.
 #define LLMPO_JSON_FIELDS_ADDED2(Type, added1, added2, ...)                                    \
+  LLMPO_JSON_STREAM_FN(Type, nlohmann_json_o(#added1, nlohmann_json_t.added1);                 \
+                       nlohmann_json_o(#added2, nlohmann_json_t.added2);, __VA_ARGS__)         \
   [[maybe_unused]] static void to_json(Json& nlohmann_json_j, const Type& nlohmann_json_t) {   \
     LLMPO_JSON_TO(__VA_ARGS__)                                                                 \
     nlohmann_json_j[#added1] = nlohmann_json_t.added1;                                         \
@@ -114,6 +133,14 @@ void EnumToJson(Json& j, E e, const std::pair<E, std::string_view> (&names)[N]) 
 }
 
 template <typename E, std::size_t N>
+void EnumToStream(std::string& out, E e, const std::pair<E, std::string_view> (&names)[N], unsigned indent) {
+  for (const auto& [value, name] : names) {
+    if (value == e) return Stream(out, name, indent);
+  }
+  out += "null";  // as EnumToJson
+}
+
+template <typename E, std::size_t N>
 void EnumFromJson(const Json& j, E& e, const std::pair<E, std::string_view> (&names)[N]) {
   if (j.is_string()) {
     for (const auto& [value, name] : names) {
@@ -130,6 +157,9 @@ void EnumFromJson(const Json& j, E& e, const std::pair<E, std::string_view> (&na
 
 #define LLMPO_JSON_ENUM(E, ...)                                                                \
   static constexpr std::pair<E, std::string_view> k##E##Names[] = __VA_ARGS__;                 \
+  [[maybe_unused]] static void to_stream(std::string& out, const E& e, unsigned indent) {      \
+    EnumToStream(out, e, k##E##Names, indent);                                                 \
+  }                                                                                            \
   [[maybe_unused]] static void to_json(Json& j, const E& e) { EnumToJson(j, e, k##E##Names); } \
   [[maybe_unused]] static void from_json(const Json& j, E& e) { EnumFromJson(j, e, k##E##Names); }
 
@@ -167,6 +197,13 @@ LLMPO_JSON_FIELDS(LaunchOverheadRow, process, thread, device, api_name, kernel_n
                   total_mean_ns)
 LLMPO_JSON_FIELDS(DiagnosticEntry, severity, count, first_example)
 
+[[maybe_unused]] static void to_stream(std::string& out, const Diagnostics& d, unsigned indent) {
+  ObjectStream o(out, indent);
+  o("rows_read", d.rows_read());
+  o("entries", d.entries());
+  o("notes", d.notes());
+  o.Close();
+}
 [[maybe_unused]] static void to_json(Json& j, const Diagnostics& d) {
   j["rows_read"] = d.rows_read();
   j["entries"] = d.entries();
@@ -220,6 +257,14 @@ LLMPO_JSON_FIELDS_ADDED(KernelAggregate, sum_sq_dev_ns2, source, process, device
 // Launch sequences (1.2.0). A step is an array [signature, samples, mean_ns,
 // sum_sq_dev_ns2]: thousands of them per sequence.
 LLMPO_JSON_FIELDS(KernelSignature, name, grid, block)
+[[maybe_unused]] static void to_stream(std::string& out, const SequenceStep& s, unsigned indent) {
+  ArrayStream a(out, indent);
+  a(s.signature);
+  a(s.samples);
+  a(s.mean_ns);
+  a(s.sum_sq_dev_ns2);
+  a.Close();
+}
 [[maybe_unused]] static void to_json(Json& j, const SequenceStep& s) {
   j = Json::array({s.signature, s.samples, s.mean_ns, s.sum_sq_dev_ns2});
 }
@@ -235,6 +280,13 @@ LLMPO_JSON_FIELDS(KernelSignature, name, grid, block)
 LLMPO_JSON_FIELDS(LaunchSequence, path, process, device, instances, diverged, beyond_cap, ordered, steps)
 LLMPO_JSON_FIELDS(SourceSequences, source, signatures, sequences, launches_not_recorded)
 
+template <typename Row>
+[[maybe_unused]] static void to_stream(std::string& out, const FromInput<Row>& f, unsigned indent) {
+  ObjectStream o(out, indent);
+  o("source", f.source);
+  o("row", f.row);
+  o.Close();
+}
 template <typename Row>
 [[maybe_unused]] static void to_json(Json& j, const FromInput<Row>& f) {
   j["source"] = f.source;
@@ -266,6 +318,15 @@ LLMPO_JSON_FIELDS(RankCollectives, rank, communication_ns, beyond_least_ns)
 // per_rank_ns: 1.3; collectives: 1.5
 LLMPO_JSON_FIELDS_ADDED2(StragglerRow, per_rank_ns, collectives, region, quantity, ranks, slowest_rank, fastest_rank,
                          slowest_ns, median_ns, fastest_ns, excess_ns, excess_pct)
+[[maybe_unused]] static void to_stream(std::string& out, const Stragglers& s, unsigned indent) {
+  ObjectStream o(out, indent);
+  o("ranks", s.ranks);
+  o("steps", s.steps);
+  o("regions", s.regions);
+  o("steps_omitted", s.steps_omitted);
+  o("collectives", s.collectives);
+  o.Close();
+}
 [[maybe_unused]] static void to_json(Json& j, const Stragglers& s) {
   j["ranks"] = s.ranks;
   j["steps"] = s.steps;
@@ -285,6 +346,11 @@ LLMPO_JSON_FIELDS(InstanceStats, count, min_ns, max_ns, total_ns, has_extremes)
 LLMPO_JSON_FIELDS(AlsoMeasured, quantity, input, ns)
 
 // As std::map<std::int64_t, double> is written: [[id, value], ...] in id order.
+[[maybe_unused]] static void to_stream(std::string& out, const InstanceValues& values, unsigned indent) {
+  ArrayStream a(out, indent);
+  values.ForEach([&](std::int64_t id, double v) { a(std::pair{id, v}); });
+  a.Close();
+}
 [[maybe_unused]] static void to_json(Json& j, const InstanceValues& values) {
   j = Json::array();
   values.ForEach([&](std::int64_t id, double v) { j.push_back(Json::array({id, v})); });
@@ -299,51 +365,60 @@ LLMPO_JSON_FIELDS(AlsoMeasured, quantity, input, ns)
 // (kernel_ns, instance spans, ...). Per-instance GPU times (instance_ns)
 // are kept only where Instances() reads them: no measured, CPU or projected
 // instances.
-[[maybe_unused]] static void to_json(Json& nlohmann_json_j, const Region& nlohmann_json_t) {
-  LLMPO_JSON_TO(label, name, domain, kind, path, parent, children, depth, total_ns, exclusive_ns, gpu_ops_ns,
-                gpu_ops_exclusive_ns, projected_ns, cpu_ns, cpu_exclusive_ns, derived_total, launches, excluded,
-                gpu_ops, kernels, inputs, also_measured, measured, cpu_instances, projected_stats, range_metrics)
-  const Region& r = nlohmann_json_t;
+#define LLMPO_REGION_MEMBERS                                                                                          \
+  label, name, domain, kind, path, parent, children, depth, total_ns, exclusive_ns, gpu_ops_ns, gpu_ops_exclusive_ns, \
+      projected_ns, cpu_ns, cpu_exclusive_ns, derived_total, launches, excluded, gpu_ops, kernels, inputs,            \
+      also_measured, measured, cpu_instances, projected_stats, range_metrics
+// The instance times written: none where Instances() does not read them.
+static const InstanceValues& WrittenInstances(const Region& r) {
+  static const InstanceValues kNone;
   const bool read = r.measured.count == 0 && r.cpu_instances.count == 0 && r.projected_stats.count == 0;
-  nlohmann_json_j["instance_ns"] = read ? r.instance_ns : InstanceValues{};
+  return read ? r.instance_ns : kNone;
+}
+[[maybe_unused]] static void to_stream(std::string& out, const Region& nlohmann_json_t, unsigned indent) {
+  ObjectStream nlohmann_json_o(out, indent);
+  LLMPO_JSON_STREAM(LLMPO_REGION_MEMBERS)
+  nlohmann_json_o("instance_ns", WrittenInstances(nlohmann_json_t));
+  nlohmann_json_o.Close();
+}
+[[maybe_unused]] static void to_json(Json& nlohmann_json_j, const Region& nlohmann_json_t) {
+  LLMPO_JSON_TO(LLMPO_REGION_MEMBERS)
+  nlohmann_json_j["instance_ns"] = WrittenInstances(nlohmann_json_t);
 }
 [[maybe_unused]] static void from_json(const Json& nlohmann_json_j, Region& nlohmann_json_t){
-    LLMPO_JSON_FROM(label, name, domain, kind, path, parent, children, depth, total_ns, exclusive_ns, gpu_ops_ns,
-                    gpu_ops_exclusive_ns, projected_ns, cpu_ns, cpu_exclusive_ns, derived_total, launches, excluded,
-                    gpu_ops, kernels, inputs, also_measured, measured, cpu_instances, projected_stats, range_metrics,
-                    instance_ns)} LLMPO_JSON_FIELDS(TimelineFinding, rule, scope, saving_ns, span_ns, saving_pct,
-                                                    message, evidence)
+    LLMPO_JSON_FROM(LLMPO_REGION_MEMBERS, instance_ns)} LLMPO_JSON_FIELDS(TimelineFinding, rule, scope, saving_ns,
+                                                                          span_ns, saving_pct, message, evidence)
     LLMPO_JSON_FIELDS(TimelineRulesResult, findings, not_evaluated)
         LLMPO_JSON_FIELDS(ServingMetrics, ttft_ns, tpot_ns, tokens_per_s, prefill_instances, decode_steps, ttft_from,
                           tpot_from, ttft_missing, tpot_missing)
-// The LLM phases (analysis/phases.h; 1.2.0), in ns as the structs keep them.
-LLMPO_JSON_ENUM(Phase, {{Phase::kPrefill, "prefill"},
-                        {Phase::kDecode, "decode"},
-                        {Phase::kMixed, "mixed"},
-                        {Phase::kUnknown, "unknown"}})
-LLMPO_JSON_ENUM(StepScheme, {{StepScheme::kConfig, "config"},
-                             {StepScheme::kVllm, "vllm"},
-                             {StepScheme::kSglang, "sglang"},
-                             {StepScheme::kWorkload, "workload"},
-                             {StepScheme::kVllmStep, "vllm_step"},
-                             {StepScheme::kProfiler, "profiler"}})
-LLMPO_JSON_FIELDS(PhaseStep, scope, name, phase, scheme, prefill_requests, prefill_tokens, decode_requests,
-                  decode_tokens, tokens_from, cpu_start_ns, cpu_end_ns, gpu_kernel_ns, kernels, graph_launches,
-                  gpu_span_ns, gpu_idle_ns, ttft_gpu_ns, warmup, warmup_reason)
-LLMPO_JSON_FIELDS(PhaseKernel, name, category, bound, gpu_ns, launches)
-LLMPO_JSON_FIELDS(PhaseUtilization, model_flops, achieved_tflops, mfu_pct, model_bytes, achieved_gbps, mbu_pct,
-                  mfu_missing, mbu_missing)
-// utilization: 1.3.0
-LLMPO_JSON_FIELDS_ADDED(PhaseSummary, utilization, phase, steps, warmup_steps, gpu_kernel_ns, gpu_idle_ns, share_pct,
-                        mean_step_gpu_ns, top_kernels, categories, tokens, steps_with_tokens, gpu_ns_per_token,
-                        tokens_from)
-LLMPO_JSON_FIELDS(DecodeBatch, tokens_per_step, steps, mean_step_gpu_ns, gpu_ns_per_token)
-LLMPO_JSON_FIELDS(GraphRange, range, phase, in_step, launches, kernels, gpu_kernel_ns)
-// graph_id: 1.3.0
-LLMPO_JSON_FIELDS_ADDED(GraphRow, graph_id, scope, first_kernel, launches, kernels, kernels_per_launch_min,
-                        kernels_per_launch_max, gpu_kernel_ns, launch_call_ns, ranges)
-LLMPO_JSON_FIELDS(PhaseReport, schemes, steps, phases, decode_batches, steady_state, warmup_rule,
-                  kernels_outside_steps, gpu_ns_outside_steps, graphs, notes)
+    // The LLM phases (analysis/phases.h; 1.2.0), in ns as the structs keep them.
+    LLMPO_JSON_ENUM(Phase, {{Phase::kPrefill, "prefill"},
+                            {Phase::kDecode, "decode"},
+                            {Phase::kMixed, "mixed"},
+                            {Phase::kUnknown, "unknown"}})
+        LLMPO_JSON_ENUM(StepScheme, {{StepScheme::kConfig, "config"},
+                                     {StepScheme::kVllm, "vllm"},
+                                     {StepScheme::kSglang, "sglang"},
+                                     {StepScheme::kWorkload, "workload"},
+                                     {StepScheme::kVllmStep, "vllm_step"},
+                                     {StepScheme::kProfiler, "profiler"}})
+            LLMPO_JSON_FIELDS(PhaseStep, scope, name, phase, scheme, prefill_requests, prefill_tokens, decode_requests,
+                              decode_tokens, tokens_from, cpu_start_ns, cpu_end_ns, gpu_kernel_ns, kernels,
+                              graph_launches, gpu_span_ns, gpu_idle_ns, ttft_gpu_ns, warmup, warmup_reason)
+                LLMPO_JSON_FIELDS(PhaseKernel, name, category, bound, gpu_ns, launches)
+                    LLMPO_JSON_FIELDS(PhaseUtilization, model_flops, achieved_tflops, mfu_pct, model_bytes,
+                                      achieved_gbps, mbu_pct, mfu_missing, mbu_missing)
+    // utilization: 1.3.0
+    LLMPO_JSON_FIELDS_ADDED(PhaseSummary, utilization, phase, steps, warmup_steps, gpu_kernel_ns, gpu_idle_ns,
+                            share_pct, mean_step_gpu_ns, top_kernels, categories, tokens, steps_with_tokens,
+                            gpu_ns_per_token, tokens_from)
+        LLMPO_JSON_FIELDS(DecodeBatch, tokens_per_step, steps, mean_step_gpu_ns, gpu_ns_per_token)
+            LLMPO_JSON_FIELDS(GraphRange, range, phase, in_step, launches, kernels, gpu_kernel_ns)
+    // graph_id: 1.3.0
+    LLMPO_JSON_FIELDS_ADDED(GraphRow, graph_id, scope, first_kernel, launches, kernels, kernels_per_launch_min,
+                            kernels_per_launch_max, gpu_kernel_ns, launch_call_ns, ranges)
+        LLMPO_JSON_FIELDS(PhaseReport, schemes, steps, phases, decode_batches, steady_state, warmup_rule,
+                          kernels_outside_steps, gpu_ns_outside_steps, graphs, notes)
 
 }  // namespace analysis
 
@@ -415,28 +490,23 @@ analysis::PhaseReport WithoutSteps(const analysis::PhaseReport& r) {
 
 // A region entry holds its region; read back, the region goes to `store`
 // (a deque: the entries' pointers stay valid as it grows).
-Json EntryJson(const RegionEntry& e) {
-  Json nlohmann_json_j;
-  nlohmann_json_j["region"] = *e.region;
+#define LLMPO_ENTRY_MEMBERS                                                                                   \
+  parent_label, folder, tree_index, category_ns, busy_pct, busy_missing, findings, roofline, kernels_by_time, \
+      metric_columns, range_metric_columns
+void StreamEntry(std::string& out, const RegionEntry& e, unsigned indent) {
+  ObjectStream nlohmann_json_o(out, indent);
+  nlohmann_json_o("region", *e.region);
   const RegionEntry& nlohmann_json_t = e;
-  LLMPO_JSON_TO(parent_label, folder, tree_index, category_ns, busy_pct, busy_missing, findings, roofline,
-                kernels_by_time, metric_columns, range_metric_columns)
-  return nlohmann_json_j;
+  LLMPO_JSON_STREAM(LLMPO_ENTRY_MEMBERS)
+  nlohmann_json_o.Close();
 }
 
 RegionEntry ReadEntry(const Json& nlohmann_json_j, std::deque<analysis::Region>& store) {
   RegionEntry nlohmann_json_t{};
   nlohmann_json_t.region = &store.emplace_back();
   nlohmann_json_j.at("region").get_to(store.back());
-  LLMPO_JSON_FROM(parent_label, folder, tree_index, category_ns, busy_pct, busy_missing, findings, roofline,
-                  kernels_by_time, metric_columns, range_metric_columns)
+  LLMPO_JSON_FROM(LLMPO_ENTRY_MEMBERS)
   return nlohmann_json_t;
-}
-
-Json EntriesJson(const std::vector<RegionEntry>& entries) {
-  Json out = Json::array();
-  for (const auto& e : entries) out.push_back(EntryJson(e));
-  return out;
 }
 
 // `j`, which must be an array (the error names its place).
@@ -454,18 +524,13 @@ std::vector<RegionEntry> ReadEntries(const Json& j, std::deque<analysis::Region>
   return out;
 }
 
-Json ScopeJson(const ScopeEntry& s) {
-  return {{"process", s.process}, {"device", s.device}, {"regions", EntriesJson(s.regions)}};
-}
-
-// `entries` false: an empty "scopes" and "aggregate" (unless null), which
-// report_set.json writes an entry at a time.
-Json RegionsJson(const RegionsReport& r, bool entries = true) {
+// Every member but the entries: "scopes" and "aggregate" (unless null) are
+// empty, and report_set.json writes them an entry at a time.
+Json RegionsHead(const RegionsReport& r) {
   Json j;
   j["sources"] = r.sources;
-  j["aggregate"] = !r.aggregate ? Json(nullptr) : entries ? EntriesJson(*r.aggregate) : Json::array();
+  j["aggregate"] = !r.aggregate ? Json(nullptr) : Json::array();
   j["scopes"] = Json::array();
-  for (std::size_t i = 0; entries && i < r.scopes.size(); ++i) j["scopes"].push_back(ScopeJson(r.scopes[i]));
   j["selection"] = r.selection;
   j["launches_with_nvtx"] = r.launches_with_nvtx;
   j["launches_outside"] = r.launches_outside;
@@ -497,16 +562,18 @@ RegionsReport ReadRegions(const Json& j) {
   return r;
 }
 
-// report_set.json one top-level member at a time: each member's document
-// is built, written and freed before the next, so a report of many ranks
-// never holds the whole document (the bytes are dump(2)'s: JsonFileText).
+// report_set.json one top-level member at a time, each streamed (Stream)
+// and handed on before the next, so a report of many ranks never holds the
+// whole text (the bytes are dump(2)'s: JsonFileText).
 class MemberWriter {
  public:
   // With a sink, what is written goes on to it whenever a megabyte has gathered.
   explicit MemberWriter(std::string& out, std::ostream* sink = nullptr) : out_(out), sink_(sink) {}
-  void operator()(std::string_view key, const Json& value) {
+  void operator()(std::string_view key, const Json& value) { this->operator()<Json>(key, value); }
+  template <typename T>
+  void operator()(std::string_view key, const T& value) {
     Key(key);
-    Dump(out_, value, 2);
+    Stream(out_, value, 2);
     Flush(false);
   }
   void Flush(bool all) {
@@ -514,43 +581,48 @@ class MemberWriter {
     sink_->write(out_.data(), static_cast<std::streamsize>(out_.size()));
     out_.clear();
   }
-  // A member that is an array: one element's document at a time.
+  // Writes element i of an array at the indent given.
+  using ElementWriter = std::function<void(std::size_t, unsigned)>;
+  template <typename T>
+  ElementWriter Each(const std::vector<T>& items) {
+    return [this, &items](std::size_t i, unsigned indent) { Stream(out_, items[i], indent); };
+  }
+  // A member that is an array: an element at a time, each handed on.
   template <typename T>
   void Array(std::string_view key, const std::vector<T>& items) {
     if (items.empty()) return (*this)(key, Json::array());
     Key(key);
-    Elements({key, 0, items.size(), [&](std::size_t i) { return Json(items[i]); }});
+    Elements({key, 0, items.size(), Each(items)});
   }
   // A member whose `array` (a member of its own at indent 4, per rank and
   // so large) is written one element at a time: `head` is the member with
-  // that array empty; element(i) gives the i-th of `n`.
+  // that array empty; write(i, indent) writes the i-th of `n`.
   // `depth`: 1 for a member of the member, 2 for a member of one of those.
-  template <typename Element>
-  void Spliced(std::string_view key, const Json& head, std::string_view array, std::size_t n, Element element,
+  template <typename Head>
+  void Spliced(std::string_view key, const Head& head, std::string_view array, std::size_t n, ElementWriter write,
                std::size_t depth = 1) {
-    SplicedMany(key, head, {Splice{array, depth, n, element}});
+    SplicedMany(key, head, {Splice{array, depth, n, std::move(write)}});
   }
   // The same for several arrays of the member, each named once in `head`
   // at its depth.
-  // `write`, when set, writes element i (at the indent given) itself, for
-  // an element whose own arrays are spliced in turn; `element` is unused.
   struct Splice {
     std::string_view array;
     std::size_t depth = 1;
     std::size_t n = 0;
-    std::function<Json(std::size_t)> element;
-    std::function<void(std::size_t, unsigned)> write = nullptr;
+    ElementWriter write;
   };
-  void SplicedMany(std::string_view key, const Json& head, std::vector<Splice> splices) {
+  template <typename Head>
+  void SplicedMany(std::string_view key, const Head& head, std::vector<Splice> splices) {
     Key(key);
     WriteSpliced(head, 2, splices);
     Flush(false);
   }
-  // `head`, dumped at `indent` (the depth of its members is indent / 2),
+  // `head`, written at `indent` (the depth of its members is indent / 2),
   // with each splice's empty array replaced by its elements.
-  void WriteSpliced(const Json& head, unsigned indent, const std::vector<Splice>& splices) {
+  template <typename Head>
+  void WriteSpliced(const Head& head, unsigned indent, const std::vector<Splice>& splices) {
     std::string text;
-    Dump(text, head, indent);
+    Stream(text, head, indent);
     struct Place {
       std::size_t at, length;
       const Splice* splice;
@@ -573,27 +645,28 @@ class MemberWriter {
   // The phases with their steps (one per rank and step) one at a time.
   void Phases(const std::optional<analysis::PhaseReport>& phases) {
     if (!phases || phases->steps.empty()) return (*this)("phases", phases);
-    Spliced("phases", WithoutSteps(*phases), "steps", phases->steps.size(),
-            [&](std::size_t i) { return Json(phases->steps[i]); });
+    Spliced("phases", WithoutSteps(*phases), "steps", phases->steps.size(), Each(phases->steps));
   }
   // The regions a region entry at a time: the aggregate's, and each
   // scope's (one per rank and device) inside its scope. A scope of a large
-  // trace holds megabytes of kernel tables; only one entry is built at once.
+  // trace holds megabytes of kernel tables; they are handed on as they go.
   void Regions(const std::optional<RegionsReport>& regions) {
     if (!regions) return (*this)("regions", nullptr);
     const RegionsReport& r = *regions;
     std::vector<Splice> splices;
     if (r.aggregate) {
-      splices.push_back({"aggregate", 1, r.aggregate->size(), [&](std::size_t i) { return EntryJson((*r.aggregate)[i]); }});
+      splices.push_back({"aggregate", 1, r.aggregate->size(),
+                         [&](std::size_t i, unsigned indent) { StreamEntry(out_, (*r.aggregate)[i], indent); }});
     }
-    splices.push_back({"scopes", 1, r.scopes.size(), nullptr, [&](std::size_t i, unsigned indent) {
+    splices.push_back({"scopes", 1, r.scopes.size(), [&](std::size_t i, unsigned indent) {
                          const ScopeEntry& s = r.scopes[i];
                          const Json head = {{"process", s.process}, {"device", s.device}, {"regions", Json::array()}};
-                         WriteSpliced(head, indent, {Splice{"regions", indent / 2, s.regions.size(), [&](std::size_t k) {
-                                                             return EntryJson(s.regions[k]);
-                                                           }}});
+                         WriteSpliced(head, indent,
+                                      {Splice{"regions", indent / 2, s.regions.size(), [&](std::size_t k, unsigned at) {
+                                                StreamEntry(out_, s.regions[k], at);
+                                              }}});
                        }});
-    SplicedMany("regions", RegionsJson(r, false), std::move(splices));
+    SplicedMany("regions", RegionsHead(r), std::move(splices));
   }
   // The GPU breakdown with its devices (one per rank and device) one at a
   // time. The head holds every member GpuBreakdownReport's JSON names but
@@ -608,7 +681,7 @@ class MemberWriter {
     head.class_differences = report->class_differences;
     head.class_differences_total = report->class_differences_total;
     const auto& devices = report->breakdown.devices;
-    Spliced("gpu_breakdown", head, "devices", devices.size(), [&](std::size_t i) { return Json(devices[i]); }, 2);
+    Spliced("gpu_breakdown", head, "devices", devices.size(), Each(devices), 2);
   }
   // The kernel table with its rows (one per rank scope and kernel name) and
   // its launch overhead rows one at a time. The head holds every member
@@ -617,15 +690,15 @@ class MemberWriter {
     const KernelsReport head = KernelsReportHead(report);
     const auto& rows = report.kernels;
     const auto& overhead = report.runtime.launch_overhead;
-    SplicedMany("kernels", head,
-                {Splice{"kernels", 1, rows.size(), [&](std::size_t i) { return Json(rows[i]); }},
-                 Splice{"launch_overhead", 2, overhead.size(), [&](std::size_t i) { return Json(overhead[i]); }}});
+    SplicedMany(
+        "kernels", head,
+        {Splice{"kernels", 1, rows.size(), Each(rows)}, Splice{"launch_overhead", 2, overhead.size(), Each(overhead)}});
   }
   // The stragglers with their steps (per rank times each) one at a time.
   void StragglerSteps(const std::optional<analysis::Stragglers>& s) {
     if (!s || s->steps.empty()) return (*this)("stragglers", s);
     const analysis::Stragglers head{s->ranks, {}, s->steps_omitted, s->regions, s->collectives};
-    Spliced("stragglers", head, "steps", s->steps.size(), [&](std::size_t i) { return Json(s->steps[i]); });
+    Spliced("stragglers", head, "steps", s->steps.size(), Each(s->steps));
   }
   void Finish() { out_ += first_ ? "{}\n" : "\n}\n"; }
 
@@ -638,11 +711,7 @@ class MemberWriter {
     out_ += "[\n";
     for (std::size_t i = 0; i < s.n; ++i) {
       out_.append(indent, ' ');
-      if (s.write) {
-        s.write(i, indent);
-      } else {
-        Dump(out_, s.element(i), indent);
-      }
+      s.write(i, indent);
       out_ += i + 1 < s.n ? ",\n" : "\n";
       Flush(false);
     }
@@ -654,11 +723,6 @@ class MemberWriter {
     first_ = false;
     out_ += key;
     out_ += "\": ";
-  }
-  static void Dump(std::string& out, const Json& value, unsigned indent) {
-    nlohmann::detail::serializer<Json> dump(nlohmann::detail::output_adapter<char, std::string>(out), ' ',
-                                            Json::error_handler_t::replace);
-    dump.dump(value, true, false, 2, indent);
   }
 
   std::string& out_;

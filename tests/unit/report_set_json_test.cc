@@ -13,6 +13,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -243,6 +244,35 @@ TEST(ReportSetJson, UnknownIsNullNeverZeroAndTimesStayInNs) {
   EXPECT_TRUE(j["regions"].is_null());
   EXPECT_EQ(j["schema_version"], kReportSetSchemaVersion);
   EXPECT_EQ(ReportSetJson(set).rfind("{\n  \"schema_version\"", 0), 0u);  // the first member
+}
+
+// report_set.json is streamed, not dumped from a document: the values
+// whose spelling nlohmann decides (escapes, bad UTF-8, doubles, the
+// extremes of integers, empty arrays, unknowns) come out as its dump(2)
+// spells them.
+TEST(ReportSetJson, StreamedValuesAreSpelledAsNlohmannSpellsThem) {
+  ReportSet set;
+  analysis::KernelAggregate k;
+  k.name = "q\"uote \\ tab\t ctl\x01 bad\xff \xe5\x90\x8d";
+  k.device = "";
+  k.calls = std::numeric_limits<std::uint64_t>::max();
+  k.total_ns = 3.0;
+  k.min_ns = 0.1;
+  k.max_ns = 1e300;
+  k.median_ns = std::numeric_limits<double>::quiet_NaN();
+  k.stddev_ns = -std::numeric_limits<double>::infinity();
+  k.time_pct = 1e-7;
+  k.sum_sq_dev_ns2 = std::nullopt;
+  k.process.pid = -42;
+  set.kernels.kernels.push_back(report::KernelRow{k, std::nullopt});
+  const std::string json = ReportSetJson(set);
+  EXPECT_TRUE(SameText(json, JsonFileText(nlohmann::ordered_json::parse(json))));
+  for (const char* spelled : {"\"name\": \"q\\\"uote \\\\ tab\\t ctl\\u0001 bad\xef\xbf\xbd \xe5\x90\x8d\"",
+                              "\"device\": \"\"", "\"calls\": 18446744073709551615", "\"total_ns\": 3.0",
+                              "\"min_ns\": 0.1", "\"max_ns\": 1e+300", "\"median_ns\": null", "\"stddev_ns\": null",
+                              "\"time_pct\": 1e-07", "\"sum_sq_dev_ns2\": null", "\"pid\": -42", "\"metrics\": []"}) {
+    EXPECT_NE(json.find(spelled), std::string::npos) << "lacks " << spelled << " in\n" << json.substr(0, 3000);
+  }
 }
 
 // A small set's JSON, changed by `edit`, read back.
