@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 namespace llmpo::report {
@@ -98,7 +99,14 @@ void JsonWriter::WriteString(std::string_view s) {
 
 void JsonWriter::Double(double v) {
   BeforeValue();
-  out_ += nlohmann::json(v).dump();  // nlohmann's spelling ("1.0", "1e-05", NaN as null)
+  // nlohmann's spelling ("1.0", "1e-05", NaN and infinities as null), from
+  // the function its serializer calls, without a document per number.
+  if (!std::isfinite(v)) {
+    out_ += "null";
+    return;
+  }
+  char digits[64];
+  out_.append(digits, nlohmann::detail::to_chars(digits, digits + sizeof digits, v));
 }
 
 void JsonWriter::Int(std::int64_t v) {
