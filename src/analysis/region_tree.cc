@@ -35,7 +35,11 @@ std::string_view JsonKey(Quantity q) {
 }
 
 std::string RegionLabel(const model::NvtxFrame& frame) {
-  return frame.domain.empty() ? frame.name : fmt::format("{}@{}", frame.domain, frame.name);
+  if (frame.domain.empty()) return frame.name;
+  std::string label;  // "domain@name", without a format call per range
+  label.reserve(frame.domain.size() + 1 + frame.name.size());
+  label.append(frame.domain).append(1, '@').append(frame.name);
+  return label;
 }
 
 void InstanceStats::Add(double ns) {
@@ -120,12 +124,14 @@ std::size_t RegionTree::Add(Region r) {
 std::size_t RegionTree::Child(std::size_t parent, RegionKind kind, const model::NvtxFrame& frame,
                               std::optional<std::int64_t>* counter) {
   ChildKey key{parent, kind, RegionLabel(frame)};
-  const auto split = suffix_.Fold(frame.name);
   if (auto it = children_.find(key); it != children_.end()) {
     const Region& r = regions_[it->second];
-    if (split && r.name != frame.name) *counter = split->number;  // a folded region
+    if (r.name != frame.name) {  // a folded region: which instance this is
+      if (const auto split = suffix_.Fold(frame.name)) *counter = split->number;
+    }
     return it->second;
   }
+  const auto split = suffix_.Fold(frame.name);
   if (split) {
     auto [it, added] = numbered_.try_emplace(
         ChildKey{parent, kind, RegionLabel(model::NvtxFrame{frame.domain, split->folded, std::nullopt})},

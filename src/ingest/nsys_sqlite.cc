@@ -14,6 +14,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "src/core/assign_if_changed.h"
 #include "src/ingest/importer.h"
 #include "src/ingest/nsys_sqlite_db.h"
 #include "src/ingest/range_sweep.h"
@@ -424,19 +425,33 @@ std::string KernelQuery(sqlite3* db, bool with_runtime, bool by_call) {
   return sql;
 }
 
-
 // The launch call's times, name and thread, where the row has a call (all
-// unknown where it has none: the record may be reused).
-void SetLaunchCall(const LaunchCall& call, StringIds& strings, model::LaunchRecord& launch) {
+// unknown where it has none: the record may be reused). `thread_of`: the
+// thread id launch_thread holds the text of, if any; launches come in runs
+// of one thread and one call name, so neither is spelled again for each.
+void SetLaunchCall(const LaunchCall& call, StringIds& strings, model::LaunchRecord& launch,
+                   std::optional<std::int64_t>& thread_of) {
   launch.launch_call_start_ns.reset();
   launch.launch_call_end_ns.reset();
-  launch.launch_call_name.clear();
-  launch.launch_thread.clear();
-  if (!call.tid) return;
-  fmt::format_to(std::back_inserter(launch.launch_thread), "{}", *call.tid & 0xFFFFFF);
+  if (!call.tid) {
+    launch.launch_call_name.clear();
+    launch.launch_thread.clear();
+    thread_of.reset();
+    return;
+  }
+  const std::int64_t thread = *call.tid & 0xFFFFFF;
+  if (thread_of != thread) {
+    launch.launch_thread.clear();
+    fmt::format_to(std::back_inserter(launch.launch_thread), "{}", thread);
+    thread_of = thread;
+  }
   launch.launch_call_start_ns = call.start;
   launch.launch_call_end_ns = call.end;
-  if (const std::string* name = strings.Find(call.name_id)) launch.launch_call_name.assign(ApiNameView(*name));
+  if (const std::string* name = strings.Find(call.name_id)) {
+    AssignIfChanged(launch.launch_call_name, ApiNameView(*name));
+  } else {
+    launch.launch_call_name.clear();
+  }
 }
 
 // The launch call of the current GPU row: from the merge join when there is
@@ -492,6 +507,7 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const std::map<std::int64_
   bool frames_from_sweep = false;  // launch's frames are those the sweep set last
   const std::uint64_t name_keys = model::NewNameKeySpace() << 32;  // | (StringIds id + 1)
   std::optional<std::int64_t> device_id;
+  std::optional<std::int64_t> launch_thread_of;  // SetLaunchCall's
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     ctx.diagnostics.CountRow();
     launch.start_ns = Int(s, 0);
@@ -534,7 +550,7 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const std::map<std::int64_
     launch.has_nvtx = with_runtime;
     const LaunchCall call = CallOf(s, merge ? &*merge : nullptr);
     launch.global_tid = call.tid;
-    SetLaunchCall(call, strings, launch);
+    SetLaunchCall(call, strings, launch, launch_thread_of);
     if (with_runtime && launch.global_tid) {
       sweep->Attribute(*launch.global_tid, call.start.value_or(0), launch, frames_from_sweep);  // sets both lists
       frames_from_sweep = true;
