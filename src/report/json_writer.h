@@ -30,6 +30,10 @@ std::string JsonCompactText(const Json& doc) {
 }
 // A string literal with its quotes and escapes.
 std::string JsonQuoted(std::string_view s);
+// True when `s` is written as it is between its quotes: printable ASCII
+// without a quote or a backslash. Anything else (an escape, a byte of
+// UTF-8, a byte that is not UTF-8) is for nlohmann to spell.
+bool IsPlainJsonText(std::string_view s);
 
 class JsonWriter {
  public:

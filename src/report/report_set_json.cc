@@ -385,6 +385,7 @@ static const InstanceValues& WrittenInstances(const Region& r) {
   LLMPO_JSON_TO(LLMPO_REGION_MEMBERS)
   nlohmann_json_j["instance_ns"] = WrittenInstances(nlohmann_json_t);
 }
+// clang-format off: it reads the macros below as one statement continued.
 [[maybe_unused]] static void from_json(const Json& nlohmann_json_j, Region& nlohmann_json_t){
     LLMPO_JSON_FROM(LLMPO_REGION_MEMBERS, instance_ns)} LLMPO_JSON_FIELDS(TimelineFinding, rule, scope, saving_ns,
                                                                           span_ns, saving_pct, message, evidence)
@@ -419,6 +420,7 @@ static const InstanceValues& WrittenInstances(const Region& r) {
                             kernels_per_launch_max, gpu_kernel_ns, launch_call_ns, ranges)
         LLMPO_JSON_FIELDS(PhaseReport, schemes, steps, phases, decode_batches, steady_state, warmup_rule,
                           kernels_outside_steps, gpu_ns_outside_steps, graphs, notes)
+// clang-format on
 
 }  // namespace analysis
 

@@ -64,5 +64,24 @@ TEST(JsonWriterTest, StartsAtADepth) {
   EXPECT_EQ(out, "{\n      \"k\": [\n        1,\n        2\n      ]\n    }");
 }
 
+// The plain-text check reads 16 bytes at a time, then the tail byte by
+// byte: a byte to escape is found wherever it sits, and the check agrees
+// with nlohmann (plain text is dumped as itself between quotes).
+TEST(JsonWriterTest, PlainTextIsFoundWhereverTheFirstByteToEscapeSits) {
+  const std::string plain = "ampere_sgemm_128x64_nn void<float>(int, int) ~!@#$%^&*()_+={}[]|:;'<>,.?/";
+  EXPECT_TRUE(IsPlainJsonText(plain));
+  EXPECT_TRUE(IsPlainJsonText(""));
+  EXPECT_EQ(Json(plain).dump(), "\"" + plain + "\"");
+  for (const char bad : {'\x01', '\x1f', '\x7f', '\x80', '\xff', '"', '\\', '\n'}) {
+    for (std::size_t at = 0; at < 40; ++at) {
+      std::string text = plain.substr(0, 40);
+      text[at] = bad;
+      EXPECT_FALSE(IsPlainJsonText(text))
+          << "byte " << static_cast<int>(static_cast<unsigned char>(bad)) << " at " << at;
+      EXPECT_FALSE(IsPlainJsonText(std::string_view(text).substr(at))) << "first byte, length " << 40 - at;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace llmpo::report
