@@ -127,16 +127,19 @@ void JsonWriter::WriteString(std::string_view s) {
   out_ += '"';
 }
 
-void JsonWriter::Double(double v) {
-  BeforeValue();
-  // nlohmann's spelling ("1.0", "1e-05", NaN and infinities as null), from
-  // the function its serializer calls, without a document per number.
+// From the function nlohmann's serializer calls, without a document per number.
+void AppendJsonDouble(std::string& out, double v) {
   if (!std::isfinite(v)) {
-    out_ += "null";
+    out += "null";
     return;
   }
   char digits[64];
-  out_.append(digits, nlohmann::detail::to_chars(digits, digits + sizeof digits, v));
+  out.append(digits, nlohmann::detail::to_chars(digits, digits + sizeof digits, v));
+}
+
+void JsonWriter::Double(double v) {
+  BeforeValue();
+  AppendJsonDouble(out_, v);
 }
 
 void JsonWriter::Int(std::int64_t v) {

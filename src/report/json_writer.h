@@ -34,6 +34,8 @@ std::string JsonQuoted(std::string_view s);
 // without a quote or a backslash. Anything else (an escape, a byte of
 // UTF-8, a byte that is not UTF-8) is for nlohmann to spell.
 bool IsPlainJsonText(std::string_view s);
+// A number as nlohmann spells it ("1.0", "1e-05"; NaN and infinities null).
+void AppendJsonDouble(std::string& out, double v);
 
 class JsonWriter {
  public:
