@@ -76,6 +76,15 @@ constexpr int kPushPopRange = 59;
 constexpr int kStartEndRange = 60;
 constexpr int kDomainCreate = 75;
 
+// The export's NVTX ranges: their domains by id, and whether the table
+// already holds them in the orders the reads below want (nsys writes ranges
+// as they end, or by start; a sort of every range is then skipped).
+struct NvtxTable {
+  std::map<std::int64_t, std::string> domains;
+  bool by_start = false;         // ranges by strictly increasing start, none without one
+  bool by_thread_start = false;  // ranges with start, end and thread by (thread, start)
+};
+
 struct DbCloser {
   void operator()(sqlite3* db) const { sqlite3_close(db); }
 };
@@ -166,18 +175,19 @@ class StringIds {
 // rule: the ranges open on the launching thread when the call started).
 class RangeCursor {
  public:
-  static Result<RangeCursor> Open(sqlite3* db, const ImportContext& ctx,
-                                  const std::map<std::int64_t, std::string>& domains) {
-    ASSIGN_OR_RETURN(Stmt stmt, Prepare(db,
-                                        fmt::format("SELECT n.start, n.end, n.eventType, COALESCE(n.text, t.value), "
-                                                    "n.globalTid, n.domainId, n.rowid FROM NVTX_EVENTS n "
-                                                    "LEFT JOIN StringIds t ON t.id = n.textId "
-                                                    "WHERE n.eventType IN ({}, {}) AND n.start IS NOT NULL AND "
-                                                    "n.end IS NOT NULL AND n.globalTid IS NOT NULL "
-                                                    "ORDER BY n.globalTid, n.start, n.rowid",
-                                                    kPushPopRange, kStartEndRange),
-                                        ctx));
-    RangeCursor cursor(std::move(stmt), domains);
+  static Result<RangeCursor> Open(sqlite3* db, const ImportContext& ctx, const NvtxTable& nvtx) {
+    ASSIGN_OR_RETURN(Stmt stmt,
+                     Prepare(db,
+                             fmt::format("SELECT n.start, n.end, n.eventType, COALESCE(n.text, t.value), "
+                                         "n.globalTid, n.domainId, n.rowid FROM NVTX_EVENTS n "
+                                         "LEFT JOIN StringIds t ON t.id = n.textId "
+                                         "WHERE n.eventType IN ({}, {}) AND n.start IS NOT NULL AND "
+                                         "n.end IS NOT NULL AND n.globalTid IS NOT NULL "
+                                         "{}",
+                                         kPushPopRange, kStartEndRange,
+                                         nvtx.by_thread_start ? "" : "ORDER BY n.globalTid, n.start, n.rowid"),
+                             ctx));
+    RangeCursor cursor(std::move(stmt), nvtx.domains);
     cursor.Next();
     return cursor;
   }
@@ -463,11 +473,10 @@ LaunchCall CallOf(sqlite3_stmt* s, CallCursor* merge) {
   return call ? *call : LaunchCall{};
 }
 
-// `domains`: the NVTX domains by id when the export has NVTX ranges (null:
+// `nvtx`: the NVTX domains by id when the export has NVTX ranges (null:
 // it has none), for attributing kernels to the ranges open at their launch.
 // `api_sums`: set where the API calls were summed on the way.
-Status ImportKernels(sqlite3* db, ImportContext& ctx, const std::map<std::int64_t, std::string>* domains,
-                     std::optional<ApiCallGroups>& api_sums) {
+Status ImportKernels(sqlite3* db, ImportContext& ctx, const NvtxTable* nvtx, std::optional<ApiCallGroups>& api_sums) {
   if (!HasTable(db, "CUPTI_ACTIVITY_KIND_KERNEL")) {
     ctx.diagnostics.Note(
         fmt::format("{}: no CUPTI_ACTIVITY_KIND_KERNEL table: nsys recorded no kernels "
@@ -478,8 +487,8 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const std::map<std::int64_
   // The launch calls are joined whenever nsys traced them (launch overhead);
   // kernels are attributed to ranges only when there are ranges.
   const bool has_runtime = HasTable(db, "CUPTI_ACTIVITY_KIND_RUNTIME");
-  const bool with_runtime = domains != nullptr && has_runtime;
-  if (domains != nullptr && !with_runtime) {
+  const bool with_runtime = nvtx != nullptr && has_runtime;
+  if (nvtx != nullptr && !with_runtime) {
     ctx.diagnostics.Note(
         fmt::format("{}: NVTX ranges but no CUDA API trace (CUPTI_ACTIVITY_KIND_RUNTIME): kernels "
                     "cannot be attributed to ranges",
@@ -497,7 +506,7 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const std::map<std::int64_
   ASSIGN_OR_RETURN(StringIds strings, StringIds::Open(db, ctx));
   std::optional<RangeCursor> sweep;
   if (with_runtime) {
-    ASSIGN_OR_RETURN(sweep, RangeCursor::Open(db, ctx, *domains));
+    ASSIGN_OR_RETURN(sweep, RangeCursor::Open(db, ctx, *nvtx));
   }
   sqlite3_stmt* s = stmt.get();
   int rc = 0;
@@ -525,8 +534,9 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const std::map<std::int64_
       }
     }
     launch.kernel_name_key = key;
-    const auto* row_id = sqlite3_column_text(s, 7);
-    launch.result_id.assign(row_id ? reinterpret_cast<const char*>(row_id) : "");
+    // The rowid is an integer: formatted here, not by SQLite's text conversion (a tenth of the row's cost).
+    const fmt::format_int row_id(sqlite3_column_int64(s, 7));
+    launch.result_id.assign(row_id.data(), row_id.size());
     if (!launch.start_ns || !launch.end_ns || *launch.end_ns < *launch.start_ns || launch.kernel_name.empty()) {
       ctx.diagnostics.Add(
           model::Diag::bad_kernel_row,
@@ -574,11 +584,11 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const std::map<std::int64_
 
 // Copies and memsets: not kernels, but GPU work of the ranges that launched
 // them (gpu_ops_ms), attributed like kernels.
-Status ImportGpuOps(sqlite3* db, ImportContext& ctx, const std::map<std::int64_t, std::string>* domains,
+Status ImportGpuOps(sqlite3* db, ImportContext& ctx, const NvtxTable* nvtx,
                     const std::map<std::int64_t, std::string>& processes, const char* table) {
   if (!HasTable(db, table)) return OkStatus();
   const bool memset = std::string_view(table).ends_with("MEMSET");
-  const bool with_runtime = domains != nullptr && HasTable(db, "CUPTI_ACTIVITY_KIND_RUNTIME");
+  const bool with_runtime = nvtx != nullptr && HasTable(db, "CUPTI_ACTIVITY_KIND_RUNTIME");
   // A copy's memory kinds, decoded by the export's own enum table (its ids differ between versions).
   const bool kinds = !memset && HasTable(db, "ENUM_CUDA_MEM_KIND") && HasColumn(db, table, "srcKind") &&
                      HasColumn(db, table, "dstKind");
@@ -599,7 +609,7 @@ Status ImportGpuOps(sqlite3* db, ImportContext& ctx, const std::map<std::int64_t
   ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, sql, ctx));
   std::optional<RangeCursor> sweep;
   if (with_runtime) {
-    ASSIGN_OR_RETURN(sweep, RangeCursor::Open(db, ctx, *domains));
+    ASSIGN_OR_RETURN(sweep, RangeCursor::Open(db, ctx, *nvtx));
   }
   sqlite3_stmt* s = stmt.get();
   int rc = 0;
@@ -650,15 +660,45 @@ Result<std::map<std::int64_t, std::string>> DomainNames(sqlite3* db, const Impor
   return domains;
 }
 
-Status ImportNvtx(sqlite3* db, ImportContext& ctx, std::map<std::int64_t, std::string>& domains,
-                  const std::map<std::int64_t, std::string>& processes) {
+// Whether the ranges' table order is the order of ImportNvtx's and
+// RangeCursor's ORDER BY (a pass over three columns instead of two sorts).
+// Ties in start are left to the sort: its order of equal keys is SQLite's.
+Status CheckNvtxOrder(sqlite3* db, const ImportContext& ctx, NvtxTable& nvtx) {
   ASSIGN_OR_RETURN(Stmt stmt, Prepare(db,
-                                      fmt::format("SELECT n.start, n.end, n.eventType, n.rangeId, "
-                                                  "COALESCE(n.text, t.value), n.globalTid, n.domainId, n.rowid "
-                                                  "FROM NVTX_EVENTS n LEFT JOIN StringIds t ON t.id = n.textId "
-                                                  "WHERE n.eventType IN ({}, {}) ORDER BY n.start",
+                                      fmt::format("SELECT start, end IS NOT NULL, globalTid FROM NVTX_EVENTS "
+                                                  "WHERE eventType IN ({}, {})",
                                                   kPushPopRange, kStartEndRange),
                                       ctx));
+  bool by_start = true, by_thread_start = true;
+  std::optional<std::int64_t> last_start;
+  std::optional<std::pair<std::int64_t, std::int64_t>> last_thread_start;
+  sqlite3_stmt* s = stmt.get();
+  int rc = 0;
+  while ((by_start || by_thread_start) && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+    const auto start = Int(s, 0), tid = Int(s, 2);
+    if (!start || (last_start && *start <= *last_start)) by_start = false;
+    if (start) last_start = start;
+    if (!start || sqlite3_column_int(s, 1) == 0 || !tid) continue;  // RangeCursor skips it
+    const std::pair key{*tid, *start};
+    if (last_thread_start && key < *last_thread_start) by_thread_start = false;
+    last_thread_start = key;
+  }
+  if (rc != SQLITE_DONE && rc != SQLITE_ROW) return SqlError(ctx, db, "reading NVTX ranges failed");
+  nvtx.by_start = by_start;
+  nvtx.by_thread_start = by_thread_start;
+  return OkStatus();
+}
+
+Status ImportNvtx(sqlite3* db, ImportContext& ctx, NvtxTable& nvtx,
+                  const std::map<std::int64_t, std::string>& processes) {
+  ASSIGN_OR_RETURN(Stmt stmt,
+                   Prepare(db,
+                           fmt::format("SELECT n.start, n.end, n.eventType, n.rangeId, "
+                                       "COALESCE(n.text, t.value), n.globalTid, n.domainId, n.rowid "
+                                       "FROM NVTX_EVENTS n LEFT JOIN StringIds t ON t.id = n.textId "
+                                       "WHERE n.eventType IN ({}, {}){}",
+                                       kPushPopRange, kStartEndRange, nvtx.by_start ? "" : " ORDER BY n.start"),
+                           ctx));
   sqlite3_stmt* s = stmt.get();
   int rc = 0;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
@@ -671,7 +711,7 @@ Status ImportNvtx(sqlite3* db, ImportContext& ctx, std::map<std::int64_t, std::s
     range.name = Text(s, 4);
     range.global_tid = Int(s, 5);
     range.process = ProcessOf(range.global_tid, processes);
-    if (auto domain = Int(s, 6); domain && *domain != 0) range.domain = domains[*domain];
+    if (auto domain = Int(s, 6); domain && *domain != 0) range.domain = nvtx.domains[*domain];
     if (!range.end_ns) {
       ctx.diagnostics.Add(model::Diag::nvtx_range_not_closed,
                           fmt::format("{}: NVTX range '{}' has no end (the program exited inside it)", ctx.source,
@@ -711,13 +751,15 @@ Status ImportNsysSqlite(const std::filesystem::path& file, ImportContext& ctx) {
   const auto processes = ProcessNames(db.get());
   // The ranges go to the sinks in start order; launches are attributed to
   // them by a second, per-thread pass beside each GPU table (RangeCursor).
-  std::optional<std::map<std::int64_t, std::string>> domains;
+  std::optional<NvtxTable> nvtx_table;
   if (HasTable(db.get(), "NVTX_EVENTS")) {
-    ASSIGN_OR_RETURN(domains, DomainNames(db.get(), ctx));
-    RETURN_IF_ERROR(ImportNvtx(db.get(), ctx, *domains, processes));
+    nvtx_table.emplace();
+    ASSIGN_OR_RETURN(nvtx_table->domains, DomainNames(db.get(), ctx));
+    RETURN_IF_ERROR(CheckNvtxOrder(db.get(), ctx, *nvtx_table));
+    RETURN_IF_ERROR(ImportNvtx(db.get(), ctx, *nvtx_table, processes));
   }
   ctx.sink.OnNvtxRangesDone();  // none come after this
-  const std::map<std::int64_t, std::string>* nvtx = domains ? &*domains : nullptr;
+  const NvtxTable* nvtx = nvtx_table ? &*nvtx_table : nullptr;
   std::optional<nsys_sqlite::ApiCallGroups> api_sums;  // summed while the kernels' launch calls are checked
   RETURN_IF_ERROR(ImportKernels(db.get(), ctx, nvtx, api_sums));
   RETURN_IF_ERROR(ImportGpuOps(db.get(), ctx, nvtx, processes, "CUPTI_ACTIVITY_KIND_MEMCPY"));

@@ -1,0 +1,107 @@
+// The nsys SQLite import reads NVTX ranges without a sort where the table
+// already holds them in start (and thread, start) order, and sorts them
+// otherwise: in every table order the ranges reach the sink by start and
+// each kernel gets the ranges open on its launching thread at its call.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "src/ingest/importer.h"
+#include "tests/unit/temp_dir.h"
+
+namespace llmpo {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Collect : model::RecordSink {
+  std::vector<std::string> ranges;               // names, in the order they came
+  std::vector<std::vector<std::string>> stacks;  // per kernel: its push/pop frames, outermost first
+  void OnLaunch(const model::LaunchRecord& l) override {
+    std::vector<std::string> names;
+    for (const auto& f : l.nvtx_stack) names.push_back(f.name);
+    stacks.push_back(names);
+  }
+  void OnNvtxRange(const model::NvtxRange& r) override { ranges.push_back(r.name); }
+  void OnKernelSummary(const model::KernelSummaryRow&) override {}
+};
+
+// Two threads of process 300 (301, 302): on 301 'outer' [0, 1000] holding
+// 'inner' [100, 400]; on 302 'other' [50, 900]. `nvtx_rows`: the VALUES of
+// NVTX_EVENTS in the order the table holds them.
+fs::path MakeExport(const fs::path& dir, const std::string& nvtx_rows) {
+  const fs::path file = dir / "t.sqlite";
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
+  const std::string sql =
+      "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);"
+      "INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), (2, 'gemm');"
+      "CREATE TABLE NVTX_EVENTS(start INT, end INT, eventType INT, rangeId INT, text TEXT, textId INT, "
+      "globalTid INT, domainId INT);"
+      "INSERT INTO NVTX_EVENTS VALUES " +
+      nvtx_rows +
+      ";CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, end INT, deviceId INT, streamId INT, correlationId INT, "
+      "globalPid INT, demangledName INT, shortName INT);"
+      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (2000, 2010, 0, 7, 11, 5033164800, 2, 2), "
+      "(2100, 2110, 0, 7, 12, 5033164800, 2, 2), (2200, 2210, 0, 7, 13, 5033164800, 2, 2);"
+      "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INT, end INT, eventClass INT, globalTid INT, "
+      "correlationId INT, nameId INT);"
+      // thread 301 at 200 (inside inner), 301 at 600 (outer only), 302 at 700 (other)
+      "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (200, 210, 1, 5033165101, 11, 1), "
+      "(600, 610, 1, 5033165101, 12, 1), (700, 710, 1, 5033165102, 13, 1);";
+  char* error = nullptr;
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
+  sqlite3_free(error);
+  sqlite3_close(db);
+  return file;
+}
+
+const char* kOuter = "(0, 1000, 59, NULL, 'outer', NULL, 5033165101, 0)";
+const char* kInner = "(100, 400, 59, NULL, 'inner', NULL, 5033165101, 0)";
+const char* kOther = "(50, 900, 59, NULL, 'other', NULL, 5033165102, 0)";
+
+Collect Import(const fs::path& file) {
+  Collect sink;
+  model::Diagnostics d;
+  ingest::ImportContext ctx{file.string(), sink, d};
+  EXPECT_TRUE(ingest::ImportNsysSqlite(file, ctx).ok());
+  return sink;
+}
+
+void ExpectRangesAndStacks(const std::string& nvtx_rows) {
+  testing::TempDir dir;
+  const Collect got = Import(MakeExport(dir.path(), nvtx_rows));
+  EXPECT_EQ(got.ranges, (std::vector<std::string>{"outer", "other", "inner"}));
+  ASSERT_EQ(got.stacks.size(), 3u);
+  EXPECT_EQ(got.stacks[0], (std::vector<std::string>{"outer", "inner"}));
+  EXPECT_EQ(got.stacks[1], (std::vector<std::string>{"outer"}));
+  EXPECT_EQ(got.stacks[2], (std::vector<std::string>{"other"}));
+}
+
+TEST(NsysNvtxOrder, TableByStartAcrossThreads) {
+  // By start, threads interleaved: read without ImportNvtx's sort, RangeCursor sorts.
+  ExpectRangesAndStacks(std::string(kOuter) + "," + kOther + "," + kInner);
+}
+
+TEST(NsysNvtxOrder, TableByThreadThenStart) {
+  // By (thread, start), not by start: RangeCursor reads without a sort, ImportNvtx sorts.
+  ExpectRangesAndStacks(std::string(kOuter) + "," + kInner + "," + kOther);
+}
+
+TEST(NsysNvtxOrder, TableInNoOrder) { ExpectRangesAndStacks(std::string(kInner) + "," + kOther + "," + kOuter); }
+
+TEST(NsysNvtxOrder, EqualStartsAndRangesWithoutStartAreSorted) {
+  // A range without a start comes first in ImportNvtx's order; equal starts keep SQLite's order of ties.
+  testing::TempDir dir;
+  const Collect got = Import(MakeExport(dir.path(), std::string(kOuter) + "," + kOther + "," + kInner +
+                                                        ", (NULL, 500, 59, NULL, 'no start', NULL, 5033165101, 0)"));
+  ASSERT_EQ(got.ranges.size(), 4u);
+  EXPECT_EQ(got.ranges[0], "no start");
+  EXPECT_EQ(got.stacks[0], (std::vector<std::string>{"outer", "inner"}));
+}
+
+}  // namespace
+}  // namespace llmpo
