@@ -16,6 +16,7 @@
 
 #include "src/core/assign_if_changed.h"
 #include "src/ingest/importer.h"
+#include "src/ingest/nsys_call_spill.h"
 #include "src/ingest/nsys_sqlite_db.h"
 #include "src/ingest/range_sweep.h"
 
@@ -65,8 +66,10 @@ namespace {
 
 using nsys_sqlite::ApiCallGroups;
 using nsys_sqlite::ApiNameView;
+using nsys_sqlite::CallSpill;
 using nsys_sqlite::HasTable;
 using nsys_sqlite::Int;
+using nsys_sqlite::LaunchCall;
 using nsys_sqlite::Prepare;
 using nsys_sqlite::SqlError;
 using nsys_sqlite::Stmt;
@@ -272,12 +275,6 @@ std::string LaunchCallJoin(std::string_view op, bool by_call) {
       op, by_call ? " ORDER BY r.globalTid, r.start" : "");
 }
 
-// The launch call columns of a GPU row: from the SQL join (columns 8, 9,
-// 11, 12 of the GPU query) or from CallCursor.
-struct LaunchCall {
-  std::optional<std::int64_t> tid, start, end, name_id;
-};
-
 // The CUDA API rows in table order, for a merge join with GPU rows that come
 // in correlation id order: nothing is held but the current row and the next,
 // and no index or sort is built. It stops being `ordered` when the ids of the
@@ -365,10 +362,11 @@ class CallCursor {
 // calls, rows without a call first, as the join's ORDER BY puts them (SQLite's
 // sorter keeps ties in the order they came, the table's). A cheap pass over
 // two columns of each table. With `sums`, the API calls are summed there, all
-// of them where the answer is true.
-Result<bool> CanMergeCalls(sqlite3* db, const ImportContext& ctx, const char* table, bool by_call,
-                           ApiCallGroups* sums) {
-  ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, fmt::format("SELECT correlationId, globalPid FROM {}", table), ctx));
+// of them where the answer is true. Each row's call goes to `spill` while
+// `spilled` stays true (it turns false when the spill cannot be written).
+Result<bool> CanMergeCalls(sqlite3* db, const ImportContext& ctx, const char* table, bool by_call, ApiCallGroups* sums,
+                           CallSpill& spill, bool& spilled) {
+  ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, fmt::format("SELECT correlationId, globalPid, rowid FROM {}", table), ctx));
   ASSIGN_OR_RETURN(CallCursor calls, CallCursor::Open(db, ctx, sums));
   std::optional<std::int64_t> last_corr;
   using Key = std::optional<std::pair<std::int64_t, std::optional<std::int64_t>>>;  // nullopt first, as in SQL
@@ -381,6 +379,7 @@ Result<bool> CanMergeCalls(sqlite3* db, const ImportContext& ctx, const char* ta
     if (corr) last_corr = corr;
     const LaunchCall* call = corr ? calls.Find(*corr, Int(s, 1)) : nullptr;
     if (!calls.ordered()) return false;
+    spilled = spilled && spill.Put(sqlite3_column_int64(s, 2), call);
     if (!by_call) continue;
     const Key key = call ? Key{{*call->tid, call->start}} : Key{};
     if (key < last_key) return false;
@@ -393,18 +392,60 @@ Result<bool> CanMergeCalls(sqlite3* db, const ImportContext& ctx, const char* ta
   return ordered;
 }
 
+// The launch calls of a GPU table's rows, in table order, by a merge join:
+// those the check kept (the API table is not read again), else from the
+// API rows read again beside the GPU rows.
+struct MergedCalls {
+  std::optional<CallSpill> spill;
+  std::optional<CallCursor> cursor;
+  bool lost = false;  // the spill's rows were not the rows read: the table changed between the passes
+
+  // The call of the current GPU row (rowid in `rowid_column`, correlation
+  // id and process in columns 4 and 5).
+  LaunchCall Of(sqlite3_stmt* s, int rowid_column) {
+    if (spill) {
+      LaunchCall call;
+      if (!spill->Next(sqlite3_column_int64(s, rowid_column), call)) lost = true;
+      return call;
+    }
+    const auto corr = Int(s, 4);
+    const LaunchCall* call = corr ? cursor->Find(*corr, Int(s, 5)) : nullptr;
+    return call ? *call : LaunchCall{};
+  }
+
+  Status Check(sqlite3* db, const ImportContext& ctx, const char* table) const {
+    if (lost) {
+      return MakeError(
+                 ExitStatus::kInput,
+                 fmt::format("{}: {} changed while it was read (another program writes the file?)", ctx.source, table))
+          .WithNote("import it again once nothing writes to it");
+    }
+    if (cursor && cursor->status() != SQLITE_DONE) return SqlError(ctx, db, "reading the CUDA API calls failed");
+    return OkStatus();
+  }
+};
+
 // The merge join of `table`'s rows with their launch calls where the
 // tables' order allows one (CanMergeCalls); none: join them by SQL (an
 // automatic index and a sort of every joined row). With `sums`, set to the
 // API summary's sums where the check read every call.
-Result<std::optional<CallCursor>> MergeCalls(sqlite3* db, const ImportContext& ctx, const char* table, bool by_call,
-                                             std::optional<ApiCallGroups>* sums = nullptr) {
+Result<std::optional<MergedCalls>> MergeCalls(sqlite3* db, const ImportContext& ctx, const char* table, bool by_call,
+                                              std::optional<ApiCallGroups>* sums = nullptr) {
   ApiCallGroups read;
-  ASSIGN_OR_RETURN(const bool can_merge, CanMergeCalls(db, ctx, table, by_call, sums ? &read : nullptr));
-  if (!can_merge) return std::optional<CallCursor>();
+  CallSpill spill;
+  bool spilled = true;
+  ASSIGN_OR_RETURN(const bool can_merge,
+                   CanMergeCalls(db, ctx, table, by_call, sums ? &read : nullptr, spill, spilled));
+  if (!can_merge) return std::optional<MergedCalls>();
   if (sums != nullptr) *sums = std::move(read);
-  ASSIGN_OR_RETURN(CallCursor calls, CallCursor::Open(db, ctx));
-  return std::optional<CallCursor>(std::move(calls));
+  std::optional<MergedCalls> merged(std::in_place);
+  if (spilled && spill.Rewind()) {
+    merged->spill.emplace(std::move(spill));
+  } else {
+    ASSIGN_OR_RETURN(CallCursor calls, CallCursor::Open(db, ctx));
+    merged->cursor.emplace(std::move(calls));
+  }
+  return merged;
 }
 
 // Whether `table` has `column` (the export's schema grows between releases).
@@ -464,13 +505,11 @@ void SetLaunchCall(const LaunchCall& call, StringIds& strings, model::LaunchReco
   }
 }
 
-// The launch call of the current GPU row: from the merge join when there is
-// one, else from the SQL join's columns 8, 9, 11, 12 (all null without one).
-LaunchCall CallOf(sqlite3_stmt* s, CallCursor* merge) {
+// The launch call of the current kernel row: from the merge join when there
+// is one, else from the SQL join's columns 8, 9, 11, 12 (all null without one).
+LaunchCall CallOf(sqlite3_stmt* s, MergedCalls* merge) {
   if (merge == nullptr) return LaunchCall{Int(s, 8), Int(s, 9), Int(s, 11), Int(s, 12)};
-  const auto corr = Int(s, 4);
-  const LaunchCall* call = corr ? merge->Find(*corr, Int(s, 5)) : nullptr;
-  return call ? *call : LaunchCall{};
+  return merge->Of(s, 7);
 }
 
 // `nvtx`: the NVTX domains by id when the export has NVTX ranges (null:
@@ -498,7 +537,7 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const NvtxTable* nvtx, std
   // Kernels come from a few processes: the identity is looked up once per run of rows.
   std::optional<std::int64_t> label_pid;
   model::ProcessId label;
-  std::optional<CallCursor> merge;
+  std::optional<MergedCalls> merge;
   if (has_runtime) {
     ASSIGN_OR_RETURN(merge, MergeCalls(db, ctx, "CUPTI_ACTIVITY_KIND_KERNEL", with_runtime, &api_sums));
   }
@@ -577,7 +616,7 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const NvtxTable* nvtx, std
     ctx.sink.OnLaunch(launch);
   }
   if (rc != SQLITE_DONE) return SqlError(ctx, db, "reading kernels failed");
-  if (merge && merge->status() != SQLITE_DONE) return SqlError(ctx, db, "reading the CUDA API calls failed");
+  if (merge) RETURN_IF_ERROR(merge->Check(db, ctx, "CUPTI_ACTIVITY_KIND_KERNEL"));
   if (sweep && sweep->status() != SQLITE_DONE) return SqlError(ctx, db, "reading NVTX ranges failed");
   return OkStatus();
 }
@@ -592,7 +631,7 @@ Status ImportGpuOps(sqlite3* db, ImportContext& ctx, const NvtxTable* nvtx,
   // A copy's memory kinds, decoded by the export's own enum table (its ids differ between versions).
   const bool kinds = !memset && HasTable(db, "ENUM_CUDA_MEM_KIND") && HasColumn(db, table, "srcKind") &&
                      HasColumn(db, table, "dstKind");
-  std::optional<CallCursor> merge;
+  std::optional<MergedCalls> merge;
   if (with_runtime) {
     ASSIGN_OR_RETURN(merge, MergeCalls(db, ctx, table, true));
   }
@@ -634,13 +673,13 @@ Status ImportGpuOps(sqlite3* db, ImportContext& ctx, const NvtxTable* nvtx,
     op.has_nvtx = with_runtime;
     if (kinds && sqlite3_column_type(s, 9) != SQLITE_NULL && sqlite3_column_type(s, 10) != SQLITE_NULL)
       op.copy_memory = Text(s, 9) + " -> " + Text(s, 10);
-    const LaunchCall call = merge ? CallOf(s, &*merge) : LaunchCall{Int(s, 7), Int(s, 8), {}, {}};
+    const LaunchCall call = merge ? merge->Of(s, 6) : LaunchCall{Int(s, 7), Int(s, 8), {}, {}};
     op.global_tid = call.tid;
     if (with_runtime && op.global_tid) sweep->Attribute(*op.global_tid, call.start.value_or(0), op);
     ctx.sink.OnLaunch(op);
   }
   if (rc != SQLITE_DONE) return SqlError(ctx, db, fmt::format("reading {} failed", table));
-  if (merge && merge->status() != SQLITE_DONE) return SqlError(ctx, db, "reading the CUDA API calls failed");
+  if (merge) RETURN_IF_ERROR(merge->Check(db, ctx, table));
   if (sweep && sweep->status() != SQLITE_DONE) return SqlError(ctx, db, "reading NVTX ranges failed");
   return OkStatus();
 }
