@@ -29,12 +29,26 @@ Result<InstanceSuffix> InstanceSuffix::Create(const std::string& pattern) {
         .WithNote(fix);
   }
   rule.re_ = std::move(re);
+  rule.default_pattern_ = pattern == kDefaultInstanceSuffix;
   return rule;
 }
 
 std::optional<InstanceSuffix::Split> InstanceSuffix::Fold(std::string_view name) const {
   // Most names end in no digit: no regex for them.
-  if (!re_ || !model::FindTrailingNumber(name)) return std::nullopt;
+  const auto trailing = re_ ? model::FindTrailingNumber(name) : std::nullopt;
+  if (!trailing) return std::nullopt;
+  if (default_pattern_) {
+    // What RE2 finds for "(?:[ _#-]([0-9]+))\z": the separator must come right
+    // before the trailing digits (it is no digit), so the group is all of them.
+    if (trailing->pos == 0 || std::string_view(" _#-").find(name[trailing->pos - 1]) == std::string_view::npos) {
+      return std::nullopt;
+    }
+    Split split;
+    split.folded.reserve(trailing->pos + 1);
+    split.folded.append(name.substr(0, trailing->pos)).append("N");
+    split.number = trailing->value;
+    return split;
+  }
   re2::StringPiece groups[2];
   if (!re_->Match(re2::StringPiece(name.data(), name.size()), 0, name.size(), re2::RE2::UNANCHORED, groups, 2)) {
     return std::nullopt;

@@ -408,8 +408,12 @@ KernelAggregate& RegionBuilder::KernelOf(const RegionTree& tree, std::size_t reg
                                          const model::LaunchRecord& launch) {
   // One hash of the name per launch, then one small lookup per region of its
   // stack, instead of a walk of the region's name-ordered map per region.
-  if (kernel_slot_name_ != launch.kernel_name) {
+  // Equal nonzero keys are equal names: no compare of (long, templated) names per region.
+  const bool same_name = launch.kernel_name_key != 0 ? launch.kernel_name_key == kernel_slot_key_
+                                                     : kernel_slot_key_ == 0 && kernel_slot_name_ == launch.kernel_name;
+  if (!same_name) {
     kernel_slot_name_ = launch.kernel_name;
+    kernel_slot_key_ = launch.kernel_name_key;
     const std::size_t* known = slot_by_key_.Find(launch.kernel_name_key);  // kernel_slots_' answer, unhashed
     kernel_slot_ =
         known != nullptr ? *known : kernel_slots_.try_emplace(launch.kernel_name, kernel_slots_.size()).first->second;
@@ -434,7 +438,8 @@ KernelAggregate& RegionBuilder::KernelOf(const RegionTree& tree, std::size_t reg
 void RegionBuilder::Account(RegionTree& tree, std::size_t region_index, const model::LaunchRecord& launch,
                             bool innermost) {
   Region& region = tree.regions()[region_index];
-  if (region.inputs.size() != 1 || *region.inputs.begin() != source_) region.inputs.insert(source_);
+  // A builder's trees hold its own input's launches only (CombineRegions merges trees later).
+  if (region.inputs.empty()) region.inputs.insert(source_);
   const double ns = launch.duration_ns.value_or(0);
   if (launch.kind == model::LaunchKind::kMemcpy || launch.kind == model::LaunchKind::kMemset) {
     ++region.gpu_ops;

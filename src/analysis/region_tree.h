@@ -306,6 +306,7 @@ class RegionBuilder : public model::RecordSink {
   };
   std::unordered_map<std::string, std::size_t, StringHash, std::equal_to<>> kernel_slots_;
   std::string kernel_slot_name_;
+  std::uint64_t kernel_slot_key_ = 0;  // kernel_slot_name_'s kernel_name_key (0: none)
   KeyCache<std::size_t> slot_by_key_;  // kernel_name_key -> its slot in kernel_slots_
   std::size_t kernel_slot_ = 0;
   std::unordered_map<CacheKey, KernelAggregate*, CacheKeyHash> kernel_cache_;

@@ -34,6 +34,48 @@ const Region* At(const RegionTree& tree, std::vector<std::string> path) {
   return nullptr;
 }
 
+// The default pattern is matched by hand: it must fold every name as RE2
+// folds the same pattern (spelt differently here, so RE2 runs).
+TEST(InstanceSuffix, DefaultPatternFoldsAsItsRegex) {
+  const InstanceSuffix by_hand = Default();
+  const InstanceSuffix by_re2 = InstanceSuffix::Create("(?:[ _#-])([0-9]+)").value();
+  const std::vector<std::string> names = {"decode step 12",
+                                          "layer_7",
+                                          "ProfilerStep#3",
+                                          "batch-0042",
+                                          "step12",
+                                          "layers.0",
+                                          "a 1 2",
+                                          "x-1-2",
+                                          " 5",
+                                          "5",
+                                          "",
+                                          "no digits",
+                                          "resnet_50",
+                                          "_",
+                                          "a__3",
+                                          "a _9",
+                                          "tail 123456789012345678",
+                                          "tail 1234567890123456789",
+                                          "\xc3\xa9 4",
+                                          "a\t5",
+                                          "mid 3 end",
+                                          "7 ",
+                                          "-",
+                                          "#0",
+                                          "a-b_c 99"};
+  for (const auto& name : names) {
+    const auto a = by_hand.Fold(name), b = by_re2.Fold(name);
+    ASSERT_EQ(a.has_value(), b.has_value()) << "'" << name << "'";
+    if (!a) continue;
+    EXPECT_EQ(a->folded, b->folded) << "'" << name << "'";
+    EXPECT_EQ(a->number, b->number) << "'" << name << "'";
+  }
+  EXPECT_EQ(by_hand.Fold("decode step 12")->folded, "decode step N");
+  EXPECT_EQ(by_hand.Fold("decode step 12")->number, 12);
+  EXPECT_FALSE(by_hand.Fold("step12"));
+}
+
 TEST(CounterSuffix, TrailingNumber) {
   EXPECT_EQ(model::FindTrailingNumber("step 12")->value, 12);
   EXPECT_EQ(model::FindTrailingNumber("step 12")->pos, 5u);
