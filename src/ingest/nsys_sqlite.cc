@@ -7,16 +7,18 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <unordered_map>
 
 #include "src/core/assign_if_changed.h"
 #include "src/ingest/importer.h"
-#include "src/ingest/nsys_call_spill.h"
+#include "src/ingest/nsys_row_spill.h"
 #include "src/ingest/nsys_sqlite_db.h"
 #include "src/ingest/range_sweep.h"
 
@@ -66,11 +68,10 @@ namespace {
 
 using nsys_sqlite::ApiCallGroups;
 using nsys_sqlite::ApiNameView;
-using nsys_sqlite::CallSpill;
 using nsys_sqlite::HasTable;
 using nsys_sqlite::Int;
-using nsys_sqlite::LaunchCall;
 using nsys_sqlite::Prepare;
+using nsys_sqlite::RowSpill;
 using nsys_sqlite::SqlError;
 using nsys_sqlite::Stmt;
 using nsys_sqlite::Text;
@@ -275,6 +276,11 @@ std::string LaunchCallJoin(std::string_view op, bool by_call) {
       op, by_call ? " ORDER BY r.globalTid, r.start" : "");
 }
 
+// The launch call columns of a GPU row (all unknown where it has none).
+struct LaunchCall {
+  std::optional<std::int64_t> tid, start, end, name_id;
+};
+
 // The CUDA API rows in table order, for a merge join with GPU rows that come
 // in correlation id order: nothing is held but the current row and the next,
 // and no index or sort is built. It stops being `ordered` when the ids of the
@@ -356,30 +362,48 @@ class CallCursor {
   int status_ = SQLITE_DONE;
 };
 
-// Whether a merge join of `table` (in table order) with the API rows gives
-// the rows and order of the SQL join: GPU rows by nondecreasing correlation
-// id and, with `by_call`, by nondecreasing (thread, call start) of their
-// calls, rows without a call first, as the join's ORDER BY puts them (SQLite's
-// sorter keeps ties in the order they came, the table's). A cheap pass over
-// two columns of each table. With `sums`, the API calls are summed there, all
-// of them where the answer is true. Each row's call goes to `spill` while
-// `spilled` stays true (it turns false when the spill cannot be written).
-Result<bool> CanMergeCalls(sqlite3* db, const ImportContext& ctx, const char* table, bool by_call, ApiCallGroups* sums,
-                           CallSpill& spill, bool& spilled) {
-  ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, fmt::format("SELECT correlationId, globalPid, rowid FROM {}", table), ctx));
+// The first pass over a GPU table: its query (the table's rows in table
+// order; no join), where each row's correlation id and process are, and the
+// columns the row's launch call (thread, start, end, name) is joined into
+// in what the pass keeps.
+struct CheckQuery {
+  std::string sql;
+  int corr_column, pid_column;
+  std::array<int, 4> call_columns;
+};
+
+// Whether a merge join of the query's rows (in table order) with the API
+// rows gives the rows and order of the SQL join: GPU rows by nondecreasing
+// correlation id and, with `by_call`, by nondecreasing (thread, call start)
+// of their calls, rows without a call first, as the join's ORDER BY puts
+// them (SQLite's sorter keeps ties in the order they came, the table's).
+// With `sums`, the API calls are summed there, all of them where the answer
+// is true. Each row, its call joined, goes to `spill` while `spilled` stays
+// true (it turns false when the spill cannot be written).
+Result<bool> CanMergeCalls(sqlite3* db, const ImportContext& ctx, const char* table, const CheckQuery& query,
+                           bool by_call, ApiCallGroups* sums, RowSpill& spill, bool& spilled) {
+  ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, query.sql, ctx));
   ASSIGN_OR_RETURN(CallCursor calls, CallCursor::Open(db, ctx, sums));
   std::optional<std::int64_t> last_corr;
   using Key = std::optional<std::pair<std::int64_t, std::optional<std::int64_t>>>;  // nullopt first, as in SQL
   Key last_key;
   sqlite3_stmt* s = stmt.get();
+  const int columns = std::min(sqlite3_column_count(s), static_cast<int>(RowSpill::kMaxColumns));
+  std::array<RowSpill::Column, RowSpill::kMaxColumns> row;
   int rc = 0;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    const auto corr = Int(s, 0);
+    for (int i = 0; i < columns; ++i) row[i] = Int(s, i);
+    const auto corr = row[query.corr_column];
     if (corr && last_corr && *corr < *last_corr) return false;
     if (corr) last_corr = corr;
-    const LaunchCall* call = corr ? calls.Find(*corr, Int(s, 1)) : nullptr;
+    const LaunchCall* call = corr ? calls.Find(*corr, row[query.pid_column]) : nullptr;
     if (!calls.ordered()) return false;
-    spilled = spilled && spill.Put(sqlite3_column_int64(s, 2), call);
+    const LaunchCall joined = call ? *call : LaunchCall{};
+    row[query.call_columns[0]] = joined.tid;
+    row[query.call_columns[1]] = joined.start;
+    row[query.call_columns[2]] = joined.end;
+    row[query.call_columns[3]] = joined.name_id;
+    spilled = spilled && spill.Put(std::span(row.data(), columns));
     if (!by_call) continue;
     const Key key = call ? Key{{*call->tid, call->start}} : Key{};
     if (key < last_key) return false;
@@ -392,21 +416,31 @@ Result<bool> CanMergeCalls(sqlite3* db, const ImportContext& ctx, const char* ta
   return ordered;
 }
 
-// The launch calls of a GPU table's rows, in table order, by a merge join:
-// those the check kept (the API table is not read again), else from the
-// API rows read again beside the GPU rows.
+// A GPU table's rows and their launch calls by a merge join: the rows the
+// first pass kept, calls joined (neither table is read again), else, where
+// they could not be kept, from the API rows read again beside the table's.
 struct MergedCalls {
-  std::optional<CallSpill> spill;
+  std::optional<RowSpill> rows;
   std::optional<CallCursor> cursor;
-  bool lost = false;  // the spill's rows were not the rows read: the table changed between the passes
+  std::array<RowSpill::Column, RowSpill::kMaxColumns> row;  // the last row taken from `rows`
+  bool has_row = false;
+  bool lost = false;  // the kept rows were not the rows read again: the table changed between the passes
 
-  // The call of the current GPU row (rowid in `rowid_column`, correlation
-  // id and process in columns 4 and 5).
+  // For a pass that reads the table again (rowid in `rowid_column`,
+  // correlation id and process in columns 4 and 5): the current row's call,
+  // from kept rows of (rowid, thread, start, end, name), or the API rows. A
+  // join may repeat a row: it gets the same call.
   LaunchCall Of(sqlite3_stmt* s, int rowid_column) {
-    if (spill) {
-      LaunchCall call;
-      if (!spill->Next(sqlite3_column_int64(s, rowid_column), call)) lost = true;
-      return call;
+    if (rows) {
+      const std::int64_t rowid = sqlite3_column_int64(s, rowid_column);
+      if (!has_row || row[0] != rowid) {
+        has_row = rows->Next(row);
+        if (!has_row || row[0] != rowid) {
+          lost = true;
+          return LaunchCall{};
+        }
+      }
+      return LaunchCall{row[1], row[2], row[3], row[4]};
     }
     const auto corr = Int(s, 4);
     const LaunchCall* call = corr ? cursor->Find(*corr, Int(s, 5)) : nullptr;
@@ -414,11 +448,12 @@ struct MergedCalls {
   }
 
   Status Check(sqlite3* db, const ImportContext& ctx, const char* table) const {
-    if (lost) {
-      return MakeError(
-                 ExitStatus::kInput,
-                 fmt::format("{}: {} changed while it was read (another program writes the file?)", ctx.source, table))
-          .WithNote("import it again once nothing writes to it");
+    if (lost || (rows && rows->failed())) {
+      return MakeError(ExitStatus::kInput,
+                       fmt::format("{}: {} changed while it was read (another program writes the file?), or the "
+                                   "scratch copy of its rows in the output folder could not be read back",
+                                   ctx.source, table))
+          .WithNote("import it again once nothing writes to it, with room in the output folder");
     }
     if (cursor && cursor->status() != SQLITE_DONE) return SqlError(ctx, db, "reading the CUDA API calls failed");
     return OkStatus();
@@ -429,18 +464,19 @@ struct MergedCalls {
 // tables' order allows one (CanMergeCalls); none: join them by SQL (an
 // automatic index and a sort of every joined row). With `sums`, set to the
 // API summary's sums where the check read every call.
-Result<std::optional<MergedCalls>> MergeCalls(sqlite3* db, const ImportContext& ctx, const char* table, bool by_call,
+Result<std::optional<MergedCalls>> MergeCalls(sqlite3* db, const ImportContext& ctx, const char* table,
+                                              const CheckQuery& query, bool by_call,
                                               std::optional<ApiCallGroups>* sums = nullptr) {
   ApiCallGroups read;
-  CallSpill spill;
+  RowSpill spill;
   bool spilled = true;
   ASSIGN_OR_RETURN(const bool can_merge,
-                   CanMergeCalls(db, ctx, table, by_call, sums ? &read : nullptr, spill, spilled));
+                   CanMergeCalls(db, ctx, table, query, by_call, sums ? &read : nullptr, spill, spilled));
   if (!can_merge) return std::optional<MergedCalls>();
   if (sums != nullptr) *sums = std::move(read);
   std::optional<MergedCalls> merged(std::in_place);
   if (spilled && spill.Rewind()) {
-    merged->spill.emplace(std::move(spill));
+    merged->rows.emplace(std::move(spill));
   } else {
     ASSIGN_OR_RETURN(CallCursor calls, CallCursor::Open(db, ctx));
     merged->cursor.emplace(std::move(calls));
@@ -505,12 +541,41 @@ void SetLaunchCall(const LaunchCall& call, StringIds& strings, model::LaunchReco
   }
 }
 
-// The launch call of the current kernel row: from the merge join when there
-// is one, else from the SQL join's columns 8, 9, 11, 12 (all null without one).
-LaunchCall CallOf(sqlite3_stmt* s, MergedCalls* merge) {
-  if (merge == nullptr) return LaunchCall{Int(s, 8), Int(s, 9), Int(s, 11), Int(s, 12)};
-  return merge->Of(s, 7);
-}
+// A kernel row in KernelQuery's columns, its launch call in 8, 9, 11, 12.
+using KernelRow = std::array<RowSpill::Column, 15>;
+
+// The kernel rows with their calls: those the merge's first pass kept, else
+// KernelQuery's rows (calls by SQL join, by the API rows read again, or none).
+class KernelRows {
+ public:
+  KernelRows(MergedCalls* merge, sqlite3_stmt* stmt, bool sql_join) : merge_(merge), stmt_(stmt), sql_join_(sql_join) {}
+
+  // The next row into `row`; false after the last.
+  bool Next(KernelRow& row) {
+    if (stmt_ == nullptr) return merge_->rows->Next(row);
+    if ((rc_ = sqlite3_step(stmt_)) != SQLITE_ROW) return false;
+    for (int i : {0, 1, 2, 3, 4, 5, 6, 7, 10, 13, 14}) row[i] = Int(stmt_, i);
+    LaunchCall call;
+    if (sql_join_) {
+      call = LaunchCall{Int(stmt_, 8), Int(stmt_, 9), Int(stmt_, 11), Int(stmt_, 12)};
+    } else if (merge_ != nullptr) {
+      call = merge_->Of(stmt_, 7);
+    }
+    row[8] = call.tid;
+    row[9] = call.start;
+    row[11] = call.end;
+    row[12] = call.name_id;
+    return true;
+  }
+  // SQLite's code when reading the table failed (SQLITE_DONE: it did not).
+  int status() const { return stmt_ == nullptr || rc_ == SQLITE_ROW ? SQLITE_DONE : rc_; }
+
+ private:
+  MergedCalls* merge_;
+  sqlite3_stmt* stmt_;  // null: the merge's kept rows
+  bool sql_join_;
+  int rc_ = SQLITE_DONE;
+};
 
 // `nvtx`: the NVTX domains by id when the export has NVTX ranges (null:
 // it has none), for attributing kernels to the ranges open at their launch.
@@ -539,16 +604,19 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const NvtxTable* nvtx, std
   model::ProcessId label;
   std::optional<MergedCalls> merge;
   if (has_runtime) {
-    ASSIGN_OR_RETURN(merge, MergeCalls(db, ctx, "CUPTI_ACTIVITY_KIND_KERNEL", with_runtime, &api_sums));
+    const CheckQuery check{KernelQuery(db, false, false), 4, 5, {8, 9, 11, 12}};
+    ASSIGN_OR_RETURN(merge, MergeCalls(db, ctx, "CUPTI_ACTIVITY_KIND_KERNEL", check, with_runtime, &api_sums));
   }
-  ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, KernelQuery(db, has_runtime && !merge, with_runtime), ctx));
+  Stmt stmt;  // none where the merge kept the rows
+  if (!merge || !merge->rows) {
+    ASSIGN_OR_RETURN(stmt, Prepare(db, KernelQuery(db, has_runtime && !merge, with_runtime), ctx));
+  }
+  KernelRows rows(merge ? &*merge : nullptr, stmt.get(), has_runtime && !merge);
   ASSIGN_OR_RETURN(StringIds strings, StringIds::Open(db, ctx));
   std::optional<RangeCursor> sweep;
   if (with_runtime) {
     ASSIGN_OR_RETURN(sweep, RangeCursor::Open(db, ctx, *nvtx));
   }
-  sqlite3_stmt* s = stmt.get();
-  int rc = 0;
   // One record for every row: each field is set (or reset) per row, and its
   // strings and frames keep their buffers from the row before.
   model::LaunchRecord launch;
@@ -556,13 +624,14 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const NvtxTable* nvtx, std
   const std::uint64_t name_keys = model::NewNameKeySpace() << 32;  // | (StringIds id + 1)
   std::optional<std::int64_t> device_id;
   std::optional<std::int64_t> launch_thread_of;  // SetLaunchCall's
-  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+  KernelRow row;
+  while (rows.Next(row)) {
     ctx.diagnostics.CountRow();
-    launch.start_ns = Int(s, 0);
-    launch.end_ns = Int(s, 1);
-    auto name_id = Int(s, 6);  // the demangled name, else the short one
+    launch.start_ns = row[0];
+    launch.end_ns = row[1];
+    auto name_id = row[6];  // the demangled name, else the short one
     const std::string* name = strings.Find(name_id);
-    if (name == nullptr) name = strings.Find(name_id = Int(s, 10));
+    if (name == nullptr) name = strings.Find(name_id = row[10]);
     // Equal ids are equal names: the sinks find a name's answers by its key, unhashed.
     const std::uint64_t key = name != nullptr && *name_id >= 0 && *name_id < 0xFFFFFFFF ? name_keys | (*name_id + 1) : 0;
     if (key == 0 || key != launch.kernel_name_key) {
@@ -574,7 +643,7 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const NvtxTable* nvtx, std
     }
     launch.kernel_name_key = key;
     // The rowid is an integer: formatted here, not by SQLite's text conversion (a tenth of the row's cost).
-    const fmt::format_int row_id(sqlite3_column_int64(s, 7));
+    const fmt::format_int row_id(row[7].value_or(0));
     launch.result_id.assign(row_id.data(), row_id.size());
     if (!launch.start_ns || !launch.end_ns || *launch.end_ns < *launch.start_ns || launch.kernel_name.empty()) {
       ctx.diagnostics.Add(
@@ -583,21 +652,21 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const NvtxTable* nvtx, std
       continue;
     }
     launch.duration_ns = static_cast<double>(*launch.end_ns - *launch.start_ns);
-    if (const auto dev = Int(s, 2); dev != device_id) {  // the device's text only when it changes
+    if (const auto dev = row[2]; dev != device_id) {  // the device's text only when it changes
       device_id = dev;
       launch.device = dev ? std::to_string(*dev) : std::string();
     }
-    launch.stream = Int(s, 3);
-    launch.correlation_id = Int(s, 4);
-    launch.graph_id = Int(s, 13);
-    launch.graph_node_id = Int(s, 14);
-    if (const auto pid = Int(s, 5); pid != label_pid || !label.Known()) {
+    launch.stream = row[3];
+    launch.correlation_id = row[4];
+    launch.graph_id = row[13];
+    launch.graph_node_id = row[14];
+    if (const auto pid = row[5]; pid != label_pid || !label.Known()) {
       label_pid = pid;
       label = ProcessOf(pid, processes);
     }
     launch.process = label;
     launch.has_nvtx = with_runtime;
-    const LaunchCall call = CallOf(s, merge ? &*merge : nullptr);
+    const LaunchCall call{row[8], row[9], row[11], row[12]};
     launch.global_tid = call.tid;
     SetLaunchCall(call, strings, launch, launch_thread_of);
     if (with_runtime && launch.global_tid) {
@@ -615,7 +684,7 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const NvtxTable* nvtx, std
     }
     ctx.sink.OnLaunch(launch);
   }
-  if (rc != SQLITE_DONE) return SqlError(ctx, db, "reading kernels failed");
+  if (rows.status() != SQLITE_DONE) return SqlError(ctx, db, "reading kernels failed");
   if (merge) RETURN_IF_ERROR(merge->Check(db, ctx, "CUPTI_ACTIVITY_KIND_KERNEL"));
   if (sweep && sweep->status() != SQLITE_DONE) return SqlError(ctx, db, "reading NVTX ranges failed");
   return OkStatus();
@@ -633,7 +702,11 @@ Status ImportGpuOps(sqlite3* db, ImportContext& ctx, const NvtxTable* nvtx,
                      HasColumn(db, table, "dstKind");
   std::optional<MergedCalls> merge;
   if (with_runtime) {
-    ASSIGN_OR_RETURN(merge, MergeCalls(db, ctx, table, true));
+    const CheckQuery check{fmt::format("SELECT rowid, NULL, NULL, NULL, NULL, correlationId, globalPid FROM {}", table),
+                           5,
+                           6,
+                           {1, 2, 3, 4}};
+    ASSIGN_OR_RETURN(merge, MergeCalls(db, ctx, table, check, true));
   }
   const bool sql_join = with_runtime && !merge;
   std::string sql = fmt::format(
