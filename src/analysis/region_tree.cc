@@ -184,6 +184,7 @@ bool RegionTree::FoldInto(std::size_t id, const std::string& folded_name, std::i
   }
   known_stacks_.clear();  // their counters are stale
   last_known_ = nullptr;
+  looked_up_valid_ = false;
   return true;
 }
 
@@ -224,7 +225,21 @@ const RegionTree::StackRegions& RegionTree::StackIds(const std::vector<model::Nv
     return it->second.regions;
   }
   StackRegions answer;
-  if (!stack.empty()) Find(stack, stack.size() - 1, RegionKind::kPushPop, &answer);
+  for (std::size_t d = 0; d < stack.size(); ++d) {
+    const std::size_t parent = d == 0 ? kTop : answer.ids[d - 1];
+    const KnownStack& before = looked_up_;
+    // looked_up_valid_ is read each level: a fold on the way stales it.
+    const bool shared = looked_up_valid_ && d < before.stack.size() &&
+                        (d == 0 || before.regions.ids[d - 1] == parent) && stack[d].name == before.stack[d].name &&
+                        stack[d].domain == before.stack[d].domain;
+    std::optional<std::int64_t> counter;
+    const std::size_t id = shared ? before.regions.ids[d] : Child(parent, RegionKind::kPushPop, stack[d], &counter);
+    answer.ids.push_back(id);
+    answer.counters.push_back(shared ? before.regions.counters[d] : counter);
+  }
+  looked_up_.stack = stack;
+  looked_up_.regions = answer;
+  looked_up_valid_ = true;
   // Find may have folded a name and cleared the known stacks: insert only now.
   if (known_stacks_.size() >= kMaxKnownStacks) known_stacks_.clear();  // last_known_ is null here
   auto [it, added] = known_stacks_.try_emplace(hash);
@@ -656,12 +671,15 @@ void RegionBuilder::AddTimedRanges() {
     }
   }
   std::vector<TimedRange> open;
-  std::vector<model::NvtxFrame> frames;
-  RegionTree::StackRegions levels;
+  std::vector<std::size_t> open_ids;  // the region of each open range (none past the depth cap)
+  std::optional<std::int64_t> counter;
   TimedRange prev;
   bool first = true;
   const auto place = [&](const TimedRange& r) {
-    if (first || r.process != prev.process || r.tid != prev.tid) open.clear();
+    if (first || r.process != prev.process || r.tid != prev.tid) {
+      open.clear();
+      open_ids.clear();
+    }
     first = false;
     prev = r;
     // A CPU range belongs to the scope of its process's GPU work when that is one device.
@@ -669,26 +687,31 @@ void RegionBuilder::AddTimedRanges() {
     const auto& devs = devices[process];
     RegionTree& tree = TreeFor(process, devs.size() == 1 ? *devs.begin() : std::string());
     std::size_t id = 0;
-    levels.ids.clear();
-    levels.counters.clear();
+    counter.reset();
+    bool top_level = true;
     if (r.push_pop) {
       const auto contains = [&r](const TimedRange& o) {
         return o.start <= r.start && r.end <= o.end && !(o.end == r.start && o.start < r.start);
       };
-      while (!open.empty() && !contains(open.back())) open.pop_back();
+      while (!open.empty() && !contains(open.back())) {
+        open.pop_back();
+        open_ids.pop_back();
+      }
       if (open.size() >= model::kMaxNvtxDepth) {
         // Folded: its CPU time is inside its ancestor's at the cap already.
         ++folded_;
         open.push_back(r);
+        open_ids.push_back(SIZE_MAX);  // never a parent: its children are past the cap too
         return;
       }
-      frames.clear();
-      for (const TimedRange& o : open) frames.push_back(timed_names_[o.name]);
-      frames.push_back(timed_names_[r.name]);
-      id = tree.Find(frames, frames.size() - 1, RegionKind::kPushPop, &levels);
+      // Under the innermost open range's region: what a walk of the whole stack from the top finds.
+      top_level = open.empty();
+      id = tree.Under(top_level ? std::nullopt : std::optional(open_ids.back()), RegionKind::kPushPop,
+                      timed_names_[r.name], &counter);
       open.push_back(r);
+      open_ids.push_back(id);
     } else {
-      id = tree.Find({timed_names_[r.name]}, 0, RegionKind::kStartEnd, &levels);
+      id = tree.Under(std::nullopt, RegionKind::kStartEnd, timed_names_[r.name], &counter);
     }
     Region& region = tree.regions()[id];
     region.inputs.insert(source_);
@@ -696,8 +719,8 @@ void RegionBuilder::AddTimedRanges() {
     // holds its launches, but has no CPU time: it is no instance of the CPU
     // range time (count, min, mean, max), and the importer counted it.
     if (!r.end_unknown) region.cpu_instances.Add(static_cast<double>(r.end - r.start));
-    if (!r.end_unknown && !region.parent && levels.counters.size() == 1 && levels.counters[0]) {
-      region.number_cpu_ns[*levels.counters[0]] += static_cast<double>(r.end - r.start);
+    if (!r.end_unknown && !region.parent && top_level && counter) {
+      region.number_cpu_ns[*counter] += static_cast<double>(r.end - r.start);
     }
   };
   if (timed_.in_order() && ranked_as_indexed) {

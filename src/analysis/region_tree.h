@@ -166,6 +166,13 @@ class RegionTree {
   // Find's levels for a whole push/pop stack. Launches come in runs with
   // the same stack, so answers are kept.
   const StackRegions& StackIds(const std::vector<model::NvtxFrame>& stack);
+  // The region of `frame` under region `parent` (none: at the top), made if
+  // absent, and its counter: Find's last level for a stack whose levels
+  // above are `parent`'s (a region's id never changes, folded or not).
+  std::size_t Under(std::optional<std::size_t> parent, RegionKind kind, const model::NvtxFrame& frame,
+                    std::optional<std::int64_t>* counter) {
+    return Child(parent.value_or(kTop), kind, frame, counter);
+  }
   std::vector<Region>& regions() { return regions_; }
   const std::vector<Region>& regions() const { return regions_; }
   std::optional<std::size_t> FindPath(RegionKind kind, const std::vector<std::string>& path) const;
@@ -223,6 +230,12 @@ class RegionTree {
   };
   std::unordered_map<std::size_t, KnownStack> known_stacks_;
   const KnownStack* last_known_ = nullptr;  // StackIds' last answer from known_stacks_
+  // StackIds' last answer it looked up: the levels a new stack shares with
+  // it (same frames under the same parent region) keep their regions, so a
+  // numbered outer range ("decode step 13" after 12) costs one lookup, not
+  // one per level. Invalid after a fold (its counters are stale).
+  KnownStack looked_up_;
+  bool looked_up_valid_ = false;
   StackRegions answer_;                     // the answer when the stack is not kept
 };
 
