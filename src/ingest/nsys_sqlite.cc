@@ -389,10 +389,16 @@ Result<bool> CanMergeCalls(sqlite3* db, const ImportContext& ctx, const char* ta
   Key last_key;
   sqlite3_stmt* s = stmt.get();
   const int columns = std::min(sqlite3_column_count(s), static_cast<int>(RowSpill::kMaxColumns));
+  std::vector<int> read;  // the columns the call does not fill
+  for (int i = 0; i < columns; ++i) {
+    if (std::find(query.call_columns.begin(), query.call_columns.end(), i) == query.call_columns.end()) {
+      read.push_back(i);
+    }
+  }
   std::array<RowSpill::Column, RowSpill::kMaxColumns> row;
   int rc = 0;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    for (int i = 0; i < columns; ++i) row[i] = Int(s, i);
+    for (int i : read) row[i] = Int(s, i);
     const auto corr = row[query.corr_column];
     if (corr && last_corr && *corr < *last_corr) return false;
     if (corr) last_corr = corr;
