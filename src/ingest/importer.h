@@ -117,6 +117,8 @@ Status ImportNsysSqlite(const std::filesystem::path& file, ImportContext& ctx);
 // (unlinked as soon as they are opened): `dir`, the output folder, instead of
 // /var/tmp. Process-wide; set before any SQLite import runs.
 void UseSqliteScratchDir(const std::filesystem::path& dir);
+// The folder UseSqliteScratchDir set; empty where none was.
+std::filesystem::path SqliteScratchDir();
 Status ImportNcuReport(const std::filesystem::path& file, ImportContext& ctx);  // ncu_rep/import.cc
 Status ImportKinetoTrace(const std::filesystem::path& file, ImportContext& ctx);
 // A Kineto trace's first bytes (plain, gzip, or a tar of traces).

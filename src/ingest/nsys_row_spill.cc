@@ -1,17 +1,18 @@
 #include "src/ingest/nsys_row_spill.h"
 
 #include <fcntl.h>
-#include <sqlite3.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <iterator>
 #include <string>
 #include <utility>
 
 #include "src/core/varint.h"
+#include "src/ingest/importer.h"
 
 namespace llmpo::ingest::nsys_sqlite {
 namespace {
@@ -47,14 +48,14 @@ std::int64_t Plus(std::int64_t a, std::int64_t b) {
 // An unnamed file in SQLite's scratch folder (removed when closed, even
 // after a crash), else -1.
 int OpenScratchFile() {
-  const char* dir = sqlite3_temp_directory;
-  if (dir == nullptr) return -1;
+  const std::filesystem::path dir = SqliteScratchDir();
+  if (dir.empty()) return -1;
 #ifdef O_TMPFILE
-  const int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  const int fd = open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
   if (fd >= 0) return fd;
 #endif
-  std::string name = std::string(dir) + "/.llmpo-calls-XXXXXX";
-  const int named = mkstemp(name.data());
+  std::string name = (dir / ".llmpo-calls-XXXXXX").string();
+  const int named = mkostemp(name.data(), O_CLOEXEC);
   if (named >= 0) unlink(name.c_str());
   return named;
 }
@@ -103,13 +104,14 @@ RowSpill& RowSpill::operator=(RowSpill&& other) noexcept {
   chunk_ = other.chunk_;
   pos_ = other.pos_;
   failed_ = other.failed_;
+  reading_ = other.reading_;
   std::copy(std::begin(other.last_), std::end(other.last_), std::begin(last_));
   last_codes_ = other.last_codes_;
   return *this;
 }
 
 bool RowSpill::Put(std::span<const Column> row) {
-  if (failed_) return false;
+  if (failed_ || reading_) return !(failed_ = true);  // no row after Rewind
   if (columns_ == 0) columns_ = std::min(row.size(), kMaxColumns);
   if (row.size() != columns_) return !(failed_ = true);  // a caller's mistake: never a short row
   std::uint64_t codes = 0;
@@ -141,6 +143,8 @@ bool RowSpill::Flush() {
 }
 
 bool RowSpill::Rewind() {
+  if (reading_) return !(failed_ = true);  // once, after the rows
+  reading_ = true;
   if (!Flush()) return false;
   if (fd_ >= 0 && lseek(fd_, 0, SEEK_SET) != 0) failed_ = true;
   chunk_ = 0;

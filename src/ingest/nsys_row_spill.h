@@ -11,7 +11,7 @@
 // 1 MiB to an unnamed file in SQLite's scratch folder (the output folder;
 // UseSqliteScratchDir) and read back chunk by chunk, so memory does not grow
 // with the rows. Without a scratch folder, or where the file cannot be
-// made, the chunks stay in memory.
+// made, the chunks stay in memory (and then grow with the rows).
 #pragma once
 
 #include <cstddef>
@@ -38,7 +38,7 @@ class RowSpill {
   // kMaxColumns). False when the scratch file could not be written (the
   // spill is then unusable).
   bool Put(std::span<const Column> row);
-  // Ends writing; reading starts at the first row. False as Put.
+  // Ends writing, once; reading starts at the first row. False as Put.
   bool Rewind();
   // Reading: the next row into the first columns() of `row`; false after
   // the last (or when the file failed: failed() tells).
@@ -58,6 +58,7 @@ class RowSpill {
   std::size_t used_ = 0;
   std::size_t chunk_ = 0, pos_ = 0;  // reading: the next chunk, and the place in buffer_
   bool failed_ = false;
+  bool reading_ = false;                 // Rewind was called: no more rows, no second Rewind
   std::int64_t last_[kMaxColumns] = {};  // each column's last known value: the base of its deltas
   std::uint64_t last_codes_ = 0;         // the row before's code word
 };

@@ -183,7 +183,7 @@ class RangeCursor {
     ASSIGN_OR_RETURN(Stmt stmt,
                      Prepare(db,
                              fmt::format("SELECT n.start, n.end, n.eventType, COALESCE(n.text, t.value), "
-                                         "n.globalTid, n.domainId, n.rowid FROM NVTX_EVENTS n "
+                                         "n.globalTid, n.domainId, n.rowid FROM NVTX_EVENTS n NOT INDEXED "
                                          "LEFT JOIN StringIds t ON t.id = n.textId "
                                          "WHERE n.eventType IN ({}, {}) AND n.start IS NOT NULL AND "
                                          "n.end IS NOT NULL AND n.globalTid IS NOT NULL "
@@ -435,16 +435,18 @@ struct MergedCalls {
   // For a pass that reads the table again (rowid in `rowid_column`,
   // correlation id and process in columns 4 and 5): the current row's call,
   // from kept rows of (rowid, thread, start, end, name), or the API rows. A
-  // join may repeat a row: it gets the same call.
+  // join may repeat a row: it gets the same call; rows the pass skipped
+  // (damaged ones) are passed over (rowids grow in table order).
   LaunchCall Of(sqlite3_stmt* s, int rowid_column) {
     if (rows) {
       const std::int64_t rowid = sqlite3_column_int64(s, rowid_column);
-      if (!has_row || row[0] != rowid) {
+      while (!lost && (!has_row || row[0].value_or(INT64_MIN) < rowid)) {
         has_row = rows->Next(row);
-        if (!has_row || row[0] != rowid) {
-          lost = true;
-          return LaunchCall{};
-        }
+        lost = !has_row;
+      }
+      if (lost || row[0] != rowid) {
+        lost = true;
+        return LaunchCall{};
       }
       return LaunchCall{row[1], row[2], row[3], row[4]};
     }
@@ -513,7 +515,7 @@ std::string KernelQuery(sqlite3* db, bool with_runtime, bool by_call) {
   std::string sql =
       "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, k.globalPid, "
       "k.demangledName, k.rowid, " +
-      runtime + ", k.shortName, " + call + ", " + graph + " FROM CUPTI_ACTIVITY_KIND_KERNEL k ";
+      runtime + ", k.shortName, " + call + ", " + graph + " FROM CUPTI_ACTIVITY_KIND_KERNEL k NOT INDEXED ";
   if (with_runtime) sql += LaunchCallJoin("k", by_call);
   return sql;
 }
@@ -708,16 +710,17 @@ Status ImportGpuOps(sqlite3* db, ImportContext& ctx, const NvtxTable* nvtx,
                      HasColumn(db, table, "dstKind");
   std::optional<MergedCalls> merge;
   if (with_runtime) {
-    const CheckQuery check{fmt::format("SELECT rowid, NULL, NULL, NULL, NULL, correlationId, globalPid FROM {}", table),
-                           5,
-                           6,
-                           {1, 2, 3, 4}};
+    const CheckQuery check{
+        fmt::format("SELECT rowid, NULL, NULL, NULL, NULL, correlationId, globalPid FROM {} NOT INDEXED", table),
+        5,
+        6,
+        {1, 2, 3, 4}};
     ASSIGN_OR_RETURN(merge, MergeCalls(db, ctx, table, check, true));
   }
   const bool sql_join = with_runtime && !merge;
   std::string sql = fmt::format(
       "SELECT m.start, m.end, m.deviceId, m.streamId, m.correlationId, m.globalPid, m.rowid, {}, {} "
-      "FROM {} m ",
+      "FROM {} m NOT INDEXED ",
       sql_join ? "r.globalTid, r.start" : "NULL, NULL",
       kinds ? "COALESCE(sk.label, sk.name), COALESCE(dk.label, dk.name)" : "NULL, NULL", table);
   if (kinds) {
@@ -782,11 +785,12 @@ Result<std::map<std::int64_t, std::string>> DomainNames(sqlite3* db, const Impor
 // RangeCursor's ORDER BY (a pass over three columns instead of two sorts).
 // Ties in start are left to the sort: its order of equal keys is SQLite's.
 Status CheckNvtxOrder(sqlite3* db, const ImportContext& ctx, NvtxTable& nvtx) {
-  ASSIGN_OR_RETURN(Stmt stmt, Prepare(db,
-                                      fmt::format("SELECT start, end IS NOT NULL, globalTid FROM NVTX_EVENTS "
-                                                  "WHERE eventType IN ({}, {})",
-                                                  kPushPopRange, kStartEndRange),
-                                      ctx));
+  ASSIGN_OR_RETURN(Stmt stmt,
+                   Prepare(db,
+                           fmt::format("SELECT start, end IS NOT NULL, globalTid FROM NVTX_EVENTS NOT INDEXED "
+                                       "WHERE eventType IN ({}, {})",
+                                       kPushPopRange, kStartEndRange),
+                           ctx));
   bool by_start = true, by_thread_start = true;
   std::optional<std::int64_t> last_start;
   std::optional<std::pair<std::int64_t, std::int64_t>> last_thread_start;
@@ -794,6 +798,12 @@ Status CheckNvtxOrder(sqlite3* db, const ImportContext& ctx, NvtxTable& nvtx) {
   int rc = 0;
   while ((by_start || by_thread_start) && (rc = sqlite3_step(s)) == SQLITE_ROW) {
     const auto start = Int(s, 0), tid = Int(s, 2);
+    // A start or thread that is no integer sorts as SQL sorts reals and text, not as Int reads it: sort.
+    if ((start && sqlite3_column_type(s, 0) != SQLITE_INTEGER) ||
+        (tid && sqlite3_column_type(s, 2) != SQLITE_INTEGER)) {
+      by_start = by_thread_start = false;
+      break;
+    }
     if (!start || (last_start && *start <= *last_start)) by_start = false;
     if (start) last_start = start;
     if (!start || sqlite3_column_int(s, 1) == 0 || !tid) continue;  // RangeCursor skips it
@@ -813,7 +823,7 @@ Status ImportNvtx(sqlite3* db, ImportContext& ctx, NvtxTable& nvtx,
                    Prepare(db,
                            fmt::format("SELECT n.start, n.end, n.eventType, n.rangeId, "
                                        "COALESCE(n.text, t.value), n.globalTid, n.domainId, n.rowid "
-                                       "FROM NVTX_EVENTS n LEFT JOIN StringIds t ON t.id = n.textId "
+                                       "FROM NVTX_EVENTS n NOT INDEXED LEFT JOIN StringIds t ON t.id = n.textId "
                                        "WHERE n.eventType IN ({}, {}){}",
                                        kPushPopRange, kStartEndRange, nvtx.by_start ? "" : " ORDER BY n.start"),
                            ctx));
@@ -843,15 +853,23 @@ Status ImportNvtx(sqlite3* db, ImportContext& ctx, NvtxTable& nvtx,
 
 }  // namespace
 
+namespace {
+std::mutex scratch_lock;  // sqlite3_temp_directory's
+}  // namespace
+
 void UseSqliteScratchDir(const std::filesystem::path& dir) {
   // sqlite3_temp_directory is a global that must not change while a
   // connection uses it: set it once per folder, under a lock (import -j).
-  static std::mutex lock;
-  const std::lock_guard<std::mutex> hold(lock);
+  const std::lock_guard<std::mutex> hold(scratch_lock);
   if (sqlite3_temp_directory != nullptr && dir == sqlite3_temp_directory) return;
   char* old = sqlite3_temp_directory;
   sqlite3_temp_directory = sqlite3_mprintf("%s", dir.c_str());
   sqlite3_free(old);
+}
+
+std::filesystem::path SqliteScratchDir() {
+  const std::lock_guard<std::mutex> hold(scratch_lock);
+  return sqlite3_temp_directory != nullptr ? std::filesystem::path(sqlite3_temp_directory) : std::filesystem::path();
 }
 
 Status ImportNsysSqlite(const std::filesystem::path& file, ImportContext& ctx) {

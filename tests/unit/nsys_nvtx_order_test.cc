@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "src/ingest/importer.h"
+#include "tests/unit/nsys_export_sql.h"
 #include "tests/unit/temp_dir.h"
 
 namespace llmpo {
@@ -33,30 +34,14 @@ struct Collect : model::RecordSink {
 // 'inner' [100, 400]; on 302 'other' [50, 900]. `nvtx_rows`: the VALUES of
 // NVTX_EVENTS in the order the table holds them.
 fs::path MakeExport(const fs::path& dir, const std::string& nvtx_rows) {
-  const fs::path file = dir / "t.sqlite";
-  sqlite3* db = nullptr;
-  EXPECT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
-  const std::string sql =
-      "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);"
-      "INSERT INTO StringIds VALUES (1, 'cudaLaunchKernel_v7000'), (2, 'gemm');"
-      "CREATE TABLE NVTX_EVENTS(start INT, end INT, eventType INT, rangeId INT, text TEXT, textId INT, "
-      "globalTid INT, domainId INT);"
-      "INSERT INTO NVTX_EVENTS VALUES " +
-      nvtx_rows +
-      ";CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INT, end INT, deviceId INT, streamId INT, correlationId INT, "
-      "globalPid INT, demangledName INT, shortName INT);"
-      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (2000, 2010, 0, 7, 11, 5033164800, 2, 2), "
-      "(2100, 2110, 0, 7, 12, 5033164800, 2, 2), (2200, 2210, 0, 7, 13, 5033164800, 2, 2);"
-      "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME(start INT, end INT, eventClass INT, globalTid INT, "
-      "correlationId INT, nameId INT);"
-      // thread 301 at 200 (inside inner), 301 at 600 (outer only), 302 at 700 (other)
-      "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (200, 210, 1, 5033165101, 11, 1), "
-      "(600, 610, 1, 5033165101, 12, 1), (700, 710, 1, 5033165102, 13, 1);";
-  char* error = nullptr;
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK) << (error ? error : "");
-  sqlite3_free(error);
-  sqlite3_close(db);
-  return file;
+  // thread 301 calls at 200 (inside inner), 301 at 600 (outer only), 302 at 700 (other)
+  return testing::WriteSqlite(
+      dir / "t.sqlite",
+      testing::NsysExportSql(nvtx_rows,
+                             "(2000, 2010, 0, 7, 11, 5033164800, 2, 2), (2100, 2110, 0, 7, 12, 5033164800, 2, 2), "
+                             "(2200, 2210, 0, 7, 13, 5033164800, 2, 2)",
+                             "(200, 210, 1, 5033165101, 11, 1), (600, 610, 1, 5033165101, 12, 1), "
+                             "(700, 710, 1, 5033165102, 13, 1)"));
 }
 
 const char* kOuter = "(0, 1000, 59, NULL, 'outer', NULL, 5033165101, 0)";
@@ -101,6 +86,13 @@ TEST(NsysNvtxOrder, EqualStartsAndRangesWithoutStartAreSorted) {
   ASSERT_EQ(got.ranges.size(), 4u);
   EXPECT_EQ(got.ranges[0], "no start");
   EXPECT_EQ(got.stacks[0], (std::vector<std::string>{"outer", "inner"}));
+}
+
+TEST(NsysNvtxOrder, EqualStartsOnAThreadAndAcrossThreads) {
+  // 'outer' and 'inner' both start at 0 on 301 (the longer first), 'other' at 0 on 302.
+  ExpectRangesAndStacks(
+      "(0, 1000, 59, NULL, 'outer', NULL, 5033165101, 0), (0, 900, 59, NULL, 'other', NULL, 5033165102, 0), "
+      "(0, 400, 59, NULL, 'inner', NULL, 5033165101, 0)");
 }
 
 }  // namespace
