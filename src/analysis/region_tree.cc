@@ -240,7 +240,7 @@ const RegionTree::StackRegions& RegionTree::StackIds(const std::vector<model::Nv
   looked_up_.stack = stack;
   looked_up_.regions = answer;
   looked_up_valid_ = true;
-  // Find may have folded a name and cleared the known stacks: insert only now.
+  // A lookup above may have folded a name and cleared the known stacks: insert only now.
   if (known_stacks_.size() >= kMaxKnownStacks) known_stacks_.clear();  // last_known_ is null here
   auto [it, added] = known_stacks_.try_emplace(hash);
   if (!added) {  // another stack with this hash is kept

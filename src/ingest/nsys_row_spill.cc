@@ -60,9 +60,11 @@ int OpenScratchFile() {
   return named;
 }
 
-bool WriteAll(int fd, const std::uint8_t* data, std::size_t size) {
+// All `size` bytes through `io` (read or write), which may move fewer at a time.
+template <typename Byte, typename Io>
+bool MoveAll(int fd, Byte* data, std::size_t size, Io io) {
   while (size > 0) {
-    const ssize_t n = write(fd, data, size);
+    const ssize_t n = io(fd, data, size);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     data += n;
@@ -71,16 +73,8 @@ bool WriteAll(int fd, const std::uint8_t* data, std::size_t size) {
   return true;
 }
 
-bool ReadAll(int fd, std::uint8_t* data, std::size_t size) {
-  while (size > 0) {
-    const ssize_t n = read(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
+bool WriteAll(int fd, const std::uint8_t* data, std::size_t size) { return MoveAll(fd, data, size, ::write); }
+bool ReadAll(int fd, std::uint8_t* data, std::size_t size) { return MoveAll(fd, data, size, ::read); }
 
 }  // namespace
 
