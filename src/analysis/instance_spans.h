@@ -66,6 +66,10 @@ V& InstanceMap<V>::At(std::int64_t id, V fresh, bool* added) {
     if (sorted_.size() == sorted_.capacity()) sorted_.reserve(sorted_.size() + sorted_.size() / 8 + 16);
     return sorted_.emplace_back(Entry{id, fresh}).value;
   }
+  if (sorted_.back().id == id) {  // the instance being added to: most calls, no search
+    *added = false;
+    return sorted_.back().value;
+  }
   const auto lo =
       std::lower_bound(sorted_.begin(), sorted_.end(), id, [](const Entry& e, std::int64_t key) { return e.id < key; });
   if (lo != sorted_.end() && lo->id == id) {

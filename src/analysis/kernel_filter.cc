@@ -79,10 +79,11 @@ Result<KernelFilter> KernelFilter::Create(PatternSet global, std::map<std::strin
     if (!compiled.ok()) return std::move(compiled).error().WithContext(fmt::format("region '{}'", region));
     filter.impl_->per_region.emplace(region, std::move(compiled).value());
   }
+  filter.selects_all_ = filter.empty();
   return filter;
 }
 
-bool KernelFilter::Selects(const std::string& region, const std::string& kernel) const {
+bool KernelFilter::SelectsByPatterns(const std::string& region, const std::string& kernel) const {
   const CompiledSet* own = nullptr;
   if (auto it = impl_->per_region.find(region); it != impl_->per_region.end()) own = &it->second;
   if (AnyMatch(impl_->global.exclude, kernel) | (own && AnyMatch(own->exclude, kernel))) return false;

@@ -30,7 +30,9 @@ class KernelFilter {
   static Result<KernelFilter> Create(PatternSet global, std::map<std::string, PatternSet> per_region);
 
   // `region` is the region's label ("A", "LLM@prefill"); "" for no region.
-  bool Selects(const std::string& region, const std::string& kernel) const;
+  bool Selects(const std::string& region, const std::string& kernel) const {
+    return selects_all_ || SelectsByPatterns(region, kernel);
+  }
 
   // Patterns that never matched a kernel they were tried on: "include 'x' (region A)".
   std::vector<std::string> UnusedPatterns() const;
@@ -38,8 +40,13 @@ class KernelFilter {
   bool empty() const;
 
  private:
+  bool SelectsByPatterns(const std::string& region, const std::string& kernel) const;
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  // No pattern at all: Selects is true without a lookup (it is asked once
+  // per region of every launch's stack).
+  bool selects_all_ = true;
 };
 
 }  // namespace llmpo::analysis

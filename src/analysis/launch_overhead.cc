@@ -20,11 +20,13 @@ std::optional<double> Mean(double sum, std::size_t n) {
 }  // namespace
 
 LaunchOverheadBuilder::Entry LaunchOverheadBuilder::Find(const model::LaunchRecord& launch) {
-  if (const Entry* known = by_name_key_.Find(launch.kernel_name_key)) {
-    const Key& k = (*known)->first;
+  if (KeyedEntry* known = by_name_key_.Find(launch.kernel_name_key)) {
+    if (launch.context_key != 0 && known->context_key == launch.context_key) return known->entry;
+    const Key& k = known->entry->first;
     if (std::get<0>(k) == launch.process && std::get<1>(k) == launch.launch_thread &&
         std::get<2>(k) == launch.device && std::get<3>(k) == launch.launch_call_name) {
-      return *known;
+      known->context_key = launch.context_key;
+      return known->entry;
     }
   }
   const auto key =
@@ -47,7 +49,7 @@ LaunchOverheadBuilder::Entry LaunchOverheadBuilder::Find(const model::LaunchReco
              .first;
   }
   if (!hit) by_hash_.insert_or_assign(hash, it);
-  by_name_key_.Put(launch.kernel_name_key, it);
+  by_name_key_.Put(launch.kernel_name_key, KeyedEntry{it, launch.context_key});
   return it;
 }
 

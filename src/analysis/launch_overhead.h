@@ -47,8 +47,13 @@ class LaunchOverheadBuilder {
   using Entry = std::map<Key, Samples, std::less<>>::iterator;
   std::unordered_map<std::size_t, Entry> by_hash_;
   // Before that, by the launch's kernel_name_key: the entry the name had
-  // last, taken when the other four fields match too.
-  KeyCache<Entry> by_name_key_;
+  // last, taken when the other four fields match too, which they do without
+  // a compare when the launch has the context key they were matched for.
+  struct KeyedEntry {
+    Entry entry;
+    std::uint64_t context_key = 0;
+  };
+  KeyCache<KeyedEntry> by_name_key_;
   Entry Find(const model::LaunchRecord& launch);
 };
 

@@ -44,6 +44,7 @@ void LaunchSequenceRecorder::SetSource(const std::string& label) {
   last_stack_.clear();
   last_sequence_.reset();
   last_unrecorded_ = false;
+  last_context_key_ = 0;
 }
 
 void LaunchSequenceRecorder::Remember(const model::LaunchRecord& launch, std::optional<std::size_t> sequence) {
@@ -56,8 +57,12 @@ void LaunchSequenceRecorder::Remember(const model::LaunchRecord& launch, std::op
 
 std::optional<std::size_t> LaunchSequenceRecorder::SequenceFor(const model::LaunchRecord& launch) {
   // Launches come in runs of one stack (of one instance or the next): the last key is checked first.
-  const bool same_key = (last_sequence_ || last_unrecorded_) && SameLabels(launch.nvtx_stack, last_stack_) &&
-                        launch.process == last_process_ && launch.device == last_device_;
+  // Equal context keys have equal stacks, processes and devices: nothing to compare.
+  const bool same_key = (last_sequence_ || last_unrecorded_) &&
+                        ((launch.context_key != 0 && launch.context_key == last_context_key_) ||
+                         (SameLabels(launch.nvtx_stack, last_stack_) && launch.process == last_process_ &&
+                          launch.device == last_device_));
+  last_context_key_ = launch.context_key;
   if (same_key && last_unrecorded_) return std::nullopt;
   std::size_t id = 0;
   if (same_key) {

@@ -117,6 +117,7 @@ class LaunchSequenceRecorder : public model::RecordSink {
   model::ProcessId last_process_;
   std::string last_device_;
   std::optional<std::size_t> last_sequence_;
+  std::uint64_t last_context_key_ = 0;  // the last launch's context key, whose stack, process and device those are
   bool last_unrecorded_ = false;  // that key found no sequence and kMaxSequences were full: nor will it later
 };
 

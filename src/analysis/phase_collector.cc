@@ -42,6 +42,7 @@ void PhaseCollector::SetSource(std::string label) {
   EndStream();
   source_ = std::move(label);
   last_process_.reset();
+  last_context_key_ = 0;
 }
 
 void PhaseCollector::OnLaunch(const model::LaunchRecord& l) {
@@ -51,8 +52,14 @@ void PhaseCollector::OnLaunch(const model::LaunchRecord& l) {
   k.call_start = l.launch_call_start_ns, k.call_end = l.launch_call_end_ns;
   k.correlation = l.correlation_id;
   k.name = KernelName(l);
-  k.range = l.nvtx_stack.empty() ? 0 : RangeName(l.nvtx_stack.back().name);
-  k.scope = Scope(l.process);
+  // Equal context keys have equal stacks and processes: their range and scope are the last launch's.
+  if (l.context_key == 0 || l.context_key != last_context_key_) {
+    last_context_range_ = l.nvtx_stack.empty() ? 0 : RangeName(l.nvtx_stack.back().name);
+    last_context_scope_ = Scope(l.process);
+    last_context_key_ = l.context_key;
+  }
+  k.range = last_context_range_;
+  k.scope = last_context_scope_;
   const std::string_view call = l.launch_call_name;
   k.graph = call.starts_with("cudaGraphLaunch") || call.starts_with("cuGraphLaunch") || l.graph_node_id.has_value();
   k.graph_id = l.graph_id;
@@ -62,9 +69,17 @@ void PhaseCollector::OnLaunch(const model::LaunchRecord& l) {
 
 void PhaseCollector::OnNvtxRange(const model::NvtxRange& r) {
   if (!r.start_ns || !r.end_ns || *r.end_ns < *r.start_ns) return;
-  std::optional<StepName> step = namer_.Classify(r.domain, r.name);
+  const std::optional<StepName>& step = Classify(r.domain, r.name);
   if (!step) return;
-  in_.ranges.push_back({r.name, *r.start_ns, *r.end_ns, Scope(r.process), std::move(*step)});
+  in_.ranges.push_back({r.name, *r.start_ns, *r.end_ns, Scope(r.process), *step});
+}
+
+const std::optional<StepName>& PhaseCollector::Classify(const std::string& domain, const std::string& name) {
+  // The domain's length first: no two (domain, name) pairs share a key.
+  classify_key_.assign(std::to_string(domain.size())).append(1, ':').append(domain).append(name);
+  if (auto it = classified_.find(std::string_view(classify_key_)); it != classified_.end()) return it->second;
+  if (classified_.size() >= kMaxClassified) classified_.clear();
+  return classified_.emplace(classify_key_, namer_.Classify(domain, name)).first->second;
 }
 
 void PhaseCollector::OnNvtxRangesDone() {

@@ -113,6 +113,13 @@ class PhaseCollector : public model::RecordSink {
   void EndStream();
 
   StepNamer namer_;
+  // namer_'s answers by "<domain length>:<domain><name>": range names repeat (layers,
+  // attention, MLP) and each answer runs a few regular expressions. Cleared
+  // when it holds kMaxClassified, so numbered names cannot grow it.
+  static constexpr std::size_t kMaxClassified = 4096;
+  std::unordered_map<std::string, std::optional<StepName>, StringHash, std::equal_to<>> classified_;
+  std::string classify_key_;  // reused for lookups
+  const std::optional<StepName>& Classify(const std::string& domain, const std::string& name);
   std::string source_;
   PhaseInput in_;
   std::unordered_map<std::string, std::uint32_t, StringHash, std::equal_to<>> name_ids_, scope_ids_;
@@ -120,6 +127,9 @@ class PhaseCollector : public model::RecordSink {
   std::unique_ptr<PhaseStream> stream_;  // while the current input's kernels are reduced as they come
   std::optional<model::ProcessId> last_process_;  // the scope of the last launch, looked up once per run
   std::uint32_t last_scope_ = 0;
+  // The last launch's context key (0: none) and the range and scope found for it.
+  std::uint64_t last_context_key_ = 0;
+  std::uint32_t last_context_range_ = 0, last_context_scope_ = 0;
   std::string last_range_;  // RangeName's last name and its id (launches come in runs of one range)
   std::uint32_t last_range_id_ = 0;
 };

@@ -185,6 +185,7 @@ bool RegionTree::FoldInto(std::size_t id, const std::string& folded_name, std::i
   known_stacks_.clear();  // their counters are stale
   last_known_ = nullptr;
   looked_up_valid_ = false;
+  last_answer_key_ = 0;
   return true;
 }
 
@@ -212,7 +213,16 @@ constexpr std::size_t kMaxKnownStacks = 4096;
 
 }  // namespace
 
-const RegionTree::StackRegions& RegionTree::StackIds(const std::vector<model::NvtxFrame>& stack) {
+const RegionTree::StackRegions& RegionTree::StackIds(const std::vector<model::NvtxFrame>& stack,
+                                                     std::uint64_t context_key) {
+  if (context_key != 0 && context_key == last_answer_key_) return *last_answer_;
+  const StackRegions& answer = LookUpStack(stack);
+  last_answer_ = &answer;
+  last_answer_key_ = context_key;
+  return answer;
+}
+
+const RegionTree::StackRegions& RegionTree::LookUpStack(const std::vector<model::NvtxFrame>& stack) {
   // Launches come in runs of one stack: the last answer is checked first, without hashing.
   if (last_known_ != nullptr && SameRegions(stack, last_known_->stack)) return last_known_->regions;
   last_known_ = nullptr;
@@ -310,6 +320,7 @@ void RegionTree::Merge(const Region& other) {
 void RegionTree::Finish(const RegionCapabilities& with) {
   caps = with;
   last_known_ = nullptr;
+  last_answer_key_ = 0;
   // Children come after their parents, so a reverse pass sees children first.
   for (std::size_t i = regions_.size(); i-- > 0;) {
     Region& r = regions_[i];
@@ -518,7 +529,7 @@ void AddNumbered(Region& region, std::optional<std::int64_t> counter, const mode
 
 void RegionBuilder::AddKernelLaunch(RegionTree& tree, const model::LaunchRecord& launch) {
   const auto& stack = launch.nvtx_stack;
-  const RegionTree::StackRegions& levels = tree.StackIds(stack);  // Account never calls Find
+  const RegionTree::StackRegions& levels = tree.StackIds(stack, launch.context_key);  // Account never calls Find
   for (std::size_t d = 0; d < stack.size(); ++d) {
     Account(tree, levels.ids[d], launch, d + 1 == stack.size());
     AddInstance(tree.regions()[levels.ids[d]], stack[d].instance ? stack[d].instance : levels.counters[d], launch);
@@ -572,11 +583,14 @@ std::uint32_t RegionBuilder::TimedName(const std::string& domain, const std::str
       timed_names_[last_timed_name_].domain == domain) {
     return last_timed_name_;
   }
-  std::string key = fmt::format("{}:{}{}", domain.size(), domain, name);
-  const auto [it, added] =
-      timed_name_index_.try_emplace(std::move(key), static_cast<std::uint32_t>(timed_names_.size()));
-  if (added) timed_names_.push_back(model::NvtxFrame{domain, name, std::nullopt});
-  return last_timed_name_ = it->second;
+  timed_name_key_.assign(std::to_string(domain.size())).append(1, ':').append(domain).append(name);
+  if (auto it = timed_name_index_.find(std::string_view(timed_name_key_)); it != timed_name_index_.end()) {
+    return last_timed_name_ = it->second;
+  }
+  const auto id = static_cast<std::uint32_t>(timed_names_.size());
+  timed_name_index_.emplace(timed_name_key_, id);
+  timed_names_.push_back(model::NvtxFrame{domain, name, std::nullopt});
+  return last_timed_name_ = id;
 }
 
 // nvtx_sum gives CPU range time, nvtx_gpu_proj_sum the projection (and

@@ -164,8 +164,10 @@ class RegionTree {
   std::size_t Find(const std::vector<model::NvtxFrame>& frames, std::size_t depth, RegionKind kind,
                    StackRegions* levels = nullptr);
   // Find's levels for a whole push/pop stack. Launches come in runs with
-  // the same stack, so answers are kept.
-  const StackRegions& StackIds(const std::vector<model::NvtxFrame>& stack);
+  // the same stack, so answers are kept. `context_key`: the launch's
+  // (model::LaunchRecord::context_key); equal to the last call's, that
+  // call's answer is given without looking at the frames.
+  const StackRegions& StackIds(const std::vector<model::NvtxFrame>& stack, std::uint64_t context_key = 0);
   // The region of `frame` under region `parent` (none: at the top), made if
   // absent, and its counter: Find's last level for a stack whose levels
   // above are `parent`'s (a region's id never changes, folded or not).
@@ -228,6 +230,7 @@ class RegionTree {
     std::vector<model::NvtxFrame> stack;
     StackRegions regions;
   };
+  const StackRegions& LookUpStack(const std::vector<model::NvtxFrame>& stack);  // StackIds by the frames
   std::unordered_map<std::size_t, KnownStack> known_stacks_;
   const KnownStack* last_known_ = nullptr;  // StackIds' last answer from known_stacks_
   // StackIds' last answer it looked up: the levels a new stack shares with
@@ -237,6 +240,9 @@ class RegionTree {
   KnownStack looked_up_;
   bool looked_up_valid_ = false;
   StackRegions answer_;                     // the answer when the stack is not kept
+  // StackIds' last answer and its context key (0: none, or stale).
+  const StackRegions* last_answer_ = nullptr;
+  std::uint64_t last_answer_key_ = 0;
 };
 
 struct Scope {
@@ -301,7 +307,8 @@ class RegionBuilder : public model::RecordSink {
   std::map<model::ProcessId, std::uint32_t> timed_process_index_;
   std::uint32_t last_timed_process_ = 0;
   std::vector<model::NvtxFrame> timed_names_;  // each (domain, name) once
-  std::unordered_map<std::string, std::uint32_t> timed_name_index_;
+  std::unordered_map<std::string, std::uint32_t, StringHash, std::equal_to<>> timed_name_index_;
+  std::string timed_name_key_;  // TimedName's lookup key, reused
   std::uint32_t last_timed_name_ = 0;
   std::uint32_t TimedProcess(const model::ProcessId& process);
   // KernelOf's cache: kernel names to small numbers, and (tree, region,

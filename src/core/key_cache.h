@@ -19,6 +19,7 @@ class KeyCache {
     const Slot& slot = slots_[key % N];
     return slot.key == key ? &slot.value : nullptr;
   }
+  T* Find(std::uint64_t key) { return const_cast<T*>(static_cast<const KeyCache&>(*this).Find(key)); }
   void Put(std::uint64_t key, T value) {
     if (key == 0) return;
     if (slots_.empty()) slots_.resize(N);

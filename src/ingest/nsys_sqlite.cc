@@ -198,7 +198,8 @@ class RangeCursor {
 
   // `holds_last`: the record holds the frames the call before gave it (a
   // reused record): they are set again only when the open ranges changed.
-  void Attribute(std::int64_t tid, std::int64_t t, model::LaunchRecord& launch, bool holds_last = false) {
+  // True when it changed the frames (false: the launch holds the last ones).
+  bool Attribute(std::int64_t tid, std::int64_t t, model::LaunchRecord& launch, bool holds_last = false) {
     bool changed = !holds_last;
     if (tid != tid_) {
       tid_ = tid;
@@ -212,7 +213,7 @@ class RangeCursor {
       Next();
     }
     if (std::erase_if(active_, [t](const ThreadRange& r) { return r.end < t; }) > 0) changed = true;
-    if (!changed) return;
+    if (!changed) return false;
     // As AddOpenRange adds them, into frames a reused record already holds
     // (assigning a name keeps its buffer: no allocation per launch).
     std::size_t stack = 0, start_end = 0;
@@ -229,6 +230,7 @@ class RangeCursor {
     }
     launch.nvtx_stack.resize(stack);
     launch.nvtx_start_end.resize(start_end);
+    return true;
   }
 
   // SQLite's code when reading the ranges failed (SQLITE_DONE: read to the end or still reading).
@@ -632,6 +634,10 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const NvtxTable* nvtx, std
   const std::uint64_t name_keys = model::NewNameKeySpace() << 32;  // | (StringIds id + 1)
   std::optional<std::int64_t> device_id;
   std::optional<std::int64_t> launch_thread_of;  // SetLaunchCall's
+  // What the launch's context (model::LaunchRecord::context_key) was made
+  // of: device, process, call thread and call name ids; a new key when one
+  // of them or the frames change.
+  std::array<std::optional<std::int64_t>, 4> context_ids;
   KernelRow row;
   while (rows.Next(row)) {
     ctx.diagnostics.CountRow();
@@ -677,14 +683,20 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const NvtxTable* nvtx, std
     const LaunchCall call{row[8], row[9], row[11], row[12]};
     launch.global_tid = call.tid;
     SetLaunchCall(call, strings, launch, launch_thread_of);
+    const std::array<std::optional<std::int64_t>, 4> ids{row[2], row[5], call.tid, call.tid ? call.name_id : std::nullopt};
+    bool context_changed = launch.context_key == 0 || ids != context_ids;
+    context_ids = ids;
     if (with_runtime && launch.global_tid) {
-      sweep->Attribute(*launch.global_tid, call.start.value_or(0), launch, frames_from_sweep);  // sets both lists
+      // Sets both lists.
+      context_changed |= sweep->Attribute(*launch.global_tid, call.start.value_or(0), launch, frames_from_sweep);
       frames_from_sweep = true;
     } else {
+      context_changed |= frames_from_sweep;
       launch.nvtx_stack.clear();
       launch.nvtx_start_end.clear();
       frames_from_sweep = false;
     }
+    if (context_changed) launch.context_key = model::NewContextKey();
     if (with_runtime && !launch.global_tid) {
       ctx.diagnostics.Add(model::Diag::kernel_without_launch_call,
                           fmt::format("{}: kernel row {} has no matching CUDA API call; it is outside every range",

@@ -93,6 +93,12 @@ struct LaunchRecord {
   // NewNameKeySpace), so that records with equal keys have equal names and
   // sinks may look the name up by the key. 0: none (the name decides).
   std::uint64_t kernel_name_key = 0;
+  // Nonzero: a key the importer gave the launch's context (from
+  // NewContextKey), so that records with equal keys have equal process,
+  // device, launch_thread, launch_call_name, nvtx_stack and nvtx_start_end
+  // (every field of every frame); sinks may then reuse what they found for
+  // the record before instead of comparing those fields. 0: none.
+  std::uint64_t context_key = 0;
 };
 
 // A CPU operation of a timeline long enough to starve the GPU (a PyTorch
@@ -228,5 +234,8 @@ std::uint64_t NewMetricLayout();
 // A number no other caller has had, for keys of interned names:
 // (NewNameKeySpace() << 32) | (name index + 1) is unique in the process.
 std::uint64_t NewNameKeySpace();
+
+// A context key (LaunchRecord::context_key) no other record has had.
+std::uint64_t NewContextKey();
 
 }  // namespace llmpo::model
