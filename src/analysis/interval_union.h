@@ -12,15 +12,15 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <iterator>
 #include <optional>
 #include <utility>
+#include <vector>
 
 namespace llmpo::analysis {
 
-// Adds [start, end) to `seg`, disjoint segments sorted by start (a vector or
-// a deque). Intervals mostly come in time order: one that starts after the
+// Adds [start, end) to `seg`, disjoint segments sorted by start (a vector or a
+// SegmentQueue). Intervals mostly come in time order: one that starts after the
 // last segment follows it, one that starts inside it extends it; any other
 // merges with every segment it touches.
 template <class Segments>
@@ -53,6 +53,42 @@ void AddToSegments(Segments& seg, std::int64_t start, std::int64_t end) {
   }
 }
 
+// The segments of an IntervalUnion: a vector whose first `head_` entries
+// were dropped from the front (pop_front moves an index; the dropped room is
+// given back once it is half the vector), so the one-in, one-out of a full
+// union costs an index step instead of a deque's block bookkeeping. What
+// AddToSegments uses of a vector, over the live entries.
+class SegmentQueue {
+ public:
+  using value_type = std::pair<std::int64_t, std::int64_t>;
+  using iterator = std::vector<value_type>::iterator;
+  using const_iterator = std::vector<value_type>::const_iterator;
+
+  bool empty() const { return head_ == items_.size(); }
+  std::size_t size() const { return items_.size() - head_; }
+  iterator begin() { return items_.begin() + static_cast<std::ptrdiff_t>(head_); }
+  iterator end() { return items_.end(); }
+  const_iterator begin() const { return items_.begin() + static_cast<std::ptrdiff_t>(head_); }
+  const_iterator end() const { return items_.end(); }
+  value_type& front() { return items_[head_]; }
+  value_type& back() { return items_.back(); }
+  void emplace_back(std::int64_t start, std::int64_t end) { items_.emplace_back(start, end); }
+  iterator insert(iterator at, const value_type& v) { return items_.insert(at, v); }
+  iterator erase(iterator first, iterator last) { return items_.erase(first, last); }
+  void pop_front() {
+    ++head_;
+    if (head_ >= kCompactAfter && 2 * head_ >= items_.size()) {
+      items_.erase(items_.begin(), items_.begin() + static_cast<std::ptrdiff_t>(head_));
+      head_ = 0;
+    }
+  }
+
+ private:
+  static constexpr std::size_t kCompactAfter = 4096;
+  std::vector<value_type> items_;
+  std::size_t head_ = 0;  // items_[0, head_) are popped
+};
+
 class IntervalUnion {
  public:
   static constexpr std::size_t kMaxSegments = 65536;
@@ -66,7 +102,7 @@ class IntervalUnion {
  private:
   void FoldOldest();  // keeps at most kMaxSegments segments
 
-  std::deque<std::pair<std::int64_t, std::int64_t>> segments_;  // disjoint, by start
+  SegmentQueue segments_;                                       // disjoint, by start
   double folded_ns_ = 0;                                        // length of the segments folded out of `segments_`
   std::int64_t frontier_ = 0;                                   // the latest end folded out
   bool folded_ = false;
