@@ -32,6 +32,10 @@ std::uint8_t* WriteVarint(std::uint8_t* out, std::uint64_t v) {
 
 // Each column's code in a row's code word, two bits a column.
 constexpr std::uint64_t kNull = 0, kSame = 1, kDelta = 2;
+// The high bit of every column's code: set for kDelta only, so the deltas
+// of a row are the set bits of codes & kDeltaBits, in column order.
+constexpr std::uint64_t kDeltaBits = 0xAAAAAAAAAAAAAAAAull;
+static_assert(2 * RowSpill::kMaxColumns < 64, "a row's codes fit one word, with room for the column mask");
 
 std::uint64_t Zigzag(std::int64_t v) {
   return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
@@ -115,8 +119,8 @@ bool RowSpill::Put(std::span<const Column> row) {
   }
   std::uint8_t* out = WriteVarint(buffer_.data() + used_, codes ^ last_codes_);  // rows are alike: mostly 0
   last_codes_ = codes;
-  for (std::size_t i = 0; i < columns_; ++i) {
-    if (((codes >> (2 * i)) & 3) != kDelta) continue;
+  for (std::uint64_t deltas = codes & kDeltaBits; deltas != 0; deltas &= deltas - 1) {
+    const auto i = static_cast<std::size_t>(__builtin_ctzll(deltas)) / 2;
     out = WriteVarint(out, Zigzag(Minus(*row[i], last_[i])));
     last_[i] = *row[i];
   }
@@ -169,17 +173,17 @@ bool RowSpill::Next(std::span<Column> row) {
   const std::uint8_t* bytes = buffer_.data();
   const std::uint64_t codes = GetVarint(bytes, pos_) ^ last_codes_;
   last_codes_ = codes;
+  // Only this spill's columns (2 * kMaxColumns < 64 bits), whatever the bytes say.
+  const std::uint64_t columns = (std::uint64_t{1} << (2 * columns_)) - 1;
+  for (std::uint64_t deltas = codes & kDeltaBits & columns; deltas != 0; deltas &= deltas - 1) {
+    const auto i = static_cast<std::size_t>(__builtin_ctzll(deltas)) / 2;
+    last_[i] = Plus(last_[i], Unzigzag(GetVarint(bytes, pos_)));
+  }
   for (std::size_t i = 0; i < columns_; ++i) {
-    switch ((codes >> (2 * i)) & 3) {
-      case kNull:
-        row[i].reset();
-        break;
-      case kSame:
-        row[i] = last_[i];
-        break;
-      default:
-        last_[i] = Plus(last_[i], Unzigzag(GetVarint(bytes, pos_)));
-        row[i] = last_[i];
+    if (((codes >> (2 * i)) & 3) == kNull) {
+      row[i].reset();
+    } else {
+      row[i] = last_[i];
     }
   }
   return true;
