@@ -31,5 +31,14 @@ Steps PickSteps(const PhaseInput& in, const PhaseOptions& options, PhaseReport& 
 // The step whose range holds `t`: the latest to start at or before it that
 // has not ended (a nested one before its parent); kNoPhaseStep when none.
 std::uint32_t StepAt(const Steps& steps, std::uint32_t scope, std::int64_t t);
+// StepAt for calls that mostly fall in the step of the call before (kernels
+// in call order): `hint` remembers where that step is, and a time inside it
+// and before the next step's start is answered without a search. The
+// answers are StepAt's.
+struct StepHint {
+  std::uint32_t scope = UINT32_MAX;
+  std::size_t pos = 0;  // in steps.by_scope[scope]
+};
+std::uint32_t StepAt(const Steps& steps, std::uint32_t scope, std::int64_t t, StepHint& hint);
 
 }  // namespace llmpo::analysis::phase_detail

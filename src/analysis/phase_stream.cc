@@ -26,7 +26,7 @@ PhaseStream::PhaseStream(const PhaseInput& in) {
 bool PhaseStream::Add(const TimedKernel& k, const PhaseInput& in) {
   const double ns = static_cast<double>(k.end - k.start);
   const bool known_scope = k.scope < steps_.by_scope.size();
-  const std::uint32_t id = k.call_start && known_scope ? StepAt(steps_, k.scope, *k.call_start) : kNoPhaseStep;
+  const std::uint32_t id = k.call_start && known_scope ? StepAt(steps_, k.scope, *k.call_start, hint_) : kNoPhaseStep;
   if (k.graph) {
     if (id != kNoPhaseStep) AddPiece(id, k.start, k.end);
     return false;

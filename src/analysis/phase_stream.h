@@ -48,6 +48,7 @@ class PhaseStream {
   bool Autotunes(const PhaseInput& in, std::uint32_t name);
 
   phase_detail::Steps steps_;
+  phase_detail::StepHint hint_;  // where the last kernel's step is
   std::vector<PhaseInput::StepKernels> digests_;  // by step
   std::vector<Open> open_;                        // by step
   std::deque<std::uint32_t> touched_;             // steps in the order they got pieces (may repeat)

@@ -128,12 +128,30 @@ Steps PickSteps(const PhaseInput& in, const PhaseOptions& options, PhaseReport& 
 }
 
 std::uint32_t StepAt(const Steps& steps, std::uint32_t scope, std::int64_t t) {
+  StepHint unused;
+  return StepAt(steps, scope, t, unused);
+}
+
+std::uint32_t StepAt(const Steps& steps, std::uint32_t scope, std::int64_t t, StepHint& hint) {
   const auto& ids = steps.by_scope[scope];
+  // The search below finds the last step starting at or before t, then the
+  // first of it and up to 7 before it that is still open at t: for a t in
+  // the hinted step and before the next one starts, that is the hinted step.
+  if (hint.scope == scope && hint.pos < ids.size()) {
+    const PhaseStep& s = steps.steps[ids[hint.pos]];
+    if (s.cpu_start_ns <= t && t <= s.cpu_end_ns &&
+        (hint.pos + 1 == ids.size() || t < steps.steps[ids[hint.pos + 1]].cpu_start_ns)) {
+      return ids[hint.pos];
+    }
+  }
   auto it = std::upper_bound(ids.begin(), ids.end(), t,
                              [&](std::int64_t x, std::uint32_t id) { return x < steps.steps[id].cpu_start_ns; });
   for (int back = 0; it != ids.begin() && back < 8; ++back) {
     --it;
-    if (t <= steps.steps[*it].cpu_end_ns) return *it;
+    if (t <= steps.steps[*it].cpu_end_ns) {
+      hint = StepHint{scope, static_cast<std::size_t>(it - ids.begin())};
+      return *it;
+    }
   }
   return kNoPhaseStep;
 }
