@@ -4,6 +4,7 @@
 // 2023+ schemas share these columns; tables are absent when nsys recorded
 // nothing of that kind, which is not an error.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <optional>
 #include <span>
 #include <unordered_map>
+#include <vector>
 
 #include "src/core/assign_if_changed.h"
 #include "src/ingest/importer.h"
@@ -54,6 +56,32 @@ Result<Stmt> Prepare(sqlite3* db, const std::string& sql, const ImportContext& c
   return Stmt(raw);
 }
 
+namespace {
+
+constexpr const char* kRowHookType = "llmpo.RowHook";
+
+void CallRowHook(sqlite3_context* context, int argc, sqlite3_value** argv) {
+  auto* hook = argc > 0 ? static_cast<RowHook*>(sqlite3_value_pointer(argv[0], kRowHookType)) : nullptr;
+  if (hook == nullptr) {
+    sqlite3_result_error(context, "llmpo_row: no row hook bound", -1);
+    return;
+  }
+  hook->OnRow(argv + 1, argc - 1);
+  sqlite3_result_null(context);
+}
+
+}  // namespace
+
+Status AddRowHookFunction(sqlite3* db, const ImportContext& ctx) {
+  if (sqlite3_create_function_v2(db, "llmpo_row", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, nullptr, &CallRowHook,
+                                 nullptr, nullptr, nullptr) != SQLITE_OK) {
+    return SqlError(ctx, db, "cannot add the row function");
+  }
+  return OkStatus();
+}
+
+void BindRowHook(sqlite3_stmt* stmt, RowHook* hook) { sqlite3_bind_pointer(stmt, 1, hook, kRowHookType, nullptr); }
+
 bool HasTable(sqlite3* db, const char* table) {
   sqlite3_stmt* raw = nullptr;
   sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", -1, &raw, nullptr);
@@ -66,11 +94,14 @@ bool HasTable(sqlite3* db, const char* table) {
 
 namespace {
 
+using nsys_sqlite::AddRowHookFunction;
 using nsys_sqlite::ApiCallGroups;
 using nsys_sqlite::ApiNameView;
+using nsys_sqlite::BindRowHook;
 using nsys_sqlite::HasTable;
 using nsys_sqlite::Int;
 using nsys_sqlite::Prepare;
+using nsys_sqlite::RowHook;
 using nsys_sqlite::RowSpill;
 using nsys_sqlite::SqlError;
 using nsys_sqlite::Stmt;
@@ -293,7 +324,7 @@ class CallCursor {
  public:
   static Result<CallCursor> Open(sqlite3* db, const ImportContext& ctx, ApiCallGroups* sums = nullptr) {
     ASSIGN_OR_RETURN(Stmt stmt, Prepare(db,
-                                        "SELECT correlationId, globalTid, start, end, nameId "
+                                        "SELECT llmpo_row(?1, correlationId, globalTid, start, end, nameId) "
                                         "FROM CUPTI_ACTIVITY_KIND_RUNTIME",
                                         ctx));
     CallCursor cursor(std::move(stmt), sums);
@@ -301,6 +332,9 @@ class CallCursor {
     cursor.Read(cursor.next_);
     return cursor;
   }
+  // The cursor is moved after Open: the hook it binds lives on the heap.
+  CallCursor(CallCursor&&) noexcept = default;
+  CallCursor& operator=(CallCursor&&) noexcept = default;
 
   // The call with this correlation id whose thread is in process `pid`, or
   // nullptr; ids must not decrease from one call to the next.
@@ -329,7 +363,24 @@ class CallCursor {
     std::int64_t corr = 0;
     LaunchCall call;
   };
-  CallCursor(Stmt stmt, ApiCallGroups* sums) : stmt_(std::move(stmt)), sums_(sums) {}
+  // Each API row as SQLite makes it: summed, and kept when it joins.
+  struct Capture : RowHook {
+    ApiCallGroups* sums = nullptr;
+    std::optional<std::int64_t> corr;
+    LaunchCall call;
+    void OnRow(sqlite3_value** v, int count) override {
+      if (count != 5) return;
+      if (sums != nullptr) sums->Add(v[4], v[2], v[3]);
+      corr = Int(v[0]);
+      call = LaunchCall{Int(v[1]), Int(v[2]), Int(v[3]), Int(v[4])};
+    }
+  };
+
+  CallCursor(Stmt stmt, ApiCallGroups* sums)
+      : stmt_(std::move(stmt)), sums_(sums), capture_(std::make_unique<Capture>()) {
+    capture_->sums = sums;
+    BindRowHook(stmt_.get(), capture_.get());
+  }
 
   void Read(Row& row) {
     row.valid = false;
@@ -342,12 +393,8 @@ class CallCursor {
         done_ = true;
         return;
       }
-      sqlite3_value* v[5];  // each column fetched once
-      for (int i = 0; i < 5; ++i) v[i] = sqlite3_column_value(s, i);
-      if (sums_ != nullptr) sums_->Add(v[4], v[2], v[3]);
-      const auto corr = Int(v[0]), tid = Int(v[1]);
-      if (corr && tid) {
-        row = Row{true, *corr, LaunchCall{tid, Int(v[2]), Int(v[3]), Int(v[4])}};
+      if (capture_->corr && capture_->call.tid) {
+        row = Row{true, *capture_->corr, capture_->call};
         if (row.corr <= last_corr_) ordered_ = false;
         last_corr_ = row.corr;
         return;
@@ -357,6 +404,7 @@ class CallCursor {
 
   Stmt stmt_;
   ApiCallGroups* sums_;
+  std::unique_ptr<Capture> capture_;
   Row cur_, next_;
   std::int64_t last_corr_ = INT64_MIN;
   bool ordered_ = true;
@@ -369,9 +417,21 @@ class CallCursor {
 // columns the row's launch call (thread, start, end, name) is joined into
 // in what the pass keeps.
 struct CheckQuery {
-  std::string sql;
+  std::vector<std::string> columns;  // the result columns' expressions ("NULL" for the call's)
+  std::string from;                  // FROM ...
   int corr_column, pid_column;
   std::array<int, 4> call_columns;
+};
+
+// A check query's rows, as SQLite makes them: the columns its call does not
+// fill, by the query's column numbers.
+struct CheckRowCapture : RowHook {
+  std::vector<int> read;  // which column each value is
+  std::array<RowSpill::Column, RowSpill::kMaxColumns> row;
+  void OnRow(sqlite3_value** v, int count) override {
+    const int n = std::min(count, static_cast<int>(read.size()));
+    for (int i = 0; i < n; ++i) row[static_cast<std::size_t>(read[static_cast<std::size_t>(i)])] = Int(v[i]);
+  }
 };
 
 // Whether a merge join of the query's rows (in table order) with the API
@@ -384,23 +444,25 @@ struct CheckQuery {
 // true (it turns false when the spill cannot be written).
 Result<bool> CanMergeCalls(sqlite3* db, const ImportContext& ctx, const char* table, const CheckQuery& query,
                            bool by_call, ApiCallGroups* sums, RowSpill& spill, bool& spilled) {
-  ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, query.sql, ctx));
+  const int columns = std::min(static_cast<int>(query.columns.size()), static_cast<int>(RowSpill::kMaxColumns));
+  CheckRowCapture capture;
+  std::string sql = "SELECT llmpo_row(?1";
+  for (int i = 0; i < columns; ++i) {
+    if (std::find(query.call_columns.begin(), query.call_columns.end(), i) != query.call_columns.end()) continue;
+    capture.read.push_back(i);  // a column the call does not fill
+    sql += ", " + query.columns[static_cast<std::size_t>(i)];
+  }
+  sql += ") " + query.from;
+  ASSIGN_OR_RETURN(Stmt stmt, Prepare(db, sql, ctx));
+  BindRowHook(stmt.get(), &capture);
   ASSIGN_OR_RETURN(CallCursor calls, CallCursor::Open(db, ctx, sums));
   std::optional<std::int64_t> last_corr;
   using Key = std::optional<std::pair<std::int64_t, std::optional<std::int64_t>>>;  // nullopt first, as in SQL
   Key last_key;
   sqlite3_stmt* s = stmt.get();
-  const int columns = std::min(sqlite3_column_count(s), static_cast<int>(RowSpill::kMaxColumns));
-  std::vector<int> read;  // the columns the call does not fill
-  for (int i = 0; i < columns; ++i) {
-    if (std::find(query.call_columns.begin(), query.call_columns.end(), i) == query.call_columns.end()) {
-      read.push_back(i);
-    }
-  }
-  std::array<RowSpill::Column, RowSpill::kMaxColumns> row;
+  auto& row = capture.row;
   int rc = 0;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    for (int i : read) row[i] = Int(s, i);
     const auto corr = row[query.corr_column];
     if (corr && last_corr && *corr < *last_corr) return false;
     if (corr) last_corr = corr;
@@ -508,18 +570,35 @@ bool HasColumn(sqlite3* db, const char* table, const char* column) {
 // Columns 13, 14: the graph and graph node of a kernel (2023+ exports have
 // graphNodeId, later ones graphId too; both null unless nsys traced graphs
 // node by node).
-std::string KernelQuery(sqlite3* db, bool with_runtime, bool by_call) {
-  const std::string runtime = with_runtime ? "r.globalTid, r.start" : "NULL, NULL";
-  const std::string call = with_runtime ? "r.end, r.nameId" : "NULL, NULL";
+// KernelQuery's result columns, in order.
+std::vector<std::string> KernelColumns(sqlite3* db, bool with_runtime) {
   const char* kernels = "CUPTI_ACTIVITY_KIND_KERNEL";
-  const std::string graph = std::string(HasColumn(db, kernels, "graphId") ? "k.graphId" : "NULL") + ", " +
-                            (HasColumn(db, kernels, "graphNodeId") ? "k.graphNodeId" : "NULL");
-  std::string sql =
-      "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, k.globalPid, "
-      "k.demangledName, k.rowid, " +
-      runtime + ", k.shortName, " + call + ", " + graph + " FROM CUPTI_ACTIVITY_KIND_KERNEL k NOT INDEXED ";
-  if (with_runtime) sql += LaunchCallJoin("k", by_call);
-  return sql;
+  const auto call = [&](const char* column) { return std::string(with_runtime ? column : "NULL"); };
+  return {"k.start",
+          "k.end",
+          "k.deviceId",
+          "k.streamId",
+          "k.correlationId",
+          "k.globalPid",
+          "k.demangledName",
+          "k.rowid",
+          call("r.globalTid"),
+          call("r.start"),
+          "k.shortName",
+          call("r.end"),
+          call("r.nameId"),
+          HasColumn(db, kernels, "graphId") ? "k.graphId" : "NULL",
+          HasColumn(db, kernels, "graphNodeId") ? "k.graphNodeId" : "NULL"};
+}
+
+std::string KernelFrom(bool with_runtime, bool by_call) {
+  std::string from = "FROM CUPTI_ACTIVITY_KIND_KERNEL k NOT INDEXED ";
+  if (with_runtime) from += LaunchCallJoin("k", by_call);
+  return from;
+}
+
+std::string KernelQuery(sqlite3* db, bool with_runtime, bool by_call) {
+  return fmt::format("SELECT {} {}", fmt::join(KernelColumns(db, with_runtime), ", "), KernelFrom(with_runtime, by_call));
 }
 
 // The launch call's times, name and thread, where the row has a call (all
@@ -614,7 +693,7 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const NvtxTable* nvtx, std
   model::ProcessId label;
   std::optional<MergedCalls> merge;
   if (has_runtime) {
-    const CheckQuery check{KernelQuery(db, false, false), 4, 5, {8, 9, 11, 12}};
+    const CheckQuery check{KernelColumns(db, false), KernelFrom(false, false), 4, 5, {8, 9, 11, 12}};
     ASSIGN_OR_RETURN(merge, MergeCalls(db, ctx, "CUPTI_ACTIVITY_KIND_KERNEL", check, with_runtime, &api_sums));
   }
   Stmt stmt;  // none where the merge kept the rows
@@ -722,11 +801,11 @@ Status ImportGpuOps(sqlite3* db, ImportContext& ctx, const NvtxTable* nvtx,
                      HasColumn(db, table, "dstKind");
   std::optional<MergedCalls> merge;
   if (with_runtime) {
-    const CheckQuery check{
-        fmt::format("SELECT rowid, NULL, NULL, NULL, NULL, correlationId, globalPid FROM {} NOT INDEXED", table),
-        5,
-        6,
-        {1, 2, 3, 4}};
+    const CheckQuery check{{"rowid", "NULL", "NULL", "NULL", "NULL", "correlationId", "globalPid"},
+                           fmt::format("FROM {} NOT INDEXED", table),
+                           5,
+                           6,
+                           {1, 2, 3, 4}};
     ASSIGN_OR_RETURN(merge, MergeCalls(db, ctx, table, check, true));
   }
   const bool sql_join = with_runtime && !merge;
@@ -890,6 +969,7 @@ Status ImportNsysSqlite(const std::filesystem::path& file, ImportContext& ctx) {
   Db db(raw);
   if (rc != SQLITE_OK) return SqlError(ctx, raw, "cannot open the SQLite export");
   RETURN_IF_ERROR(CheckReadable(db.get(), ctx));
+  RETURN_IF_ERROR(AddRowHookFunction(db.get(), ctx));
   if (!HasTable(db.get(), "StringIds")) {
     return MakeError(ExitStatus::kInput, fmt::format("{}: a SQLite database, but not an nsys export (no StringIds "
                                                      "table)",

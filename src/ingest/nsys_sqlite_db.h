@@ -25,6 +25,21 @@ Error SqlError(const ImportContext& ctx, sqlite3* db, std::string_view what);
 Result<Stmt> Prepare(sqlite3* db, const std::string& sql, const ImportContext& ctx);
 bool HasTable(sqlite3* db, const char* table);
 
+// Rows handed to C++ as SQLite produces them, without a sqlite3_column_*
+// call per column (each takes and leaves the connection's API guard): a
+// query selects llmpo_row(?1, expr...) with ?1 bound to a RowHook
+// (BindRowHook), and each row's values reach the hook's OnRow while
+// sqlite3_step makes the row. The values live only for that call.
+class RowHook {
+ public:
+  virtual ~RowHook() = default;
+  virtual void OnRow(sqlite3_value** values, int count) = 0;
+};
+// Makes llmpo_row known to `db` (once per connection; direct use only, so a
+// view or trigger in the file cannot call it).
+Status AddRowHookFunction(sqlite3* db, const ImportContext& ctx);
+void BindRowHook(sqlite3_stmt* stmt, RowHook* hook);
+
 // One column call instead of two (type, then value): the value read from a
 // connection only this thread uses (SQLITE_OPEN_NOMUTEX), so its type and
 // integer may be read from the unprotected sqlite3_value.
