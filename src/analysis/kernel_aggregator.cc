@@ -54,15 +54,15 @@ KernelAggregate& KernelAggregator::Entry(const model::ProcessId& process, const 
 
 KernelAggregate& KernelAggregator::LaunchEntry(const model::LaunchRecord& launch) {
   KeyedEntry* known = by_name_key_.Find(launch.kernel_name_key);
-  // Equal context keys have equal processes and devices: nothing to compare.
-  if (known != nullptr && launch.context_key != 0 && known->context_key == launch.context_key) return *known->entry;
+  // Equal origin keys have equal processes and devices: nothing to compare.
+  if (known != nullptr && launch.origin_key != 0 && known->origin_key == launch.origin_key) return *known->entry;
   const std::uint32_t number = ProcessNumber(launch.process);
   if (known != nullptr && known->process == number && known->device == launch.device) {
-    known->context_key = launch.context_key;
+    known->origin_key = launch.origin_key;
     return *known->entry;
   }
   KernelAggregate& entry = Entry(launch.process, launch.device, launch.kernel_name);
-  by_name_key_.Put(launch.kernel_name_key, KeyedEntry{number, launch.device, &entry, launch.context_key});
+  by_name_key_.Put(launch.kernel_name_key, KeyedEntry{number, launch.device, &entry, launch.origin_key});
   return entry;
 }
 

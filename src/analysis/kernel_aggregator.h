@@ -204,7 +204,7 @@ class KernelAggregator : public model::RecordSink {
     std::uint32_t process = 0;  // ProcessNumber
     std::string device;
     KernelAggregate* entry = nullptr;
-    std::uint64_t context_key = 0;  // a launch's whose process and device these are (0: none)
+    std::uint64_t origin_key = 0;  // a launch's whose process and device these are (0: none)
   };
   KeyCache<KeyedEntry> by_name_key_;  // kernel_name_key -> the last Entry of that name (cleared with index_)
   std::map<model::ProcessId, std::uint32_t> process_numbers_;

@@ -21,11 +21,11 @@ std::optional<double> Mean(double sum, std::size_t n) {
 
 LaunchOverheadBuilder::Entry LaunchOverheadBuilder::Find(const model::LaunchRecord& launch) {
   if (KeyedEntry* known = by_name_key_.Find(launch.kernel_name_key)) {
-    if (launch.context_key != 0 && known->context_key == launch.context_key) return known->entry;
+    if (launch.origin_key != 0 && known->origin_key == launch.origin_key) return known->entry;
     const Key& k = known->entry->first;
     if (std::get<0>(k) == launch.process && std::get<1>(k) == launch.launch_thread &&
         std::get<2>(k) == launch.device && std::get<3>(k) == launch.launch_call_name) {
-      known->context_key = launch.context_key;
+      known->origin_key = launch.origin_key;
       return known->entry;
     }
   }
@@ -49,7 +49,7 @@ LaunchOverheadBuilder::Entry LaunchOverheadBuilder::Find(const model::LaunchReco
              .first;
   }
   if (!hit) by_hash_.insert_or_assign(hash, it);
-  by_name_key_.Put(launch.kernel_name_key, KeyedEntry{it, launch.context_key});
+  by_name_key_.Put(launch.kernel_name_key, KeyedEntry{it, launch.origin_key});
   return it;
 }
 

@@ -48,10 +48,10 @@ class LaunchOverheadBuilder {
   std::unordered_map<std::size_t, Entry> by_hash_;
   // Before that, by the launch's kernel_name_key: the entry the name had
   // last, taken when the other four fields match too, which they do without
-  // a compare when the launch has the context key they were matched for.
+  // a compare when the launch has the origin key they were matched for.
   struct KeyedEntry {
     Entry entry;
-    std::uint64_t context_key = 0;
+    std::uint64_t origin_key = 0;
   };
   KeyCache<KeyedEntry> by_name_key_;
   Entry Find(const model::LaunchRecord& launch);

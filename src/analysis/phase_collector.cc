@@ -43,6 +43,7 @@ void PhaseCollector::SetSource(std::string label) {
   source_ = std::move(label);
   last_process_.reset();
   last_context_key_ = 0;
+  last_origin_key_ = 0;
 }
 
 void PhaseCollector::OnLaunch(const model::LaunchRecord& l) {
@@ -52,14 +53,17 @@ void PhaseCollector::OnLaunch(const model::LaunchRecord& l) {
   k.call_start = l.launch_call_start_ns, k.call_end = l.launch_call_end_ns;
   k.correlation = l.correlation_id;
   k.name = KernelName(l);
-  // Equal context keys have equal stacks and processes: their range and scope are the last launch's.
+  // Equal context keys have equal stacks, equal origin keys equal processes: the last launch's range and scope.
   if (l.context_key == 0 || l.context_key != last_context_key_) {
     last_context_range_ = l.nvtx_stack.empty() ? 0 : RangeName(l.nvtx_stack.back().name);
-    last_context_scope_ = Scope(l.process);
     last_context_key_ = l.context_key;
   }
+  if (l.origin_key == 0 || l.origin_key != last_origin_key_) {
+    last_origin_scope_ = Scope(l.process);
+    last_origin_key_ = l.origin_key;
+  }
   k.range = last_context_range_;
-  k.scope = last_context_scope_;
+  k.scope = last_origin_scope_;
   const std::string_view call = l.launch_call_name;
   k.graph = call.starts_with("cudaGraphLaunch") || call.starts_with("cuGraphLaunch") || l.graph_node_id.has_value();
   k.graph_id = l.graph_id;

@@ -127,9 +127,9 @@ class PhaseCollector : public model::RecordSink {
   std::unique_ptr<PhaseStream> stream_;  // while the current input's kernels are reduced as they come
   std::optional<model::ProcessId> last_process_;  // the scope of the last launch, looked up once per run
   std::uint32_t last_scope_ = 0;
-  // The last launch's context key (0: none) and the range and scope found for it.
-  std::uint64_t last_context_key_ = 0;
-  std::uint32_t last_context_range_ = 0, last_context_scope_ = 0;
+  // The last launch's context key (0: none) and its range; its origin key and its scope.
+  std::uint64_t last_context_key_ = 0, last_origin_key_ = 0;
+  std::uint32_t last_context_range_ = 0, last_origin_scope_ = 0;
   std::string last_range_;  // RangeName's last name and its id (launches come in runs of one range)
   std::uint32_t last_range_id_ = 0;
 };

@@ -713,9 +713,9 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const NvtxTable* nvtx, std
   const std::uint64_t name_keys = model::NewNameKeySpace() << 32;  // | (StringIds id + 1)
   std::optional<std::int64_t> device_id;
   std::optional<std::int64_t> launch_thread_of;  // SetLaunchCall's
-  // What the launch's context (model::LaunchRecord::context_key) was made
-  // of: device, process, call thread and call name ids; a new key when one
-  // of them or the frames change.
+  // What the launch's origin (model::LaunchRecord::origin_key) was made
+  // of: device, process, call thread and call name ids; a new origin key
+  // when one of them changes, a new context key when it or the frames do.
   std::array<std::optional<std::int64_t>, 4> context_ids;
   KernelRow row;
   while (rows.Next(row)) {
@@ -763,7 +763,9 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const NvtxTable* nvtx, std
     launch.global_tid = call.tid;
     SetLaunchCall(call, strings, launch, launch_thread_of);
     const std::array<std::optional<std::int64_t>, 4> ids{row[2], row[5], call.tid, call.tid ? call.name_id : std::nullopt};
-    bool context_changed = launch.context_key == 0 || ids != context_ids;
+    const bool origin_changed = launch.origin_key == 0 || ids != context_ids;
+    if (origin_changed) launch.origin_key = model::NewContextKey();
+    bool context_changed = origin_changed || launch.context_key == 0;
     context_ids = ids;
     if (with_runtime && launch.global_tid) {
       // Sets both lists.

@@ -99,6 +99,11 @@ struct LaunchRecord {
   // (every field of every frame); sinks may then reuse what they found for
   // the record before instead of comparing those fields. 0: none.
   std::uint64_t context_key = 0;
+  // The same for the launch's origin alone (process, device, launch_thread
+  // and launch_call_name, not the frames): for sinks that do not look at
+  // the frames, whose answers then outlive a change of NVTX range. Also from
+  // NewContextKey; 0: none.
+  std::uint64_t origin_key = 0;
 };
 
 // A CPU operation of a timeline long enough to starve the GPU (a PyTorch

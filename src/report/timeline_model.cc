@@ -157,14 +157,14 @@ void TimelineCollector::OnLaunch(const model::LaunchRecord& launch) {
   max_end_ = std::max(max_end_, e);
   Fit(s, std::max<Wide>(e, Wide{s} + 1));
   const std::int64_t stream = launch.stream.value_or(-1);
-  // Equal context keys have equal processes and devices: only the stream is compared then.
-  const bool same_context = launch.context_key != 0 && launch.context_key == last_context_key_;
+  // Equal origin keys have equal processes and devices: only the stream is compared then.
+  const bool same_origin = launch.origin_key != 0 && launch.origin_key == last_origin_key_;
   if (last_row_ == nullptr || std::get<2>(last_key_) != stream ||
-      (!same_context && (std::get<1>(last_key_) != launch.device || std::get<0>(last_key_) != launch.process))) {
+      (!same_origin && (std::get<1>(last_key_) != launch.device || std::get<0>(last_key_) != launch.process))) {
     last_key_ = {launch.process, launch.device, stream};
     last_row_ = &rows_[last_key_];
   }
-  last_context_key_ = launch.context_key;
+  last_origin_key_ = launch.origin_key;
   Row& row = *last_row_;
   if (row.busy.empty()) row.busy.assign(kBins, 0.0);
   for (Wide b = (s - origin_) / width_; b < static_cast<Wide>(kBins); ++b) {

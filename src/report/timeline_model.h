@@ -83,7 +83,7 @@ class TimelineCollector : public model::RecordSink {
   std::map<std::tuple<model::ProcessId, std::string, std::int64_t>, Row> rows_;  // process, device, stream
   Row* last_row_ = nullptr;  // the last launch's row (map nodes stay put) and its key
   std::tuple<model::ProcessId, std::string, std::int64_t> last_key_;
-  std::uint64_t last_context_key_ = 0;  // the last launch's, whose process and device last_key_ holds
+  std::uint64_t last_origin_key_ = 0;  // the last launch's, whose process and device last_key_ holds
   Wide origin_ = 0, width_ = 0;
   std::int64_t min_start_ = 0, max_end_ = 0;
   bool any_ = false;

@@ -1,5 +1,5 @@
-// LaunchRecord::context_key lets sinks reuse the last launch's lookups. It
-// is a shortcut only: a report built from the nsys importer's keyed records
+// LaunchRecord::context_key and origin_key let sinks reuse the last launch's lookups. They
+// are shortcuts only: a report built from the nsys importer's keyed records
 // must be the report of the same records with every key dropped (0: the
 // sinks compare the fields). A key shared by launches of different contexts
 // is what the sinks cannot see through, so the comparison is shown to catch
@@ -52,7 +52,7 @@ class RewriteLaunches : public model::RecordSink {
 };
 
 // Two threads of process 300, each with numbered steps holding three layers,
-// three launches a layer (the last on another device; each on a stream of its own), and one launch
+// four launches a layer (the third on device 1; each on a stream of its own), and one launch
 // after its ranges: the context changes within a range and between ranges.
 fs::path MakeExport(const fs::path& dir) {
   std::string nvtx, kernels, calls;
@@ -62,7 +62,7 @@ fs::path MakeExport(const fs::path& dir) {
     const std::int64_t global_tid = (std::int64_t{300} << 24) + tid, base = (tid - 301) * 100000;
     auto launch = [&](std::int64_t at, int j) {
       add(calls, fmt::format("({}, {}, 0, {}, {}, 1)", at, at + 10, global_tid, corr));
-      add(kernels, fmt::format("({}, {}, {}, {}, {}, {}, 2, 2)", at + 15, at + 40 + 5 * j, j / 2, 7 + j, corr,
+      add(kernels, fmt::format("({}, {}, {}, {}, {}, {}, 2, 2)", at + 15, at + 40 + 5 * j, j == 2 ? 1 : 0, 7 + j, corr,
                                std::int64_t{300} << 24));
       ++corr;
     };
@@ -74,7 +74,7 @@ fs::path MakeExport(const fs::path& dir) {
         const std::int64_t layer_start = step_start + layer * 300 + 10;
         add(nvtx, fmt::format("({}, {}, 59, NULL, 'layer {}', NULL, {}, 0)", layer_start, layer_start + 280, layer,
                               global_tid));
-        for (int j = 0; j < 3; ++j) launch(layer_start + 20 + j * 50, j);
+        for (int j = 0; j < 4; ++j) launch(layer_start + 20 + j * 50, j);
       }
     }
     launch(base + 5000, 0);
@@ -102,16 +102,22 @@ std::string ReportOf(const fs::path& file, const fs::path& scratch, std::functio
 TEST(ContextKey, KeyedLaunchesReportAsUnkeyedOnes) {
   testing::TempDir dir;
   const fs::path file = MakeExport(dir.path());
-  std::size_t keyed = 0, keys_changed = 0;
-  std::uint64_t last = 0;
+  std::size_t keyed = 0, keys_changed = 0, origins_changed = 0;
+  std::uint64_t last = 0, last_origin = 0;
   const std::string with_keys = ReportOf(file, dir.path(), [&](model::LaunchRecord& l) {
-    keyed += l.context_key != 0;
+    keyed += l.context_key != 0 && l.origin_key != 0;
     keys_changed += l.context_key != last;
-    last = l.context_key;
+    origins_changed += l.origin_key != last_origin;
+    last = l.context_key, last_origin = l.origin_key;
   });
-  const std::string without_keys = ReportOf(file, dir.path(), [](model::LaunchRecord& l) { l.context_key = 0; });
-  EXPECT_EQ(keyed, 74u);         // every launch has a key
-  EXPECT_EQ(keys_changed, 50u);  // each layer's first launch and its launch on device 1, and the last ones
+  const std::string without_keys = ReportOf(file, dir.path(), [](model::LaunchRecord& l) { l.context_key = l.origin_key = 0; });
+  EXPECT_EQ(keyed, 98u);  // every launch has both keys
+  // A new context at each layer's first launch, at the device changes
+  // (third and fourth launch) and after the ranges; the second launch keeps
+  // the first one's. A new origin only at a device or thread change: a
+  // layer's first launch keeps the one before it (device 0, same thread).
+  EXPECT_EQ(keys_changed, 74u);
+  EXPECT_EQ(origins_changed, 50u);
   EXPECT_TRUE(with_keys == without_keys) << "report_set.json differs when the keys are dropped";
   EXPECT_NE(with_keys.find("layer"), std::string::npos);
 }
@@ -120,7 +126,7 @@ TEST(ContextKey, OneKeyForEveryContextChangesTheReport) {
   testing::TempDir dir;
   const fs::path file = MakeExport(dir.path());
   const std::string right = ReportOf(file, dir.path(), [](model::LaunchRecord&) {});
-  const std::string wrong = ReportOf(file, dir.path(), [](model::LaunchRecord& l) { l.context_key = 1; });
+  const std::string wrong = ReportOf(file, dir.path(), [](model::LaunchRecord& l) { l.context_key = l.origin_key = 1; });
   EXPECT_FALSE(right == wrong) << "a key shared by every launch went unseen";
 }
 
