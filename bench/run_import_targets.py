@@ -55,8 +55,8 @@ NSYS_RSS_MIB_10M = 200.0
 LINEAR_TOLERANCE = 1.25  # CPU per MB at the largest size within 1.25x of the middle size's
 
 
-def formats(quick):
-    """(format, size label, generator kind, generator arguments) per input."""
+def formats(quick, only=None):
+    """(format, size label, generator kind, generator arguments) per input; `only`: formats starting with it."""
     full = [
         ("ncu CSV", "10 MB", "ncu", {"launches": 1000, "metrics": 40}),
         ("ncu CSV", "100 MB", "ncu", {"launches": 10000, "metrics": 40}),
@@ -73,7 +73,7 @@ def formats(quick):
         (".ncu-rep", "100 MB", "ncu-rep", {"results": 28000}),
         (".ncu-rep", "1 GB", "ncu-rep", {"results": 280000}),
     ]
-    return [f for f in full if not quick or f[1] in ("10 MB", "100k kernels")]
+    return [f for f in full if (not quick or f[1] in ("10 MB", "100k kernels")) and (not only or f[0].startswith(only))]
 
 
 def ensure(scratch, kind, args, regen):
@@ -305,7 +305,8 @@ def report(a, inputs, runs, tools, shim, started, load_before, problems):
              f"{load_before} before, {rb.loadavg()} after",
              f"- Machine: {machine['nproc']} CPUs, {machine['cpu']}, {machine['ram_gib']} GiB RAM",
              f"- Command: `python3 bench/run_import_targets.py --reps {a.reps} --slow-s {a.slow_s:g}"
-             f"{' --quick' if a.quick else ''}{' --write-results' if a.write_results else ''}`; repo at {rb.git_info()}",
+             f"{' --quick' if a.quick else ''}{f' --only {chr(39)}{a.only}{chr(39)}' if a.only else ''}"
+             f"{' --write-results' if a.write_results else ''}`; repo at {rb.git_info()}",
              "- Ours: `llm-perf-opt import FILE --out DIR -q` (every report written), from a private copy of the binary",
              f"- Peers not run here: {'; '.join(tools['missing']) or 'none'}",
              f"- Python peers run as `{PY}` directly. Start of `python3 -c pass`: "
@@ -333,7 +334,11 @@ def main():
     ap.add_argument("--binary", default=os.path.join(rb.ROOT, "build", "release", "llm-perf-opt"))
     ap.add_argument("--regen", action="store_true")
     ap.add_argument("--write-results", action="store_true")
+    ap.add_argument("--only", help="run the formats whose name starts with this ('nsys SQLite'); the printed "
+                    "tables are then a part, and --write-results is refused")
     a = ap.parse_args()
+    if a.only and a.write_results:
+        ap.error("--only measures a part of the targets: paste its tables instead of --write-results")
     os.makedirs(a.scratch, exist_ok=True)
     logs = os.path.join(a.scratch, "logs")
     os.makedirs(logs, exist_ok=True)
@@ -351,7 +356,7 @@ def main():
         tools["missing"].append("sqlite3 shell (Debian's sqlite3 is not installed)")
     started, load_before = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), rb.loadavg()
     inputs = []
-    for fmt, size, kind, args in formats(a.quick):
+    for fmt, size, kind, args in formats(a.quick, a.only):
         path = ensure(a.scratch, kind, args, a.regen)
         inp = {"format": fmt, "size": size, "kind": kind, "args": args, "path": path, "mb": os.path.getsize(path) / 1e6}
         if kind in ("nsys", "nsys-rt") and tools["nsys"]:
