@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "src/model/forwarding_sink.h"
+
 namespace llmpo::pipeline {
 
 // Where each record kind goes, on the caller's thread. The region builder
@@ -37,9 +39,9 @@ class Collectors::Router : public model::RecordSink {
 
 // Puts every launch of a per-region capture inside that region (outermost),
 // keeping whatever NVTX stack the capture recorded beneath it.
-class Collectors::RegionTag : public model::RecordSink {
+class Collectors::RegionTag : public model::ForwardingSink {
  public:
-  RegionTag(model::RecordSink& next, const std::string& label) : next_(next) {
+  RegionTag(model::RecordSink& next, const std::string& label) : ForwardingSink(next) {
     const auto at = label.find('@');
     frame_ = at == std::string::npos ? model::NvtxFrame{"", label, std::nullopt}
                                      : model::NvtxFrame{label.substr(0, at), label.substr(at + 1), std::nullopt};
@@ -50,21 +52,10 @@ class Collectors::RegionTag : public model::RecordSink {
     if (tagged.nvtx_stack.empty() || !(tagged.nvtx_stack.front() == frame_)) {
       tagged.nvtx_stack.insert(tagged.nvtx_stack.begin(), frame_);
     }
-    next_.OnLaunch(tagged);
+    next().OnLaunch(tagged);
   }
-  void OnKernelSummary(const model::KernelSummaryRow& row) override { next_.OnKernelSummary(row); }
-  void OnNvtxRange(const model::NvtxRange& range) override { next_.OnNvtxRange(range); }
-  void OnNvtxRangesDone() override { next_.OnNvtxRangesDone(); }
-  void OnCpuOp(const model::CpuOp& op) override { next_.OnCpuOp(op); }
-  void OnNvtxKernelRow(const model::NvtxKernelRow& row) override { next_.OnNvtxKernelRow(row); }
-  void OnApiSummary(const model::ApiSummaryRow& row) override { next_.OnApiSummary(row); }
-  void OnGpuOpSummary(const model::GpuOpSummaryRow& row) override { next_.OnGpuOpSummary(row); }
-  void OnLaunchOverhead(const model::LaunchOverheadRow& row) override { next_.OnLaunchOverhead(row); }
-  void OnGpuBreakdown(const model::GpuBreakdown& b) override { next_.OnGpuBreakdown(b); }
-  void OnDevice(const model::DeviceInfo& d) override { next_.OnDevice(d); }
 
  private:
-  model::RecordSink& next_;
   model::NvtxFrame frame_;
 };
 

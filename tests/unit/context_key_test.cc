@@ -14,6 +14,7 @@
 #include "src/analysis/kernel_category.h"
 #include "src/ingest/importer.h"
 #include "src/ingest/input_file.h"
+#include "src/model/forwarding_sink.h"
 #include "src/pipeline/collectors.h"
 #include "src/report/report_set.h"
 #include "src/report/report_set_json.h"
@@ -26,28 +27,17 @@ namespace {
 namespace fs = std::filesystem;
 
 // Every record to `next`, each launch first through `change`.
-class RewriteLaunches : public model::RecordSink {
+class RewriteLaunches : public model::ForwardingSink {
  public:
   RewriteLaunches(model::RecordSink& next, std::function<void(model::LaunchRecord&)> change)
-      : next_(next), change_(std::move(change)) {}
+      : ForwardingSink(next), change_(std::move(change)) {}
   void OnLaunch(const model::LaunchRecord& launch) override {
     model::LaunchRecord copy = launch;
     change_(copy);
-    next_.OnLaunch(copy);
+    next().OnLaunch(copy);
   }
-  void OnKernelSummary(const model::KernelSummaryRow& row) override { next_.OnKernelSummary(row); }
-  void OnNvtxRange(const model::NvtxRange& range) override { next_.OnNvtxRange(range); }
-  void OnNvtxRangesDone() override { next_.OnNvtxRangesDone(); }
-  void OnCpuOp(const model::CpuOp& op) override { next_.OnCpuOp(op); }
-  void OnNvtxKernelRow(const model::NvtxKernelRow& row) override { next_.OnNvtxKernelRow(row); }
-  void OnApiSummary(const model::ApiSummaryRow& row) override { next_.OnApiSummary(row); }
-  void OnGpuOpSummary(const model::GpuOpSummaryRow& row) override { next_.OnGpuOpSummary(row); }
-  void OnLaunchOverhead(const model::LaunchOverheadRow& row) override { next_.OnLaunchOverhead(row); }
-  void OnDevice(const model::DeviceInfo& device) override { next_.OnDevice(device); }
-  void OnGpuBreakdown(const model::GpuBreakdown& breakdown) override { next_.OnGpuBreakdown(breakdown); }
 
  private:
-  model::RecordSink& next_;
   std::function<void(model::LaunchRecord&)> change_;
 };
 
