@@ -79,8 +79,7 @@ void PhaseCollector::OnNvtxRange(const model::NvtxRange& r) {
 }
 
 const std::optional<StepName>& PhaseCollector::Classify(const std::string& domain, const std::string& name) {
-  // The domain's length first: no two (domain, name) pairs share a key.
-  classify_key_.assign(std::to_string(domain.size())).append(1, ':').append(domain).append(name);
+  AssignPairKey(classify_key_, domain, name);
   if (auto it = classified_.find(std::string_view(classify_key_)); it != classified_.end()) return it->second;
   if (classified_.size() >= kMaxClassified) classified_.clear();
   return classified_.emplace(classify_key_, namer_.Classify(domain, name)).first->second;

@@ -113,7 +113,7 @@ class PhaseCollector : public model::RecordSink {
   void EndStream();
 
   StepNamer namer_;
-  // namer_'s answers by "<domain length>:<domain><name>": range names repeat (layers,
+  // namer_'s answers by AssignPairKey(domain, name): range names repeat (layers,
   // attention, MLP) and each answer runs a few regular expressions. Cleared
   // when it holds kMaxClassified, so numbered names cannot grow it.
   static constexpr std::size_t kMaxClassified = 4096;

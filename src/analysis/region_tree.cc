@@ -583,7 +583,7 @@ std::uint32_t RegionBuilder::TimedName(const std::string& domain, const std::str
       timed_names_[last_timed_name_].domain == domain) {
     return last_timed_name_;
   }
-  timed_name_key_.assign(std::to_string(domain.size())).append(1, ':').append(domain).append(name);
+  AssignPairKey(timed_name_key_, domain, name);
   if (auto it = timed_name_index_.find(std::string_view(timed_name_key_)); it != timed_name_index_.end()) {
     return last_timed_name_ = it->second;
   }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 namespace llmpo {
@@ -67,5 +68,12 @@ struct StringHash {
   using is_transparent = void;
   std::size_t operator()(std::string_view s) const { return HashBytes(s); }
 };
+
+// Sets `key` to one string for the pair (first, second), "<first's
+// length>:<first><second>", so that no two pairs share a key; a reused
+// `key` keeps its buffer.
+inline void AssignPairKey(std::string& key, std::string_view first, std::string_view second) {
+  key.assign(std::to_string(first.size())).append(1, ':').append(first).append(second);
+}
 
 }  // namespace llmpo

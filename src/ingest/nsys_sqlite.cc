@@ -332,9 +332,6 @@ class CallCursor {
     cursor.Read(cursor.next_);
     return cursor;
   }
-  // The cursor is moved after Open: the hook it binds lives on the heap.
-  CallCursor(CallCursor&&) noexcept = default;
-  CallCursor& operator=(CallCursor&&) noexcept = default;
 
   // The call with this correlation id whose thread is in process `pid`, or
   // nullptr; ids must not decrease from one call to the next.
@@ -377,7 +374,7 @@ class CallCursor {
   };
 
   CallCursor(Stmt stmt, ApiCallGroups* sums)
-      : stmt_(std::move(stmt)), sums_(sums), capture_(std::make_unique<Capture>()) {
+      : stmt_(std::move(stmt)), capture_(std::make_unique<Capture>()) {
     capture_->sums = sums;
     BindRowHook(stmt_.get(), capture_.get());
   }
@@ -403,8 +400,7 @@ class CallCursor {
   }
 
   Stmt stmt_;
-  ApiCallGroups* sums_;
-  std::unique_ptr<Capture> capture_;
+  std::unique_ptr<Capture> capture_;  // on the heap: the statement keeps its address while the cursor moves
   Row cur_, next_;
   std::int64_t last_corr_ = INT64_MIN;
   bool ordered_ = true;
@@ -716,7 +712,7 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const NvtxTable* nvtx, std
   // What the launch's origin (model::LaunchRecord::origin_key) was made
   // of: device, process, call thread and call name ids; a new origin key
   // when one of them changes, a new context key when it or the frames do.
-  std::array<std::optional<std::int64_t>, 4> context_ids;
+  std::array<std::optional<std::int64_t>, 4> origin_ids;
   KernelRow row;
   while (rows.Next(row)) {
     ctx.diagnostics.CountRow();
@@ -763,10 +759,10 @@ Status ImportKernels(sqlite3* db, ImportContext& ctx, const NvtxTable* nvtx, std
     launch.global_tid = call.tid;
     SetLaunchCall(call, strings, launch, launch_thread_of);
     const std::array<std::optional<std::int64_t>, 4> ids{row[2], row[5], call.tid, call.tid ? call.name_id : std::nullopt};
-    const bool origin_changed = launch.origin_key == 0 || ids != context_ids;
+    const bool origin_changed = launch.origin_key == 0 || ids != origin_ids;
     if (origin_changed) launch.origin_key = model::NewContextKey();
     bool context_changed = origin_changed || launch.context_key == 0;
-    context_ids = ids;
+    origin_ids = ids;
     if (with_runtime && launch.global_tid) {
       // Sets both lists.
       context_changed |= sweep->Attribute(*launch.global_tid, call.start.value_or(0), launch, frames_from_sweep);
