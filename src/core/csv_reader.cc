@@ -265,6 +265,7 @@ bool CsvReader::NextRepeated(std::vector<std::string_view>& fields) {
   for (std::size_t k = 0; k < count; ++k) out[k] = std::string_view(data + tail[k].begin, tail[k].end - tail[k].begin);
   truncated_ = false;
   record_line_ = line_;
+  record_offset_ = map_offset_ + pos_;
   line_ += prefix_newlines_ + 1;
   pos_ = record_end;
   return true;
@@ -402,6 +403,7 @@ bool CsvReader::Next(std::vector<std::string_view>& fields) {
     if (!Fill()) at_eof = true;  // Fill keeps pos_..end and appends; rescan from pos_
   }
   truncated_ = scan_truncated_;
+  record_offset_ = map_offset_ + pos_;  // a refill may have moved both, never their sum
   // The vector keeps the size of the record before, usually this one's:
   // every element is overwritten, none constructed.
   const std::size_t shared = prefix_omitted_ ? prefix_views_.size() : 0;

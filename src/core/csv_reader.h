@@ -11,6 +11,7 @@
 #include <istream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -29,6 +30,21 @@ class CsvReader {
   // shorter while it is read may end the process with SIGBUS, as with any
   // mapping.
   static std::unique_ptr<CsvReader> MapFile(const std::filesystem::path& file, std::size_t window_bytes = 8 << 20);
+  // A reader of bytes [begin, end) of an open regular file, as if the file
+  // ended at `end`, its first line numbered `first_line`: one part of a file
+  // that threads read side by side. It maps windows as MapFile does, through
+  // a duplicate of `fd` (the caller keeps its own). nullptr when the
+  // descriptor cannot be duplicated.
+  static std::unique_ptr<CsvReader> MapRange(int fd, std::uint64_t begin, std::uint64_t end, std::uint64_t first_line,
+                                             std::size_t window_bytes = 8 << 20);
+  // Where a mapped reader stands: the next byte it reads (file offset) and
+  // that byte's line; the file's descriptor and size. Empty for a stream and
+  // once read-ahead started.
+  struct MappedPosition {
+    int fd;
+    std::uint64_t offset, line, file_size;
+  };
+  std::optional<MappedPosition> mapped_position() const;
   ~CsvReader();
   CsvReader(const CsvReader&) = delete;
   CsvReader& operator=(const CsvReader&) = delete;
@@ -39,6 +55,9 @@ class CsvReader {
 
   // 1-based line number where the last record started (for messages).
   std::uint64_t record_line() const { return record_line_; }
+  // The file offset where the last record started; meaningful for a mapped
+  // reader without read-ahead only.
+  std::uint64_t record_offset() const { return record_offset_; }
   // True when the last record ended inside an unclosed quote at end of input.
   bool last_record_truncated() const { return truncated_; }
 
@@ -195,6 +214,7 @@ class CsvReader {
   // more than the second core gained.
   alignas(64) std::string scratch_;  // unescaped text of fields with doubled quotes
   std::uint64_t record_line_ = 0;
+  std::uint64_t record_offset_ = 0;
   bool truncated_ = false;
   Batch* current_ = nullptr;
   std::size_t next_record_ = 0;

@@ -47,6 +47,23 @@ std::unique_ptr<CsvReader> CsvReader::MapFile(const std::filesystem::path& file,
   return std::unique_ptr<CsvReader>(new CsvReader(fd, static_cast<std::uint64_t>(st.st_size), window_bytes));
 }
 
+std::unique_ptr<CsvReader> CsvReader::MapRange(int fd, std::uint64_t begin, std::uint64_t end,
+                                               std::uint64_t first_line, std::size_t window_bytes) {
+  const int own = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (own < 0) return nullptr;
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  window_bytes = std::max(page, (window_bytes + page - 1) / page * page);
+  auto reader = std::unique_ptr<CsvReader>(new CsvReader(own, std::max(begin, end), window_bytes));
+  reader->map_offset_ = begin;  // the first window maps from the page holding `begin`
+  reader->line_ = first_line;
+  return reader;
+}
+
+std::optional<CsvReader::MappedPosition> CsvReader::mapped_position() const {
+  if (in_ != nullptr || producer_.joinable()) return std::nullopt;
+  return MappedPosition{fd_, map_offset_ + pos_, line_, file_size_};
+}
+
 // Maps the file from the page holding the unfinished record (pos_) to a
 // window past the bytes mapped so far; a record longer than that doubles
 // the span next time. At the end of the file nothing is added, but the
