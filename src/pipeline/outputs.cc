@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
+#include <exception>
+#include <system_error>
+#include <thread>
+
 #include "src/core/atomic_file.h"
 #include "src/pipeline/import_stop.h"
 #include "src/pipeline/output_folder.h"
@@ -194,19 +199,63 @@ Status StageFolderRow(const fs::path& out_dir, const OutputRow& row, const Repor
   return row.write_folder(set, staging, folders.back().files);
 }
 
+// The files are written by two threads where the machine has two CPUs:
+// each writer only reads the set, and on a large import the four usual
+// files are a fifth of the wall time. Folders are made first, in order; the
+// first error in table order is the one returned, as on one thread.
 Status StageFiles(const fs::path& out_dir, const fs::path& staging, const ReportSet& set,
                   std::span<const OutputRow> table, std::vector<StagedFile>& staged) {
+  struct Job {
+    const OutputRow* row;
+    std::string relative;
+    fs::path file;
+    Status status = OkStatus();
+  };
+  std::vector<Job> jobs;
   for (const OutputRow& row : table) {
     if (row.write == nullptr || !row.when(set)) continue;
-    const std::string relative = row.path(set);
+    std::string relative = row.path(set);
     RETURN_IF_ERROR(CheckOutputDestination(out_dir / relative));
-    const fs::path file = staging / relative;
     if (const fs::path above = fs::path(relative).parent_path(); !above.empty()) {
       RETURN_IF_ERROR(CreateFoldersNoFollow(staging / above, above));
     }
-    RETURN_IF_ERROR(WriteFileAtomically(
-        file, [&](std::ostream& out) { row.write(set, out); }, Durability::kSynced));
-    staged.push_back({relative, file});
+    fs::path file = staging / relative;
+    jobs.push_back({&row, std::move(relative), std::move(file)});
+  }
+  std::atomic<std::size_t> next{0};
+  const auto write = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < jobs.size();) {
+      Job& job = jobs[i];
+      job.status = WriteFileAtomically(
+          job.file, [&](std::ostream& out) { job.row->write(set, out); }, Durability::kSynced);
+    }
+  };
+  std::exception_ptr helper_error;
+  std::thread helper;
+  if (jobs.size() > 1 && std::thread::hardware_concurrency() > 1) {
+    try {
+      helper = std::thread([&] {
+        try {
+          write();
+        } catch (...) {  // rethrown below, in this thread
+          helper_error = std::current_exception();
+        }
+      });
+    } catch (const std::system_error&) {  // no thread: this one writes them all
+    }
+  }
+  try {
+    write();
+  } catch (...) {
+    next = jobs.size();  // the helper stops after its current file
+    if (helper.joinable()) helper.join();
+    throw;
+  }
+  if (helper.joinable()) helper.join();
+  if (helper_error) std::rethrow_exception(helper_error);
+  for (Job& job : jobs) {
+    if (!job.status.ok()) return std::move(job.status);
+    staged.push_back({std::move(job.relative), std::move(job.file)});
   }
   return OkStatus();
 }

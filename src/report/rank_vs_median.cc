@@ -14,10 +14,14 @@ namespace {
 
 // GPU kernel time per rank, each from the input compare takes that rank's
 // times from (two inputs of one rank are never added; rank files add).
+// The kernels TimesFromEachRank would keep, read in place: it copies each
+// with its metrics, and whether the rank files are written asks this for
+// every import.
 std::map<std::int64_t, double> KernelNsPerRank(const ReportSet& set) {
-  std::string source;
+  const TimingChoice timing = TimingChoice::Of(set.kernels);
   std::map<std::int64_t, double> per_rank;
-  for (const auto& k : TimesFromEachRank(set.kernels, &source)) {
+  for (const auto& k : set.kernels.kernels) {
+    if (!timing.Times(k.source, k.process.rank)) continue;
     if (k.process.rank && k.timed_calls) per_rank[*k.process.rank] += k.total_ns;
   }
   return per_rank;
