@@ -148,13 +148,18 @@ def shim_start_cost(reps=5):
 
 
 def measure(cmd, stem, stdout_to_file):
-    """Wall, CPU (user + system) and peak RSS of cmd alone (GNU time)."""
+    """Wall, CPU (user + system) and peak RSS of cmd alone. CPU and RSS from GNU time; wall from this
+    process's monotonic clock around it, because GNU time's %e has a resolution of 10 ms, which at the
+    0.1-0.3 s of the 1 GB ncu CSV runs moves the wall ratio by up to 10 %. The clock also counts GNU time's
+    own start (about a millisecond), the same for every tool."""
     stats = stem + ".time"
     with open(stem + ".out" if stdout_to_file else os.devnull, "wb") as out, open(stem + ".err", "wb") as err:
+        t0 = time.perf_counter()
         rc = subprocess.run(["/usr/bin/time", "-f", "%e %U %S %M", "-o", stats] + cmd, stdout=out, stderr=err,
                             stdin=subprocess.DEVNULL).returncode
-    wall, user, system, rss = open(stats).read().split()[-4:]
-    return {"wall_s": float(wall), "cpu_s": float(user) + float(system), "rss_mib": int(rss) / 1024.0, "rc": rc,
+        wall = time.perf_counter() - t0
+    _, user, system, rss = open(stats).read().split()[-4:]
+    return {"wall_s": wall, "cpu_s": float(user) + float(system), "rss_mib": int(rss) / 1024.0, "rc": rc,
             "stdout": stem + ".out"}
 
 
@@ -314,7 +319,8 @@ def report(a, inputs, runs, tools, shim, started, load_before, problems):
              + "; a version manager's shim is never in a timed command.",
              "- Medians of the runs (interleaved); a peer slower than the slow limit on its first run ran once. "
              "CPU = user + system (GNU time, children included); the machine is shared, so CPU seconds are the "
-             "steadier measure. Page cache warm (every input read once first).", ""]
+             "steadier measure. Wall = this script's monotonic clock around GNU time and the command (GNU "
+             "time's own wall clock counts in 10 ms steps). Page cache warm (every input read once first).", ""]
     lines += result_table(inputs, runs)
     lines += ["", "### Linearity (ours)", ""] + linearity_table(inputs, runs)
     lines += ["", "### Targets", "", "| target | measured | goal | result |", "|---|---|---|---|"]
