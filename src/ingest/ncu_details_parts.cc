@@ -320,7 +320,12 @@ std::optional<DetailsParts> PlanDetailsParts(const CsvReader& reader, const Impo
   DetailsParts parts{at->fd, at->file_size, at->line, {at->offset}};
   for (std::uint64_t nominal = at->offset + policy.part_bytes; nominal < at->file_size; nominal += policy.part_bytes) {
     if (nominal <= parts.bounds.back()) continue;
-    const auto cut = FindResultStart(at->fd, nominal, at->file_size);
+    std::optional<std::uint64_t> cut;
+    try {
+      cut = FindResultStart(at->fd, nominal, at->file_size);
+    } catch (const std::system_error&) {
+      return std::nullopt;  // a read error: one reader meets it and says so
+    }
     if (cut && *cut > parts.bounds.back() && *cut < at->file_size) parts.bounds.push_back(*cut);
   }
   parts.bounds.push_back(at->file_size);
@@ -334,7 +339,17 @@ Status ImportDetailsInParts(const DetailsParts& parts, const std::vector<std::st
   NameKeys keys;
   SinkOutput to_sink(keys, ctx.sink);
   auto current = std::make_unique<PartState>(header, ctx, to_sink);
-  SecondReader second(parts, header, ctx);
+  std::optional<SecondReader> started;
+  try {
+    started.emplace(parts, header, ctx);
+  } catch (const std::system_error&) {  // no second thread: this one reads it all
+    std::uint64_t end_line = 0;
+    ReadRange(current->importer, parts, b[0], parts.file_size, parts.first_line, end_line);
+    current->importer.Finish();
+    ctx.diagnostics.Merge(current->diagnostics);
+    return OkStatus();
+  }
+  SecondReader& second = *started;
   std::uint64_t line = parts.first_line;  // at the end of what `current` read
   std::optional<Resume> resume;
   PartsOutcome outcome{count};
