@@ -47,8 +47,8 @@ std::unique_ptr<CsvReader> CsvReader::MapFile(const std::filesystem::path& file,
   return std::unique_ptr<CsvReader>(new CsvReader(fd, static_cast<std::uint64_t>(st.st_size), window_bytes));
 }
 
-std::unique_ptr<CsvReader> CsvReader::MapRange(int fd, std::uint64_t begin, std::uint64_t end,
-                                               std::uint64_t first_line, std::size_t window_bytes) {
+std::unique_ptr<CsvReader> CsvReader::MapRange(int fd, std::uint64_t begin, std::uint64_t end, std::uint64_t first_line,
+                                               std::size_t window_bytes) {
   const int own = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
   if (own < 0) return nullptr;
   const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
@@ -77,7 +77,8 @@ bool CsvReader::MapNextWindow() {
   if (at_end && (!mapping_.empty() || keep_from >= mapped_end)) return false;
   const std::uint64_t start = keep_from - keep_from % page;
   const std::uint64_t kept = mapped_end - start;
-  const std::uint64_t length = at_end ? kept : std::min(kept + std::max<std::uint64_t>(window_bytes_, kept), file_size_ - start);
+  const std::uint64_t length =
+      at_end ? kept : std::min(kept + std::max<std::uint64_t>(window_bytes_, kept), file_size_ - start);
   void* addr = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd_, static_cast<off_t>(start));
   if (addr == MAP_FAILED) throw std::system_error(errno, std::generic_category(), "mapping the file");
   mapping_ = Mapping(static_cast<const char*>(addr), length);  // unmaps the window before, unless a batch took it

@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cerrno>
+#include <charconv>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
@@ -105,7 +105,7 @@ class BufferOutput final : public LaunchOutput {
 struct Part {
   std::unique_ptr<PartState> state;  // started fresh at the part's start
   BufferOutput buffer;
-  std::uint64_t end_line = 0;   // the line at the part's end, when read to it
+  std::uint64_t end_line = 0;  // the line at the part's end, when read to it
   std::optional<Resume> resume;
 };
 

@@ -37,7 +37,7 @@ PartsPolicy DefaultPartsPolicy();
 void SetPartsPolicyForTesting(std::optional<PartsPolicy> policy);
 
 struct DetailsParts {
-  int fd = -1;                        // the reader's descriptor, open while it lives
+  int fd = -1;  // the reader's descriptor, open while it lives
   std::uint64_t file_size = 0;
   std::uint64_t first_line = 0;       // the line at bounds.front()
   std::vector<std::uint64_t> bounds;  // part i is [bounds[i], bounds[i + 1]); at least two parts
@@ -54,9 +54,9 @@ Status ImportDetailsInParts(const DetailsParts& parts, const std::vector<std::st
 // must know which path they exercised.
 struct PartsOutcome {
   std::size_t parts = 0;
-  std::size_t handed_over = 0;  // parts of the second thread whose launches were taken
-  std::size_t read_again = 0;   // ... read again here for their diagnostics' line numbers
-  bool one_thread_from_cut = false;  // a cut failed its check; the rest was read on one thread
+  std::size_t handed_over = 0;         // parts of the second thread whose launches were taken
+  std::size_t read_again = 0;          // ... read again here for their diagnostics' line numbers
+  bool one_thread_from_cut = false;    // a cut failed its check; the rest was read on one thread
   bool resumed_inside_record = false;  // ... because it fell inside a record
 };
 PartsOutcome LastPartsOutcomeForTesting();

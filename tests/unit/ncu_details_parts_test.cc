@@ -3,10 +3,11 @@
 // built to defeat the cuts: row-like lines inside quoted fields, results
 // that reappear, rows without an ID, CRLF, a diagnostic first seen late, a
 // file that ends inside quotes.
-#include <gtest/gtest.h>
+#include "src/ingest/ncu_details_parts.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -18,7 +19,6 @@
 
 #include "src/core/csv_reader.h"
 #include "src/ingest/importer.h"
-#include "src/ingest/ncu_details_parts.h"
 
 namespace llmpo {
 namespace {
@@ -90,9 +90,26 @@ class PartsFile {
  public:
   explicit PartsFile(bool crlf) : eol_(crlf ? "\r\n" : "\n") {
     text_ = "==PROF== Connected to process 123" + eol_;
-    Row({"ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Block Size",
-         "Grid Size", "Device", "CC", "Section Name", "Metric Name", "Metric Unit", "Metric Value", "Rule Name",
-         "Rule Type", "Rule Description", "Estimated Speedup Type", "Estimated Speedup"});
+    Row({"ID",
+         "Process ID",
+         "Process Name",
+         "Host Name",
+         "Kernel Name",
+         "Context",
+         "Stream",
+         "Block Size",
+         "Grid Size",
+         "Device",
+         "CC",
+         "Section Name",
+         "Metric Name",
+         "Metric Unit",
+         "Metric Value",
+         "Rule Name",
+         "Rule Type",
+         "Rule Description",
+         "Estimated Speedup Type",
+         "Estimated Speedup"});
   }
   void Row(const std::vector<std::string>& fields) {
     for (std::size_t i = 0; i < fields.size(); ++i) text_ += (i ? "," : "") + Quote(fields[i]);
@@ -109,8 +126,9 @@ class PartsFile {
     Row({ids, "123", "python3", "host", name, "1", "7", "(128, 1, 1)", "(64, 1, 1)", "0", "9.0", "SOL", "Duration",
          "us", fmt::format("{},{:03}.5", 1 + id % 3, id % 1000)});
     if (!rule.empty()) {
-      Row({ids, "123", "python3", "host", name, "1", "7", "(128, 1, 1)", "(64, 1, 1)", "0", "9.0", "SpeedOfLight", "",
-           "", "", "SOLBottleneck", "OPT", rule, "local", "12.5"});
+      Row({ids,          "123", "python3", "host",         name, "1", "7", "(128, 1, 1)",
+           "(64, 1, 1)", "0",   "9.0",     "SpeedOfLight", "",   "",  "",  "SOLBottleneck",
+           "OPT",        rule,  "local",   "12.5"});
     }
   }
   fs::path Write(const std::string& name) const {
@@ -149,7 +167,8 @@ fs::path HostileFile(bool crlf, bool truncated) {
         break;
       case 21:  // rows without a result number
         f.Row({"", "123", "python3", "host", "k", "1", "7", "(1, 1, 1)", "(1, 1, 1)", "0", "9.0", "S", "M", "%", "1"});
-        f.Row({"x1", "123", "python3", "host", "k", "1", "7", "(1, 1, 1)", "(1, 1, 1)", "0", "9.0", "S", "M", "%", "1"});
+        f.Row(
+            {"x1", "123", "python3", "host", "k", "1", "7", "(1, 1, 1)", "(1, 1, 1)", "0", "9.0", "S", "M", "%", "1"});
         f.Launch(id++, name);
         break;
       case 25:  // a unit first seen late in the file
@@ -168,8 +187,9 @@ fs::path HostileFile(bool crlf, bool truncated) {
     }
   }
   if (truncated) {
-    f.Raw("\"999\",\"123\",\"python3\",\"host\",\"kernel_end\",\"1\",\"7\",\"(1, 1, 1)\",\"(1, 1, 1)\",\"0\",\"9.0\","
-          "\"S\",\"\",\"\",\"\",\"R\",\"OPT\",\"unterminated\n description");
+    f.Raw(
+        "\"999\",\"123\",\"python3\",\"host\",\"kernel_end\",\"1\",\"7\",\"(1, 1, 1)\",\"(1, 1, 1)\",\"0\",\"9.0\","
+        "\"S\",\"\",\"\",\"\",\"R\",\"OPT\",\"unterminated\n description");
   }
   return f.Write(fmt::format("hostile_{}_{}.csv", crlf ? "crlf" : "lf", truncated ? "cut" : "whole"));
 }
@@ -209,7 +229,8 @@ TEST(NcuDetailsParts, HostileFilesGiveTheRecordsAndDiagnosticsOfOneReader) {
 
 TEST(NcuDetailsParts, ACleanFileIsHandedOverPartByPart) {
   PartsFile f(false);
-  for (int id = 0; id < 300; ++id) f.Launch(id, fmt::format("k{}", id % 5), "%", id % 10 == 0 ? "a rule, with a comma" : "");
+  for (int id = 0; id < 300; ++id)
+    f.Launch(id, fmt::format("k{}", id % 5), "%", id % 10 == 0 ? "a rule, with a comma" : "");
   const fs::path file = f.Write("clean.csv");
   const Imported one = Import(file, std::nullopt);
   const Imported parts = Import(file, PartsPolicy{1, 4096});
@@ -230,8 +251,7 @@ TEST(NcuDetailsParts, NotForSmallFilesOrWithoutAPolicy) {
 }
 
 TEST(NcuDetailsParts, FindResultStartFindsTheFirstLineOfAnotherId) {
-  const std::string text =
-      "\"3\",\"a\"\n\"3\",\"b\"\n\"3\",\"c\nstill c\"\n\"4\",\"d\"\n\"4\",\"e\"\n5,\"f\"\n";
+  const std::string text = "\"3\",\"a\"\n\"3\",\"b\"\n\"3\",\"c\nstill c\"\n\"4\",\"d\"\n\"4\",\"e\"\n5,\"f\"\n";
   const fs::path path = fs::path(::testing::TempDir()) / "find.csv";
   std::ofstream(path, std::ios::binary) << text;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
