@@ -87,6 +87,40 @@ TEST(CsvReaderMapped, SameRecordsAsTheStreamReader) {
   }
 }
 
+// A reader of a range that starts where a record starts gives the records a
+// reader of the whole file gives from there, with their lines and offsets.
+TEST(CsvReaderMapped, ARangeFromARecordStartReadsAsTheWholeFileDoes) {
+  testing::TempDir dir;
+  std::mt19937 rng(20261203);
+  const std::string text = RandomCsv(rng, 1500);
+  const auto path = WriteFile(dir, text);
+  auto whole = CsvReader::MapFile(path, std::size_t{3} << 12);
+  ASSERT_NE(whole, nullptr);
+  std::vector<Record> records;
+  std::vector<std::uint64_t> offsets;
+  std::vector<std::string_view> fields;
+  while (whole->Next(fields)) {
+    records.push_back({{fields.begin(), fields.end()}, whole->record_line(), whole->last_record_truncated()});
+    offsets.push_back(whole->record_offset());
+  }
+  ASSERT_GT(records.size(), 100u);
+  const auto position = whole->mapped_position();
+  ASSERT_TRUE(position.has_value());
+  EXPECT_EQ(position->offset, text.size());
+  const std::size_t from = records.size() / 3;
+  auto part = CsvReader::MapRange(position->fd, offsets[from], text.size(), records[from].line, std::size_t{1} << 12);
+  ASSERT_NE(part, nullptr);
+  std::size_t i = from;
+  while (part->Next(fields)) {
+    ASSERT_LT(i, records.size());
+    EXPECT_EQ((Record{{fields.begin(), fields.end()}, part->record_line(), part->last_record_truncated()}), records[i]);
+    EXPECT_EQ(part->record_offset(), offsets[i]);
+    ++i;
+  }
+  EXPECT_EQ(i, records.size());
+  EXPECT_EQ(part->mapped_position()->line, position->line);
+}
+
 TEST(CsvReaderMapped, RawLinesThenRecordsAcrossWindows) {
   testing::TempDir dir;
   std::string text = "==PROF== noise\r\nID,x\n";
