@@ -1,6 +1,5 @@
 #include "src/ingest/ncu_details_parts.h"
 
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,20 +7,17 @@
 #include <charconv>
 #include <condition_variable>
 #include <cstdlib>
-#include <cstring>
 #include <deque>
 #include <exception>
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string>
 #include <string_view>
 #include <system_error>
 #include <thread>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
+#include "src/core/usable_cpus.h"
 #include "src/ingest/ncu_details_importer.h"
 
 namespace llmpo::ingest::ncu {
@@ -29,13 +25,6 @@ namespace {
 
 thread_local std::optional<PartsPolicy> policy_for_testing;
 thread_local PartsOutcome last_outcome;
-
-int UsableCpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
-  return CPU_COUNT(&set);
-}
 
 // pread until `length` bytes or the end of the file; the bytes read.
 std::size_t ReadAt(int fd, char* into, std::size_t length, std::uint64_t offset) {
@@ -300,11 +289,11 @@ PartsOutcome LastPartsOutcomeForTesting() { return last_outcome; }
 std::optional<std::uint64_t> FindResultStart(int fd, std::uint64_t from, std::uint64_t end) {
   constexpr std::size_t kFirstLook = 16 << 10, kMaxLook = 256 << 10;
   if (from >= end) return std::nullopt;
-  auto buffer = std::make_unique_for_overwrite<char[]>(kMaxLook);
+  std::string buffer;
   for (std::size_t look = kFirstLook; look <= kMaxLook; look *= 4) {
-    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(look, end - from));
-    const std::size_t got = ReadAt(fd, buffer.get(), want, from);
-    if (const auto cut = FirstCut(std::string_view(buffer.get(), got))) return from + *cut;
+    buffer.resize(static_cast<std::size_t>(std::min<std::uint64_t>(look, end - from)));
+    const std::size_t got = ReadAt(fd, buffer.data(), buffer.size(), from);
+    if (const auto cut = FirstCut(std::string_view(buffer.data(), got))) return from + *cut;
     if (got < look) break;  // the whole rest of the file was looked at
   }
   return std::nullopt;

@@ -1,13 +1,13 @@
 #include "src/pipeline/import_job.h"
 
 #include <fmt/format.h>
-#include <sched.h>
 
 #include <cstdlib>
 #include <fstream>
 #include <memory>
 
 #include "src/analysis/kernel_category.h"
+#include "src/core/usable_cpus.h"
 #include "src/ingest/input_file.h"
 #include "src/ingest/llmpo_trace.h"
 #include "src/pipeline/collectors.h"
@@ -107,10 +107,7 @@ bool TimelineAndNcuPossible(const std::vector<fs::path>& inputs) {
 bool ReadAheadWanted() {
   const char* env = std::getenv("LLMPO_READ_AHEAD");
   if (env == nullptr || std::string_view(env) != "1") return false;
-  cpu_set_t cpus;
-  CPU_ZERO(&cpus);
-  if (sched_getaffinity(0, sizeof(cpus), &cpus) != 0) return false;
-  return CPU_COUNT(&cpus) > 1;
+  return UsableCpus() > 1;
 }
 
 // An input's name in the reports: relative to label_base when under it.

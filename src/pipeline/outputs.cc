@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "src/core/atomic_file.h"
+#include "src/core/usable_cpus.h"
 #include "src/pipeline/import_stop.h"
 #include "src/pipeline/output_folder.h"
 #include "src/report/gpu_breakdown_report.h"
@@ -232,7 +233,7 @@ Status StageFiles(const fs::path& out_dir, const fs::path& staging, const Report
   };
   std::exception_ptr helper_error;
   std::thread helper;
-  if (jobs.size() > 1 && std::thread::hardware_concurrency() > 1) {
+  if (jobs.size() > 1 && UsableCpus() > 1) {
     try {
       helper = std::thread([&] {
         try {

@@ -4,7 +4,6 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <fmt/format.h>
-#include <sched.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "src/core/usable_cpus.h"
 #include "src/core/utf8.h"
 #include "src/ingest/api_call_sums.h"
 #include "src/ingest/importer.h"
@@ -218,13 +218,6 @@ class ArchiveMemberSource : public ByteSource {
 // A plain trace file from this size up is read by two threads when the
 // process may run on two CPUs or more (bench/RESULTS.md, "Kineto traces").
 constexpr std::uint64_t kSplitFromBytes = std::uint64_t{64} << 20;
-
-int UsableCpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
-  return CPU_COUNT(&set);
-}
 
 // Each byte of a name that is not UTF-8 becomes U+FFFD, so every report gets
 // text; how many is said once per trace (invalid_utf8).
