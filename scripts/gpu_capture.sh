@@ -10,7 +10,9 @@
 #     default workload (dummy_shallow_resnet, ncu's roofline set);
 #  3. captures ncu app-range replay of nvtx_regions (the tier covers kernel
 #     and range replay);
-#  4. captures a small full-set report with its CSV pages (FULL_FIXTURE=0 skips it);
+#  4. captures a small full-set report with its CSV pages (FULL_FIXTURE=0 skips it)
+#     and a larger detailed-set details page that the two-thread CSV reader
+#     must import as one thread does (PARTS_CHECK=0 skips it);
 #     then runs the GPU tier, keeping every test's run folder (LLMPO_GPU_KEEP);
 #  5. packs OUT_DIR/capture.tgz (run folders, without files over 4 MiB) and
 #     OUT_DIR/summary.txt.
@@ -77,6 +79,32 @@ if [[ ${FULL_FIXTURE:-1} == 1 ]]; then
       ncu --import $rep.ncu-rep --csv --page details --print-units base >${rep}_details_base.csv
   )
   note "full-set fixture: exit $?, $(du -sh "$cap/fixture" | cut -f1)"
+fi
+
+# A larger real details page for the two-thread ncu CSV reader (issue 29):
+# every launch of tiny_llm (2 decode steps) with the detailed set, exported
+# by ncu itself, then imported on one thread and in forced parts of 64 KiB and
+# 1 MiB; the three output folders must be identical. The report and the
+# gzipped page go to OUT_DIR (they are over capture.tgz's 4 MiB). PARTS_CHECK=0 skips it.
+if [[ ${PARTS_CHECK:-1} == 1 ]]; then
+  mkdir -p "$cap/parts" && (
+    cd "$cap/parts" || exit 1
+    rep=tiny_llm_detailed
+    timeout -k 10 120 ncu --set detailed --nvtx --clock-control none --export $rep --force-overwrite \
+      "$b/workloads/tiny_llm" --decode 2 >$rep.ncu.log 2>&1 || exit 2
+    ncu --import $rep.ncu-rep --csv --page details --print-units base >${rep}_details_base.csv || exit 3
+    for p in 0 65536 1048576; do
+      t0=$EPOCHREALTIME
+      LLMPO_NCU_PARTS=$p "$b/llm-perf-opt" import ${rep}_details_base.csv --out import_$p >import_$p.log 2>&1 || exit 4
+      echo "import, LLMPO_NCU_PARTS=$p: $(python3 -c "print(f'{$EPOCHREALTIME - $t0:.3f}')") s wall"
+    done
+    diff -r import_0 import_65536 >/dev/null && diff -r import_0 import_1048576 >/dev/null || exit 5
+    gzip -9 -k ${rep}_details_base.csv && mv ${rep}_details_base.csv.gz "$out/" || exit 6
+    rep_size=$(stat -c %s $rep.ncu-rep)
+    ((rep_size < 15 * 1024 * 1024)) && cp $rep.ncu-rep "$out/"
+    echo "page $(stat -c %s ${rep}_details_base.csv) B, report $rep_size B, launches $(grep -c '^==PROF== Profiling' $rep.ncu.log)"
+  ) 2>&1 | tee -a "$summary"
+  note "parts check: exit ${PIPESTATUS[0]} (0: the three imports are identical)"
 fi
 
 # The tier, one test at a time while the budget lasts.
