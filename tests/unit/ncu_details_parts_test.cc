@@ -19,6 +19,7 @@
 
 #include "src/core/csv_reader.h"
 #include "src/ingest/importer.h"
+#include "src/ingest/kineto/byte_source.h"
 
 namespace llmpo {
 namespace {
@@ -269,6 +270,35 @@ TEST(NcuDetailsParts, SharedFixtureInPartsAsInOne) {
   PartsOutcome sum;
   ExpectSameAsOneReader(fixture, sum);
   EXPECT_GT(sum.handed_over, 0u);
+}
+
+// Our own capture on an H200 (tests/fixtures/h200/ncu_parts_tiny_llm): ncu
+// 2025.3.1's details page of all 205 launches of tiny_llm, 11,264 rows,
+// kept gzipped; inflated here into the test's scratch folder.
+TEST(NcuDetailsParts, H200CaptureInPartsAsInOne) {
+  const fs::path gz =
+      fs::path(LLMPO_SOURCE_DIR) / "tests/fixtures/h200/ncu_parts_tiny_llm/tiny_llm_basic_details_base.csv.gz";
+  std::string why;
+  auto source = ingest::kineto::OpenFileSource(gz.string(), why);
+  ASSERT_NE(source, nullptr) << why;
+  const fs::path page = fs::path(::testing::TempDir()) / "h200_tiny_llm_details.csv";
+  {
+    std::ofstream out(page, std::ios::binary);
+    std::string buffer(1 << 16, '\0');
+    while (const std::size_t got = source->Read(buffer.data(), buffer.size())) out.write(buffer.data(), got);
+    ASSERT_TRUE(source->error().empty()) << source->error();
+  }
+  const Imported one = Import(page, std::nullopt);
+  ASSERT_EQ(one.launches.size(), 205u);  // 3 forward passes x (8 layers x 8 + 4) + the warm-up probe
+  for (const std::uint64_t bytes : {std::uint64_t{4096}, std::uint64_t{1} << 16, std::uint64_t{1} << 20}) {
+    SCOPED_TRACE(fmt::format("parts of {} bytes", bytes));
+    const Imported parts = Import(page, PartsPolicy{1, bytes});
+    EXPECT_GE(parts.outcome.parts, 4u);
+    EXPECT_GT(parts.outcome.handed_over, 0u);
+    EXPECT_FALSE(parts.outcome.one_thread_from_cut);  // ncu's own page: every cut holds
+    EXPECT_EQ(parts.launches, one.launches);
+    EXPECT_EQ(parts.diagnostics, one.diagnostics);
+  }
 }
 
 }  // namespace
