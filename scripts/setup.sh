@@ -15,7 +15,7 @@ packages=(
   zlib1g-dev libarchive-dev libboost-math1.74-dev
   python3 help2man
   chromium python3-websocket fonts-liberation
-  openmpi-bin python3-torch strace
+  openmpi-bin mpich python3-torch strace
   "$@"
 )
 

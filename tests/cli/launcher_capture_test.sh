@@ -8,7 +8,10 @@
 #   4. profile -- mpirun with the fake nsys and ncu: per-rank nsys reports,
 #      ncu on pipeline.ncu.ranks only, each report row named by its rank; then
 #      ncu on two ranks: both in ncu's lockstep communicator with 2 peers;
-#   5. trace -- srun -n 4, only where a Slurm cluster answers.
+#   5. MPICH's hydra (mpiexec.hydra): trace -n 4 (ranks from PMI_RANK, rank 2
+#      the straggler), a failing rank, profile with the fake tools and ncu on
+#      rank 1 only, and import --mpi on 3 ranks against one import;
+#   6. trace -- srun -n 4, only where a Slurm cluster answers.
 # Each part skips (says so) when its launcher is not installed; all absent: 77.
 #   launcher_capture_test.sh BINARY RANK_PROGRAM NVTX_SHIM SOURCE_DIR
 set -euo pipefail
@@ -151,7 +154,63 @@ PY
 else
   echo "skip 2-4: mpirun (Debian's openmpi-bin, in scripts/setup.sh) is not installed"
 fi
-# 5. srun, where a Slurm cluster answers (the single-host set-up of the
+# 5. MPICH's hydra launcher (Debian's mpich, in scripts/setup.sh; Open MPI keeps
+# /usr/bin/mpirun through the alternatives system): its ranks carry PMI_RANK,
+# PMI_SIZE and MPI_LOCALRANKID, and no OMPI_* variable.
+if command -v mpiexec.hydra >/dev/null; then
+  ran=1
+  hydra=(mpiexec.hydra -n 4)
+  "$bin" -q trace hydra.run.dir="$dir/hydra" "$steps" -- "${hydra[@]}" "$program" --slow-ms 400 >"$dir/hydra.out" 2>&1 ||
+    fail "trace -- mpiexec.hydra exited $?: $(tail -5 "$dir/hydra.out")"
+  check_ranks "$dir/hydra" trace 4 PMI_RANK
+  check_straggler "$dir/hydra" "step 3" 2 200
+  python3 - "$dir/hydra" <<'PY'
+import glob, json, sys
+for f in sorted(glob.glob(f"{sys.argv[1]}/ranks/trace.rank*.json")):
+    r = json.load(open(f))
+    assert r["local_rank_from"] == "MPI_LOCALRANKID" and r["world_size_from"] == "PMI_SIZE", r
+    assert r["local_rank"] == r["rank"] and not any(k.startswith("OMPI_") for k in r["variables"]), r
+print("ok: hydra ranks: local rank from MPI_LOCALRANKID, world size from PMI_SIZE, no OMPI_* variable")
+PY
+
+  rc=0
+  "$bin" -q trace hydra.run.dir="$dir/hydra_fail" -- "${hydra[@]}" sh -c \
+    'if [ "$PMI_RANK" = 1 ]; then sleep 1; exit 3; fi; exec "$0"' "$program" >"$dir/hydra_fail.out" 2>&1 || rc=$?
+  [[ $rc == 5 ]] || fail "hydra, a failing rank: want exit 5 (tool-failed), got $rc: $(tail -5 "$dir/hydra_fail.out")"
+  grep -q "rank 1 exited with 3 (first)" "$dir/hydra_fail.out" ||
+    fail "hydra: the failing rank is not named: $(cat "$dir/hydra_fail.out")"
+  ls "$dir"/hydra_fail/trace/trace.rank{0,2,3}.*.tsv >/dev/null || fail "hydra: the other ranks' traces are missing"
+  echo "ok: hydra: a failing rank is named (rank 1, exit 3) and the other three ranks' traces are kept"
+
+  : >"$dir/tools3.log"
+  FAKE_TOOLS_LOG="$dir/tools3.log" PATH="$src/tests/cli/fake_tools:$PATH" "$bin" -q profile \
+    hydra.run.dir="$dir/hydra_prof" pipeline.nsys.enable=true pipeline.ncu.enable=true 'pipeline.ncu.ranks=[1]' \
+    -- mpiexec.hydra -n 2 "$program" >"$dir/hydra_prof.out" 2>&1 ||
+    fail "profile -- mpiexec.hydra exited $?: $(tail -5 "$dir/hydra_prof.out")"
+  python3 - "$dir/hydra_prof" "$dir/tools3.log" <<'PY'
+import json, os, sys
+run, log = sys.argv[1], open(sys.argv[2]).read().splitlines()
+for r in (0, 1):
+    assert os.path.exists(f"{run}/nsys/run.rank{r}.sqlite"), r
+assert os.path.exists(f"{run}/ncu/profile.rank1.ncu-rep") and not os.path.exists(f"{run}/ncu/profile.rank0.ncu-rep")
+profiled = [l for l in log if l.startswith("ncu ") and "--export" in l]
+assert len(profiled) == 1 and "ncu/profile.rank1 " in profiled[0] + " ", profiled
+recs = {r: json.load(open(f"{run}/ranks/ncu.rank{r}.json")) for r in (0, 1)}
+assert recs[0]["profiled"] is False and recs[1]["profiled"] is True, recs
+assert all(x["rank_from"] == "PMI_RANK" for x in recs.values()), recs
+print("ok: profile -- mpiexec.hydra: nsys on both ranks, ncu on rank 1 only, ranks from PMI_RANK")
+PY
+
+  "$bin" -q import "$dir"/hydra/trace/*.tsv --out "$dir/hydra_one" --set "$steps" || fail "import of the hydra traces"
+  mpiexec.hydra -n 3 "$bin" -q import --mpi "$dir"/hydra/trace/*.tsv --out "$dir/hydra_mpi" --set "$steps" \
+    >"$dir/hydra_mpi.out" 2>&1 || fail "import --mpi under mpiexec.hydra exited $?: $(tail -5 "$dir/hydra_mpi.out")"
+  diff -r "$dir/hydra_one" "$dir/hydra_mpi" >&2 || fail "import --mpi under mpiexec.hydra differs from one import"
+  echo "ok: import --mpi on 3 hydra ranks gives the one import's reports, byte for byte"
+else
+  echo "skip 5: mpiexec.hydra (Debian's mpich, in scripts/setup.sh) is not installed"
+fi
+
+# 6. srun, where a Slurm cluster answers (the single-host set-up of the
 # multirank reference §9.4; not started by the tests: it needs root)
 if command -v srun >/dev/null && timeout 5 sinfo -h >/dev/null 2>&1; then
   ran=1
@@ -160,7 +219,7 @@ if command -v srun >/dev/null && timeout 5 sinfo -h >/dev/null 2>&1; then
   check_ranks "$dir/srun" trace 4 SLURM_PROCID
   check_straggler "$dir/srun" "step 3" 2 200
 else
-  echo "skip 5: no Slurm cluster answers (sinfo); docs/multirank.md \"Slurm\" says what was run by hand"
+  echo "skip 6: no Slurm cluster answers (sinfo); docs/multirank.md \"Slurm\" says what was run by hand"
 fi
 [[ $ran == 1 ]] || exit 77
 echo "ok: capture under launchers"
