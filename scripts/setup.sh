@@ -16,6 +16,7 @@ packages=(
   python3 help2man
   chromium python3-websocket fonts-liberation
   openmpi-bin mpich python3-torch strace
+  slurmctld slurmd slurm-client munge libpmix-dev
   "$@"
 )
 

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Slurm, for real: a private single-host cluster of two emulated nodes
+# (tests/cli/slurm_local.sh; root and Debian's Slurm and munge, else 77),
+# then (docs/multirank.md):
+#   1. trace -- srun -N 2 -n 4: ranks from SLURM_PROCID, nodes n1 n1 n2 n2,
+#      local ranks 0 1 0 1, rank 2 the straggler of step 3;
+#   2. trace -- srun --mpi=pmix -n 4 on one node: ranks from PMIX_RANK;
+#   3. the job-array recipe: two array tasks each write a partial of two rank
+#      files (--job the array's id), a merge job waits for them (afterok);
+#      its report is byte for byte the one import of the four files;
+#   4. sbatch --wrap "trace -- mpirun -np 2": ranks from OMPI_COMM_WORLD_RANK
+#      although both ranks inherit the batch step's SLURM_PROCID=0;
+#   5. import --mpi on 3 ranks of srun --mpi=pmix: the one import, byte for byte.
+#   slurm_test.sh BINARY RANK_PROGRAM SOURCE_DIR
+set -euo pipefail
+bin=$1
+program=$2
+src=$3
+if [[ $(id -u) != 0 ]]; then
+  echo "skip: the private Slurm cluster needs root (slurmd runs the jobs)"
+  exit 77
+fi
+# shellcheck source=slurm_local.sh
+source "$src/tests/cli/slurm_local.sh"
+if missing=$(slurm_local_missing); then
+  echo "skip: $missing is not installed (Debian's slurmctld, slurmd, slurm-client, munge: scripts/setup.sh)"
+  exit 77
+fi
+dir=$(mktemp -d)
+trap 'slurm_local_stop "$dir/cluster"; rm -rf "$dir"' EXIT
+fail() {
+  echo "FAIL: $*" >&2
+  tail -n 20 "$dir"/cluster/log/*.log >&2 2>/dev/null || true
+  exit 1
+}
+slurm_local_start "$dir/cluster" || fail "the private Slurm cluster did not start"
+echo "ok: a private Slurm cluster answers: $(sinfo -h -o '%P %D %t %N')"
+steps="pipeline.regions.instance_suffix=''"  # each "step N" its own region: the straggler table is per region
+
+# rank records of RUN: STEP COUNT VARIABLE [NODES...]
+check_ranks() {
+  python3 - "$@" <<'PY'
+import glob, json, sys
+run, step, count, var, nodes = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5:]
+recs = sorted((json.load(open(f)) for f in glob.glob(f"{run}/ranks/{step}.rank*.json")), key=lambda r: r["rank"])
+assert [r["rank"] for r in recs] == list(range(count)), recs
+for r in recs:
+    assert r["rank_from"] == var and r["world_size"] == count and r["finished"] and r["exit_code"] == 0, r
+if nodes:
+    assert [r["node"] for r in recs] == nodes, [r["node"] for r in recs]
+traces = sorted(glob.glob(f"{run}/trace/trace.rank*.tsv"))
+assert len(traces) == count, traces
+print(f"ok: {run}: {count} ranks from {var}" + (f", nodes {' '.join(nodes)}" if nodes else ""))
+PY
+}
+
+# 1. srun over two nodes
+"$bin" -q trace hydra.run.dir="$dir/srun" "$steps" pipeline.step_timeout_s=120 -- srun -N 2 -n 4 -O "$program" \
+  --slow-ms 400 >"$dir/srun.out" 2>&1 || fail "trace -- srun exited $?: $(tail -5 "$dir/srun.out")"
+check_ranks "$dir/srun" trace 4 SLURM_PROCID n1 n1 n2 n2
+python3 - "$dir/srun" <<'PY'
+import glob, json, sys
+run = sys.argv[1]
+recs = sorted((json.load(open(f)) for f in glob.glob(f"{run}/ranks/trace.rank*.json")), key=lambda r: r["rank"])
+assert [r["local_rank"] for r in recs] == [0, 1, 0, 1], recs
+s = json.load(open(f"{run}/stragglers.json"))
+step3 = [r for r in s["steps"] if r["region"] == "step 3"][0]
+assert step3["slowest_rank"] == 2 and step3["excess_ms"] > 200, step3
+print(f"ok: srun -N 2 -n 4: local ranks 0 1 0 1; step 3's slowest rank 2, {step3['excess_ms']:.1f} ms over the median")
+PY
+
+# 2. srun --mpi=pmix (one node: the two emulated nodes share the PMIx folder, reference §9.4)
+if srun -N 1 -n 1 --mpi=pmix true >/dev/null 2>&1; then
+  "$bin" -q trace hydra.run.dir="$dir/pmix" "$steps" pipeline.step_timeout_s=120 -- srun -N 1 -n 4 --mpi=pmix -O \
+    "$program" --slow-ms 400 >"$dir/pmix.out" 2>&1 || fail "trace -- srun --mpi=pmix exited $?: $(tail -5 "$dir/pmix.out")"
+  check_ranks "$dir/pmix" trace 4 PMIX_RANK
+else
+  echo "skip 2 and 5: srun --mpi=pmix does not start here (Debian's libpmix-dev: scripts/setup.sh)"
+fi
+
+# 3. the job-array recipe of docs/multirank.md, groups of 2 instead of 64
+mkdir "$dir/partials"
+cat >"$dir/partial.sbatch" <<EOF
+#!/bin/bash
+#SBATCH --array=0-1
+#SBATCH --output=$dir/array-%A_%a.out
+files=($dir/srun/trace/trace.rank*.tsv)
+group=("\${files[@]:\$((SLURM_ARRAY_TASK_ID * 2)):2}")
+"$bin" -q import --partial "$dir/partials/\$(printf %04d "\$SLURM_ARRAY_TASK_ID").json" --job "\$SLURM_ARRAY_JOB_ID" \
+  "\${group[@]}" --set "$steps"
+EOF
+array=$(sbatch --parsable "$dir/partial.sbatch") || fail "sbatch of the array"
+# --kill-on-invalid-dep: a failed array task cancels the merge, so --wait returns at once.
+timeout 120 sbatch --wait --output="$dir/merge.out" --dependency=afterok:"$array" --kill-on-invalid-dep=yes \
+  --wrap "\"$bin\" -q merge $dir/partials/*.json --out $dir/report" >/dev/null ||
+  fail "the merge job failed: $(cat "$dir"/merge.out "$dir"/array-*.out 2>/dev/null | tail -5)"
+[[ -f $dir/partials/0000.json && -f $dir/partials/0001.json ]] || fail "the array tasks wrote no partials"
+"$bin" -q import "$dir"/srun/trace/trace.rank*.tsv --out "$dir/one" --set "$steps" || fail "one import"
+diff -r "$dir/one" "$dir/report" >&2 || fail "the job array's merged report differs from one import"
+echo "ok: job array $array (2 partials) + afterok merge: the one import's reports, byte for byte"
+
+# 4. mpirun inside sbatch: every rank inherits SLURM_PROCID=0
+if command -v mpirun >/dev/null; then
+  timeout 120 sbatch --wait -n 2 --output="$dir/sbatch_mpi.out" --wrap "\"$bin\" -q trace hydra.run.dir=$dir/sbm -- \
+mpirun --allow-run-as-root -np 2 \"$program\"" >/dev/null || fail "sbatch of trace -- mpirun: $(tail -5 "$dir/sbatch_mpi.out")"
+  check_ranks "$dir/sbm" trace 2 OMPI_COMM_WORLD_RANK
+  python3 - "$dir/sbm" <<'PY'
+import glob, json, sys
+recs = [json.load(open(f)) for f in glob.glob(f"{sys.argv[1]}/ranks/trace.rank*.json")]
+assert len(recs) == 2 and all(r["variables"].get("SLURM_PROCID") == "0" for r in recs), recs
+print("ok: sbatch + mpirun: both ranks inherited SLURM_PROCID=0 and were told apart by OMPI_COMM_WORLD_RANK")
+PY
+else
+  echo "skip 4: mpirun (Debian's openmpi-bin) is not installed"
+fi
+
+# 5. import --mpi under srun --mpi=pmix
+if [[ -d $dir/pmix ]]; then
+  srun -N 1 -n 3 -O --mpi=pmix "$bin" -q import --mpi "$dir"/srun/trace/trace.rank*.tsv --out "$dir/mpi" \
+    --set "$steps" >"$dir/mpi.out" 2>&1 || fail "import --mpi under srun --mpi=pmix exited $?: $(tail -5 "$dir/mpi.out")"
+  diff -r "$dir/one" "$dir/mpi" >&2 || fail "import --mpi under srun differs from one import"
+  echo "ok: import --mpi on 3 srun --mpi=pmix ranks: the one import's reports, byte for byte"
+fi
+echo "ok: Slurm"
