@@ -7,9 +7,9 @@
 namespace llmpo::pipeline {
 
 // Where each record kind goes, on the caller's thread. The region builder
-// is the ParallelTee's other branch (launches in batches on a thread of its
-// own); TeeSink sends it launches, kernel summaries and NVTX rows, and the
-// runtime summaries (API calls, GPU operations, launch overhead) only here.
+// is the TeeSink's other branch: it sends it launches, kernel summaries and
+// NVTX rows, and the runtime summaries (API calls, GPU operations, launch
+// overhead) only here.
 class Collectors::Router : public model::RecordSink {
  public:
   explicit Router(Collectors& c) : c_(c) {}
@@ -85,7 +85,7 @@ model::RecordSink& Collectors::BeginInput(const std::string& label, const std::s
   tag_.reset();
   tee_.reset();
   router_ = std::make_unique<Router>(*this);
-  tee_ = std::make_unique<ParallelTee>(*router_, *builders_.back(), breakdown_);
+  tee_ = std::make_unique<TeeSink>(*router_, *builders_.back(), breakdown_);
   if (capture_region.empty()) return *tee_;
   tag_ = std::make_unique<RegionTag>(*tee_, capture_region);
   return *tag_;
@@ -93,7 +93,7 @@ model::RecordSink& Collectors::BeginInput(const std::string& label, const std::s
 
 void Collectors::EndInput(report::SourceInfo info) {
   tag_.reset();
-  tee_.reset();  // joins the region builder's thread
+  tee_.reset();
   router_.reset();
   info.devices = std::move(devices_);
   devices_.clear();

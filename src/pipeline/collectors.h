@@ -21,7 +21,7 @@
 #include "src/analysis/region_tree.h"
 #include "src/core/result.h"
 #include "src/model/sink.h"
-#include "src/pipeline/parallel_tee.h"
+#include "src/pipeline/tee_sink.h"
 #include "src/pipeline/region_options.h"
 #include "src/report/report_set.h"
 #include "src/report/timeline_model.h"
@@ -80,7 +80,7 @@ class Collectors {
   std::vector<model::DeviceInfo> devices_;  // the current input's GPUs
   // The current input's sinks.
   std::unique_ptr<Router> router_;
-  std::unique_ptr<ParallelTee> tee_;
+  std::unique_ptr<TeeSink> tee_;
   std::unique_ptr<RegionTag> tag_;
 };
 

@@ -700,9 +700,9 @@ class Emitter {
     FlushBatch();
   }
 
-  // Launches go to the sink in batches (a sink may take a batch on two
-  // threads: pipeline/parallel_tee.h). The records are reused from batch to
-  // batch, strings and frames included: no allocation per launch.
+  // Launches go to the sink in batches (each sink takes a batch in a row).
+  // The records are reused from batch to batch, strings and frames
+  // included: no allocation per launch.
   model::LaunchRecord& NextRecord() {
     if (batched_ == batch_.size()) FlushBatch();
     return batch_[batched_++];
