@@ -8,14 +8,18 @@
 #   3. the job-array recipe: two array tasks each write a partial of two rank
 #      files (--job the array's id), a merge job waits for them (afterok);
 #      its report is byte for byte the one import of the four files;
+#   3b. trace -- srun -N 2 -n 2 torchrun --nnodes=2 --nproc_per_node=2 (nested,
+#      Debian's CPU torch, gloo): four ranks from RANK although each node's
+#      two workers share one SLURM_PROCID, rank 2's forward the straggler;
 #   4. sbatch --wrap "trace -- mpirun -np 2": ranks from OMPI_COMM_WORLD_RANK
 #      although both ranks inherit the batch step's SLURM_PROCID=0;
 #   5. import --mpi on 3 ranks of srun --mpi=pmix: the one import, byte for byte.
-#   slurm_test.sh BINARY RANK_PROGRAM SOURCE_DIR
+#   slurm_test.sh BINARY RANK_PROGRAM SOURCE_DIR NVTX_SHIM
 set -euo pipefail
 bin=$1
 program=$2
 src=$3
+shim=$4
 if [[ $(id -u) != 0 ]]; then
   echo "skip: the private Slurm cluster needs root (slurmd runs the jobs)"
   exit 77
@@ -98,6 +102,29 @@ timeout 120 sbatch --wait --output="$dir/merge.out" --dependency=afterok:"$array
 "$bin" -q import "$dir"/srun/trace/trace.rank*.tsv --out "$dir/one" --set "$steps" || fail "one import"
 diff -r "$dir/one" "$dir/report" >&2 || fail "the job array's merged report differs from one import"
 echo "ok: job array $array (2 partials) + afterok merge: the one import's reports, byte for byte"
+
+# 3b. torchrun inside srun: the workers of a node share its SLURM_PROCID; RANK tells them apart
+if [[ -x /usr/bin/torchrun ]] && /usr/bin/python3 -c 'import torch.distributed' 2>/dev/null; then
+  rdzv=$((30000 + RANDOM % 20000))
+  "$bin" -q trace hydra.run.dir="$dir/torch" "$steps" pipeline.step_timeout_s=180 -- srun -N 2 -n 2 -O \
+    /usr/bin/torchrun --nnodes=2 --nproc_per_node=2 --rdzv_backend=c10d --rdzv_endpoint=127.0.0.1:$rdzv \
+    --rdzv_id=llmpo --redirects 1 --tee 1 --log_dir "$dir/torch_logs" "$src/tests/tracer/torch_straggler.py" "$shim" \
+    --slow-ms 300 >"$dir/torch.out" 2>&1 || fail "trace -- srun torchrun exited $?: $(tail -5 "$dir/torch.out")"
+  check_ranks "$dir/torch" trace 4 RANK n1 n1 n2 n2
+  python3 - "$dir/torch" <<'PY'
+import glob, json, sys
+run = sys.argv[1]
+recs = sorted((json.load(open(f)) for f in glob.glob(f"{run}/ranks/trace.rank*.json")), key=lambda r: r["rank"])
+assert [r["variables"]["SLURM_PROCID"] for r in recs] == ["0", "0", "1", "1"], recs
+s = json.load(open(f"{run}/stragglers.json"))
+rows = [r for r in s["steps"] + s.get("regions", []) if r["region"] == "step 3 > forward"]
+assert rows and rows[0]["slowest_rank"] == 2 and rows[0]["excess_ms"] > 150, rows
+print(f"ok: srun + torchrun: ranks 0-3 from RANK over SLURM_PROCID 0 0 1 1; "
+      f"'step 3 > forward' slowest rank 2, {rows[0]['excess_ms']:.1f} ms over the median")
+PY
+else
+  echo "skip 3b: torchrun of python3-torch (scripts/setup.sh) is not installed"
+fi
 
 # 4. mpirun inside sbatch: every rank inherits SLURM_PROCID=0
 if command -v mpirun >/dev/null; then
