@@ -21,8 +21,8 @@
 #include "src/analysis/region_tree.h"
 #include "src/core/result.h"
 #include "src/model/sink.h"
-#include "src/pipeline/tee_sink.h"
 #include "src/pipeline/region_options.h"
+#include "src/pipeline/tee_sink.h"
 #include "src/report/report_set.h"
 #include "src/report/timeline_model.h"
 
