@@ -590,7 +590,7 @@ class Emitter {
       CountTotals(launches);
     }
     for (const CpuOp& op : s_.cpu_ops) {
-      auto& t = op_times_[op.name];
+      auto& t = OpTimes(op.name);
       ++t.calls;
       t.cpu_ns += static_cast<double>(op.end - op.start);
       if (op.end - op.start >= model::kCpuOpMinNs) long_cpu_ops_.push_back(op);
@@ -622,7 +622,7 @@ class Emitter {
   // total" (every op open at the call) is summed per op in CountTotals.
   void CountSelf(std::uint32_t innermost, std::uint32_t launch, double ns) {
     if (innermost != kNone) {
-      auto& t = op_times_[s_.cpu_ops[innermost].name];
+      auto& t = OpTimes(s_.cpu_ops[innermost].name);
       t.gpu_self_ns += ns;
       ++t.kernels;
     }
@@ -654,7 +654,7 @@ class Emitter {
           PartitionPointNear(n, lo, [&](std::size_t i) { return !(to < at(kernel_launches_[i])); });
       hint = lo;
       if (hi <= lo) continue;
-      op_times_[op.name].gpu_total_ns += prefix[hi] - prefix[lo];
+      OpTimes(op.name).gpu_total_ns += prefix[hi] - prefix[lo];
     }
     kernel_launches_ = {};
   }
@@ -804,7 +804,9 @@ class Emitter {
   }
 
   void EmitCpuOps(model::GpuBreakdown& out) {
-    for (auto& [name, t] : op_times_) {
+    for (std::uint32_t name = 0; name < op_slot_.size(); ++name) {
+      if (op_slot_[name] == kNone) continue;
+      model::CpuOpTimes& t = op_times_[op_slot_[name]];
       t.source = label_;
       t.process = process_;
       t.name = s_.names[name];
@@ -840,7 +842,20 @@ class Emitter {
     bool operator<(const StepWindow& o) const { return std::tie(start, end, step) < std::tie(o.start, o.end, o.step); }
   };
   std::vector<StepWindow> step_windows_;  // sorted by start
-  std::unordered_map<std::uint32_t, model::CpuOpTimes> op_times_;
+  // A CPU op name's times: op_times_[op_slot_[name id]], a slot given to
+  // each name on its first op (kNone: none yet). A vector, not a hash map:
+  // it is looked up for every CPU op and every kernel.
+  model::CpuOpTimes& OpTimes(std::uint32_t name) {
+    if (op_slot_.size() <= name) op_slot_.resize(s_.names.size() > name ? s_.names.size() : name + 1, kNone);
+    std::uint32_t& slot = op_slot_[name];
+    if (slot == kNone) {
+      slot = static_cast<std::uint32_t>(op_times_.size());
+      op_times_.emplace_back();
+    }
+    return op_times_[slot];
+  }
+  std::vector<std::uint32_t> op_slot_;
+  std::vector<model::CpuOpTimes> op_times_;
   std::vector<std::uint32_t> kernel_launches_;  // kernels with a launch call, by index into the launches
   std::vector<CpuOp> long_cpu_ops_;             // at least model::kCpuOpMinNs long, for EmitLongCpuOps
 };

@@ -77,10 +77,22 @@ void StreamingBreakdown::Add(Interval interval, KernelClass kind) {
   first_ = std::min(first_, interval.first);
   last_end_ = std::max(last_end_, interval.second);
   if (out_of_order_) return;
-  window_.push({interval, kind});
-  if (window_.size() > kWindow) {
-    Process(window_.top());
-    window_.pop();
+  const Op op{interval, kind};
+  if (run_.empty() || !(run_.back() > op)) {
+    run_.push_back(op);
+  } else {
+    late_.push(op);
+  }
+  if (WindowSize() > kWindow) ProcessLeast();
+}
+
+void StreamingBreakdown::ProcessLeast() {
+  if (!late_.empty() && (run_.empty() || run_.front() > late_.top())) {
+    Process(late_.top());
+    late_.pop();
+  } else {
+    Process(run_.front());
+    run_.pop_front();
   }
 }
 
@@ -99,11 +111,9 @@ void StreamingBreakdown::Process(const Op& op) {
 }
 
 bool StreamingBreakdown::Finish(model::DeviceBreakdown& out) {
-  while (!window_.empty() && !out_of_order_) {
-    Process(window_.top());
-    window_.pop();
-  }
-  window_ = {};
+  while (WindowSize() > 0 && !out_of_order_) ProcessLeast();
+  run_ = {};
+  late_ = {};
   if (out_of_order_) return false;
   if (!any_) return true;
   out.span_ns = static_cast<double>(last_end_ - first_);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <queue>
 #include <string_view>
 #include <utility>
@@ -60,8 +61,16 @@ class StreamingBreakdown {
     bool operator>(const Op& o) const { return interval > o.interval; }
   };
   void Process(const Op& op);
+  // Processes the least op of the window (the front of run_ or the top of late_).
+  void ProcessLeast();
+  std::size_t WindowSize() const { return run_.size() + late_.size(); }
 
-  std::priority_queue<Op, std::vector<Op>, std::greater<Op>> window_;
+  // The reorder window in two parts: ops that came in order (each not before
+  // the one before it), a sorted run taken from its front at O(1), and the
+  // few that came early, in a heap. The least of both fronts is processed
+  // next, as from one heap of the whole window (bench/RESULTS.md).
+  std::deque<Op> run_;
+  std::priority_queue<Op, std::vector<Op>, std::greater<Op>> late_;
   bool any_ = false, out_of_order_ = false, processed_ = false;
   Interval last_{};  // the last interval processed
   std::int64_t first_ = 0, last_end_ = 0;
