@@ -58,7 +58,21 @@ print(f"ok: {run}: '{region}' slowest rank {rank}, {r['excess_ms']:.1f} ms over 
 PY
 }
 
-# 1. torchrun
+# Rank 1 of four exits with 3 a second after the others: the run exits 5
+# (tool-failed) and names it, and the other ranks' traces are kept.
+#   failing_rank NAME RANK_VARIABLE LAUNCHER...
+failing_rank() {
+  local name=$1 var=$2 rc=0
+  shift 2
+  "$bin" -q trace hydra.run.dir="$dir/$name" -- "$@" sh -c \
+    "if [ \"\$$var\" = 1 ]; then sleep 1; exit 3; fi; exec \"\$0\"" "$program" >"$dir/$name.out" 2>&1 || rc=$?
+  [[ $rc == 5 ]] || fail "$name: a failing rank: want exit 5 (tool-failed), got $rc: $(tail -5 "$dir/$name.out")"
+  grep -q "rank 1 exited with 3 (first)" "$dir/$name.out" || fail "$name: the failing rank is not named: $(cat "$dir/$name.out")"
+  ls "$dir/$name"/trace/trace.rank{0,2,3}.*.tsv >/dev/null || fail "$name: the other ranks' traces are missing"
+  echo "ok: $name: a failing rank ($var 1, exit 3) is named and the other three ranks' traces are kept"
+}
+
+# 1. torchrun# 1. torchrun
 if [[ -x /usr/bin/torchrun ]] && /usr/bin/python3 -c 'import torch.distributed' 2>/dev/null; then
   ran=1
   # --redirects/--tee: Debian's torch 1.13 torchrun on Python 3.11 needs them (multirank reference §9.6)
@@ -83,15 +97,9 @@ if command -v mpirun >/dev/null; then
   check_ranks "$dir/mpi" trace 4 OMPI_COMM_WORLD_RANK
   check_straggler "$dir/mpi" "step 3" 2 200
 
-  # 3a. rank 1 fails (after the others have finished): named, the others' traces kept
-  rc=0
-  "$bin" -q trace hydra.run.dir="$dir/fail" -- "${mpi[@]}" sh -c \
-    'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then sleep 1; exit 3; fi; exec "$0"' "$program" >"$dir/fail.out" 2>&1 || rc=$?
-  [[ $rc == 5 ]] || fail "a failing rank: want exit 5 (tool-failed), got $rc: $(tail -5 "$dir/fail.out")"
-  grep -q "rank 1 exited with 3 (first)" "$dir/fail.out" || fail "the failing rank is not named: $(cat "$dir/fail.out")"
-  ls "$dir"/fail/trace/trace.rank{0,2,3}.*.tsv >/dev/null || fail "the other ranks' traces are missing"
+  # 3a. rank 1 fails (after the others have finished): named, the others' traces kept and reported
+  failing_rank fail OMPI_COMM_WORLD_RANK "${mpi[@]}"
   [[ -f "$dir/fail/kernels.md" ]] || fail "no report from the other ranks"
-  echo "ok: a failing rank is named (rank 1, exit 3) and the other three ranks' traces are reported"
 
   # 3b. rank 2 hangs: the step timeout stops the job and names it
   rc=0
@@ -173,14 +181,7 @@ for f in sorted(glob.glob(f"{sys.argv[1]}/ranks/trace.rank*.json")):
 print("ok: hydra ranks: local rank from MPI_LOCALRANKID, world size from PMI_SIZE, no OMPI_* variable")
 PY
 
-  rc=0
-  "$bin" -q trace hydra.run.dir="$dir/hydra_fail" -- "${hydra[@]}" sh -c \
-    'if [ "$PMI_RANK" = 1 ]; then sleep 1; exit 3; fi; exec "$0"' "$program" >"$dir/hydra_fail.out" 2>&1 || rc=$?
-  [[ $rc == 5 ]] || fail "hydra, a failing rank: want exit 5 (tool-failed), got $rc: $(tail -5 "$dir/hydra_fail.out")"
-  grep -q "rank 1 exited with 3 (first)" "$dir/hydra_fail.out" ||
-    fail "hydra: the failing rank is not named: $(cat "$dir/hydra_fail.out")"
-  ls "$dir"/hydra_fail/trace/trace.rank{0,2,3}.*.tsv >/dev/null || fail "hydra: the other ranks' traces are missing"
-  echo "ok: hydra: a failing rank is named (rank 1, exit 3) and the other three ranks' traces are kept"
+  failing_rank hydra_fail PMI_RANK "${hydra[@]}"
 
   : >"$dir/tools3.log"
   FAKE_TOOLS_LOG="$dir/tools3.log" PATH="$src/tests/cli/fake_tools:$PATH" "$bin" -q profile \
