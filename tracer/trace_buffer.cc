@@ -35,6 +35,23 @@ std::string HostName() {
   return out;
 }
 
+// A W record: CLOCK_MONOTONIC (the trace's clock, the midpoint of two
+// reads) and CLOCK_REALTIME read together, at the start and at the end, so
+// that traces of different hosts can later be put on one time line
+// (multirank reference §3: each host's monotonic clock counts from its boot).
+std::string WallClockRecord() {
+  timespec before{}, wall{}, after{};
+  clock_gettime(CLOCK_MONOTONIC, &before);
+  clock_gettime(CLOCK_REALTIME, &wall);
+  clock_gettime(CLOCK_MONOTONIC, &after);
+  const auto ns = [](const timespec& t) {
+    return static_cast<std::int64_t>(t.tv_sec) * 1000000000 + static_cast<std::int64_t>(t.tv_nsec);
+  };
+  const std::int64_t monotonic = ns(before) + (ns(after) - ns(before)) / 2;
+  return std::string(1, trace_format::kWallClock) + "\t" + std::to_string(monotonic) + "\t" + std::to_string(ns(wall)) +
+         "\n";
+}
+
 // The process's rank as its launcher set it, first of RANK (torchrun),
 // OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID: the order that
 // is right under every launcher combination (multirank reference, fact 1;
@@ -128,7 +145,7 @@ class TraceFile {
     std::string header =
         std::string(trace_format::kHeader) + "\n" + trace_format::kProcess + "\t" + std::to_string(getpid()) + "\t";
     header += n > 0 ? std::string(exe, static_cast<std::size_t>(n)) : "?";
-    header += "\tCLOCK_MONOTONIC\t" + HostName() + "\t" + LauncherRank() + "\n";
+    header += "\tCLOCK_MONOTONIC\t" + HostName() + "\t" + LauncherRank() + "\n" + WallClockRecord();
     WriteAll(header.data(), header.size());
     return true;
   }
@@ -277,7 +294,8 @@ void FlushAll(const char* reason) {
     std::lock_guard<SpinLock> buffer_lock(b->mu);
     b->FlushLocked();
   }
-  std::string end = std::string(1, trace_format::kEnd) + "\t" + std::to_string(NowNs()) + "\t" + reason + "\n";
+  std::string end = WallClockRecord() + std::string(1, trace_format::kEnd) + "\t" + std::to_string(NowNs()) + "\t" +
+                    reason + "\n";
   File().Write(end);
 }
 

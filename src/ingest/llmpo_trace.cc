@@ -156,6 +156,12 @@ bool ParseLine(const std::vector<std::string_view>& f, TraceData& t) {
     case trace_format::kEnd:
       t.complete = true;
       return true;
+    case trace_format::kWallClock: {  // monotonic_ns unix_ns
+      model::WallClockSample w;
+      if (f.size() < 3 || !Num(f[1], w.monotonic_ns) || !Num(f[2], w.unix_ns)) return false;
+      t.wall_clock.push_back(w);
+      return true;
+    }
     case trace_format::kWarning:
       return true;  // tracer-side problems: handled by the caller
     default:

@@ -39,6 +39,14 @@ struct TraceApiCall {
   std::uint32_t callback_id = 0;  // CUPTI's callback id of the function (0: not given)
 };
 
+// The trace's clock (CLOCK_MONOTONIC) and Unix time read together: at the
+// process's start and end (tracer W records, since 2026-12). No report
+// compares times across hosts yet; these are what would align them.
+struct WallClockSample {
+  std::int64_t monotonic_ns = 0;
+  std::int64_t unix_ns = 0;
+};
+
 struct TraceData {
   std::int64_t pid = 0;
   std::string process;                           // the executable
@@ -53,6 +61,7 @@ struct TraceData {
   bool gpu_traced = false;              // CUPTI was active
   std::int64_t cupti_clock_offset = 0;  // CUPTI's clock minus ours when it kept its own (applied on import)
   bool complete = false;                // the end marker was found
+  std::vector<WallClockSample> wall_clock;  // start and end samples (none in older traces)
   std::string DomainName(std::uint64_t id) const {
     auto it = domains.find(id);
     return it == domains.end() ? "" : it->second;

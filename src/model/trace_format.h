@@ -26,5 +26,6 @@ inline constexpr char kGpuTraced = 'G';      // "cupti": CUPTI was active
 inline constexpr char kClockOffset = 'C';    // CUPTI's clock minus ours
 inline constexpr char kWarning = 'X';        // code [details...]: the tracer's own warnings
 inline constexpr char kEnd = 'E';            // ts reason: the end marker
+inline constexpr char kWallClock = 'W';      // monotonic_ns unix_ns: both clocks read together
 
 }  // namespace llmpo::trace_format

@@ -57,6 +57,17 @@ h = startend["handoff"]
 assert h[0] == pid and h[1] in worker_tids, h
 assert [r[4] for r in rec if r[0] == "M"] == ["checkpoint"]
 assert rec[-1][0] == "E", rec[-1]
+# Both clocks read together after the header and before the end marker:
+# Unix time of now (this check runs seconds later), the trace's monotonic
+# clock bracketing every record, and one offset between them at both ends.
+import time
+wall = [(int(r[1]), int(r[2])) for r in rec if r[0] == "W"]
+assert len(wall) == 2 and rec[1][0] == "W" and rec[-2][0] == "W", [r[0] for r in rec[:3] + rec[-3:]]
+times = [int(x) for r in rec if r[0] in "RS" for x in (r[4:6] if r[0] == "R" else r[5:7])]
+assert wall[0][0] <= min(times) and max(times) <= wall[1][0], (wall, min(times), max(times))
+assert all(abs(unix / 1e9 - time.time()) < 600 for _, unix in wall), wall
+offsets = [unix - mono for mono, unix in wall]
+assert abs(offsets[1] - offsets[0]) < 50_000_000, offsets  # NTP may slew, not jump, in a second's run
 
 # The nvtx_sum-shaped summary agrees with the raw records.
 rows = list(csv.DictReader(open(f"{run}/trace/summary_nvtx_sum.csv", encoding="utf-8")))

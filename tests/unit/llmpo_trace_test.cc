@@ -42,6 +42,23 @@ TEST(LlmpoTraceTest, BadLinesAreCountedAndAMissingEndIsTruncation) {
   EXPECT_TRUE(d.entries().count("range_open_at_exit"));
 }
 
+// W records (both clocks read together, at the start and the end) are kept
+// as samples; one that does not parse is a bad line like any other.
+TEST(LlmpoTraceTest, KeepsTheWallClockSamples) {
+  model::Diagnostics d;
+  auto t = Parse(
+      "#llmpo-trace 1\nP\t7\t/bin/app\tCLOCK_MONOTONIC\th\t\nW\t100\t1796000000000000100\n"
+      "R\t7\t0\t0\t110\t120\ta\nW\t130\tnot-a-number\nW\t140\t1796000000000000141\nE\t150\texit\n",
+      d);
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  ASSERT_EQ(t->wall_clock.size(), 2u);
+  EXPECT_EQ(t->wall_clock[0].monotonic_ns, 100);
+  EXPECT_EQ(t->wall_clock[0].unix_ns, 1796000000000000100);
+  EXPECT_EQ(t->wall_clock[1].unix_ns - t->wall_clock[1].monotonic_ns, 1796000000000000001);
+  EXPECT_EQ(d.entries().at("bad_trace_line").count, 1u);
+  EXPECT_EQ(t->ranges.size(), 1u);
+}
+
 TEST(LlmpoTraceTest, RefusesOtherFilesAndOtherVersions) {
   model::Diagnostics d;
   auto other = Parse("ID,Name\n", d);
