@@ -35,12 +35,13 @@ def run(binary, path, out, variant):
     if variant["cpus"] != "all":
         cmd = ["taskset", "-c", variant["cpus"]] + cmd
     env = dict(os.environ, **variant["env"])
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    err = proc.stderr.read().decode(errors="replace")
-    proc.stderr.close()
+    with tempfile.TemporaryFile() as log:  # not a pipe: a chatty failure cannot fill it and stall the child
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        log.seek(0)
+        err = log.read().decode(errors="replace")
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"{variant['label']}: exit {os.waitstatus_to_exitcode(status)}: {err[-500:]}")
     return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss_mib": usage.ru_maxrss / 1024}
