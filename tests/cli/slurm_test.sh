@@ -9,8 +9,9 @@
 #      files (--job the array's id), a merge job waits for them (afterok);
 #      its report is byte for byte the one import of the four files;
 #   3b. trace -- srun -N 2 -n 2 torchrun --nnodes=2 --nproc_per_node=2 (nested,
-#      Debian's CPU torch, gloo): four ranks from RANK although each node's
-#      two workers share one SLURM_PROCID, rank 2's forward the straggler;
+#      Debian's CPU torch, gloo): four ranks from RANK, two a node, although
+#      each node's two workers share one SLURM_PROCID; rank 2's forward the
+#      straggler;
 #   4. sbatch --wrap "trace -- mpirun -np 2": ranks from OMPI_COMM_WORLD_RANK
 #      although both ranks inherit the batch step's SLURM_PROCID=0;
 #   5. import --mpi on 3 ranks of srun --mpi=pmix: the one import, byte for byte.
@@ -110,16 +111,20 @@ if [[ -x /usr/bin/torchrun ]] && /usr/bin/python3 -c 'import torch.distributed' 
     /usr/bin/torchrun --nnodes=2 --nproc_per_node=2 --rdzv_backend=c10d --rdzv_endpoint=127.0.0.1:$rdzv \
     --rdzv_id=llmpo --redirects 1 --tee 1 --log_dir "$dir/torch_logs" "$src/tests/tracer/torch_straggler.py" "$shim" \
     --slow-ms 300 >"$dir/torch.out" 2>&1 || fail "trace -- srun torchrun exited $?: $(tail -5 "$dir/torch.out")"
-  check_ranks "$dir/torch" trace 4 RANK n1 n1 n2 n2
+  check_ranks "$dir/torch" trace 4 RANK
   python3 - "$dir/torch" <<'PY'
 import glob, json, sys
 run = sys.argv[1]
 recs = sorted((json.load(open(f)) for f in glob.glob(f"{run}/ranks/trace.rank*.json")), key=lambda r: r["rank"])
-assert [r["variables"]["SLURM_PROCID"] for r in recs] == ["0", "0", "1", "1"], recs
+# torchrun's rendezvous numbers the nodes in the order they join: ranks 0-1
+# share one node and one SLURM_PROCID, ranks 2-3 the other.
+pairs = [(r["node"], r["variables"]["SLURM_PROCID"]) for r in recs]
+assert pairs[0] == pairs[1] and pairs[2] == pairs[3] and pairs[0] != pairs[2], pairs
+assert {pairs[0][0], pairs[2][0]} == {"n1", "n2"} and {pairs[0][1], pairs[2][1]} == {"0", "1"}, pairs
 s = json.load(open(f"{run}/stragglers.json"))
 rows = [r for r in s["steps"] + s.get("regions", []) if r["region"] == "step 3 > forward"]
 assert rows and rows[0]["slowest_rank"] == 2 and rows[0]["excess_ms"] > 150, rows
-print(f"ok: srun + torchrun: ranks 0-3 from RANK over SLURM_PROCID 0 0 1 1; "
+print(f"ok: srun + torchrun: ranks 0-3 from RANK, two a node sharing its SLURM_PROCID ({pairs}); "
       f"'step 3 > forward' slowest rank 2, {rows[0]['excess_ms']:.1f} ms over the median")
 PY
 else
