@@ -25,38 +25,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 ran=0
 steps="pipeline.regions.instance_suffix=''"  # each "step N" its own region: the straggler table is per region
 
-# rank records: check_ranks RUN STEP COUNT VARIABLE
-check_ranks() {
-  python3 - "$@" <<'PY'
-import glob, json, sys
-run, step, count, var = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-recs = [json.load(open(f)) for f in sorted(glob.glob(f"{run}/ranks/{step}.rank*.json"))]
-assert sorted(r["rank"] for r in recs) == list(range(count)), recs
-for r in recs:
-    assert r["rank_from"] == var and r["world_size"] == count, r
-    assert 0 <= r["local_rank"] <= r["rank"] and r["host"] and r["finished"] and r["exit_code"] == 0, r
-traces = sorted(glob.glob(f"{run}/trace/trace.rank*.tsv"))
-got = sorted(int(t.split("/trace.rank")[1].split(".")[0]) for t in traces)
-assert got == list(range(count)), traces
-for t in traces:  # the tracer's header names the same rank as the file
-    assert open(t).readlines()[1].rstrip("\n").split("\t")[5] == t.split("/trace.rank")[1].split(".")[0], t
-print(f"ok: {run}: {count} ranks named by {var}, one trace each")
-PY
-}
-
-# the straggler table of RUN names RANK as the slowest of REGION by over MS ms
-check_straggler() {
-  python3 - "$@" <<'PY'
-import json, sys
-run, region, rank, ms = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
-s = json.load(open(f"{run}/stragglers.json"))
-rows = [r for r in s["steps"] + s.get("regions", []) if r["region"] == region]
-assert rows, (region, [r["region"] for r in s["steps"] + s.get("regions", [])])
-r = rows[0]
-assert r["slowest_rank"] == rank and r["excess_ms"] > ms, r
-print(f"ok: {run}: '{region}' slowest rank {rank}, {r['excess_ms']:.1f} ms over the median")
-PY
-}
+# shellcheck source=rank_checks.sh
+source "$src/tests/cli/rank_checks.sh"
 
 # Rank 1 of four exits with 3 a second after the others: the run exits 5
 # (tool-failed) and names it, and the other ranks' traces are kept.

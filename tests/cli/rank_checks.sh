@@ -1,0 +1,43 @@
+# Sourced by the tests that capture under launchers (launcher_capture_test.sh,
+# slurm_test.sh): what every run of ranks must show.
+
+# The rank records and traces of RUN's STEP: ranks 0..COUNT-1, each named by
+# VARIABLE, the world size COUNT, a local rank, a host, a clean exit; one
+# trace a rank whose header names the rank of its file name; with NODES,
+# rank r ran on the r-th node given.
+#   check_ranks RUN STEP COUNT VARIABLE [NODES...]
+check_ranks() {
+  python3 - "$@" <<'PY'
+import glob, json, sys
+run, step, count, var, nodes = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5:]
+recs = sorted((json.load(open(f)) for f in glob.glob(f"{run}/ranks/{step}.rank*.json")), key=lambda r: r["rank"])
+assert [r["rank"] for r in recs] == list(range(count)), recs
+for r in recs:
+    assert r["rank_from"] == var and r["world_size"] == count, r
+    assert 0 <= r["local_rank"] <= r["rank"] and r["host"] and r["finished"] and r["exit_code"] == 0, r
+if nodes:
+    assert [r["node"] for r in recs] == nodes, [r["node"] for r in recs]
+traces = sorted(glob.glob(f"{run}/trace/trace.rank*.tsv"))
+got = sorted(int(t.split("/trace.rank")[1].split(".")[0]) for t in traces)
+assert got == list(range(count)), traces
+for t in traces:  # the tracer's header names the same rank as the file
+    assert open(t).readlines()[1].rstrip("\n").split("\t")[5] == t.split("/trace.rank")[1].split(".")[0], t
+print(f"ok: {run}: {count} ranks named by {var}, one trace each" + (f", nodes {' '.join(nodes)}" if nodes else ""))
+PY
+}
+
+# The straggler table of RUN names RANK as the slowest of REGION (a step or a
+# region) by over MS ms.
+#   check_straggler RUN REGION RANK MS
+check_straggler() {
+  python3 - "$@" <<'PY'
+import json, sys
+run, region, rank, ms = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+s = json.load(open(f"{run}/stragglers.json"))
+rows = [r for r in s["steps"] + s.get("regions", []) if r["region"] == region]
+assert rows, (region, [r["region"] for r in s["steps"] + s.get("regions", [])])
+r = rows[0]
+assert r["slowest_rank"] == rank and r["excess_ms"] > ms, r
+print(f"ok: {run}: '{region}' slowest rank {rank}, {r['excess_ms']:.1f} ms over the median")
+PY
+}
