@@ -21,4 +21,14 @@ class InstanceValues : public InstanceMap<double> {
   bool operator==(const InstanceValues& other) const;
 };
 
+// A start time per instance id (Unix ns), keeping the earliest one given.
+class InstanceStarts : public InstanceMap<std::int64_t> {
+ public:
+  void Earliest(std::int64_t id, std::int64_t start) {
+    bool added = false;
+    std::int64_t& kept = At(id, start, &added);
+    if (!added && start < kept) kept = start;
+  }
+};
+
 }  // namespace llmpo::analysis

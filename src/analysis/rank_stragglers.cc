@@ -17,12 +17,17 @@ namespace {
 // Per region path, per rank: the GPU total and CPU time, devices added.
 struct PerRank {
   std::optional<double> total, cpu;
-  std::optional<double> communication;  // ProfilerStep#N only
+  std::optional<double> communication;        // ProfilerStep#N only
+  std::optional<std::int64_t> start_unix_ns;  // top-level regions and steps: the earliest start, Unix ns
 };
 using Table = std::map<std::vector<std::string>, std::map<std::int64_t, PerRank>>;
 
 void AddKnown(std::optional<double>& into, const std::optional<double>& v) {
   if (v) into = into.value_or(0) + *v;
+}
+
+void EarliestKnown(std::optional<std::int64_t>& into, const std::optional<std::int64_t>& t) {
+  if (t) into = std::min(into.value_or(*t), *t);
 }
 
 // Steps of folded numbered regions, per (number, step label).
@@ -43,36 +48,44 @@ void CollectNumbered(const Region& r, std::int64_t rank, StepTable& steps) {
   r.number_cpu_ns.ForEach([&](std::int64_t n, double ns) {
     AddKnown(steps[{n, NumberedLabel(r.label, n)}][rank].cpu, ns);
   });
+  r.number_start_unix_ns.ForEach([&](std::int64_t n, std::int64_t t) {
+    EarliestKnown(steps[{n, NumberedLabel(r.label, n)}][rank].start_unix_ns, t);
+  });
 }
 
 // Kineto's ProfilerStep#N per rank from the GPU breakdown: its CPU wall time,
 // and the GPU time of the kernels launched while it ran from any thread of
 // the process (a step's backward kernels come from autograd's threads). A
 // rank's steps are repeated on each of its devices: taken once.
-void CollectProfilerSteps(const model::GpuBreakdown* breakdown, StepTable& steps) {
+void CollectProfilerSteps(const model::GpuBreakdown* breakdown, StepTable& steps, std::set<std::string>& hosts) {
   if (breakdown == nullptr) return;
   std::set<std::int64_t> seen;
   for (const model::DeviceBreakdown& d : breakdown->devices) {
     if (!d.rank || !seen.insert(*d.rank).second) continue;
+    hosts.insert(d.process.host);
     for (const model::StepTimes& t : d.steps) {
       PerRank& cell = steps[{t.step, fmt::format("ProfilerStep#{}", t.step)}][*d.rank];
       AddKnown(cell.total, t.gpu_kernel_ns);
       AddKnown(cell.cpu, t.cpu_ns);
       AddKnown(cell.communication, t.communication_kernel_ns);
+      EarliestKnown(cell.start_unix_ns, t.start_unix_ns);
     }
   }
 }
 
-Table Collect(const CombinedRegions& regions, std::set<std::int64_t>& ranks, StepTable& steps) {
+Table Collect(const CombinedRegions& regions, std::set<std::int64_t>& ranks, StepTable& steps,
+              std::set<std::string>& hosts) {
   Table table;
   for (const auto& [scope, tree] : regions.scopes) {
     if (!scope.process.rank) continue;
     const std::int64_t rank = *scope.process.rank;
     ranks.insert(rank);
+    hosts.insert(scope.process.host);
     for (const Region& r : tree.regions()) {
       PerRank& cell = table[r.path][rank];
       AddKnown(cell.total, r.total_ns);
       AddKnown(cell.cpu, r.cpu_ns);
+      if (!r.parent) EarliestKnown(cell.start_unix_ns, r.start_unix_ns);
       CollectNumbered(r, rank, steps);
     }
   }
@@ -126,7 +139,41 @@ std::optional<StragglerRow> RowFor(const std::string& region, const std::map<std
   return row;
 }
 
+// When each rank began the step against the first; none unless two ranks
+// ran it and every one's start is known.
+std::optional<LateStart> LateStartFor(const std::string& step, const std::map<std::int64_t, PerRank>& cells) {
+  if (cells.size() < 2 ||
+      !std::all_of(cells.begin(), cells.end(), [](const auto& c) { return c.second.start_unix_ns.has_value(); })) {
+    return std::nullopt;
+  }
+  LateStart late;
+  late.step = step;
+  late.ranks = static_cast<int>(cells.size());
+  std::int64_t first = 0, latest = 0;
+  bool any = false;
+  for (const auto& [rank, cell] : cells) {
+    const std::int64_t t = *cell.start_unix_ns;
+    if (!any || t < first) first = t, late.first_rank = rank;
+    if (!any || t > latest) latest = t, late.latest_rank = rank;
+    any = true;
+  }
+  // Differences of integer ns first: Unix ns as a double would keep only
+  // 256 ns steps.
+  for (const auto& [rank, cell] : cells)
+    late.after_first_ns.emplace_back(rank, static_cast<double>(*cell.start_unix_ns - first));
+  late.latest_after_first_ns = static_cast<double>(latest - first);
+  return late;
+}
+
+struct StepRow {
+  std::int64_t number = 0;
+  StragglerRow row;
+  std::optional<LateStart> late;
+};
+
 }  // namespace
+
+std::string_view ToString(StartClock c) { return c == StartClock::kOneHost ? "one_host" : "host_clocks"; }
 
 std::optional<std::int64_t> StepNumber(const std::string& name) {
   std::string_view rest = name;
@@ -152,11 +199,13 @@ Stragglers FindStragglers(const CombinedRegions& regions, const model::GpuBreakd
   Stragglers out;
   std::set<std::int64_t> ranks;
   StepTable numbered;
-  const Table table = Collect(regions, ranks, numbered);
-  CollectProfilerSteps(breakdown, numbered);
+  std::set<std::string> hosts;
+  const Table table = Collect(regions, ranks, numbered, hosts);
+  CollectProfilerSteps(breakdown, numbered, hosts);
   out.ranks = static_cast<int>(ranks.size());
   if (out.ranks < 2) return out;
-  std::vector<std::pair<std::int64_t, StragglerRow>> steps;
+  out.start_clock = hosts.size() == 1 && !hosts.begin()->empty() ? StartClock::kOneHost : StartClock::kHostClocks;
+  std::vector<StepRow> steps;
   for (const auto& [path, cells] : table) {
     const std::string& label = path.back();  // "DOMAIN@name" outside the default domain
     const auto step = StepNumber(label.substr(label.find('@') == std::string::npos ? 0 : label.find('@') + 1));
@@ -164,20 +213,25 @@ Stragglers FindStragglers(const CombinedRegions& regions, const model::GpuBreakd
     auto row = RowFor(fmt::format("{}", fmt::join(path, " > ")), cells, is_step);
     if (!row) continue;
     if (is_step) {
-      steps.emplace_back(*step, std::move(*row));
+      std::optional<LateStart> late = LateStartFor(row->region, cells);
+      steps.push_back({*step, std::move(*row), std::move(late)});
     } else {
       out.regions.push_back(std::move(*row));
     }
   }
   for (const auto& [key, cells] : numbered) {
-    if (auto row = RowFor(key.second, cells, true)) steps.emplace_back(key.first, std::move(*row));
+    if (auto row = RowFor(key.second, cells, true))
+      steps.push_back({key.first, std::move(*row), LateStartFor(key.second, cells)});
   }
-  std::stable_sort(steps.begin(), steps.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(steps.begin(), steps.end(), [](const auto& a, const auto& b) { return a.number < b.number; });
   if (steps.size() > kMaxStepRows) {
     out.steps_omitted = steps.size() - kMaxStepRows;
     steps.resize(kMaxStepRows);
   }
-  for (auto& [n, row] : steps) out.steps.push_back(std::move(row));
+  for (StepRow& s : steps) {
+    out.steps.push_back(std::move(s.row));
+    if (s.late) out.late_starts.push_back(std::move(*s.late));
+  }
   std::stable_sort(out.regions.begin(), out.regions.end(),
                    [](const StragglerRow& a, const StragglerRow& b) { return a.excess_ns > b.excess_ns; });
   if (out.regions.size() > top) out.regions.resize(top);

@@ -42,13 +42,38 @@ struct StragglerRow {
   std::vector<RankCollectives> collectives;
 };
 
+// When each rank began a step, against the rank that began it first, on
+// Unix time (every rank's start known: model::NvtxRange::unix_offset_ns,
+// model::StepTimes::start_unix_ns). A blocking collective ends at about the
+// same time on every rank, so a rank that starts the next step late was held
+// up before it, or is slow to leave it (HTA's late-start straggler idea, by
+// step rather than by kernel).
+struct LateStart {
+  std::string step;  // as StragglerRow::region
+  int ranks = 0;
+  std::int64_t first_rank = 0, latest_rank = 0;
+  double latest_after_first_ns = 0;
+  std::vector<std::pair<std::int64_t, double>> after_first_ns;  // (rank, ns after the first), rank order
+};
+
+// What the step starts were compared on.
+enum class StartClock {
+  kOneHost,    // every rank on one named host: one clock
+  kHostClocks  // Unix time as each host's clock gave it: as good as their synchronisation (NTP)
+};
+
 struct Stragglers {
   int ranks = 0;                             // ranks with regions
   std::vector<StragglerRow> steps;           // in step order, at most kMaxStepRows
   std::size_t steps_omitted = 0;             // steps past kMaxStepRows
   std::vector<StragglerRow> regions;         // largest excess first, at most `top`
   std::vector<RankCollectives> collectives;  // rank order; empty without communication on two ranks
+  // In the order of `steps`, for the steps whose every rank's start is known.
+  std::vector<LateStart> late_starts;
+  StartClock start_clock = StartClock::kHostClocks;
 };
+
+std::string_view ToString(StartClock c);  // "one_host", "host_clocks"
 
 inline constexpr std::size_t kMaxStepRows = 1024;
 

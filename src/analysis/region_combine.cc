@@ -63,6 +63,8 @@ void CopyQuantity(Region& to, const Region& from, Quantity q) {
       to.cpu_exclusive_ns = from.cpu_exclusive_ns;
       to.cpu_instances = from.cpu_instances;
       to.number_cpu_ns = from.number_cpu_ns;
+      to.start_unix_ns = from.start_unix_ns;
+      to.number_start_unix_ns = from.number_start_unix_ns;
       break;
   }
 }

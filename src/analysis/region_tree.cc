@@ -181,6 +181,7 @@ bool RegionTree::FoldInto(std::size_t id, const std::string& folded_name, std::i
   if (!r.parent) {  // the first instance, so far a region of its own
     if (r.kernel_ns > 0) r.number_gpu_ns[first_number] = r.kernel_ns;
     if (r.cpu_instances.count > 0) r.number_cpu_ns[first_number] = r.cpu_instances.total_ns;
+    if (r.start_unix_ns) r.number_start_unix_ns.Earliest(first_number, *r.start_unix_ns);
   }
   known_stacks_.clear();  // their counters are stale
   last_known_ = nullptr;
@@ -311,6 +312,9 @@ void RegionTree::Merge(const Region& other) {
   other.instance_ns.ForEach([&](std::int64_t id, double ns) { r.instance_ns[id] += ns; });
   other.number_gpu_ns.ForEach([&](std::int64_t n, double ns) { r.number_gpu_ns[n] += ns; });
   other.number_cpu_ns.ForEach([&](std::int64_t n, double ns) { r.number_cpu_ns[n] += ns; });
+  other.number_start_unix_ns.ForEach([&](std::int64_t n, std::int64_t t) { r.number_start_unix_ns.Earliest(n, t); });
+  if (other.start_unix_ns)
+    r.start_unix_ns = std::min(r.start_unix_ns.value_or(*other.start_unix_ns), *other.start_unix_ns);
   r.measured.Merge(other.measured);
   r.cpu_instances.Merge(other.cpu_instances);
   r.projected_stats.Merge(other.projected_stats);
@@ -376,6 +380,7 @@ void RegionTree::Finish(const RegionCapabilities& with) {
     }
     r.number_gpu_ns.ShrinkToFit();
     r.number_cpu_ns.ShrinkToFit();
+    r.number_start_unix_ns.ShrinkToFit();
   }
 }
 
@@ -574,8 +579,10 @@ void RegionBuilder::OnNvtxRange(const model::NvtxRange& range) {
                      fmt::format("{}: NVTX range '{}' ends before it starts; skipped", source_, range.name));
     return;
   }
-  timed_.Add(TimedRange{TimedProcess(range.process), 0, *range.global_tid, *range.start_ns, *range.end_ns,
-                        range.push_pop, range.end_unknown, TimedName(range.domain, range.name)});
+  const std::uint32_t process = TimedProcess(range.process);
+  if (range.unix_offset_ns && !timed_unix_offsets_[process]) timed_unix_offsets_[process] = range.unix_offset_ns;
+  timed_.Add(TimedRange{process, 0, *range.global_tid, *range.start_ns, *range.end_ns, range.push_pop,
+                        range.end_unknown, TimedName(range.domain, range.name)});
 }
 
 std::uint32_t RegionBuilder::TimedName(const std::string& domain, const std::string& name) {
@@ -659,7 +666,10 @@ std::uint32_t RegionBuilder::TimedProcess(const model::ProcessId& process) {
   if (!timed_processes_.empty() && timed_processes_[last_timed_process_] == process) return last_timed_process_;
   const auto [it, added] =
       timed_process_index_.try_emplace(process, static_cast<std::uint32_t>(timed_processes_.size()));
-  if (added) timed_processes_.push_back(process);
+  if (added) {
+    timed_processes_.push_back(process);
+    timed_unix_offsets_.emplace_back();
+  }
   return last_timed_process_ = it->second;
 }
 
@@ -698,6 +708,7 @@ void RegionBuilder::AddTimedRanges() {
     prev = r;
     // A CPU range belongs to the scope of its process's GPU work when that is one device.
     const model::ProcessId& process = timed_processes_[by_rank[r.process]];
+    const std::optional<std::int64_t> unix_offset = timed_unix_offsets_[by_rank[r.process]];
     const auto& devs = devices[process];
     RegionTree& tree = TreeFor(process, devs.size() == 1 ? *devs.begin() : std::string());
     std::size_t id = 0;
@@ -736,6 +747,11 @@ void RegionBuilder::AddTimedRanges() {
     if (!r.end_unknown && !region.parent && top_level && counter) {
       region.number_cpu_ns[*counter] += static_cast<double>(r.end - r.start);
     }
+    if (!region.parent && top_level && unix_offset) {
+      const std::int64_t start = r.start + *unix_offset;
+      region.start_unix_ns = std::min(region.start_unix_ns.value_or(start), start);
+      if (counter) region.number_start_unix_ns.Earliest(*counter, start);
+    }
   };
   if (timed_.in_order() && ranked_as_indexed) {
     timed_.ForEach(place);  // a process's index is its rank
@@ -747,6 +763,7 @@ void RegionBuilder::AddTimedRanges() {
   }
   timed_.Clear();
   timed_processes_.clear();
+  timed_unix_offsets_.clear();
   timed_process_index_.clear();
   timed_names_.clear();
   timed_name_index_.clear();

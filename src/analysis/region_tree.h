@@ -124,6 +124,12 @@ struct Region {
   // instance (stragglers compare ranks step by step).
   // Sorted arrays (16 bytes a number): a many-rank import keeps them per rank.
   InstanceValues number_gpu_ns, number_cpu_ns;
+  // Top-level regions whose input's clock converts to Unix time
+  // (model::NvtxRange::unix_offset_ns) only: the earliest start of any of
+  // its instances, and per number of a folded numbered region its instance's
+  // start, in Unix ns (stragglers compare when ranks began a step).
+  std::optional<std::int64_t> start_unix_ns;
+  InstanceStarts number_start_unix_ns;
   InstanceStats measured;         // range-replay results
   InstanceStats cpu_instances;    // CPU time per instance (timeline ranges, nvtx_sum)
   InstanceStats projected_stats;  // projection per instance (nvtx_gpu_proj_sum)
@@ -304,6 +310,9 @@ class RegionBuilder : public model::RecordSink {
   Scope last_scope_;
   TimedRangeLog timed_;  // processes index timed_processes_, names timed_names_
   std::vector<model::ProcessId> timed_processes_;  // the processes of timed_, each once
+  // By the same index: each process's offset to Unix time, from its first
+  // range that gives one (model::NvtxRange::unix_offset_ns).
+  std::vector<std::optional<std::int64_t>> timed_unix_offsets_;
   std::map<model::ProcessId, std::uint32_t> timed_process_index_;
   std::uint32_t last_timed_process_ = 0;
   std::vector<model::NvtxFrame> timed_names_;  // each (domain, name) once

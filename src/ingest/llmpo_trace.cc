@@ -382,6 +382,7 @@ void EmitLlmpoTraceRecords(const TraceData& t, ImportContext& ctx) {
     range.global_tid = r.tid;
     range.range_id = static_cast<std::int64_t>(i);
     range.depth = r.depth;
+    range.unix_offset_ns = t.UnixOffset();
     ctx.sink.OnNvtxRange(range);
   }
   RangeSweep sweep(ranges);

@@ -118,7 +118,25 @@ struct NvtxTable {
   std::map<std::int64_t, std::string> domains;
   bool by_start = false;         // ranges by strictly increasing start, none without one
   bool by_thread_start = false;  // ranges with start, end and thread by (thread, start)
+  // nsys' times count from the capture's start; its Unix time in ns
+  // (TARGET_INFO_SESSION_START_TIME.utcEpochNs), where the export has it.
+  std::optional<std::int64_t> session_start_unix_ns;
 };
+
+// The capture's start in Unix ns: the first row's utcEpochNs, if the table
+// and an integer value are there.
+std::optional<std::int64_t> SessionStartUnixNs(sqlite3* db) {
+  if (!nsys_sqlite::HasTable(db, "TARGET_INFO_SESSION_START_TIME")) return std::nullopt;
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1", -1, &raw, nullptr) !=
+      SQLITE_OK) {
+    sqlite3_finalize(raw);
+    return std::nullopt;  // no such column: an export of another version
+  }
+  Stmt stmt(raw);
+  if (sqlite3_step(raw) != SQLITE_ROW || sqlite3_column_type(raw, 0) != SQLITE_INTEGER) return std::nullopt;
+  return sqlite3_column_int64(raw, 0);
+}
 
 struct DbCloser {
   void operator()(sqlite3* db) const { sqlite3_close(db); }
@@ -928,6 +946,7 @@ Status ImportNvtx(sqlite3* db, ImportContext& ctx, NvtxTable& nvtx,
     range.name = Text(s, 4);
     range.global_tid = Int(s, 5);
     range.process = ProcessOf(range.global_tid, processes);
+    range.unix_offset_ns = nvtx.session_start_unix_ns;
     if (auto domain = Int(s, 6); domain && *domain != 0) range.domain = nvtx.domains[*domain];
     if (!range.end_ns) {
       ctx.diagnostics.Add(model::Diag::nvtx_range_not_closed,
@@ -981,6 +1000,7 @@ Status ImportNsysSqlite(const std::filesystem::path& file, ImportContext& ctx) {
   if (HasTable(db.get(), "NVTX_EVENTS")) {
     nvtx_table.emplace();
     ASSIGN_OR_RETURN(nvtx_table->domains, DomainNames(db.get(), ctx));
+    nvtx_table->session_start_unix_ns = SessionStartUnixNs(db.get());
     RETURN_IF_ERROR(CheckNvtxOrder(db.get(), ctx, *nvtx_table));
     RETURN_IF_ERROR(ImportNvtx(db.get(), ctx, *nvtx_table, processes));
   }

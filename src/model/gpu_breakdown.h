@@ -39,6 +39,10 @@ struct StepTimes {
   // the sum of their durations. Unknown (null) in a partial written before
   // the field existed.
   std::optional<double> communication_kernel_ns = 0.0;
+  // When the step's annotation began, in Unix ns (the trace's timestamps are
+  // Unix time, or relative to baseTimeNanoseconds); unknown where they are
+  // not, and in a partial written before the field existed.
+  std::optional<std::int64_t> start_unix_ns;
 };
 
 struct DeviceBreakdown {

@@ -161,6 +161,11 @@ struct NvtxRange {
   // the profiler stopped): end_ns is where it is taken to end for nesting and
   // attribution, not a measured end, so its CPU time is unknown.
   bool end_unknown = false;
+  // start_ns + unix_offset_ns is Unix time in ns, by the source's own clock
+  // record (tracer W records, Kineto's Unix timestamps, nsys' session start);
+  // unknown: the source's clock has no known relation to Unix time. Only
+  // cross-rank start comparisons read it (analysis/rank_stragglers.h).
+  std::optional<std::int64_t> unix_offset_ns;
   // Pre-aggregated sources (nvtx_sum, nvtx_gpu_proj_sum) fill these instead.
   std::optional<std::int64_t> instances;
   std::optional<double> total_ns;  // CPU range time over all instances

@@ -40,8 +40,8 @@ struct TraceApiCall {
 };
 
 // The trace's clock (CLOCK_MONOTONIC) and Unix time read together: at the
-// process's start and end (tracer W records, since 2026-12). No report
-// compares times across hosts yet; these are what would align them.
+// process's start and end (tracer W records, since 2026-12): they put the
+// ranks of several hosts on one clock (multirank-reference.md, section 3).
 struct WallClockSample {
   std::int64_t monotonic_ns = 0;
   std::int64_t unix_ns = 0;
@@ -62,6 +62,13 @@ struct TraceData {
   std::int64_t cupti_clock_offset = 0;  // CUPTI's clock minus ours when it kept its own (applied on import)
   bool complete = false;                // the end marker was found
   std::vector<WallClockSample> wall_clock;  // start and end samples (none in older traces)
+  // What turns the trace's times into Unix ns: the first clock pair's
+  // difference (the tracer's check that the pairs agree: tracer.nvtx_cpu);
+  // unknown without one.
+  std::optional<std::int64_t> UnixOffset() const {
+    if (wall_clock.empty()) return std::nullopt;
+    return wall_clock.front().unix_ns - wall_clock.front().monotonic_ns;
+  }
   std::string DomainName(std::uint64_t id) const {
     auto it = domains.find(id);
     return it == domains.end() ? "" : it->second;

@@ -33,7 +33,7 @@ namespace llmpo::report {
 
 inline constexpr const char* kPartialSchema = "llm-perf-opt.partial";
 // Major.minor.patch: a reader reads its own major version only.
-inline constexpr const char* kPartialSchemaVersion = "1.4.0";
+inline constexpr const char* kPartialSchemaVersion = "1.5.0";
 inline constexpr int kPartialSchemaMajor = 1;
 
 // One scope's finished region tree (a process on a device).

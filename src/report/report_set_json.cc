@@ -218,7 +218,8 @@ LLMPO_JSON_FIELDS(DiagnosticEntry, severity, count, first_example)
 LLMPO_JSON_FIELDS(KernelClassTimes, computation_ns, communication_ns, memory_ns, comm_comp_overlap_pct)
 LLMPO_JSON_FIELDS(LaunchStats, launches, cpu_mean_ns, cpu_max_ns, gpu_mean_ns, gpu_max_ns, delay_mean_ns, delay_max_ns,
                   gpu_shorter_than_call)
-LLMPO_JSON_FIELDS_ADDED(StepTimes, communication_kernel_ns, step, cpu_ns, gpu_kernel_ns)  // added: 1.5.0
+// communication_kernel_ns: 1.5.0; start_unix_ns: 1.7.0
+LLMPO_JSON_FIELDS_ADDED2(StepTimes, communication_kernel_ns, start_unix_ns, step, cpu_ns, gpu_kernel_ns)
 LLMPO_JSON_FIELDS(DeviceBreakdown, source, process, device, rank, world_size, kernels, memory_ops, kernel_ns, span_ns,
                   busy_ns, idle_ns, classes, launch, steps)
 LLMPO_JSON_FIELDS(CpuOpTimes, source, process, name, calls, cpu_ns, gpu_self_ns, gpu_total_ns, kernels)
@@ -315,6 +316,7 @@ LLMPO_JSON_FIELDS(RankSpread, quantity, min, median, max, min_process, max_proce
 LLMPO_JSON_FIELDS(StepSpread, step, ranks, min_cpu_ms, median_cpu_ms, max_cpu_ms, slowest_process)
 LLMPO_JSON_FIELDS(RankComparison, processes, quantities, steps)
 LLMPO_JSON_FIELDS(RankCollectives, rank, communication_ns, beyond_least_ns)
+LLMPO_JSON_FIELDS(LateStart, step, ranks, first_rank, latest_rank, latest_after_first_ns, after_first_ns)
 // per_rank_ns: 1.3; collectives: 1.5
 LLMPO_JSON_FIELDS_ADDED2(StragglerRow, per_rank_ns, collectives, region, quantity, ranks, slowest_rank, fastest_rank,
                          slowest_ns, median_ns, fastest_ns, excess_ns, excess_pct)
@@ -325,14 +327,18 @@ LLMPO_JSON_FIELDS_ADDED2(StragglerRow, per_rank_ns, collectives, region, quantit
   o("regions", s.regions);
   o("steps_omitted", s.steps_omitted);
   o("collectives", s.collectives);
+  o("late_starts", s.late_starts);
+  o("start_clock", ToString(s.start_clock));
   o.Close();
 }
 [[maybe_unused]] static void to_json(Json& j, const Stragglers& s) {
   j["ranks"] = s.ranks;
   j["steps"] = s.steps;
   j["regions"] = s.regions;
-  j["steps_omitted"] = s.steps_omitted;  // 1.3
-  j["collectives"] = s.collectives;      // 1.3
+  j["steps_omitted"] = s.steps_omitted;        // 1.3
+  j["collectives"] = s.collectives;            // 1.3
+  j["late_starts"] = s.late_starts;            // 1.7
+  j["start_clock"] = ToString(s.start_clock);  // 1.7
 }
 [[maybe_unused]] static void from_json(const Json& j, Stragglers& s) {
   j.at("ranks").get_to(s.ranks);
@@ -340,6 +346,9 @@ LLMPO_JSON_FIELDS_ADDED2(StragglerRow, per_rank_ns, collectives, region, quantit
   j.at("regions").get_to(s.regions);
   s.steps_omitted = j.value("steps_omitted", std::size_t{0});
   if (const auto it = j.find("collectives"); it != j.end()) it->get_to(s.collectives);
+  if (const auto it = j.find("late_starts"); it != j.end()) it->get_to(s.late_starts);
+  const bool one_host = j.value("start_clock", std::string()) == ToString(StartClock::kOneHost);
+  s.start_clock = one_host ? StartClock::kOneHost : StartClock::kHostClocks;
 }
 LLMPO_JSON_FIELDS(MetricSelection, sections, metrics)
 LLMPO_JSON_FIELDS(InstanceStats, count, min_ns, max_ns, total_ns, has_extremes)
@@ -359,6 +368,22 @@ LLMPO_JSON_FIELDS(AlsoMeasured, quantity, input, ns)
   values.clear();
   for (const auto& [id, v] : j.get<std::map<std::int64_t, double>>()) values[id] = v;
   values.ShrinkToFit();
+}
+
+// Starts per instance, as InstanceValues are written (integer ns).
+[[maybe_unused]] static void to_stream(std::string& out, const InstanceStarts& starts, unsigned indent) {
+  ArrayStream a(out, indent);
+  starts.ForEach([&](std::int64_t id, std::int64_t t) { a(std::pair{id, t}); });
+  a.Close();
+}
+[[maybe_unused]] static void to_json(Json& j, const InstanceStarts& starts) {
+  j = Json::array();
+  starts.ForEach([&](std::int64_t id, std::int64_t t) { j.push_back(Json::array({id, t})); });
+}
+[[maybe_unused]] static void from_json(const Json& j, InstanceStarts& starts) {
+  starts.clear();
+  for (const auto& [id, t] : j.get<std::map<std::int64_t, std::int64_t>>()) starts.Earliest(id, t);
+  starts.ShrinkToFit();
 }
 
 // What the writers and Region's methods read; not the building state
@@ -699,7 +724,8 @@ class MemberWriter {
   // The stragglers with their steps (per rank times each) one at a time.
   void StragglerSteps(const std::optional<analysis::Stragglers>& s) {
     if (!s || s->steps.empty()) return (*this)("stragglers", s);
-    const analysis::Stragglers head{s->ranks, {}, s->steps_omitted, s->regions, s->collectives};
+    analysis::Stragglers head = *s;
+    head.steps.clear();
     Spliced("stragglers", head, "steps", s->steps.size(), Each(s->steps));
   }
   void Finish() { out_ += first_ ? "{}\n" : "\n}\n"; }

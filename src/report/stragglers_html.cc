@@ -159,6 +159,31 @@ std::string StepCollectivesTable(const std::vector<analysis::StragglerRow>& step
   return out + "</tbody></table>\n";
 }
 
+// Per step, the rank that began it last against the first
+// (stragglers.md's "Late start per step"); the latest starts first.
+std::string LateStartTable(const analysis::Stragglers& s) {
+  if (s.late_starts.empty()) return "";
+  std::vector<const analysis::LateStart*> rows;
+  for (const auto& l : s.late_starts) rows.push_back(&l);
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto* a, const auto* b) { return a->latest_after_first_ns > b->latest_after_first_ns; });
+  if (rows.size() > kMaxTableRows) rows.resize(kMaxTableRows);
+  std::string out = fmt::format(
+      "<h3>Late start per step</h3>\n<p>Per step, the rank that began it last, and how long after the first "
+      "({}). A rank that begins a step late was held up before it.</p>\n<table class=\"plain\" "
+      "id=\"late-starts\"><thead><tr><th>Step</th><th>First</th><th>Last</th><th>Last began after the first "
+      "(ms)</th></tr></thead><tbody>\n",
+      s.start_clock == analysis::StartClock::kOneHost ? "one host's clock"
+                                                      : "Unix time of each host's clock; no offset between hosts "
+                                                        "was measured");
+  for (const auto* l : rows) {
+    out +=
+        fmt::format("<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
+                    HtmlText(l->step), l->first_rank, l->latest_rank, MsText(l->latest_after_first_ns));
+  }
+  return out + "</tbody></table>\n";
+}
+
 }  // namespace
 
 void WriteStragglersHtml(const analysis::Stragglers& s, std::ostream& out) {
@@ -175,6 +200,7 @@ void WriteStragglersHtml(const analysis::Stragglers& s, std::ostream& out) {
         s.steps.front().quantity == "total" ? "GPU kernel time" : "CPU range time", BinNote(grid));
     WriteHeatmap(s, grid, out);
     out << RowsTable("straggler-steps", "Step", s.steps);
+    out << LateStartTable(s);
     out << StepCollectivesTable(s.steps);
   }
   if (!s.regions.empty()) out << "<h3>Regions</h3>\n" << RowsTable("straggler-regions", "Region", s.regions);

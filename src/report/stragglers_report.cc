@@ -91,6 +91,34 @@ void StepCollectivesMd(std::string& out, const std::vector<analysis::StragglerRo
       table + "\n";
 }
 
+std::string_view ClockText(analysis::StartClock c) {
+  return c == analysis::StartClock::kOneHost
+             ? "one clock: every rank ran on one host"
+             : "Unix time as each rank's host gave it (tracer clock pairs, PyTorch's timestamps, nsys' session "
+               "start), as close as the hosts' clocks agree (NTP, PTP); no offset between hosts was measured";
+}
+
+// Per step shown whose every rank's start is known: when the first and the
+// last rank began it.
+void LateStartsMd(std::string& out, const analysis::Stragglers& s, const std::vector<analysis::StragglerRow>& rows) {
+  std::string table;
+  for (const auto& r : rows) {
+    const auto late = std::find_if(s.late_starts.begin(), s.late_starts.end(),
+                                   [&](const analysis::LateStart& l) { return l.step == r.region; });
+    if (late == s.late_starts.end()) continue;
+    table += fmt::format("| {} | {} | {} | {} | {} |\n", MdCell(late->step), late->ranks, late->first_rank,
+                         late->latest_rank, MsText(late->latest_after_first_ns));
+  }
+  if (table.empty()) return;
+  out += fmt::format(
+      "### Late start per step\n\nPer step, the rank that began it first, the one that began it last, and how much "
+      "later (every rank: stragglers.json). A blocking collective ends at about the same time on every rank, so a "
+      "rank that begins a step late was held up before it: in the step before, or between steps. Clock: {}.\n\n"
+      "| step | ranks | first: rank | last: rank | last began after the first ms |\n|---|---:|---:|---:|---:|\n",
+      ClockText(s.start_clock));
+  out += table + "\n";
+}
+
 // The steps table: every step when few, else the ones furthest over their median.
 void StepsMd(std::string& out, const analysis::Stragglers& s) {
   out += "## Steps\n\n";
@@ -116,6 +144,7 @@ void StepsMd(std::string& out, const analysis::Stragglers& s) {
                        analysis::kMaxStepRows);
   }
   out += "\n";
+  LateStartsMd(out, s, rows);
   StepCollectivesMd(out, rows);
 }
 
@@ -155,12 +184,29 @@ void WriteStragglersJson(const analysis::Stragglers& s, std::ostream& sink) {
   std::string out;
   JsonWriter w(out, sink);
   w.BeginObject();
-  w.Member("schema_version", "1.2.0");  // 1.2: a step's collectives
+  w.Member("schema_version", "1.3.0");  // 1.2: a step's collectives; 1.3: late starts
   w.Member("ranks", s.ranks);
   RowsJson(w, "steps", s.steps);
   w.Member("steps_omitted", s.steps_omitted);
   RowsJson(w, "regions", s.regions);
   CollectivesJson(w, "collectives", s.collectives);
+  w.Member("start_clock", std::string(analysis::ToString(s.start_clock)));
+  w.Key("late_starts");
+  w.BeginArray();
+  for (const auto& l : s.late_starts) {
+    w.BeginObject();
+    w.Member("step", l.step);
+    w.Member("ranks", l.ranks);
+    w.Member("first_rank", l.first_rank);
+    w.Member("latest_rank", l.latest_rank);
+    w.Member("latest_after_first_ms", l.latest_after_first_ns / 1e6);
+    w.Key("after_first_ms");
+    w.BeginObject();
+    for (const auto& [rank, ns] : l.after_first_ns) w.Member(std::to_string(rank), ns / 1e6);
+    w.EndObject();
+    w.EndObject();
+  }
+  w.EndArray();
   w.EndObject();
   out += '\n';
   w.Flush();

@@ -62,10 +62,12 @@ if command -v mpirun >/dev/null; then
   mpi=(mpirun --allow-run-as-root --oversubscribe -np 4)
   export OMPI_MCA_rmaps_base_oversubscribe=1
   # 2. mpirun, through the CLI
-  "$bin" -q trace hydra.run.dir="$dir/mpi" "$steps" -- "${mpi[@]}" "$program" --slow-ms 400 >"$dir/mpi.out" 2>&1 ||
+  # (a fifth step: rank 2, slow in step 3, begins step 4 late)
+  "$bin" -q trace hydra.run.dir="$dir/mpi" "$steps" -- "${mpi[@]}" "$program" --slow-ms 400 --steps 5 >"$dir/mpi.out" 2>&1 ||
     fail "trace -- mpirun exited $?: $(tail -5 "$dir/mpi.out")"
   check_ranks "$dir/mpi" trace 4 OMPI_COMM_WORLD_RANK
   check_straggler "$dir/mpi" "step 3" 2 200
+  check_late_start "$dir/mpi" "step 4" 2 200 one_host
 
   # 3a. rank 1 fails (after the others have finished): named, the others' traces kept and reported
   failing_rank fail OMPI_COMM_WORLD_RANK "${mpi[@]}"

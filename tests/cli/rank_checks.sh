@@ -41,3 +41,37 @@ assert r["slowest_rank"] == rank and r["excess_ms"] > ms, r
 print(f"ok: {run}: '{region}' slowest rank {rank}, {r['excess_ms']:.1f} ms over the median")
 PY
 }
+
+# The late start of RUN's STEP: recomputed from the rank traces (each rank's
+# top-level range STEP, its start turned into Unix time by the trace's first
+# W clock pair), it matches stragglers.json to the nanosecond, and RANK
+# began it last, over MS ms after the first; with CLOCK, the clock named.
+#   check_late_start RUN STEP RANK MS [CLOCK]
+check_late_start() {
+  python3 - "$@" <<'PY'
+import glob, json, sys
+run, step, rank, ms = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+clock = sys.argv[5] if len(sys.argv) > 5 else None
+starts = {}
+for t in glob.glob(f"{run}/trace/trace.rank*.tsv"):
+    offset, r = None, None
+    for line in open(t):
+        f = line.rstrip("\n").split("\t")
+        if f[0] == "P":
+            r = int(f[5])
+        elif f[0] == "W" and offset is None:
+            offset = int(f[2]) - int(f[1])
+        elif f[0] == "R" and f[3] == "0" and f[6] == step:
+            starts[r] = min(starts.get(r, 1 << 63), int(f[4]) + offset)
+first = min(starts.values())
+s = json.load(open(f"{run}/stragglers.json"))
+late = [l for l in s["late_starts"] if l["step"] == step]
+assert len(late) == 1, s["late_starts"]
+for r, t in starts.items():
+    assert abs(late[0]["after_first_ms"][str(r)] - (t - first) / 1e6) < 1e-6, (r, late[0], (t - first) / 1e6)
+assert late[0]["latest_rank"] == rank and late[0]["latest_after_first_ms"] > ms, late[0]
+assert clock is None or s["start_clock"] == clock, s["start_clock"]
+print(f"ok: {run}: rank {rank} began '{step}' {late[0]['latest_after_first_ms']:.1f} ms after the first "
+      f"({s['start_clock']})")
+PY
+}

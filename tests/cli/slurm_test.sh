@@ -47,9 +47,10 @@ source "$src/tests/cli/rank_checks.sh"
 
 # 1. srun over two nodes
 "$bin" -q trace hydra.run.dir="$dir/srun" "$steps" pipeline.step_timeout_s=120 -- srun -N 2 -n 4 -O "$program" \
-  --slow-ms 400 >"$dir/srun.out" 2>&1 || fail "trace -- srun exited $?: $(tail -5 "$dir/srun.out")"
+  --slow-ms 400 --steps 5 >"$dir/srun.out" 2>&1 || fail "trace -- srun exited $?: $(tail -5 "$dir/srun.out")"
 check_ranks "$dir/srun" trace 4 SLURM_PROCID n1 n1 n2 n2
 check_straggler "$dir/srun" "step 3" 2 200
+check_late_start "$dir/srun" "step 4" 2 200  # the two emulated nodes are one host (one clock) here
 python3 - "$dir/srun" <<'PY'
 import glob, json, sys
 recs = sorted((json.load(open(f)) for f in glob.glob(f"{sys.argv[1]}/ranks/trace.rank*.json")), key=lambda r: r["rank"])

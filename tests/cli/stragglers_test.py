@@ -60,6 +60,35 @@ def per_rank(events):
     return step["name"], in_step / 1e3, comm / 1e3, sum(k["dur"] for k in kernels) / 1e3, comm_in_step / 1e3
 
 
+def step_start_ns(doc):
+    """The rank's ProfilerStep annotation's start in Unix ns (its ts is Unix us, or relative to baseTimeNanoseconds)."""
+    step = next(e for e in doc["traceEvents"] if e.get("cat") == "user_annotation" and e["name"].startswith("ProfilerStep#"))
+    return doc.get("baseTimeNanoseconds", 0) + round(step["ts"] * 1000)
+
+
+def check_late_start(s, md, page, name, starts):
+    """The step's late start: each rank's start after the first rank's, the first and the last rank."""
+    late = [l for l in s.get("late_starts", []) if l["step"] == name]
+    check(len(late) == 1, f"one late start for {name}: {s.get('late_starts')}")
+    check(s.get("start_clock") == "host_clocks", f"start clock: {s.get('start_clock')} (the traces name no host)")
+    if not late:
+        return
+    first = min(starts.values())
+    got = late[0]
+    for r, t in starts.items():
+        check(abs(got["after_first_ms"][str(r)] - (t - first) / 1e6) < 1e-6,
+              f"rank {r} began {name} {got['after_first_ms'][str(r)]} == {(t - first) / 1e6} ms after the first")
+    first_rank, last_rank = min(starts, key=starts.get), max(starts, key=starts.get)
+    check(got["first_rank"] == first_rank and got["latest_rank"] == last_rank,
+          f"first rank {got['first_rank']} == {first_rank}, last {got['latest_rank']} == {last_rank}")
+    check(re.search(rf"\| {re.escape(name)} \| {len(starts)} \| {first_rank} \| {last_rank} \| ", md) is not None,
+          f"stragglers.md: {name} began first on rank {first_rank}, last on rank {last_rank}")
+    check(re.search(rf'id="late-starts".*?<td>{re.escape(name)}</td><td class="num">{first_rank}</td>'
+                    rf'<td class="num">{last_rank}</td>', page, re.S) is not None,
+          f"report.html: {name} began first on rank {first_rank}, last on rank {last_rank}")
+    print(f"ok: {name}: rank {last_rank} began it {(starts[last_rank] - first) / 1e6:.3f} ms after rank {first_rank}")
+
+
 def check_rank_files_everywhere(total, every, kernels_tar, kernels_files, compares):
     """Over the eight rank files, compare and the ranked actions count every rank, each from its own file, as the
     archive (one input holding every rank) does; `total` per rank and `every` (ms) are recomputed from the traces."""
@@ -118,12 +147,14 @@ def main():
         return 77
     want = {}
     raw = {}
+    starts = {}
     with tarfile.open(PATH) as tar:
         for m in tar.getmembers():
             if m.name.endswith(".json"):
                 text = tar.extractfile(m).read()
                 doc = json.loads(text)
                 want[doc["distributedInfo"]["rank"]] = per_rank(doc["traceEvents"])
+                starts[doc["distributedInfo"]["rank"]] = step_start_ns(doc)
                 raw[doc["distributedInfo"]["rank"]] = text
     check(sorted(want) == list(range(8)), f"8 ranks: {sorted(want)}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -184,6 +215,7 @@ def main():
                         re.S) is not None, f"report.html: rank {waited} waited longest in {name}'s collectives")
         print(f"ok: {name}: communication launched in the step per rank, rank {waited} waited longest "
               f"({step_comm[waited] - min(step_comm.values()):.3f} ms beyond the least)")
+    check_late_start(s, md, page, name, starts)
     comm = {r: w[2] for r, w in want.items()}
     least = min(comm.values())
     got = {c["rank"]: c for c in s["collectives"]}

@@ -210,3 +210,55 @@ TEST(InstanceSuffix, TimelineRangesKeepTheirIds) {
 
 }  // namespace
 }  // namespace llmpo::analysis
+
+namespace llmpo::analysis {
+namespace {
+
+model::NvtxRange StepRange(const std::string& name, std::int64_t start, std::optional<std::int64_t> offset) {
+  model::NvtxRange r;
+  r.name = name;
+  r.process.name = "p";
+  r.global_tid = 1;
+  r.start_ns = start;
+  r.end_ns = start + 10;
+  r.unix_offset_ns = offset;
+  return r;
+}
+
+// A folded step keeps, per number, when its instance began in Unix time
+// (the range's start plus its input's offset): the first number's too,
+// which was a region of its own until the second came.
+TEST(InstanceSuffix, FoldedStepsKeepEachNumbersUnixStart) {
+  KernelFilter filter;
+  model::Diagnostics d;
+  RegionBuilder b("in", filter, d, Default());
+  const std::int64_t offset = 1'700'000'000'000'000'000;
+  b.OnNvtxRange(StepRange("step 3", 500, offset));
+  b.OnNvtxRange(StepRange("step 4", 900, offset));
+  b.OnNvtxRange(StepRange("step 3", 400, offset));  // a second instance of 3 (another thread): the earlier wins
+  b.Finish();
+  const CombinedRegions c = CombineRegions({{&b, model::SourceFamily::kTimeline}});
+  const Region* step = At(c.aggregate, {"step N"});
+  ASSERT_TRUE(step);
+  std::vector<std::pair<std::int64_t, std::int64_t>> starts;
+  step->number_start_unix_ns.ForEach([&](std::int64_t n, std::int64_t t) { starts.emplace_back(n, t); });
+  EXPECT_EQ(starts, (std::vector<std::pair<std::int64_t, std::int64_t>>{{3, offset + 400}, {4, offset + 900}}));
+  EXPECT_EQ(step->start_unix_ns, offset + 400);
+}
+
+TEST(InstanceSuffix, NoUnixStartWithoutTheInputsClock) {
+  KernelFilter filter;
+  model::Diagnostics d;
+  RegionBuilder b("in", filter, d, Default());
+  b.OnNvtxRange(StepRange("step 1", 100, std::nullopt));
+  b.OnNvtxRange(StepRange("step 2", 200, std::nullopt));
+  b.Finish();
+  const CombinedRegions c = CombineRegions({{&b, model::SourceFamily::kTimeline}});
+  const Region* step = At(c.aggregate, {"step N"});
+  ASSERT_TRUE(step);
+  EXPECT_TRUE(step->number_start_unix_ns.empty());
+  EXPECT_FALSE(step->start_unix_ns);
+}
+
+}  // namespace
+}  // namespace llmpo::analysis

@@ -175,6 +175,9 @@ TEST(KinetoImport, AttributesKernelsToLaunchesAnnotationsAndCpuOps) {
   ASSERT_EQ(d.steps.size(), 1u);
   EXPECT_EQ(d.steps[0].step, 4);
   EXPECT_EQ(d.steps[0].gpu_kernel_ns, 10250 + 10000 + 5000);
+  // A base of 1 s after 1970 is no Unix time of a real trace: no start, no offset.
+  EXPECT_FALSE(d.steps[0].start_unix_ns);
+  EXPECT_FALSE(r->sink.ranges[0].unix_offset_ns);
   // aten::mm launched the first gemm (External id 5 and containment agree).
   bool found = false;
   for (const auto& op : r->sink.breakdown.cpu_ops) {
@@ -212,6 +215,36 @@ std::string ExternalIdEvents(bool reversed) {
   std::string text = R"({"traceEvents": [)";
   for (std::size_t i = 0; i < events.size(); ++i) text += (i ? ",\n" : "\n") + events[i];
   return text + "]}";
+}
+
+// Times relative to a Unix baseTimeNanoseconds, and Unix microseconds
+// without one (older traces): a step's start in Unix ns, exact.
+TEST(KinetoImport, StepsStartInUnixTime) {
+  const std::string relative = R"({"traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 1, "tid": 1, "ts": 4458676524648.797, "dur": 9},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 4458676524649, "dur": 1,
+     "args": {"correlation": 1}},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 4458676524651, "dur": 2,
+     "args": {"correlation": 1, "device": 0, "stream": 7}}
+   ], "baseTimeNanoseconds": 1711964646000000000})";
+  const std::string absolute = R"({"traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#10", "pid": 1, "tid": 1, "ts": 1694128201428092, "dur": 9},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 1694128201428093, "dur": 1,
+     "args": {"correlation": 1}},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1694128201428095, "dur": 2,
+     "args": {"correlation": 1, "device": 0, "stream": 7}}
+   ]})";
+  for (const auto& [text, want] : {std::pair{relative, std::int64_t{1711964646000000000} + 4458676524648797},
+                                   std::pair{absolute, std::int64_t{1694128201428092000}}}) {
+    auto r = ImportText(text);
+    ASSERT_TRUE(r->status.ok()) << r->status.error().message;
+    ASSERT_EQ(r->sink.breakdown.devices.size(), 1u);
+    ASSERT_EQ(r->sink.breakdown.devices[0].steps.size(), 1u);
+    EXPECT_EQ(r->sink.breakdown.devices[0].steps[0].start_unix_ns, want);
+    ASSERT_EQ(r->sink.ranges.size(), 1u);
+    EXPECT_EQ(r->sink.ranges[0].unix_offset_ns, 0);
+    EXPECT_EQ(*r->sink.ranges[0].start_ns, want);
+  }
 }
 
 TEST(KinetoImport, LinksTheSameWhetherOrNotTheTraceListsIdsInOrder) {

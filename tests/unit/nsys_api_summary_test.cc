@@ -22,7 +22,9 @@ namespace fs = std::filesystem;
 struct Collect : model::RecordSink {
   std::vector<model::ApiSummaryRow> rows;
   std::vector<model::LaunchRecord> launches;
+  std::vector<model::NvtxRange> ranges;
   void OnLaunch(const model::LaunchRecord& l) override { launches.push_back(l); }
+  void OnNvtxRange(const model::NvtxRange& r) override { ranges.push_back(r); }
   void OnKernelSummary(const model::KernelSummaryRow&) override {}
   void OnApiSummary(const model::ApiSummaryRow& r) override { rows.push_back(r); }
 };
@@ -148,6 +150,36 @@ TEST(NsysApiSummary, SameRowsAsTheGroupByQuery) { ExpectGroupByRows(false); }
 
 // Summed by the pass that checks the kernels' merge join with their calls.
 TEST(NsysApiSummary, SameRowsWhenSummedBesideTheKernels) { ExpectGroupByRows(true); }
+
+// nsys' times count from the capture's start: its Unix time
+// (TARGET_INFO_SESSION_START_TIME.utcEpochNs, as nsys 2022.4 and later
+// export it) is each range's offset to Unix time; an export without the
+// table (2020's) gives none.
+TEST(NsysSqliteClock, RangesCarryTheCaptureStartAsTheirUnixOffset) {
+  testing::TempDir dir;
+  const fs::path file = MakeExport(dir.path(), true);
+  for (const bool with_start : {false, true}) {
+    if (with_start) {
+      sqlite3* db = nullptr;
+      ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
+      Exec(db,
+           "CREATE TABLE TARGET_INFO_SESSION_START_TIME(utcEpochNs INTEGER, utcTime TEXT, localTime TEXT);"
+           "INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (1694763998414956583, '2023-09-15T07:46:38', "
+           "'2023-09-15T07:46:38');");
+      sqlite3_close(db);
+    }
+    Collect sink;
+    model::Diagnostics d;
+    ingest::ImportContext ctx{file.string(), sink, d};
+    ASSERT_TRUE(ingest::ImportNsysSqlite(file, ctx).ok());
+    ASSERT_EQ(sink.ranges.size(), 1u);
+    if (with_start) {
+      EXPECT_EQ(sink.ranges[0].unix_offset_ns, 1694763998414956583);
+    } else {
+      EXPECT_FALSE(sink.ranges[0].unix_offset_ns);
+    }
+  }
+}
 
 }  // namespace
 }  // namespace llmpo

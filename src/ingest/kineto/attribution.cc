@@ -112,6 +112,15 @@ std::optional<std::pair<std::int64_t, std::int64_t>> TimeSpan(const TraceStore& 
   return span;
 }
 
+// Whether an absolute time (the trace's own plus baseTimeNanoseconds) reads
+// as Unix time: Kineto writes Unix microseconds, or times relative to a Unix
+// base (kineto-reference.md, "Time"); a hand-made or converted trace may
+// count from 0. Taken as Unix between 2000 and 2100.
+bool IsUnixTime(std::int64_t ns) {
+  constexpr std::int64_t kYear2000 = 946'684'800'000'000'000, kYear2100 = 4'102'444'800'000'000'000;
+  return ns >= kYear2000 && ns < kYear2100;
+}
+
 // baseTimeNanoseconds, unless adding it would put an event past ±2^62 ns
 // (TimeInRange): then it is ignored, said, and times stay the trace's own.
 std::int64_t UsableBase(const TraceStore& s, const std::string& label, ImportContext& ctx) {
@@ -296,11 +305,13 @@ class Emitter {
       range.global_tid = a.thread;
       range.range_id = i;
       range.end_unknown = cut;
+      if (IsUnixTime(*range.start_ns)) range.unix_offset_ns = 0;
       ctx_.sink.OnNvtxRange(range);
       if (auto n = StepNumber(s_.names[a.name])) {
         step_windows_.push_back({a.start, a.end, steps_.size()});
-        model::StepTimes step{*n, static_cast<double>(a.end - a.start), 0, 0};
+        model::StepTimes step{*n, static_cast<double>(a.end - a.start), 0, 0, std::nullopt};
         if (cut) step.cpu_ns.reset();  // its kernels still count: launched in its window
+        if (range.unix_offset_ns) step.start_unix_ns = *range.start_ns;
         steps_.push_back(step);
       }
     }
