@@ -8,7 +8,7 @@
 #include <set>
 
 #include "src/report/compare_model.h"
-#include "src/report/run_model.h"
+#include "src/report/kernels_report.h"
 
 namespace llmpo::report {
 namespace {
@@ -33,9 +33,12 @@ struct ScopeTotals {
 };
 
 std::map<std::string, ScopeTotals> TotalsByRole(const ReportSet& set) {
-  std::string source;
+  // The kernels TimesFromEachRank picks, read in place: only their times and
+  // counts are summed, not the metrics it would copy them with.
+  const TimingChoice timing = TimingChoice::Of(set.kernels);
   std::map<std::string, ScopeTotals> out;
-  for (const auto& k : TimesFromEachRank(set.kernels, &source)) {
+  for (const auto& k : set.kernels.kernels) {
+    if (!timing.Times(k.source, k.process.rank)) continue;
     ScopeTotals& t = out[RoleOf(k.process, k.device)];
     if (k.timed_calls) t.ns += k.total_ns;
     t.launches += k.calls;
