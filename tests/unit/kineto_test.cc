@@ -220,20 +220,20 @@ std::string ExternalIdEvents(bool reversed) {
 // Times relative to a Unix baseTimeNanoseconds, and Unix microseconds
 // without one (older traces): a step's start in Unix ns, exact.
 TEST(KinetoImport, StepsStartInUnixTime) {
-  const std::string relative = R"({"traceEvents": [
-    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 1, "tid": 1, "ts": 4458676524648.797, "dur": 9},
-    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 4458676524649, "dur": 1,
-     "args": {"correlation": 1}},
-    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 4458676524651, "dur": 2,
-     "args": {"correlation": 1, "device": 0, "stream": 7}}
-   ], "baseTimeNanoseconds": 1711964646000000000})";
-  const std::string absolute = R"({"traceEvents": [
-    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#10", "pid": 1, "tid": 1, "ts": 1694128201428092, "dur": 9},
-    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 1694128201428093, "dur": 1,
-     "args": {"correlation": 1}},
-    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1694128201428095, "dur": 2,
-     "args": {"correlation": 1, "device": 0, "stream": 7}}
-   ]})";
+  // One step launching one kernel: the annotation, the launch call and the kernel at these times (us).
+  const auto trace = [](const std::string& step, const std::string& step_ts, const std::string& call_ts,
+                        const std::string& kernel_ts, const std::string& tail) {
+    return R"({"traceEvents": [{"ph": "X", "cat": "user_annotation", "name": ")" + step +
+           R"(", "pid": 1, "tid": 1, "ts": )" + step_ts +
+           R"(, "dur": 9}, {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": )" +
+           call_ts +
+           R"(, "dur": 1, "args": {"correlation": 1}}, {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, )" +
+           R"("tid": 7, "ts": )" + kernel_ts + R"(, "dur": 2, "args": {"correlation": 1, "device": 0, "stream": 7}}])" +
+           tail + "}";
+  };
+  const std::string relative = trace("ProfilerStep#2", "4458676524648.797", "4458676524649", "4458676524651",
+                                     R"(, "baseTimeNanoseconds": 1711964646000000000)");
+  const std::string absolute = trace("ProfilerStep#10", "1694128201428092", "1694128201428093", "1694128201428095", "");
   for (const auto& [text, want] : {std::pair{relative, std::int64_t{1711964646000000000} + 4458676524648797},
                                    std::pair{absolute, std::int64_t{1694128201428092000}}}) {
     auto r = ImportText(text);
@@ -448,12 +448,12 @@ TEST(KinetoReader, AnUnpairedHighSurrogateKeepsWhatFollowsIt) {
                                   {R"(g\ud800)", "g\uFFFD"}};
   std::string text = "[";
   for (const auto& [json, decoded] : names) {
-    text += R"({"ph": "X", "cat": "user_annotation", "name": ")" + json +
-            R"(", "pid": 1, "tid": 1, "ts": 1, "dur": 1},)";
+    text +=
+        R"({"ph": "X", "cat": "user_annotation", "name": ")" + json + R"(", "pid": 1, "tid": 1, "ts": 1, "dur": 1},)";
   }
   text += R"({"ph": "X", "cat": "user_annotation", "name": "last", "pid": 1, "tid": 1, "ts": 1, "dur": 1}])";
-  for (std::size_t buffer : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{5}, std::size_t{7},
-                             std::size_t{1} << 20}) {
+  for (std::size_t buffer :
+       {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{5}, std::size_t{7}, std::size_t{1} << 20}) {
     SCOPED_TRACE(buffer);
     MemorySource source(text, buffer);
     kineto::TraceStore store;
@@ -558,8 +558,9 @@ std::string Dump(const kineto::TraceStore& s, const std::string& error) {
   for (const auto& g : s.gpu_ops) {
     out += "gpu " + std::to_string(static_cast<int>(g.kind)) + " " + std::to_string(g.start) + " " +
            std::to_string(g.end) + " " + s.names[g.name] + " " + std::to_string(s.lanes[g.lane].device) + " " +
-           std::to_string(s.lanes[g.lane].stream) + " " + std::to_string(g.has_correlation) + std::to_string(g.correlation) + " " +
-           std::to_string(g.has_external_id) + std::to_string(g.external_id) + "\n";
+           std::to_string(s.lanes[g.lane].stream) + " " + std::to_string(g.has_correlation) +
+           std::to_string(g.correlation) + " " + std::to_string(g.has_external_id) + std::to_string(g.external_id) +
+           "\n";
   }
   for (const auto& c : s.calls) {
     out += "call " + std::to_string(c.start) + " " + std::to_string(c.end) + " " + s.names[c.name] + " " +
