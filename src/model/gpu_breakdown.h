@@ -45,6 +45,19 @@ struct StepTimes {
   std::optional<std::int64_t> start_unix_ns;
 };
 
+// One device's GPU work launched in one ProfilerStep#N: its GPU ops
+// (kernels, copies, sets) whose launch call started while the step ran, on
+// any thread of the process (the step's GPU time rule, StepTimes), split as
+// the device's whole timeline is (DeviceBreakdown).
+struct StepBreakdown {
+  std::int64_t step = 0;
+  std::int64_t gpu_ops = 0;
+  double span_ns = 0;  // the first of those ops' start to the last one's end
+  double busy_ns = 0;  // union of their intervals
+  double idle_ns = 0;  // span - busy
+  KernelClassTimes classes;
+};
+
 struct DeviceBreakdown {
   std::string source;
   ProcessId process;
@@ -58,6 +71,9 @@ struct DeviceBreakdown {
   KernelClassTimes classes;
   LaunchStats launch;
   std::vector<StepTimes> steps;  // per rank, repeated on each of its devices
+  // This device's own, in the order of `steps` (steps without GPU ops on it left
+  // out). Empty in a partial or report set written before the field existed.
+  std::vector<StepBreakdown> step_breakdowns;
 };
 
 // One CPU op name (aten::mm) in one process: what the PyTorch profiler's

@@ -67,6 +67,36 @@ void KernelTypesMd(const model::GpuBreakdown& b, std::string& md) {
   }
 }
 
+std::string PctOrNa(const std::optional<double>& pct) { return pct ? fmt::format("{:.2f}", *pct) : "n/a"; }
+
+// Each device's GPU work launched in each ProfilerStep#N, up to kMdStepRows
+// rows (every row: gpu_breakdown.json).
+void StepsMd(const model::GpuBreakdown& b, std::string& md) {
+  constexpr std::size_t kMdStepRows = 64;
+  std::size_t rows = 0, all = 0;
+  std::string table;
+  for (const auto& d : b.devices) {
+    for (const auto& s : d.step_breakdowns) {
+      if (++all > kMdStepRows) continue;
+      ++rows;
+      table += fmt::format("| {} | {} | {} | {} | {} | {} | {:.2f} | {} | {} | {} | {} |\n", d.process, d.device,
+                           s.step, s.gpu_ops, Ms(s.span_ns), Ms(s.busy_ns), Pct(s.idle_ns, s.span_ns),
+                           Ms(s.classes.computation_ns), Ms(s.classes.communication_ns), Ms(s.classes.memory_ns),
+                           PctOrNa(s.classes.comm_comp_overlap_pct));
+    }
+  }
+  if (all == 0) return;
+  md +=
+      "\n## Per step\n\nPer rank, device and ProfilerStep#N: the GPU ops whose launch call started while the step "
+      "ran (any thread of the process, as for the step's GPU time), split as above: span from the first one's start "
+      "to the last one's end, busy the union, idle the rest of the span, and the class unions.";
+  if (all > rows) md += fmt::format(" The first {} of {} rows (every row: gpu_breakdown.json).", rows, all);
+  md +=
+      "\n\n| process | device | step | GPU ops | span ms | busy ms | idle % | computation ms | communication ms | "
+      "memory ms | comm/comp overlap % |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n" +
+      table;
+}
+
 void LaunchesMd(const model::GpuBreakdown& b, std::string& md) {
   md += "\n## Launches\n\n";
   md +=
@@ -165,6 +195,22 @@ void DeviceJson(JsonWriter& w, const model::DeviceBreakdown& d) {
     w.EndObject();
   }
   w.EndArray();
+  w.Key("step_breakdowns");
+  w.BeginArray();
+  for (const auto& s : d.step_breakdowns) {
+    w.BeginObject();
+    w.Member("step", s.step);
+    w.Member("gpu_ops", s.gpu_ops);
+    w.Member("span_ms", s.span_ns / kNsPerMs);
+    w.Member("busy_ms", s.busy_ns / kNsPerMs);
+    w.Member("idle_ms", s.idle_ns / kNsPerMs);
+    w.Member("computation_ms", s.classes.computation_ns / kNsPerMs);
+    w.Member("communication_ms", s.classes.communication_ns / kNsPerMs);
+    w.Member("memory_ms", s.classes.memory_ns / kNsPerMs);
+    w.Member("comm_comp_overlap_pct", s.classes.comm_comp_overlap_pct);
+    w.EndObject();
+  }
+  w.EndArray();
   w.EndObject();
 }
 
@@ -245,6 +291,7 @@ std::string GpuBreakdownMarkdown(const GpuBreakdownReport& report) {
       "the unions of each class by HTA's name rules (docs/import.md, which also lists the differences from HTA).\n\n";
   TemporalMd(report.breakdown, md);
   KernelTypesMd(report.breakdown, md);
+  StepsMd(report.breakdown, md);
   LaunchesMd(report.breakdown, md);
   RanksMd(report.ranks, md);
   CpuOpsMd(report, md);
@@ -256,7 +303,7 @@ void WriteGpuBreakdownJson(const GpuBreakdownReport& report, std::ostream& sink)
   std::string out;
   JsonWriter w(out, sink);
   w.BeginObject();
-  w.Member("schema_version", "2.0.0");  // 2: launch statistics in ms (were *_us)
+  w.Member("schema_version", "2.1.0");  // 2: launch statistics in ms (were *_us); 2.1: step_breakdowns
   w.Key("devices");
   w.BeginArray();
   for (const auto& d : report.breakdown.devices) DeviceJson(w, d);

@@ -220,8 +220,10 @@ LLMPO_JSON_FIELDS(LaunchStats, launches, cpu_mean_ns, cpu_max_ns, gpu_mean_ns, g
                   gpu_shorter_than_call)
 // communication_kernel_ns: 1.5.0; start_unix_ns: 1.7.0
 LLMPO_JSON_FIELDS_ADDED2(StepTimes, communication_kernel_ns, start_unix_ns, step, cpu_ns, gpu_kernel_ns)
-LLMPO_JSON_FIELDS(DeviceBreakdown, source, process, device, rank, world_size, kernels, memory_ops, kernel_ns, span_ns,
-                  busy_ns, idle_ns, classes, launch, steps)
+LLMPO_JSON_FIELDS(StepBreakdown, step, gpu_ops, span_ns, busy_ns, idle_ns, classes)
+// step_breakdowns: 1.7.0
+LLMPO_JSON_FIELDS_ADDED(DeviceBreakdown, step_breakdowns, source, process, device, rank, world_size, kernels,
+                        memory_ops, kernel_ns, span_ns, busy_ns, idle_ns, classes, launch, steps)
 LLMPO_JSON_FIELDS(CpuOpTimes, source, process, name, calls, cpu_ns, gpu_self_ns, gpu_total_ns, kernels)
 LLMPO_JSON_FIELDS(GpuBreakdown, devices, cpu_ops)
 }  // namespace model

@@ -60,6 +60,41 @@ TEST(KinetoStreamingBreakdown, SameAsSortedWithinTheWindow) {
   }
 }
 
+// Each op in one of a few steps (some in none), the steps interleaved as a
+// step's ops from two launching threads are: per step the streaming
+// breakdown gives what sorting that step's ops gives (StepBreakdowns).
+TEST(KinetoStreamingBreakdown, PerStepSameAsSortedPerStep) {
+  for (unsigned seed = 1; seed <= 10; ++seed) {
+    const auto ops = MakeOps(20000, seed % 2 == 0 ? 0 : 200, seed);
+    std::mt19937 rng(seed + 100);
+    std::vector<std::uint32_t> step_of;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const auto step = static_cast<std::uint32_t>(i * 5 / ops.size());  // five steps in time order
+      step_of.push_back(rng() % 9 == 0 ? kNoStep : (rng() % 11 == 0 ? (step + 1) % 5 : step));
+    }
+    StreamingBreakdown streaming;
+    for (std::size_t i = 0; i < ops.size(); ++i) streaming.Add(ops[i].interval, ops[i].kind, step_of[i]);
+    model::DeviceBreakdown d;
+    std::vector<std::pair<std::uint32_t, model::StepBreakdown>> got;
+    ASSERT_TRUE(streaming.Finish(d, &got)) << "seed " << seed;
+    ExpectSame(d, Sorted(ops));  // the device's numbers do not move
+    const auto want = StepBreakdowns(ops, step_of);
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].first, want[i].first);
+      const auto &g = got[i].second, &w = want[i].second;
+      EXPECT_EQ(g.gpu_ops, w.gpu_ops);
+      EXPECT_EQ(g.span_ns, w.span_ns);
+      EXPECT_EQ(g.busy_ns, w.busy_ns);
+      EXPECT_EQ(g.idle_ns, w.idle_ns);
+      EXPECT_EQ(g.classes.computation_ns, w.classes.computation_ns);
+      EXPECT_EQ(g.classes.communication_ns, w.classes.communication_ns);
+      EXPECT_EQ(g.classes.memory_ns, w.classes.memory_ns);
+      EXPECT_EQ(g.classes.comm_comp_overlap_pct, w.classes.comm_comp_overlap_pct);
+    }
+  }
+}
+
 TEST(KinetoStreamingBreakdown, OverlapOfCommunicationAndComputation) {
   StreamingBreakdown streaming;
   streaming.Add({0, 100}, KernelClass::kComputation);

@@ -149,6 +149,7 @@ class Emitter {
 
   void Run() {
     FindCutAnnotations();
+    FindSteps();
     // The store's GPU ops and calls (linked), then its CPU ops (counted), are
     // freed before anything goes to the sink: they are gone by the time the
     // sink's own records grow.
@@ -307,25 +308,38 @@ class Emitter {
       range.end_unknown = cut;
       if (IsUnixTime(*range.start_ns)) range.unix_offset_ns = 0;
       ctx_.sink.OnNvtxRange(range);
-      if (auto n = StepNumber(s_.names[a.name])) {
-        step_windows_.push_back({a.start, a.end, steps_.size()});
-        model::StepTimes step{*n, static_cast<double>(a.end - a.start), 0, 0, std::nullopt};
-        if (cut) step.cpu_ns.reset();  // its kernels still count: launched in its window
-        if (range.unix_offset_ns) step.start_unix_ns = *range.start_ns;
-        steps_.push_back(step);
-      }
+    }
+  }
+
+  // The ProfilerStep#N annotations as steps and their windows, before any
+  // launch is looked at (the breakdown's thread reads the windows).
+  void FindSteps() {
+    const std::vector<CpuSpan>& annotations = *annotations_;
+    for (std::uint32_t i = 0; i < annotations.size(); ++i) {
+      const CpuSpan& a = annotations[i];
+      const auto n = StepNumber(s_.names[a.name]);
+      if (!n) continue;
+      step_windows_.push_back({a.start, a.end, steps_.size()});
+      model::StepTimes step{*n, static_cast<double>(a.end - a.start), 0, 0, std::nullopt};
+      if (!cut_.empty() && cut_[i]) step.cpu_ns.reset();  // its kernels still count: launched in its window
+      if (IsUnixTime(a.start + base_)) step.start_unix_ns = a.start + base_;
+      steps_.push_back(step);
     }
     std::sort(step_windows_.begin(), step_windows_.end());
   }
 
-  // The step whose window holds `t` (the latest to start at or before it);
-  // null outside every step.
-  model::StepTimes* StepAt(std::int64_t t) {
+  // The index of the step whose window holds `t` (the latest to start at or
+  // before it); kNoStep outside every step.
+  std::uint32_t StepIndexAt(std::int64_t t) const {
     auto it = std::upper_bound(step_windows_.begin(), step_windows_.end(), t,
                                [](std::int64_t x, const StepWindow& w) { return x < w.start; });
-    if (it == step_windows_.begin()) return nullptr;
+    if (it == step_windows_.begin()) return kNoStep;
     --it;
-    return t < it->end ? &steps_[it->step] : nullptr;
+    return t < it->end ? static_cast<std::uint32_t>(it->step) : kNoStep;
+  }
+  model::StepTimes* StepAt(std::int64_t t) {
+    const std::uint32_t i = StepIndexAt(t);
+    return i == kNoStep ? nullptr : &steps_[i];
   }
 
   // Whether the records that have a correlation id come in its order
@@ -723,15 +737,19 @@ class Emitter {
     batched_ = 0;
   }
 
-  // Counts, launch statistics and the temporal breakdown per device; steps
-  // come later (attribution adds their kernel time). Touches only the store
-  // and class_of_.
+  // The step an op's launch call started in (kNoStep: none, or no call).
+  std::uint32_t StepOf(const Linked& op) const { return op.has_call ? StepIndexAt(op.call_start) : kNoStep; }
+
+  // Counts, launch statistics and the temporal breakdown per device, whole
+  // and per step (step_breakdowns, with step indices for numbers until
+  // EmitBreakdown); the steps' kernel times come later (attribution adds
+  // them). Touches only the store, the step windows and class_of_.
   std::map<std::int32_t, model::DeviceBreakdown> ComputeBreakdown(const std::vector<Linked>& launches) {
     std::map<std::int32_t, StreamingBreakdown> by_device;
     std::map<std::int32_t, model::DeviceBreakdown> devices;
     for (const Linked& op : launches) {
       const std::int32_t device = s_.lanes[op.lane].device;
-      by_device[device].Add({op.start, op.end}, ClassOf(op.name));
+      by_device[device].Add({op.start, op.end}, ClassOf(op.name), StepOf(op));
       model::DeviceBreakdown& d = devices[device];
       if (op.kind == GpuOpKind::kKernel) {
         ++d.kernels;
@@ -742,18 +760,31 @@ class Emitter {
       if (op.has_call) AddLaunch(op, d.launch);
     }
     for (auto& [device, d] : devices) {
-      if (!by_device[device].Finish(d)) FillTemporalBreakdown(DeviceOps(launches, device), d);
+      std::vector<std::pair<std::uint32_t, model::StepBreakdown>> steps;
+      if (!by_device[device].Finish(d, &steps)) {
+        std::vector<std::uint32_t> step_of;
+        std::vector<ClassifiedOp> ops = DeviceOps(launches, device, step_of);
+        steps = StepBreakdowns(ops, step_of);
+        FillTemporalBreakdown(std::move(ops), d);
+      }
+      for (auto& [index, b] : steps) {
+        b.step = index;  // the step's index into steps_ until EmitBreakdown
+        d.step_breakdowns.push_back(b);
+      }
       FinishLaunch(d.launch);
     }
     return devices;
   }
 
-  // One device's ops, for a breakdown whose ops came too far out of order
-  // to be folded as they arrived.
-  std::vector<ClassifiedOp> DeviceOps(const std::vector<Linked>& launches, std::int32_t device) {
+  // One device's ops and the step of each, for a breakdown whose ops came
+  // too far out of order to be folded as they arrived.
+  std::vector<ClassifiedOp> DeviceOps(const std::vector<Linked>& launches, std::int32_t device,
+                                      std::vector<std::uint32_t>& step_of) {
     std::vector<ClassifiedOp> ops;
     for (const Linked& op : launches) {
-      if (s_.lanes[op.lane].device == device) ops.push_back({{op.start, op.end}, ClassOf(op.name)});
+      if (s_.lanes[op.lane].device != device) continue;
+      ops.push_back({{op.start, op.end}, ClassOf(op.name)});
+      step_of.push_back(StepOf(op));
     }
     return ops;
   }
@@ -767,6 +798,7 @@ class Emitter {
       d.rank = s_.rank;
       d.world_size = s_.world_size;
       d.steps = steps_;
+      for (model::StepBreakdown& b : d.step_breakdowns) b.step = steps_[static_cast<std::size_t>(b.step)].step;
       out.devices.push_back(std::move(d));
     }
     if (devices.empty() && s_.cut_short) {

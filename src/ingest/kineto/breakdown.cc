@@ -1,6 +1,7 @@
 #include "src/ingest/kineto/breakdown.h"
 
 #include <algorithm>
+#include <map>
 
 namespace llmpo::ingest::kineto {
 
@@ -61,6 +62,24 @@ void FillTemporalBreakdown(std::vector<ClassifiedOp> ops, model::DeviceBreakdown
   }
 }
 
+std::vector<std::pair<std::uint32_t, model::StepBreakdown>> StepBreakdowns(const std::vector<ClassifiedOp>& ops,
+                                                                           const std::vector<std::uint32_t>& step_of) {
+  std::map<std::uint32_t, std::vector<ClassifiedOp>> by_step;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (step_of[i] != kNoStep) by_step[step_of[i]].push_back(ops[i]);
+  }
+  std::vector<std::pair<std::uint32_t, model::StepBreakdown>> out;
+  for (auto& [step, step_ops] : by_step) {
+    model::DeviceBreakdown d;
+    model::StepBreakdown b;
+    b.gpu_ops = static_cast<std::int64_t>(step_ops.size());
+    FillTemporalBreakdown(std::move(step_ops), d);
+    b.span_ns = d.span_ns, b.busy_ns = d.busy_ns, b.idle_ns = d.idle_ns, b.classes = d.classes;
+    out.emplace_back(step, b);
+  }
+  return out;
+}
+
 void StreamingBreakdown::Union::Add(const Interval& iv) {
   if (open && iv.first <= end) {  // as MergeIntervals merges
     end = std::max(end, iv.second);
@@ -71,13 +90,34 @@ void StreamingBreakdown::Union::Add(const Interval& iv) {
   start = iv.first, end = iv.second;
 }
 
-void StreamingBreakdown::Add(Interval interval, KernelClass kind) {
-  if (!any_) first_ = interval.first, last_end_ = interval.second;
+void StreamingBreakdown::Tally::Add(const Interval& iv, KernelClass kind) {
+  if (ops++ == 0) first = iv.first, last_end = iv.second;
+  last_end = std::max(last_end, iv.second);  // in start order: the first start is the least
+  all.Add(iv);
+  if (kind == KernelClass::kComputation) compute.Add(iv);
+  if (kind == KernelClass::kCommunication) comm.Add(iv);
+  if (kind == KernelClass::kMemory) memory.Add(iv);
+  if (kind == KernelClass::kComputation || kind == KernelClass::kCommunication) comm_or_compute.Add(iv);
+}
+
+void StreamingBreakdown::Tally::Fill(double& span_ns, double& busy_ns, double& idle_ns,
+                                     model::KernelClassTimes& classes) const {
+  span_ns = static_cast<double>(last_end - first);
+  busy_ns = static_cast<double>(all.Length());
+  idle_ns = span_ns - busy_ns;
+  classes.computation_ns = static_cast<double>(compute.Length());
+  classes.communication_ns = static_cast<double>(comm.Length());
+  classes.memory_ns = static_cast<double>(memory.Length());
+  if (comm.open && classes.communication_ns > 0) {
+    const std::int64_t overlap = comm.Length() + compute.Length() - comm_or_compute.Length();
+    classes.comm_comp_overlap_pct = 100.0 * static_cast<double>(overlap) / classes.communication_ns;
+  }
+}
+
+void StreamingBreakdown::Add(Interval interval, KernelClass kind, std::uint32_t step) {
   any_ = true;
-  first_ = std::min(first_, interval.first);
-  last_end_ = std::max(last_end_, interval.second);
   if (out_of_order_) return;
-  const Op op{interval, kind};
+  const Op op{interval, kind, step};
   if (run_.empty() || !(run_.back() > op)) {
     run_.push_back(op);
   } else {
@@ -103,28 +143,28 @@ void StreamingBreakdown::Process(const Op& op) {
   }
   processed_ = true;
   last_ = op.interval;
-  all_.Add(op.interval);
-  if (op.kind == KernelClass::kComputation) compute_.Add(op.interval);
-  if (op.kind == KernelClass::kCommunication) comm_.Add(op.interval);
-  if (op.kind == KernelClass::kMemory) memory_.Add(op.interval);
-  if (op.kind == KernelClass::kComputation || op.kind == KernelClass::kCommunication) comm_or_compute_.Add(op.interval);
+  device_.Add(op.interval, op.kind);
+  if (op.step == kNoStep) return;
+  if (steps_.size() <= op.step) steps_.resize(op.step + 1);
+  steps_[op.step].Add(op.interval, op.kind);
 }
 
-bool StreamingBreakdown::Finish(model::DeviceBreakdown& out) {
+bool StreamingBreakdown::Finish(model::DeviceBreakdown& out,
+                                std::vector<std::pair<std::uint32_t, model::StepBreakdown>>* steps) {
   while (WindowSize() > 0 && !out_of_order_) ProcessLeast();
   run_ = {};
   late_ = {};
   if (out_of_order_) return false;
   if (!any_) return true;
-  out.span_ns = static_cast<double>(last_end_ - first_);
-  out.busy_ns = static_cast<double>(all_.Length());
-  out.idle_ns = out.span_ns - out.busy_ns;
-  out.classes.computation_ns = static_cast<double>(compute_.Length());
-  out.classes.communication_ns = static_cast<double>(comm_.Length());
-  out.classes.memory_ns = static_cast<double>(memory_.Length());
-  if (comm_.open && out.classes.communication_ns > 0) {
-    const std::int64_t overlap = comm_.Length() + compute_.Length() - comm_or_compute_.Length();
-    out.classes.comm_comp_overlap_pct = 100.0 * static_cast<double>(overlap) / out.classes.communication_ns;
+  device_.Fill(out.span_ns, out.busy_ns, out.idle_ns, out.classes);
+  if (steps != nullptr) {
+    for (std::uint32_t i = 0; i < steps_.size(); ++i) {
+      if (steps_[i].ops == 0) continue;
+      model::StepBreakdown b;
+      b.gpu_ops = steps_[i].ops;
+      steps_[i].Fill(b.span_ns, b.busy_ns, b.idle_ns, b.classes);
+      steps->emplace_back(i, b);
+    }
   }
   return true;
 }
