@@ -70,6 +70,37 @@ std::string TemporalTable(const model::GpuBreakdown& b) {
   return out + "</tbody></table>\n";
 }
 
+// Each device's GPU work per ProfilerStep#N, the first kStepRows rows
+// (gpu_breakdown.json has every row).
+std::string StepTable(const model::GpuBreakdown& b) {
+  constexpr std::size_t kStepRows = 64;
+  std::size_t all = 0;
+  std::string rows;
+  for (const auto& d : b.devices) {
+    for (const auto& s : d.step_breakdowns) {
+      if (++all > kStepRows) continue;
+      const auto pct = [&](double ns) {
+        return s.span_ns > 0 ? fmt::format("{:.1f} %", 100 * ns / s.span_ns) : std::string("n/a");
+      };
+      rows +=
+          Cells({HtmlText(d.process.Label()), HtmlText(d.device), fmt::format("{}", s.step),
+                 fmt::format("{}", s.gpu_ops), MsText(s.span_ns), MsText(s.busy_ns), pct(s.idle_ns),
+                 MsText(s.classes.computation_ns), MsText(s.classes.communication_ns), MsText(s.classes.memory_ns),
+                 s.classes.comm_comp_overlap_pct ? fmt::format("{:.1f} %", *s.classes.comm_comp_overlap_pct) : "n/a"},
+                2);
+    }
+  }
+  if (all == 0) return "";
+  return fmt::format(
+             "<h3 id=\"gpu-steps\">Per step</h3>\n<p class=\"note\">The GPU operations launched in each "
+             "ProfilerStep (launch call inside the step, any thread), split as above{}.</p>\n",
+             all > kStepRows ? fmt::format("; the first {} of {} rows (every row: gpu_breakdown.json)", kStepRows, all)
+                             : "") +
+         Head({"Process", "Device", "Step", "GPU ops", "Span (ms)", "Busy (ms)", "Idle", "Computation (ms)",
+               "Communication (ms)", "Memory ops (ms)", "Comm/comp overlap"}) +
+         rows + "</tbody></table>\n";
+}
+
 std::string LaunchTable(const model::GpuBreakdown& b) {
   std::string out =
       "<h3>Launches</h3>\n<p class=\"note\">The launch call (CPU) against the GPU operation it launched; delay: GPU "
@@ -181,6 +212,7 @@ std::string GpuBreakdownSection(const GpuBreakdownReport* r) {
       "intervals, idle the rest of each device's own span (never merged over devices); computation, communication "
       "and memory as HTA classes kernels (docs/import.md). gpu_breakdown.md and .json have the same numbers.</p>\n";
   out += TemporalTable(r->breakdown);
+  out += StepTable(r->breakdown);
   out += LaunchTable(r->breakdown);
   out += RanksTable(r->ranks);
   out += CpuOpsTable(*r);

@@ -110,9 +110,16 @@ def compare(label, got_devices, want_by_rank):
 
 
 def import_json(tmp, name, path):
+    """gpu_breakdown.json of an import; its report.html has a per-step row for every step (at most 64)."""
     out = os.path.join(tmp, name)
     subprocess.run([BIN, "-q", "import", path, "--out", out], check=True)
-    return json.load(open(os.path.join(out, "gpu_breakdown.json")))
+    got = json.load(open(os.path.join(out, "gpu_breakdown.json")))
+    page = open(os.path.join(out, "report.html")).read()
+    table = page[page.find('id="gpu-steps"'):]
+    table = table[:table.find("</table>")]
+    rows = sum(len(d["step_breakdowns"]) for d in got["devices"])
+    check(rows > 0 and table.count("<tr>") - 1 == min(rows, 64), f"{name}: report.html's per-step table has {rows} rows")
+    return got
 
 
 def main():
