@@ -68,6 +68,12 @@ if command -v mpirun >/dev/null; then
   check_ranks "$dir/mpi" trace 4 OMPI_COMM_WORLD_RANK
   check_straggler "$dir/mpi" "step 3" 2 200
   check_late_start "$dir/mpi" "step 4" 2 200 one_host
+  # the same traces imported with the steps folded into "step N" (the default): the starts kept per number
+  "$bin" -q import "$dir"/mpi/trace/trace.rank*.tsv --out "$dir/folded" >"$dir/folded.out" 2>&1 ||
+    fail "import of the mpirun traces exited $?: $(tail -5 "$dir/folded.out")"
+  grep -q '"step N"' "$dir/folded/regions/report.json" || fail "the folded import has no region 'step N'"
+  ln -s "$dir/mpi/trace" "$dir/folded/trace"
+  check_late_start "$dir/folded" "step 4" 2 200 one_host
 
   # 3a. rank 1 fails (after the others have finished): named, the others' traces kept and reported
   failing_rank fail OMPI_COMM_WORLD_RANK "${mpi[@]}"
