@@ -20,12 +20,12 @@ import sys
 import tarfile
 import tempfile
 
+from checks import hta_class
+
 BIN = sys.argv[1]
 SHARED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "fixtures", "kineto")
 COMM = re.compile(r"nccl|all_?reduce|allgather|reduce_scatter|all2all|alltoall|cross_device_reduce")
 COPY = re.compile(r"^\[CUDA mem(cpy|set)|^Memcpy |^Memset ")
-EXCLUDED_PREFIXES = ("nccl", "Stream Wait Event", "runFunction", "hip", "job_exe", "packet", "pe_exe",
-                     "cpum_exe_subgraph", "hccl", "collective_subgraph_execution")
 failures = []
 
 
@@ -34,15 +34,6 @@ def check(cond, what):
         failures.append(what)
         print("FAIL:", what)
 
-
-def hta_class(n):  # hta/common/types.py, as docs/import.md states it
-    if n.startswith(("nccl", "hip", "hccl")) or "ncclKernel" in n:
-        return "communication"
-    if n.startswith(("Memcpy", "Memset", "dma")):
-        return "memory"
-    excluded = (n.startswith(EXCLUDED_PREFIXES) or any(s in n for s in ("Memcpy", "Memset", "dma", "Sync"))
-                or re.search("cuda.*LaunchKernel", n))
-    return "other" if excluded else "computation"
 
 
 def category_class(n):  # the default category rules' communication and copy patterns

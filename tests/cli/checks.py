@@ -1,10 +1,12 @@
 """What several CLI tests share: a check that records a failure instead of
 stopping at the first, the length of a union of intervals (the GPU busy
 time as HTA and our reports define it), computed here independently of the
-tool under test, and a byte-for-byte comparison of two output folders."""
+tool under test, HTA's kernel class rule, and a byte-for-byte comparison of two
+output folders."""
 
 import filecmp
 import pathlib
+import re
 
 failures = []
 
@@ -26,6 +28,21 @@ def union_length(spans):
             busy += t - end
             end = t
     return busy
+
+
+HTA_EXCLUDED_PREFIXES = ("nccl", "Stream Wait Event", "runFunction", "hip", "job_exe", "packet", "pe_exe",
+                         "cpum_exe_subgraph", "hccl", "collective_subgraph_execution")
+
+
+def hta_class(n):
+    """HTA's kernel class of a name (hta/common/types.py, as docs/import.md states it), written out here."""
+    if n.startswith(("nccl", "hip", "hccl")) or "ncclKernel" in n:
+        return "communication"
+    if n.startswith(("Memcpy", "Memset", "dma")):
+        return "memory"
+    excluded = (n.startswith(HTA_EXCLUDED_PREFIXES) or any(s in n for s in ("Memcpy", "Memset", "dma", "Sync"))
+                or re.search("cuda.*LaunchKernel", n))
+    return "other" if excluded else "computation"
 
 
 def same_folders(a, b):

@@ -15,31 +15,19 @@ rounding) and compared in integer nanoseconds.
 import gzip
 import json
 import os
-import re
 import subprocess
 import sys
 import tarfile
 import tempfile
 from decimal import Decimal
 
-from checks import check, failures, union_length
+from checks import check, failures, hta_class, union_length
 
 BIN = sys.argv[1]
 SHARED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "fixtures", "kineto")
 DDP = os.path.join(SHARED, "hta-ddp-a100-rank0-2024.json.gz")
 DLRM = os.path.join(SHARED, "param-dlrm-8ranks.tar.gz")
-EXCLUDED_PREFIXES = ("nccl", "Stream Wait Event", "runFunction", "hip", "job_exe", "packet", "pe_exe",
-                     "cpum_exe_subgraph", "hccl", "collective_subgraph_execution")
 
-
-def hta_class(n):
-    if n.startswith(("nccl", "hip", "hccl")) or "ncclKernel" in n:
-        return "communication"
-    if n.startswith(("Memcpy", "Memset", "dma")):
-        return "memory"
-    excluded = (n.startswith(EXCLUDED_PREFIXES) or any(s in n for s in ("Memcpy", "Memset", "dma", "Sync"))
-                or re.search("cuda.*LaunchKernel", n))
-    return "other" if excluded else "computation"
 
 
 def ns(us):
