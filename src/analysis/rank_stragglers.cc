@@ -73,6 +73,50 @@ void CollectProfilerSteps(const model::GpuBreakdown* breakdown, StepTable& steps
   }
 }
 
+void AddOnce(std::vector<std::string>& list, const std::string& item) {
+  if (!item.empty() && std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
+}
+
+std::string ProcessText(model::ProcessId p) {
+  p.rank.reset();
+  p.host.clear();  // a column of its own
+  return p.Known() ? p.Label() : "";
+}
+
+// Every ranked scope's and ranked GPU breakdown device's identity, by rank.
+std::vector<RankWho> Identities(const CombinedRegions& regions, const model::GpuBreakdown* breakdown) {
+  std::map<std::int64_t, RankWho> by_rank;
+  const auto note = [&](const model::ProcessId& p, const std::string& device) -> RankWho& {
+    RankWho& who = by_rank[*p.rank];
+    who.rank = *p.rank;
+    AddOnce(who.hosts, p.host);
+    AddOnce(who.processes, ProcessText(p));
+    AddOnce(who.devices, device);
+    return who;
+  };
+  for (const auto& [scope, tree] : regions.scopes) {
+    if (!scope.process.rank) continue;
+    RankWho& who = note(scope.process, scope.device);
+    for (const Region& r : tree.regions()) {
+      if (r.parent) continue;
+      for (const std::string& input : r.inputs) AddOnce(who.inputs, input);
+    }
+  }
+  if (breakdown != nullptr) {
+    for (const model::DeviceBreakdown& d : breakdown->devices) {
+      if (!d.rank) continue;
+      model::ProcessId p = d.process;
+      p.rank = d.rank;
+      RankWho& who = note(p, d.device);
+      AddOnce(who.inputs, d.source);
+      if (!who.world_size) who.world_size = d.world_size;
+    }
+  }
+  std::vector<RankWho> out;
+  for (auto& [rank, who] : by_rank) out.push_back(std::move(who));
+  return out;
+}
+
 Table Collect(const CombinedRegions& regions, std::set<std::int64_t>& ranks, StepTable& steps,
               std::set<std::string>& hosts) {
   Table table;
@@ -236,6 +280,7 @@ Stragglers FindStragglers(const CombinedRegions& regions, const model::GpuBreakd
                    [](const StragglerRow& a, const StragglerRow& b) { return a.excess_ns > b.excess_ns; });
   if (out.regions.size() > top) out.regions.resize(top);
   if (breakdown != nullptr) out.collectives = CollectiveWait(*breakdown);
+  out.who = Identities(regions, breakdown);
   return out;
 }
 

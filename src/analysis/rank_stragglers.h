@@ -56,6 +56,18 @@ struct LateStart {
   std::vector<std::pair<std::int64_t, double>> after_first_ns;  // (rank, ns after the first), rank order
 };
 
+// Who a rank is, as its inputs said: where it ran and which process and
+// devices it was, so that a straggler can be traced to a machine. Each list
+// in order, without repeats; empty where no input said.
+struct RankWho {
+  std::int64_t rank = 0;
+  std::vector<std::string> hosts;
+  std::vector<std::string> processes;      // "python3 (1234)", "pid 1234" (model::ProcessId::Label without the rank)
+  std::vector<std::string> devices;        // as the inputs name them ("0", "GPU 0")
+  std::optional<std::int64_t> world_size;  // the first input to give one (Kineto's distributedInfo)
+  std::vector<std::string> inputs;         // the files (archive:member) its numbers come from
+};
+
 // What the step starts were compared on.
 enum class StartClock {
   kOneHost,    // every rank on one named host: one clock
@@ -71,6 +83,7 @@ struct Stragglers {
   // In the order of `steps`, for the steps whose every rank's start is known.
   std::vector<LateStart> late_starts;
   StartClock start_clock = StartClock::kHostClocks;
+  std::vector<RankWho> who;  // rank order: every rank a ranked scope or GPU breakdown device names
 };
 
 std::string_view ToString(StartClock c);  // "one_host", "host_clocks"

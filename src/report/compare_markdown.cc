@@ -97,8 +97,8 @@ void RegionsMd(std::string& out, const Comparison& c, std::size_t top) {
       "|---|---|---:|---:|---:|---:|---|---|\n";
   for (std::size_t i = 0; i < c.regions.size() && i < top; ++i) {
     const auto& r = c.regions[i];
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", MdCell(r.path, 80), r.match, MsText(r.base_ns),
-                       MsText(r.new_ns), r.delta_ns ? SignedMs(*r.delta_ns) : "n/a",
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", MdPathCell(r.path, 80), r.match,
+                       MsText(r.base_ns), MsText(r.new_ns), r.delta_ns ? SignedMs(*r.delta_ns) : "n/a",
                        r.test ? PctText(r.test->change_pct) : "n/a", r.test ? VerdictText(*r.test) : r.match,
                        ContributorsText(r));
   }
@@ -129,7 +129,7 @@ void SequenceRowsMd(std::string& out, const SequenceDelta& d, std::size_t top) {
       "\n**{} ({})**: the changed positions, largest first.\n\n"
       "| Position (base → new) | Kernel | Change | Base mean (µs) | New mean (µs) | Δ (µs) | Verdict |\n"
       "|---|---|---|---:|---:|---:|---|\n",
-      MdCell(d.path, 80), MdCell(d.scope, 40));
+      MdPathCell(d.path, 80), MdCell(d.scope, 40));
   for (std::size_t i = 0; i < rows.size() && i < top; ++i) {
     const SequenceRow& r = *rows[i];
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", PositionText(r), MdCell(r.name, 80), r.op,
@@ -153,7 +153,7 @@ void SequencesMd(std::string& out, const Comparison& c, std::size_t top) {
   for (std::size_t i = 0; i < c.sequences.size() && i < top; ++i) {
     const auto& d = c.sequences[i];
     out += fmt::format("| {} | {} | {} | {} → {} | {} → {} | {} | {} | {} | {} | {} | {} → {} | {} |\n",
-                       MdCell(d.path, 80), MdCell(d.scope, 40), d.signature, d.base_instances, d.new_instances,
+                       MdPathCell(d.path, 80), MdCell(d.scope, 40), d.signature, d.base_instances, d.new_instances,
                        d.base_length, d.new_length, d.same, d.inserted, d.removed, d.slower, d.faster,
                        UsText(d.base_instance_ns), UsText(d.new_instance_ns),
                        d.delta_instance_ns ? fmt::format("{:+.2f}", *d.delta_instance_ns / 1e3) : "n/a");

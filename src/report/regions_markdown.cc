@@ -197,7 +197,7 @@ void WriteRegionsMarkdown(const RegionsReport& report, std::ostream& stream) {
                    {"Launches", true}});
     for (const auto& e : scope.regions) {
       const Region& r = *e.region;
-      table.Row({MdCell(JoinPath(r.path)), std::to_string(r.depth), MsText(r.total_ns), MsText(r.exclusive_ns),
+      table.Row({MdPathCell(JoinPath(r.path)), std::to_string(r.depth), MsText(r.total_ns), MsText(r.exclusive_ns),
                  MsText(r.gpu_ops_ns), MsText(r.projected_ns), MsText(r.cpu_ns), CountText(r.KnownLaunches())});
     }
     out += table.Render();

@@ -318,6 +318,7 @@ LLMPO_JSON_FIELDS(RankSpread, quantity, min, median, max, min_process, max_proce
 LLMPO_JSON_FIELDS(StepSpread, step, ranks, min_cpu_ms, median_cpu_ms, max_cpu_ms, slowest_process)
 LLMPO_JSON_FIELDS(RankComparison, processes, quantities, steps)
 LLMPO_JSON_FIELDS(RankCollectives, rank, communication_ns, beyond_least_ns)
+LLMPO_JSON_FIELDS(RankWho, rank, hosts, processes, devices, world_size, inputs)
 LLMPO_JSON_FIELDS(LateStart, step, ranks, first_rank, latest_rank, latest_after_first_ns, after_first_ns)
 // per_rank_ns: 1.3; collectives: 1.5
 LLMPO_JSON_FIELDS_ADDED2(StragglerRow, per_rank_ns, collectives, region, quantity, ranks, slowest_rank, fastest_rank,
@@ -331,6 +332,7 @@ LLMPO_JSON_FIELDS_ADDED2(StragglerRow, per_rank_ns, collectives, region, quantit
   o("collectives", s.collectives);
   o("late_starts", s.late_starts);
   o("start_clock", ToString(s.start_clock));
+  o("who", s.who);
   o.Close();
 }
 [[maybe_unused]] static void to_json(Json& j, const Stragglers& s) {
@@ -341,6 +343,7 @@ LLMPO_JSON_FIELDS_ADDED2(StragglerRow, per_rank_ns, collectives, region, quantit
   j["collectives"] = s.collectives;            // 1.3
   j["late_starts"] = s.late_starts;            // 1.7
   j["start_clock"] = ToString(s.start_clock);  // 1.7
+  j["who"] = s.who;                            // 1.8
 }
 [[maybe_unused]] static void from_json(const Json& j, Stragglers& s) {
   j.at("ranks").get_to(s.ranks);
@@ -351,6 +354,7 @@ LLMPO_JSON_FIELDS_ADDED2(StragglerRow, per_rank_ns, collectives, region, quantit
   if (const auto it = j.find("late_starts"); it != j.end()) it->get_to(s.late_starts);
   const bool one_host = j.value("start_clock", std::string()) == ToString(StartClock::kOneHost);
   s.start_clock = one_host ? StartClock::kOneHost : StartClock::kHostClocks;
+  if (const auto it = j.find("who"); it != j.end()) it->get_to(s.who);
 }
 LLMPO_JSON_FIELDS(MetricSelection, sections, metrics)
 LLMPO_JSON_FIELDS(InstanceStats, count, min_ns, max_ns, total_ns, has_extremes)
@@ -466,8 +470,8 @@ LLMPO_JSON_ENUM(RankBase, {{RankBase::kNone, "none"},
                            {RankBase::kNcuKernelTime, "ncu_kernel_time"}})
 LLMPO_JSON_FIELDS(RankedAction, kind, what, where, basis, rule, saving_ns, saving_pct, message, evidence)
 LLMPO_JSON_FIELDS(RankedActions, times_from, base, base_ns, devices, items, notes, why_no_kernel_actions)
-LLMPO_JSON_FIELDS_ADDED2(KernelsReport, timeline_rules, ranked, sources, kernels, runtime, times_from, actions, why_no_actions,
-                        source_notes, gpu_busy, region_kernels, diagnostics)
+LLMPO_JSON_FIELDS_ADDED2(KernelsReport, timeline_rules, ranked, sources, kernels, runtime, times_from, actions,
+                         why_no_actions, source_notes, gpu_busy, region_kernels, diagnostics)
 LLMPO_JSON_FIELDS(GpuBreakdownReport::ClassDifference, name, category, klass, why)
 LLMPO_JSON_FIELDS_ADDED2(GpuBreakdownReport, class_differences, class_differences_total, breakdown, ranks, top_cpu_ops,
                          cpu_ops_with_gpu)
@@ -494,8 +498,8 @@ LLMPO_JSON_FIELDS(RooflinePoint, kernel, precision, intensity, achieved_per_s, p
                   time_ns)
 LLMPO_JSON_FIELDS(PageModel, kernel_rows, kernels_omitted, top_stages, other_stages_share_pct, region_rows)
 LLMPO_JSON_FIELDS_ADDED2(RunModel, timeline_rules, ranked, run, times_from, gpu_kernel_ns, launches, distinct_kernels,
-                        top_kernels, category_ns, roofline, has_regions, region_count, stages, mfu_configured,
-                        mfu_without_regions, mfu, mbu, serving, actions, why_no_actions, recommendations)
+                         top_kernels, category_ns, roofline, has_regions, region_count, stages, mfu_configured,
+                         mfu_without_regions, mfu, mbu, serving, actions, why_no_actions, recommendations)
 LLMPO_JSON_FIELDS(RegionFinding, rule, kernels, launches, saving_pct)
 
 namespace {
@@ -775,8 +779,8 @@ void WriteSetJson(const ReportSet& set, MemberWriter& member) {
   member("run", set.run);
   member("page", set.page);
   member.Array("launch_sequences", set.launch_sequences);  // added in 1.2.0
-  member.Phases(set.phases);  // 1.2.0
-  member.StragglerSteps(set.stragglers);  // 1.2
+  member.Phases(set.phases);                               // 1.2.0
+  member.StragglerSteps(set.stragglers);                   // 1.2
 }
 
 ReportSet ReadSet(const Json& j) {

@@ -21,7 +21,7 @@ namespace llmpo::report {
 
 // Major.minor.patch: a reader reads every file of its own major version
 // (members it does not know are ignored) and refuses any other.
-inline constexpr const char* kReportSetSchemaVersion = "1.7.0";
+inline constexpr const char* kReportSetSchemaVersion = "1.8.0";
 inline constexpr int kReportSetSchemaMajor = 1;
 
 std::string ReportSetJson(const ReportSet& set);

@@ -148,7 +148,10 @@ void Stages(RunModel& m, const RegionsReport& regions) {
   for (const auto& e : *regions.aggregate) flat = flat || e.region->kind == analysis::RegionKind::kSummary;
   for (const auto& e : *regions.aggregate) {
     if (e.region->depth != 0) continue;
-    StageRow row{e.region->label, e.region->total_ns, top_total > 0 ? 100.0 * e.region->TotalNs() / top_total : 0};
+    StageRow row;
+    row.label = e.region->label;
+    row.gpu_kernel_ns = e.region->total_ns;
+    row.share_pct = top_total > 0 ? 100.0 * e.region->TotalNs() / top_total : 0;
     row.share_known = !flat;
     row.launches = e.region->KnownLaunches();
     row.from = fmt::format("{}", fmt::join(e.region->inputs, ", "));

@@ -4,6 +4,7 @@
 // straggling rank is a red row and a slow step on one rank a red cell. Many
 // ranks or steps share cells (heatmap_grid.h) so that the page stays small.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -184,6 +185,34 @@ std::string LateStartTable(const analysis::Stragglers& s) {
   return out + "</tbody></table>\n";
 }
 
+std::string JoinedOrUnknown(const std::vector<std::string>& items) {
+  return items.empty() ? "?" : HtmlText(fmt::format("{}", fmt::join(items, ", ")));
+}
+
+// Who each rank is (stragglers.md's "Ranks"), in rank order.
+std::string WhoTable(const analysis::Stragglers& s) {
+  const std::vector<const analysis::RankWho*> shown = WhoShown(s);
+  if (shown.empty()) return "";
+  std::string out =
+      "<h3>Ranks</h3>\n<p>Who each rank is, as its inputs said (? where none said).</p>\n<table class=\"plain\" "
+      "id=\"rank-identities\"><thead><tr><th>Rank</th><th>Host</th><th>Process</th><th>Devices</th><th>World "
+      "size</th><th>Inputs</th></tr></thead><tbody>\n";
+  for (const auto* wp : shown) {
+    const analysis::RankWho& w = *wp;
+    out += fmt::format(
+        "<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
+        w.rank, JoinedOrUnknown(w.hosts), JoinedOrUnknown(w.processes), JoinedOrUnknown(w.devices),
+        w.world_size ? std::to_string(*w.world_size) : "?", JoinedOrUnknown(w.inputs));
+  }
+  if (shown.size() < s.who.size()) {
+    out += fmt::format(
+        "<tr><td colspan=\"6\">{} of {} ranks, those the tables name; every rank: "
+        "stragglers.json</td></tr>\n",
+        shown.size(), s.who.size());
+  }
+  return out + "</tbody></table>\n";
+}
+
 }  // namespace
 
 void WriteStragglersHtml(const analysis::Stragglers& s, std::ostream& out) {
@@ -205,6 +234,7 @@ void WriteStragglersHtml(const analysis::Stragglers& s, std::ostream& out) {
   }
   if (!s.regions.empty()) out << "<h3>Regions</h3>\n" << RowsTable("straggler-regions", "Region", s.regions);
   if (!s.collectives.empty()) out << CollectivesTable(s.collectives);
+  out << WhoTable(s);
   out << "</section>\n";
 }
 

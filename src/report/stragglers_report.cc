@@ -1,8 +1,10 @@
 #include "src/report/stragglers_report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <set>
 
 #include "src/report/json_writer.h"
 #include "src/report/text_format.h"
@@ -20,7 +22,7 @@ void TableMd(std::string& out, const std::vector<analysis::StragglerRow>& rows, 
       "slowest - median ms | over median % |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
       first);
   for (const auto& r : rows) {
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", MdCell(r.region),
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", MdPathCell(r.region),
                        QuantityText(r.quantity), r.ranks, r.slowest_rank, MsText(r.slowest_ns), MsText(r.median_ns),
                        r.fastest_rank, MsText(r.fastest_ns), MsText(r.excess_ns),
                        r.excess_pct ? fmt::format("{:.1f}", *r.excess_pct) : "n/a");
@@ -76,7 +78,7 @@ void StepCollectivesMd(std::string& out, const std::vector<analysis::StragglerRo
     if (!wait) continue;
     const auto& [most, least] = *wait;
     table +=
-        fmt::format("| {} | {} | {} | {} | {} | {} |\n", MdCell(r.region), most.rank, MsText(most.communication_ns),
+        fmt::format("| {} | {} | {} | {} | {} | {} |\n", MdPathCell(r.region), most.rank, MsText(most.communication_ns),
                     MsText(most.beyond_least_ns), least.rank, MsText(least.communication_ns));
   }
   if (table.empty()) return;
@@ -161,7 +163,78 @@ void CollectivesMd(std::string& out, const std::vector<analysis::RankCollectives
   }
 }
 
+std::string ListText(const std::vector<std::string>& items) {
+  return items.empty() ? "?" : fmt::format("{}", fmt::join(items, ", "));
+}
+
+// Who each rank is, so that a rank named above can be found on the cluster.
+void WhoMd(std::string& out, const analysis::Stragglers& s) {
+  const std::vector<const analysis::RankWho*> shown = WhoShown(s);
+  if (shown.empty()) return;
+  out += fmt::format(
+      "\n## Ranks\n\nWho each rank is, as its inputs said (? where none said): the host it ran on, its process, "
+      "its devices, the world size it was launched in, and the files its numbers come from{}.\n\n"
+      "| rank | host | process | devices | world size | inputs |\n|---:|---|---|---|---:|---|\n",
+      shown.size() < s.who.size()
+          ? fmt::format("; {} of {} ranks, those the tables above name (every rank: stragglers.json)", shown.size(),
+                        s.who.size())
+          : "");
+  for (const auto* wp : shown) {
+    const analysis::RankWho& w = *wp;
+    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", w.rank, MdCell(ListText(w.hosts), 60),
+                       MdCell(ListText(w.processes), 60), MdCell(ListText(w.devices), 40),
+                       w.world_size ? std::to_string(*w.world_size) : "?", MdCell(ListText(w.inputs), 120));
+  }
+}
+
+void StringsJson(JsonWriter& w, std::string_view key, const std::vector<std::string>& items) {
+  w.Key(key);
+  w.BeginArray();
+  for (const auto& item : items) w.String(item);
+  w.EndArray();
+}
+
+void WhoJson(JsonWriter& w, const std::vector<analysis::RankWho>& who) {
+  w.Key("rank_identities");
+  w.BeginArray();
+  for (const auto& r : who) {
+    w.BeginObject();
+    w.Member("rank", r.rank);
+    StringsJson(w, "hosts", r.hosts);
+    StringsJson(w, "processes", r.processes);
+    StringsJson(w, "devices", r.devices);
+    w.Member("world_size", r.world_size);
+    StringsJson(w, "inputs", r.inputs);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 }  // namespace
+
+std::vector<const analysis::RankWho*> WhoShown(const analysis::Stragglers& s) {
+  std::vector<const analysis::RankWho*> out;
+  if (s.who.size() <= kWhoRows) {
+    for (const auto& w : s.who) out.push_back(&w);
+    return out;
+  }
+  std::set<std::int64_t> named;
+  for (const auto* rows : {&s.steps, &s.regions}) {
+    for (const auto& r : *rows) named.insert({r.slowest_rank, r.fastest_rank});
+  }
+  for (const auto& l : s.late_starts) named.insert({l.first_rank, l.latest_rank});
+  if (!s.collectives.empty()) {
+    const auto [least, most] =
+        std::minmax_element(s.collectives.begin(), s.collectives.end(),
+                            [](const auto& a, const auto& b) { return a.communication_ns < b.communication_ns; });
+    named.insert({least->rank, most->rank});
+  }
+  for (const auto& w : s.who) {
+    if (out.size() == kWhoRows) break;
+    if (named.contains(w.rank)) out.push_back(&w);
+  }
+  return out;
+}
 
 std::string StragglersMarkdown(const analysis::Stragglers& s) {
   std::string out = fmt::format(
@@ -177,6 +250,7 @@ std::string StragglersMarkdown(const analysis::Stragglers& s) {
     TableMd(out, s.regions, "region");
   }
   CollectivesMd(out, s.collectives);
+  WhoMd(out, s);
   return out;
 }
 
@@ -184,7 +258,7 @@ void WriteStragglersJson(const analysis::Stragglers& s, std::ostream& sink) {
   std::string out;
   JsonWriter w(out, sink);
   w.BeginObject();
-  w.Member("schema_version", "1.3.0");  // 1.2: a step's collectives; 1.3: late starts
+  w.Member("schema_version", "1.4.0");  // 1.2: a step's collectives; 1.3: late starts; 1.4: rank identities
   w.Member("ranks", s.ranks);
   RowsJson(w, "steps", s.steps);
   w.Member("steps_omitted", s.steps_omitted);
@@ -207,6 +281,7 @@ void WriteStragglersJson(const analysis::Stragglers& s, std::ostream& sink) {
     w.EndObject();
   }
   w.EndArray();
+  WhoJson(w, s.who);
   w.EndObject();
   out += '\n';
   w.Flush();

@@ -6,10 +6,19 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "src/analysis/rank_stragglers.h"
 
 namespace llmpo::report {
+
+// The ranks the Ranks tables list: every rank up to kWhoRows of them; past
+// that, the ranks the report's tables name (slowest and fastest of each
+// step and region, first and last to start, longest and least in
+// collectives), at most kWhoRows, in rank order (every rank:
+// stragglers.json).
+inline constexpr std::size_t kWhoRows = 64;
+std::vector<const analysis::RankWho*> WhoShown(const analysis::Stragglers& s);
 
 std::string StragglersMarkdown(const analysis::Stragglers& s);
 // stragglers.json, written to `out` as it goes (one row per step and rank).

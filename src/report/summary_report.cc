@@ -47,11 +47,12 @@ void Mfu(std::string& out, const RunModel& m) {
   out += "| Region | GFLOP | GPU time (ms) | Achieved TFLOP/s | MFU |\n|---|---:|---:|---:|---:|\n";
   for (const auto& row : m.mfu) {
     if (!row.achieved_tflops) {
-      out += fmt::format("| {} | {:.3f} | n/a | n/a | {} |\n", MdCell(row.region_path), row.flops * 1e-9, row.missing);
+      out +=
+          fmt::format("| {} | {:.3f} | n/a | n/a | {} |\n", MdPathCell(row.region_path), row.flops * 1e-9, row.missing);
       continue;
     }
     const std::string mfu = row.mfu_pct ? fmt::format("{:.2f} %", *row.mfu_pct) : "n/a";
-    out += fmt::format("| {} | {:.3f} | {} | {:.3f} | {} |\n", MdCell(row.region_path), row.flops * 1e-9,
+    out += fmt::format("| {} | {:.3f} | {} | {:.3f} | {} |\n", MdPathCell(row.region_path), row.flops * 1e-9,
                        MsText(row.gpu_kernel_ns), *row.achieved_tflops, mfu);
   }
   out += m.run.peak_tflops ? fmt::format("\nPeak: {:g} TFLOP/s (pipeline.mfu.peak_tflops). ", *m.run.peak_tflops)
@@ -66,10 +67,11 @@ void Mbu(std::string& out, const RunModel& m) {
   out += "\n## MBU\n\n| Region | GB read | GPU time (ms) | Achieved GB/s | MBU |\n|---|---:|---:|---:|---:|\n";
   for (const auto& row : m.mbu) {
     if (!row.achieved_gbps) {
-      out += fmt::format("| {} | {:.3f} | n/a | n/a | {} |\n", MdCell(row.region_path), row.bytes * 1e-9, row.missing);
+      out +=
+          fmt::format("| {} | {:.3f} | n/a | n/a | {} |\n", MdPathCell(row.region_path), row.bytes * 1e-9, row.missing);
       continue;
     }
-    out += fmt::format("| {} | {:.3f} | {} | {:.1f} | {} |\n", MdCell(row.region_path), row.bytes * 1e-9,
+    out += fmt::format("| {} | {:.3f} | {} | {:.1f} | {} |\n", MdPathCell(row.region_path), row.bytes * 1e-9,
                        MsText(row.gpu_kernel_ns), *row.achieved_gbps,
                        row.mbu_pct ? fmt::format("{:.2f} %", *row.mbu_pct) : "n/a");
   }

@@ -27,6 +27,25 @@ std::string MdCell(std::string_view text, std::size_t width) {
   return out;
 }
 
+std::string MdPathCell(std::string_view path, std::size_t width) {
+  static constexpr std::string_view kSep = " > ", kGap = " > ... > ";
+  const std::string whole = MdCell(path, std::string::npos);
+  if (whole.size() <= width) return whole;
+  const std::size_t first_end = path.find(kSep);
+  if (first_end == std::string_view::npos) return MdCell(path, width);
+  const std::string first = MdCell(path.substr(0, first_end), std::string::npos);
+  // The last parts, one more at a time while they fit beside the first.
+  std::size_t tail_start = std::string_view::npos;
+  for (std::size_t at = path.rfind(kSep); at != std::string_view::npos && at > first_end;
+       at = path.rfind(kSep, at - 1)) {
+    const std::size_t candidate = at + kSep.size();
+    if (first.size() + kGap.size() + MdCell(path.substr(candidate), std::string::npos).size() > width) break;
+    tail_start = candidate;
+  }
+  if (tail_start == std::string_view::npos) return MdCell(path, width);
+  return first + std::string(kGap) + MdCell(path.substr(tail_start), std::string::npos);
+}
+
 std::string OneLine(std::string_view text) {
   std::string out(text);
   for (char& c : out) {

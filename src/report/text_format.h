@@ -16,6 +16,12 @@ namespace llmpo::report {
 // A table cell: '|' escaped, CR and LF (which would end the table row)
 // written as spaces, long text shortened (never inside a UTF-8 character).
 std::string MdCell(std::string_view text, std::size_t width = 100);
+// A region path ("a > b > c") as a table cell: when too long, its first
+// part and as many of its last parts as fit, joined by " > ... > ", so that
+// rows of paths that differ only near the leaf stay apart ("ProfilerStep >
+// ... > all2all > nccl:all_to_all"). A path whose leaf alone does not fit
+// is cut as MdCell cuts text.
+std::string MdPathCell(std::string_view path, std::size_t width = 100);
 // Text for one line of a code block or a list item: CR and LF as spaces.
 std::string OneLine(std::string_view text);
 // Nanoseconds as milliseconds: 4 decimals, and at least three significant
@@ -39,7 +45,8 @@ std::string CsvField(std::string_view text);
 // metric columns `columns` (section, name), as the report set chose them
 // (ChooseKernelTable, regions_report.h).
 void KernelTableMd(std::string& out, const std::map<std::string, analysis::KernelAggregate>& kernels,
-                   const std::vector<std::string>& order, const std::vector<std::pair<std::string, std::string>>& columns);
+                   const std::vector<std::string>& order,
+                   const std::vector<std::pair<std::string, std::string>>& columns);
 void DataQualityMd(std::string& out, const model::Diagnostics& d);
 
 }  // namespace llmpo::report

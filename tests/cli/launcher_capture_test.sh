@@ -68,6 +68,7 @@ if command -v mpirun >/dev/null; then
   check_ranks "$dir/mpi" trace 4 OMPI_COMM_WORLD_RANK
   check_straggler "$dir/mpi" "step 3" 2 200
   check_late_start "$dir/mpi" "step 4" 2 200 one_host
+  check_identities "$dir/mpi" 4
   # the same traces imported with the steps folded into "step N" (the default): the starts kept per number
   "$bin" -q import "$dir"/mpi/trace/trace.rank*.tsv --out "$dir/folded" >"$dir/folded.out" 2>&1 ||
     fail "import of the mpirun traces exited $?: $(tail -5 "$dir/folded.out")"

@@ -75,3 +75,28 @@ print(f"ok: {run}: rank {rank} began '{step}' {late[0]['latest_after_first_ms']:
       f"({s['start_clock']})")
 PY
 }
+
+# The Ranks table of RUN: one identity per rank 0..COUNT-1, each with the
+# host, pid and executable its trace header (P record) gives; the same hosts
+# as the rank records.
+#   check_identities RUN COUNT
+check_identities() {
+  python3 - "$@" <<'PY'
+import glob, json, os, sys
+run, count = sys.argv[1], int(sys.argv[2])
+want = {}
+for t in glob.glob(f"{run}/trace/trace.rank*.tsv"):
+    p = next(line.rstrip("\n").split("\t") for line in open(t) if line.startswith("P\t"))
+    want[int(p[5])] = {"hosts": [p[4]], "processes": [f"{os.path.basename(p[2])} ({p[1]})"]}
+recs = {r["rank"]: r for r in (json.load(open(f)) for f in glob.glob(f"{run}/ranks/*.rank*.json"))}
+who = {w["rank"]: w for w in json.load(open(f"{run}/stragglers.json"))["rank_identities"]}
+assert sorted(who) == list(range(count)) == sorted(want), (sorted(who), sorted(want))
+for r, w in who.items():
+    assert w["hosts"] == want[r]["hosts"] == [recs[r]["host"]], (r, w, want[r], recs[r]["host"])
+    assert w["processes"] == want[r]["processes"], (r, w, want[r])
+    assert len(w["inputs"]) == 1 and os.path.basename(w["inputs"][0]).startswith(f"trace.rank{r}."), (r, w)
+md = open(f"{run}/stragglers.md").read()
+assert all(f"| {r} | {want[r]['hosts'][0]} | " in md for r in want), md[md.find("## Ranks"):]
+print(f"ok: {run}: {count} ranks, each with its trace header's host and process")
+PY
+}

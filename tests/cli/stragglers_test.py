@@ -89,6 +89,31 @@ def check_late_start(s, md, page, name, starts):
     print(f"ok: {name}: rank {last_rank} began it {(starts[last_rank] - first) / 1e6:.3f} ms after rank {first_rank}")
 
 
+def check_identities(s, md, page, docs, members):
+    """Who each rank is: its pid (the pid of its CPU events), its devices (the GPU ops' device), the world size of
+    its distributedInfo, and its archive member, from the rank files; in stragglers.json, .md and report.html."""
+    who = {w["rank"]: w for w in s.get("rank_identities", [])}
+    check(sorted(who) == sorted(docs), f"an identity per rank: {sorted(who)}")
+    for rank, doc in docs.items():
+        events = doc["traceEvents"]
+        pids = {e["pid"] for e in events if e.get("cat") in ("cpu_op", "user_annotation", "cuda_runtime")}
+        devices = sorted({str(e["args"]["device"]) for e in events if e.get("cat") == "kernel"})
+        got = who.get(rank, {})
+        check(got.get("processes") == [f"pid {p}" for p in sorted(pids)], f"rank {rank}: processes {got.get('processes')}"
+              f" == pids {sorted(pids)}")
+        check(sorted(got.get("devices", [])) == devices, f"rank {rank}: devices {got.get('devices')} == {devices}")
+        check(got.get("world_size") == doc["distributedInfo"]["world_size"], f"rank {rank}: world size")
+        check(got.get("hosts") == [], f"rank {rank}: no host (Kineto traces name none): {got.get('hosts')}")
+        check(len(got.get("inputs", [])) == 1 and got["inputs"][0].endswith(":" + members[rank]),
+              f"rank {rank}: input {got.get('inputs')} is its member {members[rank]}")
+        check(re.search(rf"\| {rank} \| \? \| pid {min(pids)} \| {re.escape(', '.join(got.get('devices', [])))} \| "
+                        rf"{doc['distributedInfo']['world_size']} \| ", md) is not None, f"stragglers.md: rank {rank}'s row")
+    check(page.count('id="rank-identities"') == 1 and
+          len(re.findall(r'<tr><td class="num">\d+</td><td>\?</td><td>pid', page.split('id="rank-identities"')[-1]))
+          == len(docs), "report.html: a Ranks row per rank")
+    print(f"ok: {len(docs)} ranks: pid, devices, world size and member of each")
+
+
 def check_rank_files_everywhere(total, every, kernels_tar, kernels_files, compares):
     """Over the eight rank files, compare and the ranked actions count every rank, each from its own file, as the
     archive (one input holding every rank) does; `total` per rank and `every` (ms) are recomputed from the traces."""
@@ -148,6 +173,8 @@ def main():
     want = {}
     raw = {}
     starts = {}
+    docs = {}
+    members = {}
     with tarfile.open(PATH) as tar:
         for m in tar.getmembers():
             if m.name.endswith(".json"):
@@ -156,6 +183,8 @@ def main():
                 want[doc["distributedInfo"]["rank"]] = per_rank(doc["traceEvents"])
                 starts[doc["distributedInfo"]["rank"]] = step_start_ns(doc)
                 raw[doc["distributedInfo"]["rank"]] = text
+                docs[doc["distributedInfo"]["rank"]] = doc
+                members[doc["distributedInfo"]["rank"]] = m.name
     check(sorted(want) == list(range(8)), f"8 ranks: {sorted(want)}")
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "o")
@@ -216,6 +245,7 @@ def main():
         print(f"ok: {name}: communication launched in the step per rank, rank {waited} waited longest "
               f"({step_comm[waited] - min(step_comm.values()):.3f} ms beyond the least)")
     check_late_start(s, md, page, name, starts)
+    check_identities(s, md, page, docs, members)
     comm = {r: w[2] for r, w in want.items()}
     least = min(comm.values())
     got = {c["rank"]: c for c in s["collectives"]}

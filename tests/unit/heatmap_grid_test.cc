@@ -106,5 +106,41 @@ TEST(StragglersHtml, ASmallJobSaysNothingAboutSharedCells) {
   EXPECT_EQ(page.find("the most over its step's median"), std::string::npos);
 }
 
+// Uniform's job with an identity per rank, rank r on host "node{r / 8}".
+analysis::Stragglers WithIdentities(int ranks, std::size_t steps, std::int64_t slow_rank, std::size_t slow_step) {
+  analysis::Stragglers s = Uniform(ranks, steps, slow_rank, slow_step);
+  for (int r = 0; r < ranks; ++r) {
+    analysis::RankWho who;
+    who.rank = r;
+    who.hosts = {"node" + std::to_string(r / 8)};
+    s.who.push_back(std::move(who));
+  }
+  for (auto& row : s.steps) {
+    row.slowest_rank = slow_rank;
+    row.fastest_rank = ranks - 1;
+  }
+  return s;
+}
+
+TEST(StragglersRanks, EveryRankUpTo64ThenThoseTheTablesName) {
+  const analysis::Stragglers few = WithIdentities(64, 3, 5, 1);
+  EXPECT_EQ(WhoShown(few).size(), 64U);
+  EXPECT_NE(StragglersMarkdown(few).find("| 63 | node7 | ? | ? | ? | ? |"), std::string::npos);
+  analysis::Stragglers many = WithIdentities(1024, 3, 700, 1);
+  analysis::LateStart late;
+  late.first_rank = 3;
+  late.latest_rank = 900;
+  many.late_starts.push_back(late);
+  std::vector<std::int64_t> shown;
+  for (const auto* w : WhoShown(many)) shown.push_back(w->rank);
+  EXPECT_EQ(shown, (std::vector<std::int64_t>{3, 700, 900, 1023}));
+  const std::string md = StragglersMarkdown(many);
+  EXPECT_NE(md.find("| 700 | node87 | "), std::string::npos);
+  EXPECT_NE(md.find("4 of 1024 ranks, those the tables above name"), std::string::npos);
+  const std::string page = StragglersHtml(many);
+  EXPECT_NE(page.find("<tr><td class=\"num\">900</td><td>node112</td>"), std::string::npos);
+  EXPECT_NE(page.find("4 of 1024 ranks, those the tables name"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace llmpo::report

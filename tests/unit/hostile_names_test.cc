@@ -98,6 +98,24 @@ TEST(MdCell, ShortensOnACharacterBoundary) {
   EXPECT_TRUE(cell.ends_with("..."));
 }
 
+TEST(MdPathCell, KeepsTheFirstPartAndTheLeafOfALongPath) {
+  const std::string base = "ProfilerStep > ## sparse_data_dist ## > ## KJTListSplitsAwaitable wait() ## > ";
+  const std::string a = base + "## KJTAllToAllSplitsAwaitable ## > nccl:all_to_all";
+  const std::string b = base + "## KJTAllToAllSplitsAwaitable ## > ncclDevKernel_SendRecv";
+  EXPECT_EQ(report::MdPathCell(a, 80), "ProfilerStep > ... > ## KJTAllToAllSplitsAwaitable ## > nccl:all_to_all");
+  EXPECT_NE(report::MdPathCell(a, 80), report::MdPathCell(b, 80));  // MdCell would cut both alike
+  EXPECT_EQ(report::MdCell(a, 80), report::MdCell(b, 80));
+  // The last part alone fits: only it is kept after the gap.
+  EXPECT_EQ(report::MdPathCell(a, 50), "ProfilerStep > ... > nccl:all_to_all");
+  // Short paths and a path of one part are as MdCell writes them.
+  EXPECT_EQ(report::MdPathCell("a > b|c", 80), "a > b\\|c");
+  EXPECT_EQ(report::MdPathCell(std::string(120, 'x'), 100), report::MdCell(std::string(120, 'x'), 100));
+  // A leaf too long to fit beside the first part: cut as text.
+  const std::string long_leaf = "step > " + std::string(120, 'y');
+  EXPECT_EQ(report::MdPathCell(long_leaf, 100), report::MdCell(long_leaf, 100));
+  EXPECT_LE(report::MdPathCell(a, 40).size(), 40u);
+}
+
 TEST(Diagnostics, ExamplesQuoteABoundedPieceOfAField) {
   const std::string huge(1 << 20, '7');
   const std::string excerpt = model::Excerpt(huge);
