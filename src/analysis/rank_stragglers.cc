@@ -284,6 +284,24 @@ Stragglers FindStragglers(const CombinedRegions& regions, const model::GpuBreakd
   return out;
 }
 
+void AddLauncherRanks(Stragglers& s, const std::vector<RankWho>& launched) {
+  for (const RankWho& l : launched) {
+    auto it = std::lower_bound(s.who.begin(), s.who.end(), l.rank,
+                               [](const RankWho& w, std::int64_t rank) { return w.rank < rank; });
+    if (it == s.who.end() || it->rank != l.rank) {
+      RankWho fresh;
+      fresh.rank = l.rank;
+      it = s.who.insert(it, std::move(fresh));
+    }
+    for (const std::string& host : l.hosts) AddOnce(it->hosts, host);
+    if (!it->world_size) it->world_size = l.world_size;
+    it->local_rank = l.local_rank;
+    it->node = l.node;
+    it->visible_devices = l.visible_devices;
+    it->ended = l.ended;
+  }
+}
+
 std::optional<StepWait> LongestWait(const StragglerRow& step) {
   const auto& c = step.collectives;
   if (c.empty()) return std::nullopt;

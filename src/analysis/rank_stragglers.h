@@ -66,6 +66,12 @@ struct RankWho {
   std::vector<std::string> devices;        // as the inputs name them ("0", "GPU 0")
   std::optional<std::int64_t> world_size;  // the first input to give one (Kineto's distributedInfo)
   std::vector<std::string> inputs;         // the files (archive:member) its numbers come from
+  // From the launcher's rank records (a profile or trace run under a
+  // launcher, docs/multirank.md); unset for an import:
+  std::optional<std::int64_t> local_rank;
+  std::string node;             // SLURMD_NODENAME or the node index ("" : not said)
+  std::string visible_devices;  // CUDA_VISIBLE_DEVICES as set ("" : unset)
+  std::string ended;            // "exit 0", "exit 3", "signal 9", "stopped (signal 15)", "no end recorded"
 };
 
 // What the step starts were compared on.
@@ -86,7 +92,13 @@ struct Stragglers {
   std::vector<RankWho> who;  // rank order: every rank a ranked scope or GPU breakdown device names
 };
 
-std::string_view ToString(StartClock c);  // "one_host", "host_clocks"
+std::string_view ToString(StartClock c);
+
+// Joins a launcher run's rank records into `s.who`: each record's local
+// rank, node, devices as set and how it ended go to its rank's identity (a
+// rank that left no input gets one of its own), its host and world size
+// where the inputs gave none. Rank order is kept.
+void AddLauncherRanks(Stragglers& s, const std::vector<RankWho>& launched);  // "one_host", "host_clocks"
 
 inline constexpr std::size_t kMaxStepRows = 1024;
 

@@ -57,6 +57,38 @@ Result<report::RunContext> ReadRunContext(const fs::path& run_dir, const RunMani
   return run;
 }
 
+// How a rank's run ended, in a few words.
+std::string EndedText(const RankRecord& r) {
+  if (!r.finished) return "no end recorded";
+  if (r.signal)
+    return r.stopped_from_outside ? fmt::format("stopped (signal {})", *r.signal) : fmt::format("signal {}", *r.signal);
+  return r.exit_code ? fmt::format("exit {}", *r.exit_code) : "no end recorded";
+}
+
+// The ranks of the run's first step that ran under a launcher, as rank-exec
+// recorded them in ranks/ (the first record of a rank claimed twice).
+std::vector<analysis::RankWho> LaunchedRanks(const fs::path& run_dir, const RunManifest& manifest) {
+  for (const auto& step : manifest.steps) {
+    const std::vector<RankRecord> records = ReadRankRecords(RankRecordDir(run_dir).string(), step.name);
+    if (records.empty()) continue;
+    std::vector<analysis::RankWho> out;
+    for (const RankRecord& r : records) {
+      if (!r.who.rank || (!out.empty() && out.back().rank == *r.who.rank)) continue;
+      analysis::RankWho who;
+      who.rank = *r.who.rank;
+      if (!r.who.host.empty()) who.hosts.push_back(r.who.host);
+      who.world_size = r.who.world_size;
+      who.local_rank = r.who.local_rank;
+      who.node = r.who.node;
+      who.visible_devices = r.who.cuda_visible_devices;
+      who.ended = EndedText(r);
+      out.push_back(std::move(who));
+    }
+    return out;
+  }
+  return {};
+}
+
 }  // namespace
 
 // The launcher rank of a per-rank export step ("nsys-export.rank3",
@@ -76,6 +108,7 @@ Result<std::vector<std::string>> BuildRunReports(const fs::path& run_dir, const 
                                                  const report::TraceOutputs* traced) {
   ASSIGN_OR_RETURN(const RunManifest manifest, ReadManifest(run_dir));
   ASSIGN_OR_RETURN(report::RunContext run, ReadRunContext(run_dir, manifest));
+  run.launched_ranks = LaunchedRanks(run_dir, manifest);
   ImportRequest request;
   // nsys' SQLite export, or one per numbered report (repeat:N: nsys-export.1, ...).
   for (const ManifestStep& step : manifest.steps) {

@@ -1,13 +1,13 @@
 #include "src/report/report_set.h"
 
-#include "src/report/phases_model.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <set>
 #include <utility>
+
+#include "src/report/phases_model.h"
 
 namespace llmpo::report {
 namespace {
@@ -196,6 +196,7 @@ ReportSet BuildReportSet(Collected collected, const ReportOptions& options) {
   if (collected.regions != nullptr) {
     analysis::Stragglers stragglers = analysis::FindStragglers(
         *collected.regions, set.gpu_breakdown ? &set.gpu_breakdown->breakdown : nullptr, options.top_k);
+    if (options.run_folder) analysis::AddLauncherRanks(stragglers, options.run_folder->launched_ranks);
     if (stragglers.ranks >= 2) set.stragglers = std::move(stragglers);
   }
   set.regions_subdir = options.regions_subdir;

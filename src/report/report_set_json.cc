@@ -318,7 +318,8 @@ LLMPO_JSON_FIELDS(RankSpread, quantity, min, median, max, min_process, max_proce
 LLMPO_JSON_FIELDS(StepSpread, step, ranks, min_cpu_ms, median_cpu_ms, max_cpu_ms, slowest_process)
 LLMPO_JSON_FIELDS(RankComparison, processes, quantities, steps)
 LLMPO_JSON_FIELDS(RankCollectives, rank, communication_ns, beyond_least_ns)
-LLMPO_JSON_FIELDS(RankWho, rank, hosts, processes, devices, world_size, inputs)
+LLMPO_JSON_FIELDS(RankWho, rank, hosts, processes, devices, world_size, inputs, local_rank, node, visible_devices,
+                  ended)
 LLMPO_JSON_FIELDS(LateStart, step, ranks, first_rank, latest_rank, latest_after_first_ns, after_first_ns)
 // per_rank_ns: 1.3; collectives: 1.5
 LLMPO_JSON_FIELDS_ADDED2(StragglerRow, per_rank_ns, collectives, region, quantity, ranks, slowest_rank, fastest_rank,

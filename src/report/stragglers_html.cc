@@ -193,22 +193,32 @@ std::string JoinedOrUnknown(const std::vector<std::string>& items) {
 std::string WhoTable(const analysis::Stragglers& s) {
   const std::vector<const analysis::RankWho*> shown = WhoShown(s);
   if (shown.empty()) return "";
-  std::string out =
-      "<h3>Ranks</h3>\n<p>Who each rank is, as its inputs said (? where none said).</p>\n<table class=\"plain\" "
-      "id=\"rank-identities\"><thead><tr><th>Rank</th><th>Host</th><th>Process</th><th>Devices</th><th>World "
-      "size</th><th>Inputs</th></tr></thead><tbody>\n";
+  const bool launched =
+      std::any_of(s.who.begin(), s.who.end(), [](const analysis::RankWho& w) { return !w.ended.empty(); });
+  const auto or_unknown = [](const std::string& text) { return text.empty() ? std::string("?") : HtmlText(text); };
+  std::string out = fmt::format(
+      "<h3>Ranks</h3>\n<p>Who each rank is, as its inputs{} said (? where none said).</p>\n<table class=\"plain\" "
+      "id=\"rank-identities\"><thead><tr><th>Rank</th><th>Host</th>{}<th>Process</th><th>Devices</th>{}<th>World "
+      "size</th>{}<th>Inputs</th></tr></thead><tbody>\n",
+      launched ? " and the launcher's rank records" : "", launched ? "<th>Node</th><th>Local rank</th>" : "",
+      launched ? "<th>CUDA_VISIBLE_DEVICES</th>" : "", launched ? "<th>Ended</th>" : "");
   for (const auto* wp : shown) {
     const analysis::RankWho& w = *wp;
-    out += fmt::format(
-        "<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
-        w.rank, JoinedOrUnknown(w.hosts), JoinedOrUnknown(w.processes), JoinedOrUnknown(w.devices),
-        w.world_size ? std::to_string(*w.world_size) : "?", JoinedOrUnknown(w.inputs));
+    out += fmt::format("<tr><td class=\"num\">{}</td><td>{}</td>", w.rank, JoinedOrUnknown(w.hosts));
+    if (launched) {
+      out += fmt::format("<td>{}</td><td class=\"num\">{}</td>", or_unknown(w.node),
+                         w.local_rank ? std::to_string(*w.local_rank) : "?");
+    }
+    out += fmt::format("<td>{}</td><td>{}</td>", JoinedOrUnknown(w.processes), JoinedOrUnknown(w.devices));
+    if (launched) out += fmt::format("<td>{}</td>", w.visible_devices.empty() ? "unset" : HtmlText(w.visible_devices));
+    out += fmt::format("<td class=\"num\">{}</td>", w.world_size ? std::to_string(*w.world_size) : "?");
+    if (launched) out += fmt::format("<td>{}</td>", or_unknown(w.ended));
+    out += fmt::format("<td>{}</td></tr>\n", JoinedOrUnknown(w.inputs));
   }
   if (shown.size() < s.who.size()) {
     out += fmt::format(
-        "<tr><td colspan=\"6\">{} of {} ranks, those the tables name; every rank: "
-        "stragglers.json</td></tr>\n",
-        shown.size(), s.who.size());
+        "<tr><td colspan=\"{}\">{} of {} ranks, those the tables name; every rank: stragglers.json</td></tr>\n",
+        launched ? 10 : 6, shown.size(), s.who.size());
   }
   return out + "</tbody></table>\n";
 }

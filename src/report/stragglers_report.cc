@@ -163,6 +163,11 @@ void CollectivesMd(std::string& out, const std::vector<analysis::RankCollectives
   }
 }
 
+// Whether some rank's identity comes from a launcher's rank records.
+bool LaunchedRun(const analysis::Stragglers& s) {
+  return std::any_of(s.who.begin(), s.who.end(), [](const analysis::RankWho& w) { return !w.ended.empty(); });
+}
+
 std::string ListText(const std::vector<std::string>& items) {
   return items.empty() ? "?" : fmt::format("{}", fmt::join(items, ", "));
 }
@@ -171,20 +176,39 @@ std::string ListText(const std::vector<std::string>& items) {
 void WhoMd(std::string& out, const analysis::Stragglers& s) {
   const std::vector<const analysis::RankWho*> shown = WhoShown(s);
   if (shown.empty()) return;
+  const bool launched = LaunchedRun(s);
   out += fmt::format(
-      "\n## Ranks\n\nWho each rank is, as its inputs said (? where none said): the host it ran on, its process, "
-      "its devices, the world size it was launched in, and the files its numbers come from{}.\n\n"
-      "| rank | host | process | devices | world size | inputs |\n|---:|---|---|---|---:|---|\n",
+      "\n## Ranks\n\nWho each rank is, as its inputs said (? where none said): the host it ran on, {}its process, "
+      "its devices, the world size it was launched in, {}and the files its numbers come from{}.\n\n",
+      launched ? "its node and local rank as the launcher set them, " : "",
+      launched ? "how it ended (the launcher's rank records, ranks/), " : "",
       shown.size() < s.who.size()
           ? fmt::format("; {} of {} ranks, those the tables above name (every rank: stragglers.json)", shown.size(),
                         s.who.size())
           : "");
+  out += launched
+             ? "| rank | host | node | local rank | process | devices | CUDA_VISIBLE_DEVICES | world size | ended | "
+               "inputs |\n|---:|---|---|---:|---|---|---|---:|---|---|\n"
+             : "| rank | host | process | devices | world size | inputs |\n|---:|---|---|---|---:|---|\n";
   for (const auto* wp : shown) {
     const analysis::RankWho& w = *wp;
-    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", w.rank, MdCell(ListText(w.hosts), 60),
-                       MdCell(ListText(w.processes), 60), MdCell(ListText(w.devices), 40),
-                       w.world_size ? std::to_string(*w.world_size) : "?", MdCell(ListText(w.inputs), 120));
+    const std::string world = w.world_size ? std::to_string(*w.world_size) : "?";
+    if (launched) {
+      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", w.rank, MdCell(ListText(w.hosts), 60),
+                         MdCell(w.node.empty() ? "?" : w.node, 40), w.local_rank ? std::to_string(*w.local_rank) : "?",
+                         MdCell(ListText(w.processes), 60), MdCell(ListText(w.devices), 40),
+                         MdCell(w.visible_devices.empty() ? "unset" : w.visible_devices, 40), world,
+                         MdCell(w.ended.empty() ? "?" : w.ended, 40), MdCell(ListText(w.inputs), 120));
+    } else {
+      out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", w.rank, MdCell(ListText(w.hosts), 60),
+                         MdCell(ListText(w.processes), 60), MdCell(ListText(w.devices), 40), world,
+                         MdCell(ListText(w.inputs), 120));
+    }
   }
+}
+
+std::optional<std::string> TextOrNull(const std::string& text) {
+  return text.empty() ? std::nullopt : std::optional<std::string>(text);
 }
 
 void StringsJson(JsonWriter& w, std::string_view key, const std::vector<std::string>& items) {
@@ -205,6 +229,10 @@ void WhoJson(JsonWriter& w, const std::vector<analysis::RankWho>& who) {
     StringsJson(w, "devices", r.devices);
     w.Member("world_size", r.world_size);
     StringsJson(w, "inputs", r.inputs);
+    w.Member("local_rank", r.local_rank);
+    w.Member("node", TextOrNull(r.node));
+    w.Member("cuda_visible_devices", TextOrNull(r.visible_devices));
+    w.Member("ended", TextOrNull(r.ended));
     w.EndObject();
   }
   w.EndArray();

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "src/analysis/rank_stragglers.h"
 #include "src/report/kernels_report.h"
 #include "src/report/regions_report.h"
 
@@ -37,6 +38,9 @@ struct RunContext : ModelInputs {
   };
   std::vector<Step> steps;
   std::vector<std::string> files;  // report files, relative to the run folder
+  // Under a launcher: each rank as rank-exec recorded it (ranks/), for the
+  // stragglers' Ranks table; empty otherwise.
+  std::vector<analysis::RankWho> launched_ranks;
 };
 
 struct RunModel;

@@ -39,6 +39,7 @@ failing_rank() {
   [[ $rc == 5 ]] || fail "$name: a failing rank: want exit 5 (tool-failed), got $rc: $(tail -5 "$dir/$name.out")"
   grep -q "rank 1 exited with 3 (first)" "$dir/$name.out" || fail "$name: the failing rank is not named: $(cat "$dir/$name.out")"
   ls "$dir/$name"/trace/trace.rank{0,2,3}.*.tsv >/dev/null || fail "$name: the other ranks' traces are missing"
+  check_identities "$dir/$name" 4 "1=exit 3"
   echo "ok: $name: a failing rank ($var 1, exit 3) is named and the other three ranks' traces are kept"
 }
 

@@ -76,27 +76,39 @@ print(f"ok: {run}: rank {rank} began '{step}' {late[0]['latest_after_first_ms']:
 PY
 }
 
-# The Ranks table of RUN: one identity per rank 0..COUNT-1, each with the
-# host, pid and executable its trace header (P record) gives; the same hosts
-# as the rank records.
-#   check_identities RUN COUNT
+# The Ranks table of RUN: one identity per rank 0..COUNT-1; each rank with a
+# trace has the host, pid and executable its trace header (P record) gives;
+# every rank has its rank record's host, local rank, node and devices as set,
+# and ended "exit 0" unless named as RANK=ENDED ("1=exit 3").
+#   check_identities RUN COUNT [RANK=ENDED...]
 check_identities() {
   python3 - "$@" <<'PY'
 import glob, json, os, sys
 run, count = sys.argv[1], int(sys.argv[2])
+ended = {int(a.split("=")[0]): a.split("=", 1)[1] for a in sys.argv[3:]}
 want = {}
 for t in glob.glob(f"{run}/trace/trace.rank*.tsv"):
     p = next(line.rstrip("\n").split("\t") for line in open(t) if line.startswith("P\t"))
     want[int(p[5])] = {"hosts": [p[4]], "processes": [f"{os.path.basename(p[2])} ({p[1]})"]}
-recs = {r["rank"]: r for r in (json.load(open(f)) for f in glob.glob(f"{run}/ranks/*.rank*.json"))}
+recs = {r["rank"]: r for r in (json.load(open(f)) for f in glob.glob(f"{run}/ranks/trace.rank*.json"))}
 who = {w["rank"]: w for w in json.load(open(f"{run}/stragglers.json"))["rank_identities"]}
-assert sorted(who) == list(range(count)) == sorted(want), (sorted(who), sorted(want))
+assert sorted(who) == list(range(count)) == sorted(recs), (sorted(who), sorted(recs))
 for r, w in who.items():
-    assert w["hosts"] == want[r]["hosts"] == [recs[r]["host"]], (r, w, want[r], recs[r]["host"])
-    assert w["processes"] == want[r]["processes"], (r, w, want[r])
-    assert len(w["inputs"]) == 1 and os.path.basename(w["inputs"][0]).startswith(f"trace.rank{r}."), (r, w)
+    rec = recs[r]
+    assert w["hosts"] == [rec["host"]], (r, w, rec)
+    if r in want:
+        assert w["hosts"] == want[r]["hosts"] and w["processes"] == want[r]["processes"], (r, w, want[r])
+        assert len(w["inputs"]) == 1 and os.path.basename(w["inputs"][0]).startswith(f"trace.rank{r}."), (r, w)
+    else:
+        assert w["processes"] == [] and w["inputs"] == [], (r, w)
+    assert w["local_rank"] == rec["local_rank"] and w["node"] == (rec.get("node") or None), (r, w, rec)
+    assert w["cuda_visible_devices"] == (rec.get("cuda_visible_devices") or None), (r, w, rec)
+    assert w["ended"] == ended.get(r, "exit 0") and w["world_size"] == rec["world_size"], (r, w, rec)
 md = open(f"{run}/stragglers.md").read()
-assert all(f"| {r} | {want[r]['hosts'][0]} | " in md for r in want), md[md.find("## Ranks"):]
-print(f"ok: {run}: {count} ranks, each with its trace header's host and process")
+assert "| rank | host | node | local rank |" in md, md[md.find("## Ranks"):]
+for r, w in who.items():
+    assert f"| {r} | {w['hosts'][0]} | " in md and f"| {w['ended']} |" in md, md[md.find("## Ranks"):]
+print(f"ok: {run}: {count} ranks, each with its trace header's host and process and its rank record"
+      + (f"; {ended}" if ended else ""))
 PY
 }

@@ -142,5 +142,30 @@ TEST(StragglersRanks, EveryRankUpTo64ThenThoseTheTablesName) {
   EXPECT_NE(page.find("4 of 1024 ranks, those the tables name"), std::string::npos);
 }
 
+TEST(StragglersRanks, LauncherRecordsJoinByRankAndAddRanksWithoutInputs) {
+  analysis::Stragglers s = WithIdentities(3, 1, 0, 0);
+  s.who.erase(s.who.begin() + 1);  // rank 1 left no trace
+  s.who[0].world_size = 3;
+  std::vector<analysis::RankWho> launched(3);
+  for (int r = 0; r < 3; ++r) {
+    launched[r].rank = r;
+    launched[r].hosts = {"node0"};
+    launched[r].world_size = 4;  // the inputs' word stands where they gave one
+    launched[r].local_rank = r;
+    launched[r].node = "n1";
+    launched[r].ended = r == 1 ? "exit 3" : "exit 0";
+  }
+  analysis::AddLauncherRanks(s, launched);
+  ASSERT_EQ(s.who.size(), 3U);
+  EXPECT_EQ(s.who[1].rank, 1);
+  EXPECT_EQ(s.who[1].hosts, std::vector<std::string>{"node0"});
+  EXPECT_EQ(s.who[1].ended, "exit 3");
+  EXPECT_EQ(s.who[0].world_size, 3);
+  EXPECT_EQ(s.who[2].world_size, 4);
+  EXPECT_EQ(s.who[2].local_rank, 2);
+  const std::string md = StragglersMarkdown(s);
+  EXPECT_NE(md.find("| 1 | node0 | n1 | 1 | ? | ? | unset | 4 | exit 3 | ? |"), std::string::npos) << md;
+}
+
 }  // namespace
 }  // namespace llmpo::report
