@@ -728,12 +728,18 @@ class MemberWriter {
         "kernels", head,
         {Splice{"kernels", 1, rows.size(), Each(rows)}, Splice{"launch_overhead", 2, overhead.size(), Each(overhead)}});
   }
-  // The stragglers with their steps (per rank times each) one at a time.
+  // The stragglers with their steps (per rank times each), late starts (per
+  // rank each) and ranks' identities one at a time.
   void StragglerSteps(const std::optional<analysis::Stragglers>& s) {
     if (!s || s->steps.empty()) return (*this)("stragglers", s);
     analysis::Stragglers head = *s;
     head.steps.clear();
-    Spliced("stragglers", head, "steps", s->steps.size(), Each(s->steps));
+    head.late_starts.clear();
+    head.who.clear();
+    SplicedMany("stragglers", head,
+                {Splice{"steps", 1, s->steps.size(), Each(s->steps)},
+                 Splice{"late_starts", 1, s->late_starts.size(), Each(s->late_starts)},
+                 Splice{"who", 1, s->who.size(), Each(s->who)}});
   }
   void Finish() { out_ += first_ ? "{}\n" : "\n}\n"; }
 
